@@ -1,0 +1,83 @@
+# attn — a step-through interpreter for the attention mechanism. See README.md.
+#
+#   make          build ./attn
+#   make run      install missing packages, build, start the REPL
+#   make test     install missing packages, build, run every test (also under ASan+UBSan)
+#   make bench    performance budgets (ratios against baselines measured in the same run)
+#   make clean    remove build products
+
+CC      ?= cc
+PKGS    := lua5.4 openblas readline
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
+BLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null)
+
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+BASE    := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Isrc/core -Isrc/bind -Ibuild/gen $(WARN) $(PKG_CFLAGS)
+RELEASE := -O2 -g
+SANITIZE := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
+CORE_SRC := $(wildcard src/core/*.c)
+BIND_SRC := $(wildcard src/bind/*.c)
+CLI_SRC  := $(wildcard src/cli/*.c)
+LUA_SRC  := $(sort $(wildcard src/lua/*.lua))
+CTEST_SRC := $(wildcard tests/c/test_*.c)
+HEADERS  := $(wildcard src/core/*.h src/bind/*.h src/cli/*.h)
+
+APP_SRC  := $(CORE_SRC) $(BIND_SRC) $(CLI_SRC) build/gen/lua_embed.c
+
+rel_obj  = $(patsubst %.c,build/release/%.o,$(1))
+asan_obj = $(patsubst %.c,build/asan/%.o,$(1))
+
+.PHONY: all run test check-tests bench clean deps
+all: attn
+
+attn: $(call rel_obj,$(APP_SRC))
+	$(CC) $(RELEASE) -o $@ $^ $(PKG_LIBS) -lm
+
+build/asan/attn: $(call asan_obj,$(APP_SRC))
+	$(CC) $(SANITIZE) -o $@ $^ $(PKG_LIBS) -lm
+
+build/release/%.o: %.c $(HEADERS) | build/gen/lua_embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(RELEASE) -c -o $@ $<
+
+build/asan/%.o: %.c $(HEADERS) | build/gen/lua_embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(SANITIZE) -c -o $@ $<
+
+# The Lua-side library (src/lua/*.lua) is compiled into the binary.
+build/gen/lua_embed.c: $(LUA_SRC) scripts/embed-lua.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed-lua.sh $(LUA_SRC) > $@.tmp && mv $@.tmp $@
+
+# C tests of the core: no Lua, linked against the core objects only.
+build/release/tests/%: tests/c/%.c $(call rel_obj,$(CORE_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lcmocka -lm
+
+build/asan/tests/%: tests/c/%.c $(call asan_obj,$(CORE_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(SANITIZE) -o $@ $^ $(BLAS_LIBS) -lcmocka -lm
+
+CTESTS := $(patsubst tests/c/%.c,%,$(CTEST_SRC))
+check-tests: attn build/asan/attn $(addprefix build/release/tests/,$(CTESTS)) $(addprefix build/asan/tests/,$(CTESTS))
+
+deps:
+	@sh scripts/install-deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory attn
+	./attn
+
+test: deps
+	@$(MAKE) --no-print-directory check-tests
+	@sh tests/run.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory attn
+	@sh scripts/bench.sh
+
+clean:
+	rm -rf build attn

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Installs the Debian/Ubuntu packages attn needs to build and test, and only those that are missing.
+# Called by `make run` and `make test`; safe to run again (does nothing when all are present).
+# Works as root, or as a user through sudo.
+set -eu
+
+# build: compiler, pkg-config, Lua 5.4, OpenBLAS (matrix products), GNU readline (REPL line editing)
+# test:  cmocka (C tests), busted (Lua tests, run inside attn), tmux (drives the REPL in a terminal)
+PACKAGES="gcc make pkg-config liblua5.4-dev libopenblas-dev libreadline-dev libcmocka-dev lua-busted tmux"
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "install-deps: this is not a Debian/Ubuntu system; install these by hand: $PACKAGES" >&2
+    exit 1
+fi
+
+missing=""
+for p in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+    as_root=""
+elif command -v sudo >/dev/null 2>&1; then
+    as_root="sudo"
+else
+    echo "install-deps: missing packages:$missing; run as root or install sudo" >&2
+    exit 1
+fi
+
+echo "install-deps: installing$missing"
+$as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+# shellcheck disable=SC2086  # word splitting of the package list is intended
+$as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,12 @@
+/* attn_lua.h — what the command line (src/cli) needs from the Lua bindings. */
+#ifndef ATTN_LUA_H
+#define ATTN_LUA_H
+#include <lua.h>
+
+#define ATTN_VERSION "0.1"
+
+/* Opens the standard libraries and attn's: globals torch, nn, help, ... and the embedded src/lua
+ * modules. Returns LUA_OK, or an error code with the message on the stack. */
+int attn_open(lua_State *L);
+
+#endif

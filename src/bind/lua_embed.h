@@ -1,0 +1,13 @@
+/* lua_embed.h — the Lua sources of src/lua/, compiled into the binary (see scripts/embed-lua.sh). */
+#ifndef ATTN_LUA_EMBED_H
+#define ATTN_LUA_EMBED_H
+#include <stddef.h>
+
+typedef struct attn_lua_module {
+    const char *name; /* file name without .lua, e.g. "nn" */
+    const char *source;
+    size_t length;
+} attn_lua_module;
+
+extern const attn_lua_module attn_lua_modules[]; /* ends with { NULL, NULL, 0 } */
+#endif

@@ -1,0 +1,24 @@
+/* format.h — PyTorch's tensor print format, character for character (torch/_tensor_str.py).
+ * See ../shared/reference/printing.md. grad_fn/requires_grad suffixes are never printed. */
+#ifndef ATTN_FORMAT_H
+#define ATTN_FORMAT_H
+
+#include "tensor.h"
+
+typedef struct attn_print_options {
+    int precision;     /* digits after the point; PyTorch default 4 */
+    int64_t threshold; /* summarise when numel > threshold; default 1000 */
+    int edgeitems;     /* items kept at each end when summarising; default 3 */
+    int linewidth;     /* default 80 */
+    int sci_mode;      /* -1: decide automatically (default); 0: never; 1: always */
+} attn_print_options;
+
+attn_print_options attn_get_print_options(void);
+void attn_set_print_options(attn_print_options opts); /* values are clamped to sane ranges */
+
+/* "tensor([0.9544, 1.4950])" — returns a malloc'd NUL-terminated string, or NULL with err set. */
+char *attn_format(const attn_tensor *t, attn_error *err);
+/* "torch.Size([2, 6, 3])" for t's shape — malloc'd, or NULL with err set. */
+char *attn_format_size(int ndim, const int64_t *shape, attn_error *err);
+
+#endif

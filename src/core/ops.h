@@ -1,0 +1,50 @@
+/* ops.h — arithmetic, comparisons, reductions and the attention stages on attn tensors.
+ * Results are new tensors (the caller frees them); functions ending in _ modify their first argument.
+ * Binary operations broadcast as PyTorch does. Dims are 0-based (the bindings translate). */
+#ifndef ATTN_OPS_H
+#define ATTN_OPS_H
+
+#include "tensor.h"
+
+typedef enum attn_binop {
+    ATTN_ADD, ATTN_SUB, ATTN_MUL, ATTN_DIV, ATTN_POW, ATTN_MAXIMUM, ATTN_MINIMUM,
+    ATTN_EQ, ATTN_NE, ATTN_LT, ATTN_LE, ATTN_GT, ATTN_GE, /* these give bool tensors */
+    ATTN_LOGICAL_AND, ATTN_LOGICAL_OR
+} attn_binop;
+
+typedef enum attn_unop {
+    ATTN_NEG, ATTN_EXP, ATTN_LOG, ATTN_SQRT, ATTN_TANH, ATTN_ABS, ATTN_SIGMOID, ATTN_RELU,
+    ATTN_LOGICAL_NOT
+} attn_unop;
+
+/* Broadcasts a and b to a common shape (PyTorch rules) or fails naming fn and both shapes. */
+int attn_broadcast_shape(const char *fn, const attn_tensor *a, const attn_tensor *b,
+                         int *ndim, int64_t *shape, attn_error *err);
+
+attn_tensor *attn_binary(const char *fn, attn_binop op, const attn_tensor *a, const attn_tensor *b, attn_error *err);
+attn_tensor *attn_binary_scalar(const char *fn, attn_binop op, const attn_tensor *a, double s,
+                                int scalar_first, attn_error *err);
+attn_tensor *attn_unary(attn_unop op, const attn_tensor *a, attn_error *err);
+attn_tensor *attn_pow_scalar(const attn_tensor *a, double exponent, attn_error *err);
+attn_tensor *attn_where(const attn_tensor *cond, const attn_tensor *a, const attn_tensor *b, attn_error *err);
+
+/* Reductions. dim < 0 means "over all elements" (result 0-d, keepdim ignored).
+ * Sums accumulate in float32 in row order (as PyTorch does for small sizes; see DESIGN.md). */
+attn_tensor *attn_sum(const attn_tensor *t, int dim, int keepdim, attn_error *err);
+attn_tensor *attn_mean(const attn_tensor *t, int dim, int keepdim, attn_error *err);
+/* max/min: values and (when dim >= 0 and indices != NULL) 0-based indices as a float tensor. */
+attn_tensor *attn_max(const char *fn, const attn_tensor *t, int dim, int keepdim, int want_min,
+                      attn_tensor **indices, attn_error *err);
+
+/* matmul with PyTorch semantics: 1-D·1-D dot, 2-D product, 1-D promoted on either side, batched N-D
+ * with broadcast batch dimensions. Products go through cblas_sgemm. */
+attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_error *err);
+attn_tensor *attn_dot(const attn_tensor *a, const attn_tensor *b, attn_error *err);
+
+/* The attention stages. */
+attn_tensor *attn_tril(const char *fn, const attn_tensor *t, int64_t diagonal, int upper, attn_error *err);
+attn_tensor *attn_masked_fill(const attn_tensor *t, const attn_tensor *mask, float value, attn_error *err);
+int attn_masked_fill_(attn_tensor *t, const attn_tensor *mask, float value, attn_error *err);
+attn_tensor *attn_softmax(const attn_tensor *t, int dim, int log, attn_error *err);
+
+#endif
