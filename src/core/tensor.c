@@ -1,0 +1,764 @@
+/* tensor.c — creation, lifetime, views and copies of attn tensors (see tensor.h). */
+#include "tensor.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile sig_atomic_t attn_interrupt_requested = 0;
+
+void *attn_fail(attn_error *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return NULL;
+}
+
+/* ---- memory -------------------------------------------------------------------------------- */
+
+static void *default_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    (void)ud;
+    (void)osize;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+static attn_alloc_fn alloc_fn = default_alloc;
+static void *alloc_ud = NULL;
+static int64_t live_bytes = 0;
+static int64_t new_bytes = 0;
+
+void attn_set_allocator(attn_alloc_fn fn, void *ud)
+{
+    alloc_fn = fn ? fn : default_alloc;
+    alloc_ud = fn ? ud : NULL;
+}
+
+int64_t attn_live_bytes(void) { return live_bytes; }
+
+int64_t attn_take_new_bytes(void)
+{
+    int64_t n = new_bytes;
+    new_bytes = 0;
+    return n;
+}
+
+/* "1000000" below a million, "1e12" / "1.5e9" above: how a person writes a huge count. */
+static void human_count(double n, char *buf, size_t size)
+{
+    if (n < 1e6) {
+        snprintf(buf, size, "%.0f", n);
+        return;
+    }
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "%.3g", n);
+    char *e = strchr(tmp, 'e');
+    if (e && e[1] == '+') {
+        char *digits = e + 2;
+        while (*digits == '0' && digits[1])
+            digits++;
+        snprintf(buf, size, "%.*se%s", (int)(e - tmp), tmp, digits);
+    } else {
+        snprintf(buf, size, "%s", tmp);
+    }
+}
+
+/* "4 TB", "381 MB": decimal units, three significant digits. */
+static void human_bytes(double b, char *buf, size_t size)
+{
+    static const char *units[] = {"bytes", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
+    int u = 0;
+    while (b >= 1000 && u < 8) {
+        b /= 1000;
+        u++;
+    }
+    snprintf(buf, size, "%.3g %s", b, units[u]);
+}
+
+static double machine_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return 1e15; /* unknown: let the allocation itself decide */
+    return (double)pages * (double)page;
+}
+
+static attn_storage *storage_new(const char *fn, int64_t numel, double want, attn_error *err)
+{
+    char count[48], bytes[48];
+    double nbytes = want * sizeof(float);
+    if (want > (double)INT64_MAX / 8 || nbytes > machine_bytes()) {
+        human_count(want, count, sizeof count);
+        human_bytes(nbytes, bytes, sizeof bytes);
+        return attn_fail(err, "%s: %s elements (%s) is more than this machine can hold", fn, count, bytes);
+    }
+    attn_storage *s = malloc(sizeof *s);
+    if (!s)
+        return attn_fail(err, "%s: out of memory", fn);
+    size_t size = (size_t)(numel > 0 ? numel : 1) * sizeof(float);
+    s->data = alloc_fn(alloc_ud, NULL, 0, size);
+    if (!s->data) {
+        free(s);
+        human_bytes((double)size, bytes, sizeof bytes);
+        return attn_fail(err, "%s: cannot allocate %s (out of memory)", fn, bytes);
+    }
+    s->numel = numel;
+    s->refcount = 1;
+    live_bytes += (int64_t)size;
+    new_bytes += (int64_t)size;
+    return s;
+}
+
+static void storage_release(attn_storage *s)
+{
+    if (!s || --s->refcount > 0)
+        return;
+    size_t size = (size_t)(s->numel > 0 ? s->numel : 1) * sizeof(float);
+    alloc_fn(alloc_ud, s->data, size, 0);
+    live_bytes -= (int64_t)size;
+    free(s);
+}
+
+/* ---- creation and lifetime ----------------------------------------------------------------- */
+
+static void set_contiguous_strides(attn_tensor *t)
+{
+    int64_t stride = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        t->stride[d] = stride;
+        stride *= t->shape[d];
+    }
+}
+
+attn_tensor *attn_empty(const char *fn, int ndim, const int64_t *shape, attn_dtype dtype, attn_error *err)
+{
+    if (ndim < 0 || ndim > ATTN_MAX_DIMS)
+        return attn_fail(err, "%s: %d dimensions requested, attn supports at most %d", fn, ndim, ATTN_MAX_DIMS);
+    double want = 1;
+    int64_t numel = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] < 0)
+            return attn_fail(err, "%s: size %d must be non-negative, got %lld", fn, d + 1, (long long)shape[d]);
+        want *= (double)shape[d];
+        if (want < 9e18)
+            numel *= shape[d];
+    }
+    attn_tensor *t = calloc(1, sizeof *t);
+    if (!t)
+        return attn_fail(err, "%s: out of memory", fn);
+    t->storage = storage_new(fn, numel, want, err);
+    if (!t->storage) {
+        free(t);
+        return NULL;
+    }
+    t->ndim = ndim;
+    for (int d = 0; d < ndim; d++)
+        t->shape[d] = shape[d];
+    set_contiguous_strides(t);
+    t->dtype = dtype;
+    return t;
+}
+
+attn_tensor *attn_full(const char *fn, int ndim, const int64_t *shape, float value, attn_error *err)
+{
+    attn_tensor *t = attn_empty(fn, ndim, shape, ATTN_FLOAT32, err);
+    if (t)
+        attn_fill_(t, value);
+    return t;
+}
+
+attn_tensor *attn_scalar(float value, attn_error *err)
+{
+    return attn_full("tensor", 0, NULL, value, err);
+}
+
+attn_tensor *attn_arange(double start, double end, double step, attn_error *err)
+{
+    if (step == 0 || isnan(step))
+        return attn_fail(err, "arange: step must be nonzero, got %g", step);
+    if (!isfinite(start) || !isfinite(end))
+        return attn_fail(err, "arange: start and end must be finite, got %g and %g", start, end);
+    if ((step > 0 && end < start) || (step < 0 && end > start))
+        return attn_fail(err, "arange: upper bound and larger bound inconsistent with step sign "
+                              "(start %g, end %g, step %g)", start, end, step);
+    double count = ceil((end - start) / step);
+    int64_t n = (int64_t)(count > 9e18 ? 9e18 : count);
+    attn_tensor *t = attn_empty("arange", 1, &n, ATTN_FLOAT32, err);
+    if (!t)
+        return NULL;
+    for (int64_t i = 0; i < n; i++)
+        t->storage->data[i] = (float)(start + (double)i * step);
+    return t;
+}
+
+attn_tensor *attn_eye(int64_t n, int64_t m, attn_error *err)
+{
+    int64_t shape[2] = {n, m};
+    attn_tensor *t = attn_full("eye", 2, shape, 0.0f, err);
+    if (!t)
+        return NULL;
+    for (int64_t i = 0; i < n && i < m; i++)
+        t->storage->data[i * m + i] = 1.0f;
+    return t;
+}
+
+void attn_free(attn_tensor *t)
+{
+    if (!t)
+        return;
+    storage_release(t->storage);
+    free(t);
+}
+
+/* ---- inspection ---------------------------------------------------------------------------- */
+
+int64_t attn_numel(const attn_tensor *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->shape[d];
+    return n;
+}
+
+int attn_is_contiguous(const attn_tensor *t)
+{
+    int64_t expected = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] != 1 && t->stride[d] != expected)
+            return 0;
+        expected *= t->shape[d];
+    }
+    return 1;
+}
+
+float *attn_ptr(const attn_tensor *t, const int64_t *index)
+{
+    int64_t at = t->offset;
+    for (int d = 0; d < t->ndim; d++)
+        at += index[d] * t->stride[d];
+    return t->storage->data + at;
+}
+
+float attn_get_flat(const attn_tensor *t, int64_t i)
+{
+    int64_t at = t->offset;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        at += (i % t->shape[d]) * t->stride[d];
+        i /= t->shape[d];
+    }
+    return t->storage->data[at];
+}
+
+char *attn_shape_str(const attn_tensor *t, char *buf, size_t size)
+{
+    size_t used = (size_t)snprintf(buf, size, "[");
+    for (int d = 0; d < t->ndim && used < size; d++)
+        used += (size_t)snprintf(buf + used, size - used, d ? ", %lld" : "%lld", (long long)t->shape[d]);
+    if (used < size)
+        snprintf(buf + used, size - used, "]");
+    return buf;
+}
+
+/* Calls visit(at, ctx) with the storage offset of every element, in row-major order. */
+static void for_each_offset(const attn_tensor *t, void (*visit)(int64_t at, void *ctx), void *ctx)
+{
+    int64_t n = attn_numel(t);
+    if (n == 0)
+        return;
+    int64_t index[ATTN_MAX_DIMS] = {0};
+    int64_t at = t->offset;
+    for (int64_t i = 0; i < n; i++) {
+        visit(at, ctx);
+        for (int d = t->ndim - 1; d >= 0; d--) {
+            if (++index[d] < t->shape[d]) {
+                at += t->stride[d];
+                break;
+            }
+            at -= (t->shape[d] - 1) * t->stride[d];
+            index[d] = 0;
+        }
+    }
+}
+
+struct copy_out_ctx {
+    const float *data;
+    float *out;
+};
+
+static void copy_out_visit(int64_t at, void *ctx)
+{
+    struct copy_out_ctx *c = ctx;
+    *c->out++ = c->data[at];
+}
+
+void attn_copy_out(const attn_tensor *t, float *out)
+{
+    if (attn_is_contiguous(t)) {
+        memcpy(out, t->storage->data + t->offset, (size_t)attn_numel(t) * sizeof(float));
+        return;
+    }
+    struct copy_out_ctx c = {t->storage->data, out};
+    for_each_offset(t, copy_out_visit, &c);
+}
+
+/* ---- views --------------------------------------------------------------------------------- */
+
+attn_tensor *attn_alias(const attn_tensor *t, attn_error *err)
+{
+    attn_tensor *v = malloc(sizeof *v);
+    if (!v)
+        return attn_fail(err, "out of memory");
+    *v = *t;
+    v->storage->refcount++;
+    return v;
+}
+
+static int check_dim(const char *fn, const attn_tensor *t, int dim, attn_error *err)
+{
+    if (dim < 0 || dim >= t->ndim) {
+        attn_fail(err, "%s: dim %d is out of range for a %d-D tensor", fn, dim + 1, t->ndim);
+        return -1;
+    }
+    return 0;
+}
+
+attn_tensor *attn_transpose(const attn_tensor *t, int d0, int d1, attn_error *err)
+{
+    if (check_dim("transpose", t, d0, err) || check_dim("transpose", t, d1, err))
+        return NULL;
+    attn_tensor *v = attn_alias(t, err);
+    if (!v)
+        return NULL;
+    v->shape[d0] = t->shape[d1];
+    v->shape[d1] = t->shape[d0];
+    v->stride[d0] = t->stride[d1];
+    v->stride[d1] = t->stride[d0];
+    return v;
+}
+
+attn_tensor *attn_permute(const attn_tensor *t, const int *dims, attn_error *err)
+{
+    int seen[ATTN_MAX_DIMS] = {0};
+    for (int d = 0; d < t->ndim; d++) {
+        if (check_dim("permute", t, dims[d], err))
+            return NULL;
+        if (seen[dims[d]]++)
+            return attn_fail(err, "permute: dim %d appears twice", dims[d] + 1);
+    }
+    attn_tensor *v = attn_alias(t, err);
+    if (!v)
+        return NULL;
+    for (int d = 0; d < t->ndim; d++) {
+        v->shape[d] = t->shape[dims[d]];
+        v->stride[d] = t->stride[dims[d]];
+    }
+    return v;
+}
+
+attn_tensor *attn_select(const attn_tensor *t, int dim, int64_t index, attn_error *err)
+{
+    if (check_dim("select", t, dim, err))
+        return NULL;
+    if (index < 0 || index >= t->shape[dim])
+        return attn_fail(err, "select: index %lld is out of range for dim %d of size %lld",
+                         (long long)index + 1, dim + 1, (long long)t->shape[dim]);
+    attn_tensor *v = attn_alias(t, err);
+    if (!v)
+        return NULL;
+    v->offset += index * t->stride[dim];
+    for (int d = dim; d < t->ndim - 1; d++) {
+        v->shape[d] = t->shape[d + 1];
+        v->stride[d] = t->stride[d + 1];
+    }
+    v->ndim--;
+    return v;
+}
+
+attn_tensor *attn_narrow(const attn_tensor *t, int dim, int64_t start, int64_t length, attn_error *err)
+{
+    if (check_dim("narrow", t, dim, err))
+        return NULL;
+    if (start < 0 || length < 0 || start + length > t->shape[dim])
+        return attn_fail(err, "narrow: elements %lld to %lld are out of range for dim %d of size %lld",
+                         (long long)start + 1, (long long)(start + length), dim + 1, (long long)t->shape[dim]);
+    attn_tensor *v = attn_alias(t, err);
+    if (!v)
+        return NULL;
+    v->offset += start * t->stride[dim];
+    v->shape[dim] = length;
+    return v;
+}
+
+attn_tensor *attn_unsqueeze(const attn_tensor *t, int dim, attn_error *err)
+{
+    if (dim < 0 || dim > t->ndim)
+        return attn_fail(err, "unsqueeze: dim %d is out of range for a %d-D tensor (1 to %d)",
+                         dim + 1, t->ndim, t->ndim + 1);
+    if (t->ndim == ATTN_MAX_DIMS)
+        return attn_fail(err, "unsqueeze: attn supports at most %d dimensions", ATTN_MAX_DIMS);
+    attn_tensor *v = attn_alias(t, err);
+    if (!v)
+        return NULL;
+    for (int d = t->ndim; d > dim; d--) {
+        v->shape[d] = t->shape[d - 1];
+        v->stride[d] = t->stride[d - 1];
+    }
+    v->shape[dim] = 1;
+    v->stride[dim] = dim < t->ndim ? t->shape[dim] * t->stride[dim] : 1;
+    v->ndim++;
+    return v;
+}
+
+attn_tensor *attn_squeeze(const attn_tensor *t, int dim, attn_error *err)
+{
+    if (dim >= 0 && check_dim("squeeze", t, dim, err))
+        return NULL;
+    attn_tensor *v = attn_alias(t, err);
+    if (!v)
+        return NULL;
+    int n = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        int drop = t->shape[d] == 1 && (dim < 0 || dim == d);
+        if (!drop) {
+            v->shape[n] = t->shape[d];
+            v->stride[n] = t->stride[d];
+            n++;
+        }
+    }
+    v->ndim = n;
+    return v;
+}
+
+attn_tensor *attn_expand(const attn_tensor *t, int ndim, const int64_t *shape, attn_error *err)
+{
+    char have[160];
+    if (ndim < t->ndim || ndim > ATTN_MAX_DIMS)
+        return attn_fail(err, "expand: cannot expand %s to %d dimensions",
+                         attn_shape_str(t, have, sizeof have), ndim);
+    attn_tensor *v = attn_alias(t, err);
+    if (!v)
+        return NULL;
+    int lead = ndim - t->ndim;
+    for (int d = ndim - 1; d >= 0; d--) {
+        int src = d - lead;
+        int64_t size = shape[d];
+        if (src >= 0 && t->shape[src] == size) {
+            v->shape[d] = size;
+            v->stride[d] = t->stride[src];
+        } else if (src < 0 || t->shape[src] == 1) {
+            if (size < 0) {
+                if (src < 0)
+                    goto bad;
+                size = t->shape[src];
+            }
+            v->shape[d] = size;
+            v->stride[d] = (src >= 0 && size == t->shape[src]) ? t->stride[src] : 0;
+        } else {
+            goto bad;
+        }
+    }
+    v->ndim = ndim;
+    return v;
+bad:
+    attn_free(v);
+    return attn_fail(err, "expand: cannot expand %s to the requested shape", attn_shape_str(t, have, sizeof have));
+}
+
+/* Resolves one -1 entry in shape against numel; fails when the sizes cannot match. */
+static int infer_shape(const char *fn, const attn_tensor *t, int ndim, const int64_t *shape, int64_t *out,
+                       attn_error *err)
+{
+    char have[160];
+    int64_t numel = attn_numel(t), known = 1;
+    int infer = -1;
+    if (ndim > ATTN_MAX_DIMS) {
+        attn_fail(err, "%s: %d dimensions requested, attn supports at most %d", fn, ndim, ATTN_MAX_DIMS);
+        return -1;
+    }
+    for (int d = 0; d < ndim; d++) {
+        out[d] = shape[d];
+        if (shape[d] == -1) {
+            if (infer >= 0) {
+                attn_fail(err, "%s: only one dimension can be -1", fn);
+                return -1;
+            }
+            infer = d;
+        } else if (shape[d] < 0) {
+            attn_fail(err, "%s: size %d must be non-negative, got %lld", fn, d + 1, (long long)shape[d]);
+            return -1;
+        } else {
+            known *= shape[d];
+        }
+    }
+    if (infer >= 0) {
+        if (known == 0 || numel % known != 0) {
+            attn_fail(err, "%s: shape with -1 cannot fit %lld elements of %s", fn, (long long)numel,
+                      attn_shape_str(t, have, sizeof have));
+            return -1;
+        }
+        out[infer] = numel / known;
+        known *= out[infer];
+    }
+    if (known != numel) {
+        char want[160];
+        attn_tensor tmp = {0};
+        tmp.ndim = ndim;
+        memcpy(tmp.shape, out, sizeof(int64_t) * (size_t)ndim);
+        attn_fail(err, "%s: shape %s is invalid for input of size %lld (shape %s)", fn,
+                  attn_shape_str(&tmp, want, sizeof want), (long long)numel, attn_shape_str(t, have, sizeof have));
+        return -1;
+    }
+    return 0;
+}
+
+/* Strides for viewing t with a new shape without copying, following PyTorch's computeStride:
+ * each run of old dims that is contiguous in memory can be split or merged freely. */
+static int view_strides(const attn_tensor *t, int ndim, const int64_t *shape, int64_t *stride)
+{
+    int64_t numel = attn_numel(t);
+    if (numel == 0 || t->ndim == 0) {
+        int64_t s = 1;
+        for (int d = ndim - 1; d >= 0; d--) {
+            stride[d] = s;
+            s *= shape[d] > 0 ? shape[d] : 1;
+        }
+        return 0;
+    }
+    int view_d = ndim - 1;
+    int64_t chunk_base_stride = t->stride[t->ndim - 1];
+    int64_t tensor_numel = 1, view_numel = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        tensor_numel *= t->shape[d];
+        if (d == 0 || (t->shape[d - 1] != 1 && t->stride[d - 1] != tensor_numel * chunk_base_stride)) {
+            while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+                stride[view_d] = view_numel * chunk_base_stride;
+                view_numel *= shape[view_d];
+                view_d--;
+            }
+            if (view_numel != tensor_numel)
+                return -1;
+            if (d > 0) {
+                chunk_base_stride = t->stride[d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    return view_d == -1 ? 0 : -1;
+}
+
+attn_tensor *attn_view(const char *fn, const attn_tensor *t, int ndim, const int64_t *shape, attn_error *err)
+{
+    int64_t out[ATTN_MAX_DIMS], stride[ATTN_MAX_DIMS];
+    char have[160];
+    if (infer_shape(fn, t, ndim, shape, out, err))
+        return NULL;
+    if (view_strides(t, ndim, out, stride))
+        return attn_fail(err, "%s: the strides of this %s tensor do not allow a view (it was transposed or "
+                              "sliced); call :contiguous() first, or use :reshape()",
+                         fn, attn_shape_str(t, have, sizeof have));
+    attn_tensor *v = attn_alias(t, err);
+    if (!v)
+        return NULL;
+    v->ndim = ndim;
+    for (int d = 0; d < ndim; d++) {
+        v->shape[d] = out[d];
+        v->stride[d] = stride[d];
+    }
+    return v;
+}
+
+attn_tensor *attn_reshape(const char *fn, const attn_tensor *t, int ndim, const int64_t *shape, attn_error *err)
+{
+    int64_t out[ATTN_MAX_DIMS], stride[ATTN_MAX_DIMS];
+    if (infer_shape(fn, t, ndim, shape, out, err))
+        return NULL;
+    if (view_strides(t, ndim, out, stride) == 0)
+        return attn_view(fn, t, ndim, out, err);
+    attn_tensor *c = attn_clone(t, err);
+    if (!c)
+        return NULL;
+    attn_tensor *v = attn_view(fn, c, ndim, out, err);
+    attn_free(c);
+    return v;
+}
+
+/* ---- copies -------------------------------------------------------------------------------- */
+
+attn_tensor *attn_clone(const attn_tensor *t, attn_error *err)
+{
+    attn_tensor *c = attn_empty("clone", t->ndim, t->shape, t->dtype, err);
+    if (c)
+        attn_copy_out(t, c->storage->data);
+    return c;
+}
+
+attn_tensor *attn_contiguous(const attn_tensor *t, attn_error *err)
+{
+    return attn_is_contiguous(t) ? attn_alias(t, err) : attn_clone(t, err);
+}
+
+attn_tensor *attn_to_dtype(const attn_tensor *t, attn_dtype dtype, attn_error *err)
+{
+    if (t->dtype == dtype)
+        return attn_alias(t, err);
+    attn_tensor *c = attn_clone(t, err);
+    if (!c)
+        return NULL;
+    c->dtype = dtype;
+    if (dtype == ATTN_BOOL) {
+        int64_t n = attn_numel(c);
+        for (int64_t i = 0; i < n; i++)
+            c->storage->data[i] = c->storage->data[i] != 0.0f ? 1.0f : 0.0f;
+    }
+    return c;
+}
+
+int attn_copy_(attn_tensor *dst, const attn_tensor *src, attn_error *err)
+{
+    attn_tensor *b = attn_expand(src, dst->ndim, dst->shape, err);
+    if (!b) {
+        char a[160], c[160];
+        attn_fail(err, "copy: cannot assign a %s tensor to a %s slot", attn_shape_str(src, a, sizeof a),
+                  attn_shape_str(dst, c, sizeof c));
+        return -1;
+    }
+    /* Copy through a buffer: src and dst may overlap (t[1] = t[2] on the same storage). */
+    int64_t n = attn_numel(dst);
+    float *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (!tmp) {
+        attn_free(b);
+        attn_fail(err, "copy: out of memory");
+        return -1;
+    }
+    attn_copy_out(b, tmp);
+    int to_bool = dst->dtype == ATTN_BOOL;
+    int64_t index[ATTN_MAX_DIMS] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        float v = tmp[i];
+        *attn_ptr(dst, index) = to_bool ? (v != 0.0f) : v;
+        for (int d = dst->ndim - 1; d >= 0; d--) {
+            if (++index[d] < dst->shape[d])
+                break;
+            index[d] = 0;
+        }
+    }
+    free(tmp);
+    attn_free(b);
+    return 0;
+}
+
+struct fill_ctx {
+    float *data;
+    float value;
+};
+
+static void fill_visit(int64_t at, void *ctx)
+{
+    struct fill_ctx *c = ctx;
+    c->data[at] = c->value;
+}
+
+void attn_fill_(attn_tensor *t, float value)
+{
+    if (t->dtype == ATTN_BOOL)
+        value = value != 0.0f;
+    struct fill_ctx c = {t->storage->data, value};
+    for_each_offset(t, fill_visit, &c);
+}
+
+/* Checks that the n tensors can be joined along dim (cat) and gives the result's shape. */
+static int join_shape(const char *fn, attn_tensor *const *ts, int n, int dim, int stacking, int *ndim,
+                      int64_t *shape, attn_error *err)
+{
+    char a[160], b[160];
+    if (n < 1) {
+        attn_fail(err, "%s: expected a non-empty list of tensors", fn);
+        return -1;
+    }
+    const attn_tensor *first = ts[0];
+    int rank = first->ndim + stacking;
+    if (rank > ATTN_MAX_DIMS) {
+        attn_fail(err, "%s: attn supports at most %d dimensions", fn, ATTN_MAX_DIMS);
+        return -1;
+    }
+    if (dim < 0 || dim >= rank || (!stacking && first->ndim == 0)) {
+        attn_fail(err, "%s: dim %d is out of range for %d-D results", fn, dim + 1, rank);
+        return -1;
+    }
+    for (int i = 1; i < n; i++) {
+        const attn_tensor *t = ts[i];
+        int same = t->ndim == first->ndim;
+        for (int d = 0; same && d < t->ndim; d++)
+            same = t->shape[d] == first->shape[d] || (!stacking && d == dim);
+        if (!same) {
+            attn_fail(err, "%s: tensor %d has shape %s but tensor 1 has shape %s%s", fn, i + 1,
+                      attn_shape_str(t, a, sizeof a), attn_shape_str(first, b, sizeof b),
+                      stacking ? " (stack needs equal shapes)" : " (all dims but the joined one must match)");
+            return -1;
+        }
+    }
+    *ndim = rank;
+    for (int d = 0, s = 0; d < rank; d++) {
+        if (stacking && d == dim)
+            shape[d] = n;
+        else
+            shape[d] = first->shape[s++];
+    }
+    if (!stacking) {
+        shape[dim] = 0;
+        for (int i = 0; i < n; i++)
+            shape[dim] += ts[i]->shape[dim];
+    }
+    return 0;
+}
+
+static attn_tensor *join(const char *fn, attn_tensor *const *ts, int n, int dim, int stacking, attn_error *err)
+{
+    int ndim;
+    int64_t shape[ATTN_MAX_DIMS];
+    if (join_shape(fn, ts, n, dim, stacking, &ndim, shape, err))
+        return NULL;
+    int all_bool = 1;
+    for (int i = 0; i < n; i++)
+        all_bool &= ts[i]->dtype == ATTN_BOOL;
+    attn_tensor *out = attn_empty(fn, ndim, shape, all_bool ? ATTN_BOOL : ATTN_FLOAT32, err);
+    if (!out)
+        return NULL;
+    int64_t at = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t len = stacking ? 1 : ts[i]->shape[dim];
+        attn_tensor *slot = attn_narrow(out, dim, at, len, err);
+        attn_tensor *src = slot && stacking ? attn_unsqueeze(ts[i], dim, err) : (slot ? attn_alias(ts[i], err) : NULL);
+        int bad = !slot || !src || attn_copy_(slot, src, err);
+        attn_free(slot);
+        attn_free(src);
+        if (bad) {
+            attn_free(out);
+            return NULL;
+        }
+        at += len;
+    }
+    return out;
+}
+
+attn_tensor *attn_stack(const char *fn, attn_tensor *const *ts, int n, int dim, attn_error *err)
+{
+    return join(fn, ts, n, dim, 1, err);
+}
+
+attn_tensor *attn_cat(const char *fn, attn_tensor *const *ts, int n, int dim, attn_error *err)
+{
+    return join(fn, ts, n, dim, 0, err);
+}
