@@ -1,0 +1,245 @@
+"""Writes PyTorch's own random numbers to tests/data/torch/*.txt, for tests/c/test_rng.c.
+
+Run it through scripts/gen-torch-reference.sh (Debian's python3-torch, /usr/bin/python3).
+
+Every file is plain text: '#' lines are comments (the header names the torch build), and every other
+line is one case:
+
+    <kind> key=value key=value ... : value value ...
+
+float32 values are their exact bit patterns (0x3e979a80); float64 parameters are Python's
+float.hex() (0x1.279a74590331cp-1), which C's strtod reads back exactly; integers are decimal.
+"""
+import math
+import os
+import platform
+import struct
+import subprocess
+import sys
+
+import torch
+
+SEEDS = [0, 5, 7, 42, 123, 789, 2**40 + 5]
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch")
+
+
+def f32(x):
+    return "0x%08x" % struct.unpack("<I", struct.pack("<f", float(x)))[0]
+
+
+def f32s(t):
+    return " ".join(f32(v) for v in t.detach().reshape(-1).tolist())
+
+
+def cpu_capability():
+    if hasattr(torch.backends, "cpu"):
+        return torch.backends.cpu.get_cpu_capability()
+    lines = [l for l in torch.__config__.show().splitlines() if "CPU capability" in l] or ["?"]
+    return lines[0].split(":")[-1].strip()
+
+
+def header(what):
+    mkl = "yes" if torch.backends.mkl.is_available() else "no"
+    cap = cpu_capability()
+    deb = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-torch"],
+                         capture_output=True, text=True).stdout.strip() or "?"
+    return ("# %s\n# made by scripts/gen_torch_reference.py with torch %s (Debian python3-torch %s),"
+            " Python %s, %s; MKL: %s; CPU capability: %s\n"
+            "# format: <kind> key=value ... : values (float32 as bit patterns, float64 as float.hex())\n"
+            % (what, torch.__version__, deb, platform.python_version(), platform.machine(), mkl, cap))
+
+
+def write(name, what, lines):
+    path = os.path.join(OUT, name)
+    with open(path, "w") as f:
+        f.write(header(what))
+        for line in lines:
+            f.write(line + "\n")
+    print("wrote %s (%d cases)" % (path, len(lines)))
+
+
+def shape_str(shape):
+    return ",".join(str(s) for s in shape)
+
+
+def gen_rand():
+    lines = []
+    for seed in SEEDS:
+        for shape in [(1,), (6,), (3, 2), (6, 6), (17,), (100,)]:
+            torch.manual_seed(seed)
+            lines.append("rand seed=%d shape=%s : %s" % (seed, shape_str(shape), f32s(torch.rand(*shape))))
+    # A fresh torch.Generator() starts from default_rng_seed_val (c10/core/GeneratorImpl.h). The default
+    # generator does not: PyTorch seeds it from /dev/urandom at start-up, so that stream is not recorded.
+    g = torch.Generator()
+    lines.append("rand seed=default initial_seed=%d shape=6 : %s" % (g.initial_seed(), f32s(torch.rand(6, generator=g))))
+    write("rand.txt", "torch.manual_seed(seed); torch.rand(*shape)", lines)
+
+
+def gen_uniform():
+    lines = []
+    ranges = [(-0.5, 0.7), (-1 / math.sqrt(3), 1 / math.sqrt(3)), (2.0, 5.0), (-3.25, -0.125)]
+    for seed in SEEDS:
+        for a, b in ranges:
+            for n in [6, 17, 100]:
+                torch.manual_seed(seed)
+                t = torch.empty(n).uniform_(a, b)
+                lines.append("uniform seed=%d n=%d a=%s b=%s : %s" % (seed, n, a.hex(), b.hex(), f32s(t)))
+    write("uniform.txt", "torch.manual_seed(seed); torch.empty(n).uniform_(a, b)", lines)
+
+
+def gen_randn():
+    lines = []
+    for seed in SEEDS:
+        for n in [1, 2, 5, 15, 16, 17, 33, 100]:
+            torch.manual_seed(seed)
+            lines.append("randn seed=%d n=%d : %s" % (seed, n, f32s(torch.randn(n))))
+    write("randn.txt", "torch.manual_seed(seed); torch.randn(n)", lines)
+
+
+def gen_normal():
+    lines = []
+    for seed in SEEDS:
+        for mean, std in [(2.0, 3.0), (-1.5, 0.25)]:
+            for n in [5, 20]:
+                torch.manual_seed(seed)
+                t = torch.empty(n).normal_(mean, std)
+                lines.append("normal seed=%d n=%d mean=%s std=%s : %s"
+                             % (seed, n, mean.hex(), std.hex(), f32s(t)))
+    write("normal.txt", "torch.manual_seed(seed); torch.empty(n).normal_(mean, std)", lines)
+
+
+def gen_randint():
+    lines = []
+    for seed in SEEDS:
+        for low, high, n in [(0, 10, 20), (-5, 1000000, 8), (-2**40, 2**40, 6), (3, 4, 3)]:
+            torch.manual_seed(seed)
+            t = torch.randint(low, high, (n,))
+            assert t.dtype == torch.int64
+            lines.append("randint seed=%d n=%d low=%d high=%d : %s"
+                         % (seed, n, low, high, " ".join(str(v) for v in t.tolist())))
+    write("randint.txt", "torch.manual_seed(seed); torch.randint(low, high, (n,)) (int64, decimal)", lines)
+
+
+def gen_sequence():
+    """Several calls after one seed: the cached normal sample crosses calls (and mean/std)."""
+    ops_list = [
+        "randn:3,randn:1,randn:20,randn:1,rand:2,randn:2",
+        "randn:1,normal:1:2:3,normal:3:-1:0.5,randn:17,randn:5",
+        "rand:5,randn:7,uniform:4:-0.5:0.7,randn:1,randint:5:0:10,randn:33",
+    ]
+    lines = []
+    for seed in [7, 123]:
+        for ops in ops_list:
+            torch.manual_seed(seed)
+            vals = []
+            for op in ops.split(","):
+                parts = op.split(":")
+                kind, n, args = parts[0], int(parts[1]), [float(x) for x in parts[2:]]
+                if kind == "randn":
+                    t = torch.randn(n)
+                elif kind == "rand":
+                    t = torch.rand(n)
+                elif kind == "normal":
+                    t = torch.empty(n).normal_(args[0], args[1])
+                elif kind == "uniform":
+                    t = torch.empty(n).uniform_(args[0], args[1])
+                elif kind == "randint":
+                    t = torch.randint(int(args[0]), int(args[1]), (n,)).float()
+                vals.append(f32s(t))
+            lines.append("sequence seed=%d ops=%s : %s" % (seed, ops, " ".join(vals)))
+    write("sequence.txt", "torch.manual_seed(seed), then the ops in order (kind:n[:args]); values concatenated", lines)
+
+
+def gen_linear():
+    """layers: comma-separated IN x OUT then b (bias) or n (no bias), created one after another.
+    Values: every parameter in creation order (weight row-major, then bias), concatenated; with
+    head=K tail=K only the first K and last K of that stream."""
+    cases = [
+        (789, "3x2n", 0),
+        (123, "3x2b", 0),
+        (0, "2x2b", 0),
+        (123, "2x2b", 0),
+        (42, "4x3b", 0),
+        (123, "768x768n", 8),
+        (789, "3x2n,3x2n,3x2n", 0),
+        (123, "3x2n,3x2n", 0),
+        (123, "2x2n,2x2n,2x2n,2x2b", 0),
+        (5, "7x1b,1x5b", 0),
+    ]
+    lines = []
+    for seed, layers, k in cases:
+        torch.manual_seed(seed)
+        vals = []
+        for spec in layers.split(","):
+            dims, bias = spec[:-1], spec[-1] == "b"
+            n_in, n_out = (int(x) for x in dims.split("x"))
+            lin = torch.nn.Linear(n_in, n_out, bias=bias)
+            vals.extend(lin.weight.detach().reshape(-1).tolist())
+            if bias:
+                vals.extend(lin.bias.detach().tolist())
+        extra = ""
+        if k:
+            vals = vals[:k] + vals[-k:]
+            extra = " head=%d tail=%d" % (k, k)
+        lines.append("linear seed=%d layers=%s%s : %s" % (seed, layers, extra, " ".join(f32(v) for v in vals)))
+    write("linear.txt", "torch.manual_seed(seed); nn.Linear(in, out, bias) for each layer, in order", lines)
+
+
+def gen_kaiming():
+    """The bounds nn.Linear.reset_parameters computes (torch/nn/init.py), as Python computes them."""
+    lines = []
+    for fan_in in [1, 3, 7, 768]:
+        gain = torch.nn.init.calculate_gain("leaky_relu", math.sqrt(5))
+        std = gain / math.sqrt(fan_in)
+        bound = math.sqrt(3.0) * std
+        bias_bound = 1 / math.sqrt(fan_in)
+        # check that this is what kaiming_uniform_ really used: same draws as uniform_(-bound, bound)
+        torch.manual_seed(11)
+        w = torch.empty(4, fan_in)
+        torch.nn.init.kaiming_uniform_(w, a=math.sqrt(5))
+        torch.manual_seed(11)
+        assert torch.equal(w, torch.empty(4, fan_in).uniform_(-bound, bound))
+        lines.append("kaiming in=%d : gain=%s std=%s bound=%s bound_f32=%s bias_bound=%s bias_bound_f32=%s"
+                     % (fan_in, gain.hex(), std.hex(), bound.hex(), f32(bound), bias_bound.hex(), f32(bias_bound)))
+    write("kaiming.txt", "nn.Linear init bounds: kaiming_uniform_(a=sqrt(5)) and the bias bound, by fan-in", lines)
+
+
+def gen_dropout():
+    """Mask as one digit per element (1 kept, 0 dropped); every kept output equals scale exactly."""
+    lines = []
+    for p in [0.5, 0.1, 0.9]:
+        for seed in [0, 42, 123, 789]:
+            for shape in [(6, 6), (1, 37), (100, 10)]:
+                torch.manual_seed(seed)
+                out = torch.nn.Dropout(p)(torch.ones(*shape))
+                flat = out.reshape(-1).tolist()
+                scale = max(flat) if any(flat) else 1 / (1 - p)
+                assert all(v == 0 or v == scale for v in flat)
+                mask = "".join("1" if v else "0" for v in flat)
+                lines.append("dropout seed=%d p=%s shape=%s scale=%s : %s"
+                             % (seed, p.hex(), shape_str(shape), f32(scale), mask))
+    write("dropout.txt", "torch.manual_seed(seed); nn.Dropout(p)(torch.ones(*shape)): the default "
+          "(non-MKL) Bernoulli flavour", lines)
+
+
+def main():
+    torch.set_num_threads(1)
+    os.makedirs(OUT, exist_ok=True)
+    assert not torch.backends.mkl.is_available(), "expected a build without MKL (Debian's python3-torch)"
+    assert "Math Kernel Library" not in torch.__config__.show()
+    # The AVX2/AVX512 kernels fuse uniform_'s x * (to - from) + from into one FMA (as rng.c does); the
+    # scalar "NO AVX" kernels round twice and differ in the last bit for about one value in ten.
+    assert cpu_capability() in ("AVX2", "AVX512"), "CPU capability %s: need AVX2 or AVX512" % cpu_capability()
+    gen_rand()
+    gen_uniform()
+    gen_randn()
+    gen_normal()
+    gen_randint()
+    gen_sequence()
+    gen_linear()
+    gen_kaiming()
+    gen_dropout()
+
+
+if __name__ == "__main__":
+    main()
