@@ -1,0 +1,156 @@
+/* args.c — checking Lua arguments for the tensor bindings: tensors, integers, dims, shapes and the
+ * trailing options table that stands in for Python's keyword arguments. Every error names the
+ * function and the argument, and says what was expected. */
+#include <math.h>
+#include <string.h>
+
+#include "bind.h"
+#include "format.h"
+
+attn_tensor *lt_test(lua_State *L, int idx)
+{
+    attn_tensor **ud = luaL_testudata(L, idx, ATTN_TENSOR_MT);
+    return ud ? *ud : NULL;
+}
+
+const char *lt_typename(lua_State *L, int idx)
+{
+    if (lua_isnone(L, idx))
+        return "no value";
+    if (luaL_testudata(L, idx, ATTN_TENSOR_MT))
+        return "tensor";
+    if (lt_is_size(L, idx))
+        return "torch.Size";
+    if (lua_type(L, idx) == LUA_TSTRING) /* show short strings: manual_seed("abc") -> got string "abc" */
+        return lua_pushfstring(L, "string \"%s\"", lua_rawlen(L, idx) <= 40 ? lua_tostring(L, idx) : "...");
+    if (lua_type(L, idx) == LUA_TNUMBER)
+        return luaL_tolstring(L, idx, NULL); /* the value says more than "number" */
+    return luaL_typename(L, idx);
+}
+
+attn_tensor *lt_check(lua_State *L, int idx, const char *fn, const char *what)
+{
+    attn_tensor **ud = luaL_testudata(L, idx, ATTN_TENSOR_MT);
+    if (!ud)
+        luaL_error(L, "%s: %s must be a tensor, got %s", fn, what, lt_typename(L, idx));
+    if (!*ud)
+        luaL_error(L, "%s: %s is an empty tensor handle", fn, what);
+    return *ud;
+}
+
+int lt_raise(lua_State *L, const attn_error *err)
+{
+    return luaL_error(L, "%s", err->msg);
+}
+
+int64_t lt_check_integer(lua_State *L, int idx, const char *fn, const char *what)
+{
+    if (lua_type(L, idx) != LUA_TNUMBER)
+        luaL_error(L, "%s: %s must be an integer, got %s", fn, what, lt_typename(L, idx));
+    if (lua_isinteger(L, idx))
+        return (int64_t)lua_tointeger(L, idx);
+    double d = lua_tonumber(L, idx);
+    if (d != floor(d)) /* also catches nan and inf */
+        luaL_error(L, "%s: %s must be an integer, got %s", fn, what, luaL_tolstring(L, idx, NULL));
+    if (fabs(d) > 9.0e18)
+        luaL_error(L, "%s: %s is too large (%s)", fn, what, luaL_tolstring(L, idx, NULL));
+    return (int64_t)d;
+}
+
+double lt_check_number(lua_State *L, int idx, const char *fn, const char *what)
+{
+    if (lua_type(L, idx) == LUA_TBOOLEAN)
+        return lua_toboolean(L, idx) ? 1.0 : 0.0;
+    if (lua_type(L, idx) != LUA_TNUMBER)
+        luaL_error(L, "%s: %s must be a number, got %s", fn, what, lt_typename(L, idx));
+    return lua_tonumber(L, idx);
+}
+
+int lt_check_dim(lua_State *L, int idx, int ndim, const char *fn)
+{
+    int64_t d = lt_check_integer(L, idx, fn, "dim");
+    int n = ndim > 0 ? ndim : 1; /* a 0-d tensor accepts dim 1 / -1, as PyTorch accepts 0 / -1 */
+    if (d == 0)
+        luaL_error(L, "%s: dim 0 is not valid: attn counts dims from 1 (PyTorch's dim=0 is dim=1 here)", fn);
+    if (d < -n || d > n)
+        luaL_error(L, "%s: dim %lld is out of range for a %d-D tensor (use 1..%d, or -%d..-1 from the end)", fn,
+                   (long long)d, ndim, n, n);
+    return (int)(d > 0 ? d - 1 : d + n);
+}
+
+int lt_is_size(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
+        return 0;
+    luaL_getmetatable(L, ATTN_SIZE_MT);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same;
+}
+
+int lt_is_options(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return 0;
+    if (lua_getmetatable(L, idx)) {
+        lua_pop(L, 1);
+        return 0; /* a torch.Size, a module, ... */
+    }
+    return lua_rawlen(L, idx) == 0; /* an array would be a shape or a list of tensors */
+}
+
+int lt_options_index(lua_State *L, int first)
+{
+    int top = lua_gettop(L);
+    return (top >= first && lt_is_options(L, top)) ? top : 0;
+}
+
+int lt_arg(lua_State *L, int pos, int opts, const char *name)
+{
+    if (pos != opts && !lua_isnoneornil(L, pos)) {
+        lua_pushvalue(L, pos);
+        return lua_type(L, -1);
+    }
+    if (opts)
+        return lua_getfield(L, opts, name);
+    lua_pushnil(L);
+    return LUA_TNIL;
+}
+
+static int64_t size_entry(lua_State *L, int idx, const char *fn, int i)
+{
+    char what[32];
+    snprintf(what, sizeof what, "size %d", i);
+    return lt_check_integer(L, idx, fn, what);
+}
+
+int lt_check_shape_table(lua_State *L, int idx, const char *fn, int64_t *shape)
+{
+    lua_Integer n = luaL_len(L, idx);
+    if (n > ATTN_MAX_DIMS)
+        luaL_error(L, "%s: %d dimensions requested, attn supports at most %d", fn, (int)n, ATTN_MAX_DIMS);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, idx, i);
+        shape[i - 1] = size_entry(L, lua_gettop(L), fn, (int)i);
+        lua_pop(L, 1);
+    }
+    return (int)n;
+}
+
+int lt_check_shape(lua_State *L, int idx, const char *fn, int64_t *shape)
+{
+    int top = lua_gettop(L);
+    if (top >= idx && lt_is_options(L, top))
+        top--;
+    if (top >= idx && lua_type(L, idx) == LUA_TTABLE) {
+        if (top > idx)
+            luaL_error(L, "%s: give the sizes either as numbers or as one table, not both", fn);
+        return lt_check_shape_table(L, idx, fn, shape);
+    }
+    if (top - idx + 1 > ATTN_MAX_DIMS)
+        luaL_error(L, "%s: %d dimensions requested, attn supports at most %d", fn, top - idx + 1, ATTN_MAX_DIMS);
+    int ndim = 0;
+    for (int i = idx; i <= top; i++)
+        shape[ndim++] = size_entry(L, i, fn, i - idx + 1);
+    return ndim;
+}

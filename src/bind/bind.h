@@ -1,0 +1,57 @@
+/* bind.h — helpers shared by the Lua bindings (the files in src/bind).
+ *
+ * A tensor is a full userdata holding one attn_tensor* (NULL until the core call that fills it has
+ * succeeded, so a Lua error can never leak a half-made tensor). Errors are Lua errors whose message
+ * starts with the user-facing function name: "softmax: dim 4 is out of range for a 3-D tensor". */
+#ifndef ATTN_BIND_H
+#define ATTN_BIND_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "ops.h"
+#include "tensor.h"
+
+#define ATTN_TENSOR_MT "attn.Tensor"
+#define ATTN_SIZE_MT "attn.Size"
+#define ATTN_DTYPE_MT "attn.dtype"
+
+/* tensor.c (bindings) */
+attn_tensor *lt_test(lua_State *L, int idx);                 /* NULL when not a tensor */
+attn_tensor *lt_check(lua_State *L, int idx, const char *fn, const char *what); /* what: "input", "mask" */
+attn_tensor **lt_newslot(lua_State *L);                      /* pushes an empty tensor userdata */
+/* Stores t in the slot on top of the stack, or raises err when t is NULL. Returns 1 (values pushed). */
+int lt_finish(lua_State *L, attn_tensor **slot, attn_tensor *t, const attn_error *err);
+int lt_push_number_or_bool(lua_State *L, const attn_tensor *t, float v);
+void lt_push_size(lua_State *L, int ndim, const int64_t *shape);
+int lt_raise(lua_State *L, const attn_error *err);
+
+/* Argument helpers */
+const char *lt_typename(lua_State *L, int idx); /* "number", "Tensor", "torch.Size", ... */
+int64_t lt_check_integer(lua_State *L, int idx, const char *fn, const char *what);
+double lt_check_number(lua_State *L, int idx, const char *fn, const char *what);
+/* A 1-based (or negative) user dim at idx -> 0-based, checked against ndim. */
+int lt_check_dim(lua_State *L, int idx, int ndim, const char *fn);
+/* Sizes given as numbers (idx..top) or as one table/torch.Size at idx. Returns ndim. A trailing
+ * options table (string keys) is not part of the shape. */
+int lt_check_shape(lua_State *L, int idx, const char *fn, int64_t *shape);
+int lt_check_shape_table(lua_State *L, int idx, const char *fn, int64_t *shape);
+/* The trailing options table of a call, or 0 when the last argument is not an options table. */
+int lt_options_index(lua_State *L, int first);
+/* Pushes argument `pos` if it is given positionally (and is not the options table), otherwise the
+ * options table's field `name`, otherwise nil. Returns the pushed value's type. */
+int lt_arg(lua_State *L, int pos, int opts, const char *name);
+int lt_is_options(lua_State *L, int idx);
+int lt_is_size(lua_State *L, int idx);
+
+/* Account the bytes of tensors allocated since the last call with Lua's garbage collector. */
+void lt_account(lua_State *L);
+
+/* Registration */
+void lt_open_tensor(lua_State *L, int torch, int methods);  /* bind/tensor.c */
+void lt_open_ops(lua_State *L, int torch, int methods);     /* bind/ops.c */
+void lt_open_random(lua_State *L, int torch, int methods);  /* bind/random.c */
+/* Registers f both as torch.name and as the tensor method name. */
+void lt_register(lua_State *L, int torch, int methods, const luaL_Reg *fns);
+
+#endif

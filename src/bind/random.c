@@ -1,0 +1,252 @@
+/* random.c (bindings) — torch.manual_seed, rand/randn/randint, the in-place fills uniform_/normal_/
+ * bernoulli_, the generator state, the Bernoulli flavour and torch.dropout. The streams themselves
+ * are in core/rng.c and follow PyTorch bit for bit. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "rng.h"
+
+static int f_manual_seed(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TNUMBER)
+        return luaL_error(L, "manual_seed: seed must be a non-negative integer, got %s", lt_typename(L, 1));
+    int64_t seed = lt_check_integer(L, 1, "manual_seed", "seed");
+    if (seed < 0)
+        return luaL_error(L, "manual_seed: seed must be a non-negative integer, got %lld", (long long)seed);
+    attn_manual_seed((uint64_t)seed);
+    return 0;
+}
+
+static int f_initial_seed(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)attn_initial_seed());
+    return 1;
+}
+
+/* Fills t (any layout) in row-major order from a buffer the generator wrote. */
+static int fill_from(lua_State *L, attn_tensor *t, float *buf)
+{
+    int64_t n = attn_numel(t), index[ATTN_MAX_DIMS] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        *attn_ptr(t, index) = t->dtype == ATTN_BOOL ? (buf[i] != 0.0f) : buf[i];
+        for (int d = t->ndim - 1; d >= 0; d--) {
+            if (++index[d] < t->shape[d])
+                break;
+            index[d] = 0;
+        }
+    }
+    return 0;
+}
+
+typedef enum { GEN_RAND, GEN_RANDN } gen_kind;
+
+static int generate(lua_State *L, const char *fn, gen_kind kind)
+{
+    int64_t shape[ATTN_MAX_DIMS];
+    int ndim = lt_check_shape(L, 1, fn, shape);
+    attn_tensor **slot = lt_newslot(L);
+    attn_error err;
+    attn_tensor *t = attn_empty(fn, ndim, shape, ATTN_FLOAT32, &err);
+    lt_finish(L, slot, t, &err);
+    /* a fresh tensor is contiguous: the generator writes straight into it */
+    if (kind == GEN_RAND)
+        attn_rand_fill(t->storage->data, attn_numel(t));
+    else
+        attn_randn_fill(t->storage->data, attn_numel(t));
+    return 1;
+}
+
+static int f_rand(lua_State *L) { return generate(L, "rand", GEN_RAND); }
+static int f_randn(lua_State *L) { return generate(L, "randn", GEN_RANDN); }
+
+/* torch.randint(high, size) or torch.randint(low, high, size) */
+static int f_randint(lua_State *L)
+{
+    int64_t low = 0, high;
+    int size_at;
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        low = lt_check_integer(L, 1, "randint", "low");
+        high = lt_check_integer(L, 2, "randint", "high");
+        size_at = 3;
+    } else {
+        high = lt_check_integer(L, 1, "randint", "high");
+        size_at = 2;
+    }
+    if (lua_type(L, size_at) != LUA_TTABLE)
+        return luaL_error(L, "randint: size must be a table such as {2, 3}, got %s", lt_typename(L, size_at));
+    int64_t shape[ATTN_MAX_DIMS];
+    int ndim = lt_check_shape_table(L, size_at, "randint", shape);
+    attn_error err;
+    if (high <= low)
+        return luaL_error(L, "randint: high must be greater than low, got low %lld and high %lld", (long long)low,
+                          (long long)high);
+    attn_tensor **slot = lt_newslot(L);
+    attn_tensor *t = attn_empty("randint", ndim, shape, ATTN_FLOAT32, &err);
+    lt_finish(L, slot, t, &err);
+    if (attn_randint_fill(t->storage->data, attn_numel(t), low, high, &err))
+        return lt_raise(L, &err);
+    return 1;
+}
+
+/* The in-place fills draw into a scratch buffer first, so views and transposed tensors work too. */
+static float *scratch(lua_State *L, attn_tensor *t, const char *fn)
+{
+    int64_t n = attn_numel(t);
+    float *buf = lua_newuserdatauv(L, sizeof(float) * (size_t)(n > 0 ? n : 1), 0);
+    (void)fn;
+    return buf;
+}
+
+static int f_uniform_(lua_State *L)
+{
+    attn_tensor *t = lt_check(L, 1, "uniform_", "input");
+    int opts = lt_options_index(L, 2);
+    double a = 0, b = 1;
+    if (lt_arg(L, 2, opts, "from") != LUA_TNIL)
+        a = lt_check_number(L, -1, "uniform_", "from");
+    if (lt_arg(L, 3, opts, "to") != LUA_TNIL)
+        b = lt_check_number(L, -1, "uniform_", "to");
+    if (!(a <= b) || !isfinite(a) || !isfinite(b))
+        return luaL_error(L, "uniform_: expects from <= to, both finite, got from %f and to %f", a, b);
+    float *buf = scratch(L, t, "uniform_");
+    attn_uniform_fill(buf, attn_numel(t), a, b);
+    fill_from(L, t, buf);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int f_normal_(lua_State *L)
+{
+    attn_tensor *t = lt_check(L, 1, "normal_", "input");
+    int opts = lt_options_index(L, 2);
+    double mean = 0, std = 1;
+    if (lt_arg(L, 2, opts, "mean") != LUA_TNIL)
+        mean = lt_check_number(L, -1, "normal_", "mean");
+    if (lt_arg(L, 3, opts, "std") != LUA_TNIL)
+        std = lt_check_number(L, -1, "normal_", "std");
+    if (!(std >= 0) || !isfinite(mean) || !isfinite(std))
+        return luaL_error(L, "normal_: expects a finite mean and std >= 0, got mean %f and std %f", mean, std);
+    float *buf = scratch(L, t, "normal_");
+    attn_normal_fill(buf, attn_numel(t), mean, std);
+    fill_from(L, t, buf);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static double check_probability(lua_State *L, int idx, const char *fn, const char *what)
+{
+    double p = lt_check_number(L, idx, fn, what);
+    if (!(p >= 0 && p <= 1))
+        luaL_error(L, "%s: %s must be between 0 and 1, got %f", fn, what, p);
+    return p;
+}
+
+static int f_bernoulli_(lua_State *L)
+{
+    attn_tensor *t = lt_check(L, 1, "bernoulli_", "input");
+    int opts = lt_options_index(L, 2);
+    double p = 0.5;
+    if (lt_arg(L, 2, opts, "p") != LUA_TNIL)
+        p = check_probability(L, -1, "bernoulli_", "p");
+    float *buf = scratch(L, t, "bernoulli_");
+    attn_bernoulli_fill(buf, attn_numel(t), p);
+    fill_from(L, t, buf);
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* torch.dropout(x, p, train) — what nn.Dropout calls. As PyTorch's _dropout_impl: with p = 0, or not
+ * training, the input itself is returned and no random numbers are used; with p = 1 the result is
+ * all zeros (again without drawing); otherwise noise = bernoulli_(1 - p), noise /= (1 - p), x * noise. */
+static int f_dropout(lua_State *L)
+{
+    attn_tensor *x = lt_check(L, 1, "dropout", "input");
+    int opts = lt_options_index(L, 2);
+    double p = 0.5;
+    if (lt_arg(L, 2, opts, "p") != LUA_TNIL)
+        p = check_probability(L, -1, "dropout", "p");
+    int train = 1;
+    if (lt_arg(L, 3, opts, "train") != LUA_TNIL)
+        train = lua_toboolean(L, -1);
+    lua_settop(L, 1);
+    if (p == 0 || !train || attn_numel(x) == 0)
+        return 1;
+    attn_error err;
+    attn_tensor **noise_slot = lt_newslot(L);
+    attn_tensor *noise = attn_empty("dropout", x->ndim, x->shape, ATTN_FLOAT32, &err);
+    lt_finish(L, noise_slot, noise, &err);
+    int64_t n = attn_numel(noise);
+    if (p == 1) {
+        memset(noise->storage->data, 0, sizeof(float) * (size_t)n);
+    } else {
+        attn_bernoulli_fill(noise->storage->data, n, 1 - p);
+        float keep = (float)(1 - p); /* PyTorch divides by the scalar cast to float32 */
+        for (int64_t i = 0; i < n; i++)
+            noise->storage->data[i] /= keep;
+    }
+    attn_tensor **slot = lt_newslot(L);
+    return lt_finish(L, slot, attn_binary("dropout", ATTN_MUL, x, noise, &err), &err);
+}
+
+static int f_get_rng_state(lua_State *L)
+{
+    size_t n = attn_rng_state_size();
+    unsigned char *buf = lua_newuserdatauv(L, n, 0);
+    attn_rng_get_state(buf);
+    lua_pushlstring(L, (const char *)buf, n);
+    return 1;
+}
+
+static int f_set_rng_state(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TSTRING)
+        return luaL_error(L, "set_rng_state: expected a state from torch.get_rng_state(), got %s",
+                          lt_typename(L, 1));
+    size_t n;
+    const char *s = lua_tolstring(L, 1, &n);
+    attn_error err;
+    if (attn_rng_set_state((const unsigned char *)s, n, &err))
+        return luaL_error(L, "set_rng_state: %s", err.msg);
+    return 0;
+}
+
+static const char *flavor_names[] = {"mkl", "default", NULL};
+
+static int f_set_bernoulli_flavor(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TSTRING)
+        return luaL_error(L, "set_bernoulli_flavor: expected \"mkl\" or \"default\", got %s", lt_typename(L, 1));
+    const char *name = lua_tostring(L, 1);
+    int i = 0;
+    while (flavor_names[i] && strcmp(flavor_names[i], name) != 0)
+        i++;
+    if (!flavor_names[i])
+        return luaL_error(L, "set_bernoulli_flavor: expected \"mkl\" (PyTorch built with MKL, as seed 004 prints) "
+                             "or \"default\" (built without, as the English edition prints), got \"%s\"", name);
+    lua_pushstring(L, flavor_names[attn_get_bernoulli_flavor()]);
+    attn_set_bernoulli_flavor((attn_bernoulli_flavor)i);
+    return 1;
+}
+
+static int f_get_bernoulli_flavor(lua_State *L)
+{
+    lua_pushstring(L, flavor_names[attn_get_bernoulli_flavor()]);
+    return 1;
+}
+
+static const luaL_Reg functions[] = {
+    {"manual_seed", f_manual_seed}, {"initial_seed", f_initial_seed}, {"rand", f_rand}, {"randn", f_randn},
+    {"randint", f_randint}, {"dropout", f_dropout}, {"get_rng_state", f_get_rng_state},
+    {"set_rng_state", f_set_rng_state}, {"set_bernoulli_flavor", f_set_bernoulli_flavor},
+    {"get_bernoulli_flavor", f_get_bernoulli_flavor}, {NULL, NULL}};
+
+static const luaL_Reg methods_only[] = {
+    {"uniform_", f_uniform_}, {"normal_", f_normal_}, {"bernoulli_", f_bernoulli_}, {NULL, NULL}};
+
+void lt_open_random(lua_State *L, int torch, int methods)
+{
+    lt_register(L, torch, 0, functions);
+    lt_register(L, 0, methods, methods_only);
+}
