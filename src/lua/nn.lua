@@ -1,0 +1,412 @@
+-- nn.lua — PyTorch's nn.Module, nn.Parameter, nn.Linear, nn.Dropout and nn.ModuleList, in Lua.
+--
+-- A model is written the way the book writes it in Python:
+--
+--   local SelfAttention_v2 = nn.Module:extend("SelfAttention_v2")
+--   function SelfAttention_v2:__init(d_in, d_out, qkv_bias)
+--       self.W_query = nn.Linear(d_in, d_out, {bias = qkv_bias or false})
+--       ...
+--   end
+--   function SelfAttention_v2:forward(x) ... end
+--   sa_v2 = SelfAttention_v2(d_in, d_out)     -- create
+--   print(sa_v2(inputs))                      -- calling the module calls forward
+--
+-- Child modules and parameters are found by walking the instance's fields in the order they were
+-- first assigned (as PyTorch keeps registration order), so printing, parameters() and
+-- named_parameters() list them as PyTorch does.
+
+local torch = torch
+local nn = {}
+
+-- Parameters and buffers are plain tensors, remembered in weak sets.
+local is_parameter = setmetatable({}, {__mode = "k"})
+local is_buffer = setmetatable({}, {__mode = "k"})
+local ORDER = {} -- private key: the list of field names in assignment order
+
+local function is_module(v)
+    return type(v) == "table" and getmetatable(v) ~= nil and rawget(v, ORDER) ~= nil
+end
+
+local function check_tensor(fn, what, v)
+    if not torch.is_tensor(v) then
+        error(string.format("%s: %s must be a tensor, got %s", fn, what, type(v)), 3)
+    end
+end
+
+--- nn.Parameter(t [, {requires_grad = bool}]) marks t as a trainable parameter of the module it is
+--- assigned to. attn has no autograd: requires_grad is accepted and ignored.
+function nn.Parameter(t, opts)
+    check_tensor("Parameter", "data", t)
+    if opts ~= nil and type(opts) ~= "table" and type(opts) ~= "boolean" then
+        error("Parameter: the second argument must be an options table such as {requires_grad = false}", 2)
+    end
+    is_parameter[t] = true
+    return t
+end
+
+function nn.is_parameter(t)
+    return is_parameter[t] == true
+end
+
+-- ---- nn.Module ---------------------------------------------------------------------------------
+
+local Module = {__name = "Module"}
+Module.__index = Module
+
+-- Records the order in which fields are first assigned (the instance is a plain table, so
+-- __newindex fires exactly on the first assignment of each name).
+local function record_field(self, k, v)
+    local order = rawget(self, ORDER)
+    if order and type(k) == "string" then
+        order[#order + 1] = k
+    end
+    rawset(self, k, v)
+end
+
+local function instance_call(self, ...)
+    return self:forward(...)
+end
+
+-- PyTorch's _addindent: every line after the first is indented by n spaces.
+local function add_indent(s, n)
+    local pad = string.rep(" ", n)
+    return (s:gsub("\n", "\n" .. pad))
+end
+
+local function module_tostring(self)
+    local lines = {}
+    local extra = self:extra_repr()
+    if extra ~= "" then
+        for line in (extra .. "\n"):gmatch("(.-)\n") do
+            lines[#lines + 1] = line
+        end
+    end
+    for name, child in self:named_children() do
+        lines[#lines + 1] = "(" .. name .. "): " .. add_indent(tostring(child), 2)
+    end
+    local head = self.__name .. "("
+    if #lines == 0 then
+        return head .. ")"
+    end
+    if extra ~= "" and #lines == 1 and not extra:find("\n") then
+        return head .. extra .. ")"
+    end
+    return head .. "\n  " .. table.concat(lines, "\n  ") .. "\n)"
+end
+
+local CLASS_META = {"__index", "__newindex", "__call", "__tostring", "__name"}
+
+local function new_instance(cls, ...)
+    local self = setmetatable({[ORDER] = {}}, cls)
+    rawset(self, "training", true) -- modules start in training mode, as in PyTorch
+    self:__init(...)
+    return self
+end
+
+--- Module:extend(name) makes a subclass: local M = nn.Module:extend("SelfAttention_v1").
+function Module:extend(name)
+    if type(name) ~= "string" or name == "" then
+        error("extend: the class needs a name, e.g. nn.Module:extend(\"SelfAttention_v1\")", 2)
+    end
+    local cls = {}
+    for _, k in ipairs(CLASS_META) do
+        cls[k] = rawget(self, k)
+    end
+    cls.__name = name
+    cls.__index = cls
+    cls.super = self
+    return setmetatable(cls, {__index = self, __call = new_instance,
+                              __tostring = function() return "class " .. name end})
+end
+
+Module.__newindex = record_field
+Module.__call = instance_call
+Module.__tostring = module_tostring
+
+function Module:__init() end
+
+function Module:forward()
+    error(string.format("%s: forward is not defined; write function %s:forward(x) ... end",
+                        self.__name, self.__name), 2)
+end
+
+-- One-line description shown inside the parentheses when printing (Linear shows its sizes).
+function Module:extra_repr()
+    return ""
+end
+
+-- Fields in assignment order, then any array entries (ModuleList).
+local function fields(self)
+    local out, seen = {}, {}
+    for _, k in ipairs(rawget(self, ORDER) or {}) do
+        if not seen[k] and rawget(self, k) ~= nil then
+            seen[k] = true
+            out[#out + 1] = k
+        end
+    end
+    for i = 1, rawlen(self) do
+        out[#out + 1] = i
+    end
+    return out
+end
+
+--- m:named_children() iterates (name, module) over direct children in registration order.
+function Module:named_children()
+    local list = {}
+    for _, k in ipairs(fields(self)) do
+        local v = rawget(self, k)
+        if is_module(v) then
+            list[#list + 1] = {tostring(k), v}
+        end
+    end
+    local i = 0
+    return function()
+        i = i + 1
+        if list[i] then
+            return list[i][1], list[i][2]
+        end
+    end
+end
+
+function Module:children()
+    local out = {}
+    for _, child in self:named_children() do
+        out[#out + 1] = child
+    end
+    return out
+end
+
+-- Depth-first walk collecting tensors that satisfy `keep`, with dotted names, each tensor once.
+local function collect(self, keep, prefix, out, seen)
+    for _, k in ipairs(fields(self)) do
+        local v = rawget(self, k)
+        local name = prefix .. tostring(k)
+        if torch.is_tensor(v) and keep(v) and not seen[v] then
+            seen[v] = true
+            out[#out + 1] = {name, v}
+        elseif is_module(v) then
+            collect(v, keep, name .. ".", out, seen)
+        end
+    end
+    return out
+end
+
+--- m:named_parameters() returns a list of {name, tensor} pairs, e.g. {"W_query.weight", W}.
+function Module:named_parameters()
+    return collect(self, function(t) return is_parameter[t] end, "", {}, {})
+end
+
+--- m:parameters() returns the list of parameter tensors (each once), in registration order.
+function Module:parameters()
+    local out = {}
+    for _, pair in ipairs(self:named_parameters()) do
+        out[#out + 1] = pair[2]
+    end
+    return out
+end
+
+function Module:named_buffers()
+    return collect(self, function(t) return is_buffer[t] end, "", {}, {})
+end
+
+function Module:buffers()
+    local out = {}
+    for _, pair in ipairs(self:named_buffers()) do
+        out[#out + 1] = pair[2]
+    end
+    return out
+end
+
+--- m:register_buffer(name, t): a tensor that belongs to the module but is not trained (a mask).
+function Module:register_buffer(name, t)
+    if type(name) ~= "string" then
+        error("register_buffer: name must be a string", 2)
+    end
+    check_tensor("register_buffer", "buffer", t)
+    is_buffer[t] = true
+    self[name] = t
+end
+
+--- m:modules() lists m and every module below it, depth first.
+function Module:modules(out)
+    out = out or {}
+    out[#out + 1] = self
+    for _, child in self:named_children() do
+        child:modules(out)
+    end
+    return out
+end
+
+--- m:train(mode) sets training mode (default true) on m and all its children; m:eval() = m:train(false).
+function Module:train(mode)
+    if mode == nil then
+        mode = true
+    end
+    if type(mode) ~= "boolean" then
+        error("train: mode must be true or false", 2)
+    end
+    for _, m in ipairs(self:modules()) do
+        rawset(m, "training", mode)
+    end
+    return self
+end
+
+function Module:eval()
+    return self:train(false)
+end
+
+--- m:num_parameters() — the total number of trainable numbers (sum of numel over parameters()).
+function Module:num_parameters()
+    local n = 0
+    for _, p in ipairs(self:parameters()) do
+        n = n + p:numel()
+    end
+    return n
+end
+
+nn.Module = Module
+
+-- ---- layers --------------------------------------------------------------------------------------
+
+local function check_features(fn, what, n)
+    if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) then
+        error(string.format("%s: %s must be a positive integer, got %s", fn, what, tostring(n)), 4)
+    end
+    if n < 1 then
+        error(string.format("%s: %s must be a positive integer, got %s", fn, what, tostring(n)), 4)
+    end
+    return math.tointeger(n)
+end
+
+local Linear = Module:extend("Linear")
+
+--- nn.Linear(in_features, out_features [, {bias = true}]) — y = x W^T + b, W of shape (out, in).
+--- Initialised as PyTorch does (kaiming_uniform_ with a = sqrt(5), then the bias), so with the same
+--- torch.manual_seed the weights are the book's.
+function Linear:__init(in_features, out_features, opts)
+    if opts ~= nil and type(opts) ~= "table" then
+        error("Linear: the third argument must be an options table such as {bias = false}, got "
+              .. type(opts), 3)
+    end
+    local bias = true
+    if opts and opts.bias ~= nil then
+        bias = opts.bias and true or false
+    end
+    self.in_features = check_features("Linear", "in_features", in_features)
+    self.out_features = check_features("Linear", "out_features", out_features)
+    self.weight = nn.Parameter(torch.empty(self.out_features, self.in_features))
+    self.bias = bias and nn.Parameter(torch.empty(self.out_features)) or false
+    self:reset_parameters()
+end
+
+-- PyTorch's Linear.reset_parameters: kaiming_uniform_(weight, a=sqrt(5)), all in double.
+function Linear:reset_parameters()
+    local fan_in = self.in_features
+    local a = math.sqrt(5)
+    local gain = math.sqrt(2.0 / (1 + a ^ 2))
+    local std = gain / math.sqrt(fan_in)
+    local bound = math.sqrt(3.0) * std
+    self.weight:uniform_(-bound, bound)
+    if self.bias then
+        local b = 1 / math.sqrt(fan_in)
+        self.bias:uniform_(-b, b)
+    end
+end
+
+function Linear:forward(x)
+    check_tensor("Linear", "input", x)
+    if x.ndim == 0 or x.shape[-1] ~= self.in_features then
+        error(string.format("Linear: expected an input whose last dim is in_features = %d, got shape %s",
+                            self.in_features, tostring(x.shape):match("%((.*)%)")), 2)
+    end
+    local y = x:matmul(self.weight.T)
+    if self.bias then
+        y = y + self.bias
+    end
+    return y
+end
+
+function Linear:extra_repr()
+    return string.format("in_features=%d, out_features=%d, bias=%s", self.in_features, self.out_features,
+                         self.bias and "True" or "False")
+end
+
+nn.Linear = Linear
+
+local Dropout = Module:extend("Dropout")
+
+--- nn.Dropout(p) — in training mode zeroes each element with probability p and scales the rest by
+--- 1/(1-p); in eval mode (or p = 0) it passes the input through and draws no random numbers.
+function Dropout:__init(p, opts)
+    if p == nil then
+        p = 0.5
+    end
+    if type(p) ~= "number" or not (p >= 0 and p <= 1) then
+        error("Dropout: p must be a probability between 0 and 1, got " .. tostring(p), 3)
+    end
+    self.p = p
+end
+
+function Dropout:forward(x)
+    check_tensor("Dropout", "input", x)
+    return torch.dropout(x, self.p, self.training)
+end
+
+-- A number as Python's repr(float) writes it: the shortest text that reads back the same, with ".0"
+-- on whole numbers (0.5 -> "0.5", 0 -> "0.0", 0.1 -> "0.1").
+local function py_float(x)
+    local s
+    for digits = 1, 17 do
+        s = string.format("%." .. digits .. "g", x)
+        if tonumber(s) == x then
+            break
+        end
+    end
+    if not s:find("[%.eni]") then
+        s = s .. ".0"
+    end
+    return s
+end
+
+function Dropout:extra_repr()
+    return "p=" .. py_float(self.p) .. ", inplace=False"
+end
+
+nn.Dropout = Dropout
+
+local ModuleList = Module:extend("ModuleList")
+
+--- nn.ModuleList{m1, m2, ...} — holds modules in a list: ml[1], #ml, ipairs(ml), ml:append(m).
+function ModuleList:__init(list)
+    if list ~= nil and type(list) ~= "table" then
+        error("ModuleList: expected a list of modules such as {a, b}", 3)
+    end
+    for i, m in ipairs(list or {}) do
+        if not is_module(m) then
+            error(string.format("ModuleList: element %d is not a module", i), 3)
+        end
+        rawset(self, i, m)
+    end
+end
+
+function ModuleList:append(m)
+    if not is_module(m) then
+        error("append: expected a module", 2)
+    end
+    rawset(self, rawlen(self) + 1, m)
+    return self
+end
+
+function ModuleList:forward()
+    error("ModuleList: a ModuleList has no forward; call its modules, e.g. for _, m in ipairs(list) do ... end",
+          2)
+end
+
+nn.ModuleList = ModuleList
+
+nn.functional = {
+    softmax = function(x, dim) return torch.softmax(x, dim) end,
+    dropout = function(x, p, training) return torch.dropout(x, p, training) end,
+}
+
+return nn

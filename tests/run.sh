@@ -1,0 +1,82 @@
+#!/bin/sh
+# Runs every test suite of attn and prints "N passed, N failed" as its last line.
+# Called by `make test` after the build (./attn, build/asan/attn, the C test binaries).
+#
+# Every suite speaks TAP ("ok N - ...", "not ok N - ..."); this script counts those lines. A suite
+# that dies, or reports fewer results than its plan ("1..N") promised, counts as failed too.
+#   c/        C tests of the core (cmocka), release and ASan+UBSan builds
+#   lua/      Lua tests of the API (busted, run inside attn), release and ASan+UBSan builds
+#   cli/      the command line; repl/ a real terminal session driven through tmux
+#   lessons/  every lesson in check mode (once lessons exist)
+set -u
+cd "$(dirname "$0")/.." || exit 2
+LOG=build/test-logs
+rm -rf "$LOG"
+mkdir -p "$LOG"
+total_pass=0
+total_fail=0
+
+# run_suite NAME COMMAND...: runs COMMAND with TAP on stdout, logs to $LOG/NAME.{tap,err}.
+run_suite() {
+    name=$1
+    shift
+    "$@" >"$LOG/$name.tap" 2>"$LOG/$name.err"
+    status=$?
+    pass=$(grep -c '^ok ' "$LOG/$name.tap")
+    fail=$(grep -c '^not ok ' "$LOG/$name.tap")
+    plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$LOG/$name.tap" | tail -n 1)
+    missing=0
+    if [ -n "$plan" ] && [ $((pass + fail)) -lt "$plan" ]; then
+        missing=$((plan - pass - fail))
+    fi
+    if [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && [ "$missing" -eq 0 ]; then
+        missing=1 # died without saying which test failed
+    fi
+    fail=$((fail + missing))
+    total_pass=$((total_pass + pass))
+    total_fail=$((total_fail + fail))
+    if [ "$fail" -eq 0 ]; then
+        printf '  %-22s %4d passed\n' "$name" "$pass"
+    else
+        printf '  %-22s %4d passed, %d FAILED (exit %d)\n' "$name" "$pass" "$fail" "$status"
+        grep -A 12 '^not ok ' "$LOG/$name.tap" | sed 's/^/      /' | head -n 60
+        [ "$missing" -gt 0 ] && tail -n 15 "$LOG/$name.err" | sed 's/^/      stderr: /'
+    fi
+}
+
+echo "attn tests (logs in $LOG/)"
+
+# Sanitizers: fail on the first UBSan report; LeakSanitizer needs ptrace, which some sandboxes forbid,
+# so leak checking is on only where it works.
+ASAN_OPTIONS="abort_on_error=0:halt_on_error=1"
+if ! ASAN_OPTIONS=detect_leaks=1 build/asan/attn -e '' >/dev/null 2>&1; then
+    ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+    echo "  (LeakSanitizer is not available here; ASan runs without leak checks)"
+fi
+export ASAN_OPTIONS
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+
+for t in build/release/tests/test_*; do
+    run_suite "c/$(basename "$t")" "$t"
+done
+for t in build/asan/tests/test_*; do
+    run_suite "c-asan/$(basename "$t")" "$t"
+done
+
+run_suite "lua" ./attn /usr/bin/busted -o TAP tests/lua
+run_suite "lua-asan" build/asan/attn /usr/bin/busted -o TAP tests/lua
+
+run_suite "cli" sh tests/cli/test_cli.sh ./attn
+run_suite "cli-asan" sh tests/cli/test_cli.sh build/asan/attn
+run_suite "repl" sh tests/repl/test_repl.sh ./attn
+
+lessons=$(ls lessons/*.lua 2>/dev/null)
+if [ -n "$lessons" ]; then
+    # shellcheck disable=SC2086  # one argument per lesson file
+    run_suite "lessons" ./attn --check --tap $lessons
+else
+    echo "  lessons                   none yet"
+fi
+
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]
