@@ -14,7 +14,7 @@ BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null)
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-BASE    := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Isrc/core -Isrc/bind -Ibuild/gen $(WARN) $(PKG_CFLAGS)
+BASE    := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Isrc/core -Isrc/bind -Isrc/cli -Ibuild/gen $(WARN) $(PKG_CFLAGS)
 RELEASE := -O2 -g
 SANITIZE := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 

@@ -2,6 +2,8 @@
  * trailing options table that stands in for Python's keyword arguments. Every error names the
  * function and the argument, and says what was expected. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bind.h"
@@ -32,9 +34,9 @@ attn_tensor *lt_check(lua_State *L, int idx, const char *fn, const char *what)
 {
     attn_tensor **ud = luaL_testudata(L, idx, ATTN_TENSOR_MT);
     if (!ud)
-        luaL_error(L, "%s: %s must be a tensor, got %s", fn, what, lt_typename(L, idx));
+        lt_error(L, "%s: %s must be a tensor, got %s", fn, what, lt_typename(L, idx));
     if (!*ud)
-        luaL_error(L, "%s: %s is an empty tensor handle", fn, what);
+        lt_error(L, "%s: %s is an empty tensor handle", fn, what);
     return *ud;
 }
 
@@ -43,17 +45,27 @@ int lt_raise(lua_State *L, const attn_error *err)
     return luaL_error(L, "%s", err->msg);
 }
 
+int lt_error(lua_State *L, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return luaL_error(L, "%s", msg);
+}
+
 int64_t lt_check_integer(lua_State *L, int idx, const char *fn, const char *what)
 {
     if (lua_type(L, idx) != LUA_TNUMBER)
-        luaL_error(L, "%s: %s must be an integer, got %s", fn, what, lt_typename(L, idx));
+        lt_error(L, "%s: %s must be an integer, got %s", fn, what, lt_typename(L, idx));
     if (lua_isinteger(L, idx))
         return (int64_t)lua_tointeger(L, idx);
     double d = lua_tonumber(L, idx);
     if (d != floor(d)) /* also catches nan and inf */
-        luaL_error(L, "%s: %s must be an integer, got %s", fn, what, luaL_tolstring(L, idx, NULL));
+        lt_error(L, "%s: %s must be an integer, got %s", fn, what, luaL_tolstring(L, idx, NULL));
     if (fabs(d) > 9.0e18)
-        luaL_error(L, "%s: %s is too large (%s)", fn, what, luaL_tolstring(L, idx, NULL));
+        lt_error(L, "%s: %s is too large (%s)", fn, what, luaL_tolstring(L, idx, NULL));
     return (int64_t)d;
 }
 
@@ -62,7 +74,7 @@ double lt_check_number(lua_State *L, int idx, const char *fn, const char *what)
     if (lua_type(L, idx) == LUA_TBOOLEAN)
         return lua_toboolean(L, idx) ? 1.0 : 0.0;
     if (lua_type(L, idx) != LUA_TNUMBER)
-        luaL_error(L, "%s: %s must be a number, got %s", fn, what, lt_typename(L, idx));
+        lt_error(L, "%s: %s must be a number, got %s", fn, what, lt_typename(L, idx));
     return lua_tonumber(L, idx);
 }
 
@@ -71,9 +83,9 @@ int lt_check_dim(lua_State *L, int idx, int ndim, const char *fn)
     int64_t d = lt_check_integer(L, idx, fn, "dim");
     int n = ndim > 0 ? ndim : 1; /* a 0-d tensor accepts dim 1 / -1, as PyTorch accepts 0 / -1 */
     if (d == 0)
-        luaL_error(L, "%s: dim 0 is not valid: attn counts dims from 1 (PyTorch's dim=0 is dim=1 here)", fn);
+        lt_error(L, "%s: dim 0 is not valid: attn counts dims from 1 (PyTorch's dim=0 is dim=1 here)", fn);
     if (d < -n || d > n)
-        luaL_error(L, "%s: dim %lld is out of range for a %d-D tensor (use 1..%d, or -%d..-1 from the end)", fn,
+        lt_error(L, "%s: dim %lld is out of range for a %d-D tensor (use 1..%d, or -%d..-1 from the end)", fn,
                    (long long)d, ndim, n, n);
     return (int)(d > 0 ? d - 1 : d + n);
 }
@@ -128,7 +140,7 @@ int lt_check_shape_table(lua_State *L, int idx, const char *fn, int64_t *shape)
 {
     lua_Integer n = luaL_len(L, idx);
     if (n > ATTN_MAX_DIMS)
-        luaL_error(L, "%s: %d dimensions requested, attn supports at most %d", fn, (int)n, ATTN_MAX_DIMS);
+        lt_error(L, "%s: %d dimensions requested, attn supports at most %d", fn, (int)n, ATTN_MAX_DIMS);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_geti(L, idx, i);
         shape[i - 1] = size_entry(L, lua_gettop(L), fn, (int)i);
@@ -144,11 +156,11 @@ int lt_check_shape(lua_State *L, int idx, const char *fn, int64_t *shape)
         top--;
     if (top >= idx && lua_type(L, idx) == LUA_TTABLE) {
         if (top > idx)
-            luaL_error(L, "%s: give the sizes either as numbers or as one table, not both", fn);
+            lt_error(L, "%s: give the sizes either as numbers or as one table, not both", fn);
         return lt_check_shape_table(L, idx, fn, shape);
     }
     if (top - idx + 1 > ATTN_MAX_DIMS)
-        luaL_error(L, "%s: %d dimensions requested, attn supports at most %d", fn, top - idx + 1, ATTN_MAX_DIMS);
+        lt_error(L, "%s: %d dimensions requested, attn supports at most %d", fn, top - idx + 1, ATTN_MAX_DIMS);
     int ndim = 0;
     for (int i = idx; i <= top; i++)
         shape[ndim++] = size_entry(L, i, fn, i - idx + 1);

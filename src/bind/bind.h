@@ -25,6 +25,8 @@ int lt_finish(lua_State *L, attn_tensor **slot, attn_tensor *t, const attn_error
 int lt_push_number_or_bool(lua_State *L, const attn_tensor *t, float v);
 void lt_push_size(lua_State *L, int ndim, const int64_t *shape);
 int lt_raise(lua_State *L, const attn_error *err);
+/* luaL_error with the C library's printf formats (lua_pushfstring has no %lld or %g). */
+int lt_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Argument helpers */
 const char *lt_typename(lua_State *L, int idx); /* "number", "Tensor", "torch.Size", ... */
@@ -39,7 +41,8 @@ int lt_check_shape_table(lua_State *L, int idx, const char *fn, int64_t *shape);
 /* The trailing options table of a call, or 0 when the last argument is not an options table. */
 int lt_options_index(lua_State *L, int first);
 /* Pushes argument `pos` if it is given positionally (and is not the options table), otherwise the
- * options table's field `name`, otherwise nil. Returns the pushed value's type. */
+ * options table's field `name`, otherwise nil. Returns the pushed value's type. It pushes: a caller
+ * that reads several positions must first lua_settop to the highest one (after lt_options_index). */
 int lt_arg(lua_State *L, int pos, int opts, const char *name);
 int lt_is_options(lua_State *L, int idx);
 int lt_is_size(lua_State *L, int idx);

@@ -31,7 +31,7 @@ static int binary(lua_State *L, const char *fn, attn_binop op)
     else if (b && is_scalar(L, 1))
         r = attn_binary_scalar(fn, op, b, lt_check_number(L, 1, fn, "input"), 1, &err);
     else
-        return luaL_error(L, "%s: expected tensors or numbers, got %s and %s", fn, lt_typename(L, 1),
+        return lt_error(L, "%s: expected tensors or numbers, got %s and %s", fn, lt_typename(L, 1),
                           lt_typename(L, 2));
     return push_result(L, r, &err);
 }
@@ -61,7 +61,7 @@ static int inplace(lua_State *L, int (*f)(lua_State *), const char *fn)
     attn_error err;
     if (r->ndim != self->ndim || memcmp(r->shape, self->shape, sizeof(int64_t) * (size_t)self->ndim) != 0) {
         char a[160], b[160];
-        return luaL_error(L, "%s: the result has shape %s but the tensor has shape %s; in-place operations "
+        return lt_error(L, "%s: the result has shape %s but the tensor has shape %s; in-place operations "
                              "cannot change the shape", fn, attn_shape_str(r, a, sizeof a),
                           attn_shape_str(self, b, sizeof b));
     }
@@ -126,7 +126,7 @@ static void reduce_args(lua_State *L, const attn_tensor *t, const char *fn, int 
     *keepdim = 0;
     int type = lt_arg(L, 3, opts, "keepdim");
     if (type != LUA_TNIL && type != LUA_TBOOLEAN)
-        luaL_error(L, "%s: keepdim must be true or false, got %s", fn, lt_typename(L, -1));
+        lt_error(L, "%s: keepdim must be true or false, got %s", fn, lt_typename(L, -1));
     *keepdim = lua_toboolean(L, -1);
     lua_pop(L, 1);
     if (t->ndim == 0 && *dim == 0)
@@ -216,7 +216,7 @@ static int f_mm(lua_State *L)
     attn_tensor *b = lt_check(L, 2, "mm", "other");
     if (a->ndim != 2 || b->ndim != 2) {
         char as[160], bs[160];
-        return luaL_error(L, "mm: expected two matrices (2-D), got %s and %s; matmul handles other shapes",
+        return lt_error(L, "mm: expected two matrices (2-D), got %s and %s; matmul handles other shapes",
                           attn_shape_str(a, as, sizeof as), attn_shape_str(b, bs, sizeof bs));
     }
     attn_error err;
@@ -229,7 +229,7 @@ static int f_bmm(lua_State *L)
     attn_tensor *b = lt_check(L, 2, "bmm", "other");
     if (a->ndim != 3 || b->ndim != 3 || a->shape[0] != b->shape[0]) {
         char as[160], bs[160];
-        return luaL_error(L, "bmm: expected two 3-D tensors with the same batch size, got %s and %s",
+        return lt_error(L, "bmm: expected two 3-D tensors with the same batch size, got %s and %s",
                           attn_shape_str(a, as, sizeof as), attn_shape_str(b, bs, sizeof bs));
     }
     attn_error err;
@@ -286,7 +286,7 @@ static int softmax(lua_State *L, const char *fn, int log)
     attn_tensor *t = lt_check(L, 1, fn, "input");
     int opts = lt_options_index(L, 2);
     if (lt_arg(L, 2, opts, "dim") == LUA_TNIL)
-        return luaL_error(L, "%s: dim is required, e.g. torch.%s(x, -1) for the last dim "
+        return lt_error(L, "%s: dim is required, e.g. torch.%s(x, -1) for the last dim "
                              "(PyTorch's dim=0 is dim=1 here)", fn, fn);
     int dim = lt_check_dim(L, -1, t->ndim, fn);
     attn_error err;
@@ -320,6 +320,7 @@ static int f_allclose(lua_State *L)
     attn_tensor *a = lt_check(L, 1, "allclose", "input");
     attn_tensor *b = lt_check(L, 2, "allclose", "other");
     int opts = lt_options_index(L, 3);
+    lua_settop(L, 4 > lua_gettop(L) ? 4 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
     double rtol = 1e-5, atol = 1e-8;
     if (lt_arg(L, 3, opts, "rtol") != LUA_TNIL)
         rtol = lt_check_number(L, -1, "allclose", "rtol");
@@ -348,7 +349,7 @@ static int op_unm(lua_State *L) { lua_settop(L, 1); return f_neg(L); }
 
 static int op_idiv(lua_State *L)
 {
-    return luaL_error(L, "//: integer division is not defined for tensors; use / for division");
+    return lt_error(L, "//: integer division is not defined for tensors; use / for division");
 }
 
 static const luaL_Reg functions[] = {

@@ -11,10 +11,10 @@
 static int f_manual_seed(lua_State *L)
 {
     if (lua_type(L, 1) != LUA_TNUMBER)
-        return luaL_error(L, "manual_seed: seed must be a non-negative integer, got %s", lt_typename(L, 1));
+        return lt_error(L, "manual_seed: seed must be a non-negative integer, got %s", lt_typename(L, 1));
     int64_t seed = lt_check_integer(L, 1, "manual_seed", "seed");
     if (seed < 0)
-        return luaL_error(L, "manual_seed: seed must be a non-negative integer, got %lld", (long long)seed);
+        return lt_error(L, "manual_seed: seed must be a non-negative integer, got %lld", (long long)seed);
     attn_manual_seed((uint64_t)seed);
     return 0;
 }
@@ -75,12 +75,12 @@ static int f_randint(lua_State *L)
         size_at = 2;
     }
     if (lua_type(L, size_at) != LUA_TTABLE)
-        return luaL_error(L, "randint: size must be a table such as {2, 3}, got %s", lt_typename(L, size_at));
+        return lt_error(L, "randint: size must be a table such as {2, 3}, got %s", lt_typename(L, size_at));
     int64_t shape[ATTN_MAX_DIMS];
     int ndim = lt_check_shape_table(L, size_at, "randint", shape);
     attn_error err;
     if (high <= low)
-        return luaL_error(L, "randint: high must be greater than low, got low %lld and high %lld", (long long)low,
+        return lt_error(L, "randint: high must be greater than low, got low %lld and high %lld", (long long)low,
                           (long long)high);
     attn_tensor **slot = lt_newslot(L);
     attn_tensor *t = attn_empty("randint", ndim, shape, ATTN_FLOAT32, &err);
@@ -103,13 +103,14 @@ static int f_uniform_(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "uniform_", "input");
     int opts = lt_options_index(L, 2);
+    lua_settop(L, 3 > lua_gettop(L) ? 3 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
     double a = 0, b = 1;
     if (lt_arg(L, 2, opts, "from") != LUA_TNIL)
         a = lt_check_number(L, -1, "uniform_", "from");
     if (lt_arg(L, 3, opts, "to") != LUA_TNIL)
         b = lt_check_number(L, -1, "uniform_", "to");
     if (!(a <= b) || !isfinite(a) || !isfinite(b))
-        return luaL_error(L, "uniform_: expects from <= to, both finite, got from %f and to %f", a, b);
+        return lt_error(L, "uniform_: expects from <= to, both finite, got from %g and to %g", a, b);
     float *buf = scratch(L, t, "uniform_");
     attn_uniform_fill(buf, attn_numel(t), a, b);
     fill_from(L, t, buf);
@@ -121,13 +122,14 @@ static int f_normal_(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "normal_", "input");
     int opts = lt_options_index(L, 2);
+    lua_settop(L, 3 > lua_gettop(L) ? 3 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
     double mean = 0, std = 1;
     if (lt_arg(L, 2, opts, "mean") != LUA_TNIL)
         mean = lt_check_number(L, -1, "normal_", "mean");
     if (lt_arg(L, 3, opts, "std") != LUA_TNIL)
         std = lt_check_number(L, -1, "normal_", "std");
     if (!(std >= 0) || !isfinite(mean) || !isfinite(std))
-        return luaL_error(L, "normal_: expects a finite mean and std >= 0, got mean %f and std %f", mean, std);
+        return lt_error(L, "normal_: expects a finite mean and std >= 0, got mean %g and std %g", mean, std);
     float *buf = scratch(L, t, "normal_");
     attn_normal_fill(buf, attn_numel(t), mean, std);
     fill_from(L, t, buf);
@@ -139,7 +141,7 @@ static double check_probability(lua_State *L, int idx, const char *fn, const cha
 {
     double p = lt_check_number(L, idx, fn, what);
     if (!(p >= 0 && p <= 1))
-        luaL_error(L, "%s: %s must be between 0 and 1, got %f", fn, what, p);
+        lt_error(L, "%s: %s must be between 0 and 1, got %g", fn, what, p);
     return p;
 }
 
@@ -164,6 +166,7 @@ static int f_dropout(lua_State *L)
 {
     attn_tensor *x = lt_check(L, 1, "dropout", "input");
     int opts = lt_options_index(L, 2);
+    lua_settop(L, 3 > lua_gettop(L) ? 3 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
     double p = 0.5;
     if (lt_arg(L, 2, opts, "p") != LUA_TNIL)
         p = check_probability(L, -1, "dropout", "p");
@@ -202,13 +205,13 @@ static int f_get_rng_state(lua_State *L)
 static int f_set_rng_state(lua_State *L)
 {
     if (lua_type(L, 1) != LUA_TSTRING)
-        return luaL_error(L, "set_rng_state: expected a state from torch.get_rng_state(), got %s",
+        return lt_error(L, "set_rng_state: expected a state from torch.get_rng_state(), got %s",
                           lt_typename(L, 1));
     size_t n;
     const char *s = lua_tolstring(L, 1, &n);
     attn_error err;
     if (attn_rng_set_state((const unsigned char *)s, n, &err))
-        return luaL_error(L, "set_rng_state: %s", err.msg);
+        return lt_error(L, "set_rng_state: %s", err.msg);
     return 0;
 }
 
@@ -217,13 +220,13 @@ static const char *flavor_names[] = {"mkl", "default", NULL};
 static int f_set_bernoulli_flavor(lua_State *L)
 {
     if (lua_type(L, 1) != LUA_TSTRING)
-        return luaL_error(L, "set_bernoulli_flavor: expected \"mkl\" or \"default\", got %s", lt_typename(L, 1));
+        return lt_error(L, "set_bernoulli_flavor: expected \"mkl\" or \"default\", got %s", lt_typename(L, 1));
     const char *name = lua_tostring(L, 1);
     int i = 0;
     while (flavor_names[i] && strcmp(flavor_names[i], name) != 0)
         i++;
     if (!flavor_names[i])
-        return luaL_error(L, "set_bernoulli_flavor: expected \"mkl\" (PyTorch built with MKL, as seed 004 prints) "
+        return lt_error(L, "set_bernoulli_flavor: expected \"mkl\" (PyTorch built with MKL, as seed 004 prints) "
                              "or \"default\" (built without, as the English edition prints), got \"%s\"", name);
     lua_pushstring(L, flavor_names[attn_get_bernoulli_flavor()]);
     attn_set_bernoulli_flavor((attn_bernoulli_flavor)i);

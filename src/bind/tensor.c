@@ -76,7 +76,7 @@ static int tensor_concat(lua_State *L)
 
 static int tensor_compare(lua_State *L)
 {
-    return luaL_error(L, "compare: Lua's < and <= must give one true/false, so they do not work on tensors; "
+    return lt_error(L, "compare: Lua's < and <= must give one true/false, so they do not work on tensors; "
                          "use a:lt(b), a:le(b), a:gt(b), a:ge(b) for element-wise comparisons");
 }
 
@@ -165,7 +165,7 @@ static int torch_size(lua_State *L)
     int n = lua_isnoneornil(L, 1) ? 0 : lt_check_shape(L, 1, "Size", shape);
     for (int d = 0; d < n; d++)
         if (shape[d] < 0)
-            return luaL_error(L, "Size: size %d must be non-negative, got %lld", d + 1, (long long)shape[d]);
+            return lt_error(L, "Size: size %d must be non-negative, got %lld", d + 1, (long long)shape[d]);
     lt_push_size(L, n, shape);
     return 1;
 }
@@ -187,7 +187,7 @@ static attn_dtype opt_dtype(lua_State *L, int opts, attn_dtype dflt, const char 
     else if (name && strcmp(name, "bool") == 0)
         d = ATTN_BOOL;
     else
-        luaL_error(L, "%s: dtype must be torch.float32 or torch.bool (attn has no other dtypes)", fn);
+        lt_error(L, "%s: dtype must be torch.float32 or torch.bool (attn has no other dtypes)", fn);
     lua_pop(L, 2);
     return d;
 }
@@ -199,7 +199,7 @@ static int data_shape(lua_State *L, int idx, int64_t *shape, int *all_bool)
     lua_pushvalue(L, idx);
     while (lua_type(L, -1) == LUA_TTABLE && !luaL_testudata(L, -1, ATTN_TENSOR_MT)) {
         if (ndim == ATTN_MAX_DIMS)
-            luaL_error(L, "tensor: more than %d levels of nesting; attn supports at most %d dimensions",
+            lt_error(L, "tensor: more than %d levels of nesting; attn supports at most %d dimensions",
                        ATTN_MAX_DIMS, ATTN_MAX_DIMS);
         shape[ndim++] = (int64_t)lua_rawlen(L, -1);
         lua_rawgeti(L, -1, 1);
@@ -227,8 +227,8 @@ static void data_fill(lua_State *L, int ndim, const int64_t *shape, int depth, i
     if (n != shape[depth]) {
         path_str(path, depth, where, sizeof where);
         if (depth == 0)
-            luaL_error(L, "tensor: expected %lld elements, got %lld", (long long)shape[0], (long long)n);
-        luaL_error(L, "tensor: row %s has %lld element%s, expected %lld", where, (long long)n, n == 1 ? "" : "s",
+            lt_error(L, "tensor: expected %lld elements, got %lld", (long long)shape[0], (long long)n);
+        lt_error(L, "tensor: row %s has %lld element%s, expected %lld", where, (long long)n, n == 1 ? "" : "s",
                    (long long)shape[depth]);
     }
     for (int64_t i = 0; i < n; i++) {
@@ -237,7 +237,7 @@ static void data_fill(lua_State *L, int ndim, const int64_t *shape, int depth, i
         if (depth + 1 < ndim) {
             if (type != LUA_TTABLE) {
                 path_str(path, depth + 1, where, sizeof where);
-                luaL_error(L, "tensor: row %s is a %s, expected a list of %lld", where, luaL_typename(L, -1),
+                lt_error(L, "tensor: row %s is a %s, expected a list of %lld", where, luaL_typename(L, -1),
                            (long long)shape[depth + 1]);
             }
             data_fill(L, ndim, shape, depth + 1, path, out);
@@ -247,7 +247,7 @@ static void data_fill(lua_State *L, int ndim, const int64_t *shape, int depth, i
             *(*out)++ = lua_toboolean(L, -1) ? 1.0f : 0.0f;
         } else {
             path_str(path, depth + 1, where, sizeof where);
-            luaL_error(L, "tensor: element %s%s is a %s, expected a number", depth ? "" : "", where,
+            lt_error(L, "tensor: element %s%s is a %s, expected a number", depth ? "" : "", where,
                        luaL_typename(L, -1));
         }
         lua_pop(L, 1);
@@ -282,7 +282,7 @@ static int torch_tensor(lua_State *L)
         data_fill(L, ndim, shape, 0, path, &out);
         lua_pop(L, 1);
     } else {
-        return luaL_error(L, "tensor: data must be a number, a boolean, a (nested) table of numbers or a tensor, "
+        return lt_error(L, "tensor: data must be a number, a boolean, a (nested) table of numbers or a tensor, "
                              "got %s", lt_typename(L, 1));
     }
     attn_tensor *t = *slot;
@@ -319,7 +319,7 @@ static int torch_full(lua_State *L)
 {
     int64_t shape[ATTN_MAX_DIMS];
     if (lua_type(L, 1) != LUA_TTABLE || lt_is_options(L, 1))
-        return luaL_error(L, "full: size must be a table such as {2, 3}, got %s", lt_typename(L, 1));
+        return lt_error(L, "full: size must be a table such as {2, 3}, got %s", lt_typename(L, 1));
     int ndim = lt_check_shape_table(L, 1, "full", shape);
     float value = (float)lt_check_number(L, 2, "full", "fill_value");
     attn_dtype dtype = opt_dtype(L, lt_options_index(L, 3), ATTN_FLOAT32, "full");
@@ -360,7 +360,7 @@ static int torch_arange(lua_State *L)
     int nargs = (opts ? opts - 1 : lua_gettop(L));
     double start = 0, end, step = 1;
     if (nargs < 1 || nargs > 3)
-        return luaL_error(L, "arange: expected arange(end), arange(start, end) or arange(start, end, step)");
+        return lt_error(L, "arange: expected arange(end), arange(start, end) or arange(start, end, step)");
     if (nargs == 1) {
         end = lt_check_number(L, 1, "arange", "end");
     } else {
@@ -394,18 +394,19 @@ static int torch_eye(lua_State *L)
 static int join(lua_State *L, const char *fn, int stacking)
 {
     if (lua_type(L, 1) != LUA_TTABLE || lt_is_size(L, 1))
-        return luaL_error(L, "%s: expected a list of tensors such as {a, b}, got %s", fn, lt_typename(L, 1));
+        return lt_error(L, "%s: expected a list of tensors such as {a, b}, got %s", fn, lt_typename(L, 1));
+    lua_settop(L, 2); /* list, dim or options; the scratch list below goes to index 3 */
     int n = (int)lua_rawlen(L, 1);
     if (n < 1)
-        return luaL_error(L, "%s: expected a non-empty list of tensors", fn);
+        return lt_error(L, "%s: expected a non-empty list of tensors", fn);
     if (n > 100000)
-        return luaL_error(L, "%s: too many tensors (%d)", fn, n);
+        return lt_error(L, "%s: too many tensors (%d)", fn, n);
     attn_tensor **ts = lua_newuserdatauv(L, sizeof(attn_tensor *) * (size_t)n, 0); /* freed by the GC */
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, 1, i + 1);
         ts[i] = lt_test(L, -1);
         if (!ts[i])
-            return luaL_error(L, "%s: element %d of the list is %s, expected a tensor", fn, i + 1,
+            return lt_error(L, "%s: element %d of the list is %s, expected a tensor", fn, i + 1,
                               lt_typename(L, -1));
         lua_pop(L, 1);
     }
@@ -434,7 +435,7 @@ static int t_size(lua_State *L)
         return 1;
     }
     if (t->ndim == 0)
-        return luaL_error(L, "size: a 0-d tensor has no dims");
+        return lt_error(L, "size: a 0-d tensor has no dims");
     int d = lt_check_dim(L, 2, t->ndim, "size");
     lua_pushinteger(L, (lua_Integer)t->shape[d]);
     return 1;
@@ -458,7 +459,7 @@ static int t_item(lua_State *L)
     int64_t n = attn_numel(t);
     if (n != 1) {
         char s[160];
-        return luaL_error(L, "item: a tensor with %lld elements (shape %s) cannot be converted to a number; "
+        return lt_error(L, "item: a tensor with %lld elements (shape %s) cannot be converted to a number; "
                              "only one-element tensors can", (long long)n, attn_shape_str(t, s, sizeof s));
     }
     return lt_push_number_or_bool(L, t, attn_get_flat(t, 0));
@@ -484,7 +485,7 @@ static int t_tolist(lua_State *L)
     attn_tensor *t = lt_check(L, 1, "tolist", "input");
     int64_t index[ATTN_MAX_DIMS] = {0};
     if (attn_numel(t) > 50000000)
-        return luaL_error(L, "tolist: %lld elements is too many for a Lua table", (long long)attn_numel(t));
+        return lt_error(L, "tolist: %lld elements is too many for a Lua table", (long long)attn_numel(t));
     push_list(L, t, 0, index);
     return 1;
 }
@@ -545,7 +546,7 @@ static int t_flatten(lua_State *L)
     int start = lua_isnoneornil(L, 2) ? 0 : lt_check_dim(L, 2, t->ndim, "flatten");
     int end = lua_isnoneornil(L, 3) ? (t->ndim > 0 ? t->ndim - 1 : 0) : lt_check_dim(L, 3, t->ndim, "flatten");
     if (end < start)
-        return luaL_error(L, "flatten: start dim %d comes after end dim %d", start + 1, end + 1);
+        return lt_error(L, "flatten: start dim %d comes after end dim %d", start + 1, end + 1);
     int64_t shape[ATTN_MAX_DIMS];
     int n = 0;
     for (int d = 0; d < t->ndim; d++) {
@@ -565,7 +566,7 @@ static int t_transpose(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "transpose", "input");
     if (lua_isnoneornil(L, 2) || lua_isnoneornil(L, 3))
-        return luaL_error(L, "transpose: expected two dims, e.g. keys:transpose(2, 3) "
+        return lt_error(L, "transpose: expected two dims, e.g. keys:transpose(2, 3) "
                              "(PyTorch's keys.transpose(1, 2))");
     int d0 = lt_check_dim(L, 2, t->ndim, "transpose"), d1 = lt_check_dim(L, 3, t->ndim, "transpose");
     attn_tensor **slot = lt_newslot(L);
@@ -588,7 +589,7 @@ static int t_t(lua_State *L)
     attn_tensor *t = lt_check(L, 1, "t", "input");
     if (t->ndim > 2) {
         char s[160];
-        return luaL_error(L, "t: expects a tensor with at most 2 dims, got %s; use transpose(a, b)",
+        return lt_error(L, "t: expects a tensor with at most 2 dims, got %s; use transpose(a, b)",
                           attn_shape_str(t, s, sizeof s));
     }
     return push_view(L, reversed, "t");
@@ -600,7 +601,7 @@ static int t_permute(lua_State *L)
     int64_t given[ATTN_MAX_DIMS];
     int n = lt_check_shape(L, 2, "permute", given);
     if (n != t->ndim)
-        return luaL_error(L, "permute: expected %d dims for a %d-D tensor, got %d", t->ndim, t->ndim, n);
+        return lt_error(L, "permute: expected %d dims for a %d-D tensor, got %d", t->ndim, t->ndim, n);
     int dims[ATTN_MAX_DIMS];
     for (int d = 0; d < n; d++) {
         lua_pushinteger(L, (lua_Integer)given[d]);
@@ -634,14 +635,14 @@ static int t_narrow(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "narrow", "input");
     if (t->ndim == 0)
-        return luaL_error(L, "narrow: a 0-d tensor cannot be narrowed");
+        return lt_error(L, "narrow: a 0-d tensor cannot be narrowed");
     int d = lt_check_dim(L, 2, t->ndim, "narrow");
     int64_t start = lt_check_integer(L, 3, "narrow", "start");
     int64_t length = lt_check_integer(L, 4, "narrow", "length");
     if (start < 0)
         start += t->shape[d] + 1;
     if (start == 0)
-        return luaL_error(L, "narrow: start 0 is not valid: attn counts from 1");
+        return lt_error(L, "narrow: start 0 is not valid: attn counts from 1");
     attn_tensor **slot = lt_newslot(L);
     attn_error err;
     return lt_finish(L, slot, attn_narrow(t, d, start - 1, length, &err), &err);
@@ -652,10 +653,10 @@ static int64_t check_index(lua_State *L, int idx, const attn_tensor *t, int d, c
 {
     int64_t i = lt_check_integer(L, idx, fn, "index"), n = t->shape[d];
     if (i == 0)
-        luaL_error(L, "%s: index 0 is out of range: attn counts from 1 (Python's x[0] is x[1] here)", fn);
+        lt_error(L, "%s: index 0 is out of range: attn counts from 1 (Python's x[0] is x[1] here)", fn);
     int64_t j = i < 0 ? i + n : i - 1;
     if (j < 0 || j >= n)
-        luaL_error(L, "%s: index %lld is out of range for dim %d of size %lld", fn, (long long)i, d + 1,
+        lt_error(L, "%s: index %lld is out of range for dim %d of size %lld", fn, (long long)i, d + 1,
                    (long long)n);
     return j;
 }
@@ -664,7 +665,7 @@ static int t_select(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "select", "input");
     if (t->ndim == 0)
-        return luaL_error(L, "select: a 0-d tensor has no dims to select from");
+        return lt_error(L, "select: a 0-d tensor has no dims to select from");
     int d = lt_check_dim(L, 2, t->ndim, "select");
     int64_t i = check_index(L, 3, t, d, "select");
     attn_tensor **slot = lt_newslot(L);
@@ -716,7 +717,7 @@ static attn_tensor *index_view(lua_State *L, const attn_tensor *t, int key)
     attn_error err;
     int n = (int)lua_rawlen(L, key);
     if (n > t->ndim)
-        luaL_error(L, "index: %d indices given for a %d-D tensor", n, t->ndim);
+        lt_error(L, "index: %d indices given for a %d-D tensor", n, t->ndim);
     attn_tensor **slot = lt_newslot(L); /* keeps the view owned while we work */
     int slot_idx = lua_gettop(L);
     *slot = attn_alias(t, &err);
@@ -743,12 +744,12 @@ static attn_tensor *index_view(lua_State *L, const attn_tensor *t, int key)
             int64_t b = check_index(L, -1, v, d, "index");
             lua_pop(L, 2);
             if (b < a)
-                luaL_error(L, "index: range {%lld, %lld} is empty (ranges are {first, last}, both included)",
+                lt_error(L, "index: range {%lld, %lld} is empty (ranges are {first, last}, both included)",
                            (long long)a + 1, (long long)b + 1);
             next = attn_narrow(v, d, a, b - a + 1, &err);
             d++;
         } else {
-            luaL_error(L, "index: entry %d must be an index, a range {first, last}, {} or \":\" (all), got %s", k,
+            lt_error(L, "index: entry %d must be an index, a range {first, last}, {} or \":\" (all), got %s", k,
                        lt_typename(L, -1));
         }
         lua_pop(L, 1);
@@ -777,7 +778,7 @@ static int tensor_index(lua_State *L)
         }
         if (strcmp(k, "T") == 0 || strcmp(k, "mT") == 0) {
             if (k[0] == 'm' && t->ndim < 2)
-                return luaL_error(L, "mT: expects a tensor with at least 2 dims");
+                return lt_error(L, "mT: expects a tensor with at least 2 dims");
             attn_tensor **slot = lt_newslot(L);
             attn_error err;
             attn_tensor *v = k[0] == 'T' ? reversed(t, &err) : attn_transpose(t, t->ndim - 2, t->ndim - 1, &err);
@@ -789,12 +790,12 @@ static int tensor_index(lua_State *L)
         }
         lua_pushvalue(L, 2);
         if (lua_rawget(L, lua_upvalueindex(1)) == LUA_TNIL)
-            return luaL_error(L, "tensor has no method or field '%s' (see help(\"Tensor\"))", k);
+            return lt_error(L, "tensor has no method or field '%s' (see help(\"Tensor\"))", k);
         return 1;
     }
     if (type == LUA_TNUMBER) {
         if (t->ndim == 0)
-            return luaL_error(L, "index: a 0-d tensor cannot be indexed; use t:item()");
+            return lt_error(L, "index: a 0-d tensor cannot be indexed; use t:item()");
         int64_t i = lt_check_integer(L, 2, "index", "index");
         if (i == t->shape[0] + 1)
             return 0; /* one past the end is nil, so ipairs(t) stops there */
@@ -811,7 +812,7 @@ static int tensor_index(lua_State *L)
             return lt_push_number_or_bool(L, v, v->storage->data[v->offset]);
         return 1;
     }
-    return luaL_error(L, "index: cannot index a tensor with %s (use an integer, a table such as {1, {2, 3}}, "
+    return lt_error(L, "index: cannot index a tensor with %s (use an integer, a table such as {1, {2, 3}}, "
                          "or a method name)", lt_typename(L, 2));
 }
 
@@ -825,7 +826,7 @@ static void assign(lua_State *L, attn_tensor *dst, int value)
     } else if (lua_type(L, value) == LUA_TNUMBER || lua_type(L, value) == LUA_TBOOLEAN) {
         attn_fill_(dst, (float)lt_check_number(L, value, "assign", "value"));
     } else {
-        luaL_error(L, "assign: value must be a number, a boolean or a tensor, got %s", lt_typename(L, value));
+        lt_error(L, "assign: value must be a number, a boolean or a tensor, got %s", lt_typename(L, value));
     }
 }
 
@@ -836,7 +837,7 @@ static int tensor_newindex(lua_State *L)
     attn_error err;
     if (type == LUA_TNUMBER) {
         if (t->ndim == 0)
-            return luaL_error(L, "assign: a 0-d tensor cannot be indexed; use t:fill_(v)");
+            return lt_error(L, "assign: a 0-d tensor cannot be indexed; use t:fill_(v)");
         int64_t j = check_index(L, 2, t, 0, "assign");
         attn_tensor **slot = lt_newslot(L);
         lt_finish(L, slot, attn_select(t, 0, j, &err), &err);
@@ -848,15 +849,15 @@ static int tensor_newindex(lua_State *L)
         return 0;
     }
     if (type == LUA_TSTRING)
-        return luaL_error(L, "assign: cannot set field '%s' on a tensor", lua_tostring(L, 2));
-    return luaL_error(L, "assign: cannot index a tensor with %s", lt_typename(L, 2));
+        return lt_error(L, "assign: cannot set field '%s' on a tensor", lua_tostring(L, 2));
+    return lt_error(L, "assign: cannot index a tensor with %s", lt_typename(L, 2));
 }
 
 static int tensor_len(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "len", "tensor");
     if (t->ndim == 0)
-        return luaL_error(L, "len: a 0-d tensor has no length");
+        return lt_error(L, "len: a 0-d tensor has no length");
     lua_pushinteger(L, (lua_Integer)t->shape[0]);
     return 1;
 }
@@ -894,7 +895,7 @@ static int torch_set_printoptions(lua_State *L)
         if (lua_getfield(L, 1, names[i]) != LUA_TNIL) {
             int64_t v = lt_check_integer(L, -1, "set_printoptions", names[i]);
             if (v < 0 || v > 1000000000)
-                return luaL_error(L, "set_printoptions: %s must be between 0 and 1e9, got %lld", names[i],
+                return lt_error(L, "set_printoptions: %s must be between 0 and 1e9, got %lld", names[i],
                                   (long long)v);
             if (i == 0) o.precision = (int)v;
             if (i == 1) o.threshold = v;
@@ -907,7 +908,7 @@ static int torch_set_printoptions(lua_State *L)
     if (type == LUA_TBOOLEAN)
         o.sci_mode = lua_toboolean(L, -1);
     else if (type != LUA_TNIL)
-        return luaL_error(L, "set_printoptions: sci_mode must be true, false or nil");
+        return lt_error(L, "set_printoptions: sci_mode must be true, false or nil");
     else if (lua_getfield(L, 1, "profile") == LUA_TSTRING && strcmp(lua_tostring(L, -1), "default") == 0)
         o = (attn_print_options){4, 1000, 3, 80, -1};
     attn_set_print_options(o);

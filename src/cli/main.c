@@ -1,0 +1,352 @@
+/* main.c — attn's command line. It follows lua5.4's (lua.c): the same options, the same `arg`
+ * table, the same exit statuses, and the same structure (collectargs, runargs, pmain run in
+ * protected mode, docall with a message handler that adds a traceback). The REPL is in repl.c. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "attn_lua.h"
+#include "cli.h"
+#include "tensor.h"
+
+
+static const char *progname = "attn";
+static lua_State *globalL = NULL;
+
+/* ---- Ctrl-C ---------------------------------------------------------------------------------- */
+
+/* A C signal handler cannot touch a Lua state safely, so (as lua.c does) it only installs a hook;
+ * the hook raises the error at the next Lua instruction. The core checks its own flag in long
+ * loops, since no hook runs while C code computes. */
+static void lstop(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    lua_sethook(L, NULL, 0, 0);
+    lua_pushliteral(L, "interrupted"); /* no position: it is nobody's line */
+    lua_error(L);
+}
+
+static void set_sigint(void (*handler)(int), struct sigaction *old) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sa.sa_flags = 0; /* no SA_RESTART: a blocking read (io.read) returns, so Ctrl-C is seen */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old);
+}
+
+/* In a script a second Ctrl-C kills the process, as in lua.c, in case the first is never seen. */
+static void laction(int sig) {
+    (void)sig;
+    set_sigint(SIG_DFL, NULL);
+    attn_interrupt_requested = 1;
+    lua_sethook(globalL, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+/* At the REPL every Ctrl-C is caught: the REPL must never die from one. */
+static void laction_repl(int sig) {
+    (void)sig;
+    attn_interrupt_requested = 1;
+    lua_sethook(globalL, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+/* ---- running chunks -------------------------------------------------------------------------- */
+
+static void l_message(const char *pname, const char *msg) {
+    fflush(stdout); /* what the script printed comes before its error */
+    if (pname) fprintf(stderr, "%s: ", pname);
+    fprintf(stderr, "%s\n", msg);
+    fflush(stderr);
+}
+
+/* Prints the error message on top of the stack (a string: msghandler made sure of it). */
+static int report(lua_State *L, int status) {
+    if (status != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+        l_message(progname, msg ? msg : "(error object is not a string)");
+        lua_pop(L, 1);
+    }
+    return status;
+}
+
+static int msghandler(lua_State *L) {
+    const char *msg = lua_tostring(L, 1);
+    if (msg == NULL) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            return 1;
+        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+/* lua.c's docall: calls the function below the narg arguments with Ctrl-C turned into a Lua
+ * error. interactive: no traceback (the REPL shows messages only) and every Ctrl-C is caught. */
+int attn_pcall(lua_State *L, int narg, int nres, int interactive) {
+    int status;
+    int base = lua_gettop(L) - narg;
+    struct sigaction old;
+    if (!interactive) {
+        lua_pushcfunction(L, msghandler);
+        lua_insert(L, base);
+    }
+    globalL = L;
+    attn_interrupt_requested = 0;
+    set_sigint(interactive ? laction_repl : laction, &old);
+    status = lua_pcall(L, narg, nres, interactive ? 0 : base);
+    sigaction(SIGINT, &old, NULL); /* at the REPL: its own handler for Ctrl-C at the prompt */
+    /* A Ctrl-C that came after the last Lua instruction left its hook behind: drop it, or it
+     * would stop the next chunk before it starts. */
+    if (lua_gethook(L) == lstop) lua_sethook(L, NULL, 0, 0);
+    attn_interrupt_requested = 0;
+    if (!interactive) lua_remove(L, base);
+    return status;
+}
+
+static int dochunk(lua_State *L, int status) {
+    if (status == LUA_OK) status = attn_pcall(L, 0, 0, 0);
+    return report(L, status);
+}
+
+static int dostring(lua_State *L, const char *s, const char *name) {
+    return dochunk(L, luaL_loadbuffer(L, s, strlen(s), name));
+}
+
+/* -l mod: require("mod") into global mod; -l g=mod: into global g (as lua 5.4.4). */
+static int dolibrary(lua_State *L, const char *spec) {
+    int status;
+    const char *eq = strchr(spec, '=');
+    const char *mod = eq ? eq + 1 : spec;
+    lua_getglobal(L, "require");
+    lua_pushstring(L, mod);
+    status = attn_pcall(L, 1, 1, 0);
+    if (status == LUA_OK) {
+        if (eq) lua_pushlstring(L, spec, (size_t)(eq - spec));
+        else lua_pushstring(L, spec);
+        lua_insert(L, -2);
+        lua_setglobal(L, lua_tostring(L, -2));
+        lua_pop(L, 1);
+    }
+    return report(L, status);
+}
+
+/* The global `arg`: arg[0] is the script, arg[1..] its arguments, the interpreter and its options
+ * at negative indices. Without a script, arg[0] is the interpreter. */
+static void createargtable(lua_State *L, char **argv, int argc, int script) {
+    int i, narg;
+    if (script == argc) script = 0;
+    narg = argc - (script + 1);
+    lua_createtable(L, narg, script + 1);
+    for (i = 0; i < argc; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, i - script);
+    }
+    lua_setglobal(L, "arg");
+}
+
+/* Pushes arg[1..#arg]: the script's `...`. */
+static int pushargs(lua_State *L) {
+    int i, n;
+    if (lua_getglobal(L, "arg") != LUA_TTABLE) luaL_error(L, "'arg' is not a table");
+    n = (int)luaL_len(L, -1);
+    luaL_checkstack(L, n + 3, "too many arguments to script");
+    for (i = 1; i <= n; i++) lua_rawgeti(L, -i, i);
+    lua_remove(L, -i);
+    return n;
+}
+
+static int handle_script(lua_State *L, char **argv) {
+    int status;
+    const char *fname = argv[0];
+    if (strcmp(fname, "-") == 0 && strcmp(argv[-1], "--") != 0) fname = NULL; /* stdin */
+    status = luaL_loadfile(L, fname);
+    if (status == LUA_OK) {
+        int n = pushargs(L);
+        status = attn_pcall(L, n, LUA_MULTRET, 0);
+    }
+    return report(L, status);
+}
+
+/* ---- options ------------------------------------------------------------------------------- */
+
+#define has_error 1  /* bad option */
+#define has_i 2      /* -i */
+#define has_v 4      /* -v, --version */
+#define has_e 8      /* -e */
+#define has_h 16     /* -h, --help */
+
+static void print_usage(FILE *f) {
+    fprintf(f,
+            "usage: %s [options] [script [args]]\n"
+            "Available options are:\n"
+            "  -e stat        execute string 'stat' (may be given several times)\n"
+            "  -i             enter the REPL after running 'script' and -e\n"
+            "  -l mod         require library 'mod' into global 'mod'\n"
+            "  -l g=mod       require library 'mod' into global 'g'\n"
+            "  -v, --version  show version information\n"
+            "  -h, --help     show this help\n"
+            "  -W             turn warnings on\n"
+            "  --             stop handling options\n"
+            "  -              stop handling options and execute stdin\n"
+            "With no arguments, %s starts the REPL (or runs stdin when it is not a terminal).\n",
+            progname, progname);
+}
+
+static void print_bad_option(const char *badoption) {
+    if ((badoption[1] == 'e' || badoption[1] == 'l') && badoption[2] == '\0')
+        fprintf(stderr, "%s: '%s' needs argument\n", progname, badoption);
+    else
+        fprintf(stderr, "%s: unrecognized option '%s'\n", progname, badoption);
+    print_usage(stderr);
+}
+
+static void print_version(void) {
+    printf("attn %s (%s)\n", ATTN_VERSION, LUA_RELEASE);
+    fflush(stdout);
+}
+
+/* Long options (--name). Returns the flags to add, or has_error. */
+static int longoption(const char *opt) {
+    if (strcmp(opt, "--help") == 0) return has_h;
+    if (strcmp(opt, "--version") == 0) return has_v;
+    /* ---- lesson modes: reserved ---------------------------------------------------------------
+     * `--step FILE` (advance a lesson one stage at a time) and `--check FILE...` (verify every
+     * lesson's numbers) are parsed here by a later change: they will set their own flag bits and
+     * mark where their file arguments start, and pmain will run them instead of the script. */
+    return has_error;
+}
+
+/* Traverses argv, returning the flags needed before running any Lua code (or has_error). *first
+ * is the first argument not handled: the script name, or the bad option on error. */
+static int collectargs(char **argv, int *first) {
+    int args = 0;
+    int i;
+    for (i = 1; argv[i] != NULL; i++) {
+        *first = i;
+        if (argv[i][0] != '-') return args; /* the script */
+        switch (argv[i][1]) {
+        case '-':
+            if (argv[i][2] == '\0') { /* '--' */
+                *first = i + 1;
+                return args;
+            }
+            {
+                int f = longoption(argv[i]);
+                if (f == has_error) return has_error;
+                args |= f;
+            }
+            break;
+        case '\0': /* '-': the script is stdin */
+            return args;
+        case 'i':
+            if (argv[i][2] != '\0') return has_error;
+            args |= has_i;
+            break;
+        case 'v':
+            if (argv[i][2] != '\0') return has_error;
+            args |= has_v;
+            break;
+        case 'h':
+            if (argv[i][2] != '\0') return has_error;
+            args |= has_h;
+            break;
+        case 'W':
+            if (argv[i][2] != '\0') return has_error;
+            break;
+        case 'e':
+            args |= has_e; /* FALLTHROUGH */
+        case 'l':
+            if (argv[i][2] == '\0') { /* the argument is the next word */
+                i++;
+                if (argv[i] == NULL || argv[i][0] == '-') {
+                    *first = i - 1;
+                    return has_error;
+                }
+            }
+            break;
+        default:
+            return has_error;
+        }
+    }
+    *first = i; /* no script */
+    return args;
+}
+
+/* Runs -e, -l and -W in the order given. Returns 0 when one raises an error. */
+static int runargs(lua_State *L, char **argv, int n) {
+    int i;
+    for (i = 1; i < n; i++) {
+        int option = argv[i][1];
+        if (option == 'e' || option == 'l') {
+            int status;
+            const char *extra = argv[i] + 2;
+            if (*extra == '\0') extra = argv[++i];
+            status = option == 'e' ? dostring(L, extra, "=(command line)") : dolibrary(L, extra);
+            if (status != LUA_OK) return 0;
+        } else if (option == 'W') {
+            lua_warning(L, "@on", 0);
+        }
+    }
+    return 1;
+}
+
+/* The body of attn, run in protected mode so that no Lua error escapes (as lua.c's pmain). */
+static int pmain(lua_State *L) {
+    int argc = (int)lua_tointeger(L, 1);
+    char **argv = (char **)lua_touserdata(L, 2);
+    int script = argc;
+    int args = collectargs(argv, &script);
+    if (args == has_error) {
+        print_bad_option(argv[script]);
+        return 0;
+    }
+    if (args & has_h) {
+        print_usage(stdout);
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    if (args & has_v) print_version();
+    if (attn_open(L) != LUA_OK) {
+        report(L, LUA_ERRRUN);
+        return 0;
+    }
+    createargtable(L, argv, argc, script);
+    lua_gc(L, LUA_GCRESTART); /* the GC mode and pace are attn_open's business */
+    if (!runargs(L, argv, script)) return 0;
+    /* (reserved: the lesson modes --step / --check run here, instead of script and REPL) */
+    if (script < argc && handle_script(L, argv + script) != LUA_OK) return 0;
+    if (args & has_i) {
+        if (!attn_repl(L)) return 0;
+    } else if (script == argc && !(args & (has_e | has_v))) {
+        if (isatty(0)) {
+            if (!attn_repl(L)) return 0;
+        } else if (dochunk(L, luaL_loadfile(L, NULL)) != LUA_OK) {
+            return 0;
+        }
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    int status, result;
+    lua_State *L = luaL_newstate();
+    if (L == NULL) {
+        l_message(progname, "cannot create state: not enough memory");
+        return EXIT_FAILURE;
+    }
+    lua_gc(L, LUA_GCSTOP); /* no GC while building the state, as in lua.c */
+    lua_pushcfunction(L, pmain);
+    lua_pushinteger(L, argc);
+    lua_pushlightuserdata(L, argv);
+    status = lua_pcall(L, 2, 1, 0);
+    result = lua_toboolean(L, -1);
+    report(L, status);
+    lua_close(L); /* tensors are userdata: closing frees them, which keeps ASan's leak check clean */
+    return (result && status == LUA_OK) ? EXIT_SUCCESS : EXIT_FAILURE;
+}

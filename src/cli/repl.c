@@ -1,0 +1,369 @@
+/* repl.c — attn's interactive loop: reads lines (GNU readline on a terminal, plain getline
+ * otherwise, so pipes work), keeps the history in ~/.attn_history, completes names with Tab, and
+ * hands every chunk to the Lua module attn.repl (src/lua/repl.lua), which decides whether a chunk
+ * is complete, runs it and prints its values or its error. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "attn_lua.h"
+#include "cli.h"
+#include "tensor.h"
+
+
+#define PROMPT "attn> "
+#define PROMPT2 "  ..> "
+/* \001 and \002 tell readline that what they enclose takes no room on the screen. */
+#define COLOR_PROMPT "\001\033[1;32m\002attn>\001\033[0m\002 "
+#define COLOR_PROMPT2 "\001\033[32m\002  ..>\001\033[0m\002 "
+#define HISTORY_FILE ".attn_history"
+#define HISTORY_MAX 1000
+
+/* Readline's callbacks take no context, so the state they need is here. */
+static lua_State *replL;
+static int use_readline; /* stdin is a terminal */
+static int use_color;
+static char *history_path; /* NULL: no history file (no HOME, or not writable) */
+static volatile sig_atomic_t prompt_interrupted;
+
+static int repl_key, out_key, completions_key; /* addresses used as registry keys */
+
+/* ---- Ctrl-C at the prompt -------------------------------------------------------------------- */
+
+/* While a line is being read, Ctrl-C only raises a flag; the reader sees it because the read()
+ * it is blocked in fails with EINTR (the handler is installed without SA_RESTART). */
+static void on_prompt_sigint(int sig) {
+    (void)sig;
+    prompt_interrupted = 1;
+}
+
+static void install_prompt_handler(struct sigaction *old) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_prompt_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old);
+}
+
+/* Readline's own SIGINT handling only cleans up and re-raises; it does not abandon the line. So
+ * readline reads its keys through this function, which, after a Ctrl-C, shows ^C, empties the
+ * line and hands readline a Return: readline() returns "" and the loop sees the flag. */
+static int getc_or_interrupt(FILE *f) {
+    for (;;) {
+        unsigned char c;
+        ssize_t n;
+        if (prompt_interrupted) {
+            rl_point = rl_end;
+            rl_redisplay();
+            fputs("^C", rl_outstream);
+            rl_replace_line("", 0);
+            return '\n';
+        }
+        n = read(fileno(f), &c, 1);
+        if (n == 1) return c;
+        if (n == 0 || errno != EINTR) return EOF;
+    }
+}
+
+/* ---- history --------------------------------------------------------------------------------- */
+
+/* Reads ~/.attn_history. Without HOME, or when the file cannot be written, history still works
+ * for the session; it is just not kept. */
+static void history_open(void) {
+    const char *home = getenv("HOME");
+    size_t n;
+    int fd;
+    stifle_history(HISTORY_MAX);
+    if (home == NULL || home[0] == '\0') return;
+    n = strlen(home) + sizeof "/" HISTORY_FILE;
+    history_path = malloc(n);
+    if (history_path == NULL) return;
+    snprintf(history_path, n, "%s/%s", home, HISTORY_FILE);
+    read_history(history_path); /* a missing file is fine */
+    /* append_history() below does not create the file, so make sure it exists. */
+    fd = open(history_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (fd < 0) {
+        free(history_path);
+        history_path = NULL;
+        return;
+    }
+    close(fd);
+}
+
+static void history_close(void) {
+    free(history_path);
+    history_path = NULL;
+    clear_history();
+}
+
+/* Adds a complete chunk to the history (not blank ones, not the same chunk twice in a row) and
+ * appends it to the file at once, so a crash or os.exit() loses nothing. */
+static void history_add(const char *chunk) {
+    HIST_ENTRY *last;
+    if (chunk[strspn(chunk, " \t\n")] == '\0') return;
+    last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
+    if (last != NULL && strcmp(last->line, chunk) == 0) return;
+    add_history(chunk);
+    if (history_path != NULL && append_history(1, history_path) == 0)
+        history_truncate_file(history_path, HISTORY_MAX);
+}
+
+static void print_error(const char *msg) {
+    fflush(stdout);
+    if (use_color) fprintf(stderr, "\033[31merror: %s\033[0m\n", msg);
+    else fprintf(stderr, "error: %s\n", msg);
+    fflush(stderr);
+}
+
+/* out.error for repl.eval. After a Ctrl-C the terminal has echoed ^C where the cursor was, so
+ * the message starts on a line of its own. */
+static int l_error(lua_State *L) {
+    if (attn_interrupt_requested) fputs("\n", stderr);
+    print_error(luaL_checkstring(L, 1));
+    return 0;
+}
+
+/* out.accept for repl.eval: called with each complete chunk before it runs. */
+static int l_accept(lua_State *L) {
+    history_add(luaL_checkstring(L, 1));
+    return 0;
+}
+
+/* ---- completion ------------------------------------------------------------------------------ */
+
+/* Hands readline the candidates that repl.complete left in the registry, one per call. */
+static char *next_candidate(const char *text, int state) {
+    static lua_Integer i;
+    char *s = NULL;
+    int top = lua_gettop(replL);
+    (void)text;
+    if (state == 0) i = 0;
+    lua_rawgetp(replL, LUA_REGISTRYINDEX, &completions_key);
+    if (lua_istable(replL, -1) && lua_rawgeti(replL, -1, ++i) == LUA_TSTRING)
+        s = strdup(lua_tostring(replL, -1)); /* readline frees it */
+    lua_settop(replL, top);
+    return s;
+}
+
+/* Tab: asks repl.complete(text) for the candidates. Never falls back to file names. */
+static char **complete(const char *text, int start, int end) {
+    lua_State *L = replL;
+    int top = lua_gettop(L);
+    char **matches;
+    (void)start;
+    (void)end;
+    rl_attempted_completion_over = 1;
+    rl_completion_append_character = '\0'; /* `torch.softmax` then `(`, not a space */
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &repl_key);
+    lua_getfield(L, -1, "complete");
+    lua_pushstring(L, text);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
+        lua_settop(L, top);
+        return NULL;
+    }
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &completions_key);
+    matches = rl_completion_matches(text, next_candidate);
+    lua_pushnil(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &completions_key);
+    lua_settop(L, top);
+    return matches;
+}
+
+/* ---- reading lines --------------------------------------------------------------------------- */
+
+enum { READ_LINE, READ_EOF, READ_CANCEL };
+
+/* Reads one line into *line (malloc'd, without its newline). */
+static int read_line(int first, char **line) {
+    prompt_interrupted = 0;
+    if (use_readline) {
+        if (use_color) *line = readline(first ? COLOR_PROMPT : COLOR_PROMPT2);
+        else *line = readline(first ? PROMPT : PROMPT2);
+    } else {
+        size_t cap = 0;
+        ssize_t n;
+        *line = NULL;
+        errno = 0;
+        n = getline(line, &cap, stdin);
+        if (n < 0) {
+            free(*line);
+            *line = NULL;
+            if (prompt_interrupted) clearerr(stdin);
+        } else if (n > 0 && (*line)[n - 1] == '\n') {
+            (*line)[n - 1] = '\0';
+        }
+    }
+    if (prompt_interrupted) {
+        free(*line);
+        *line = NULL;
+        return READ_CANCEL;
+    }
+    return *line ? READ_LINE : READ_EOF;
+}
+
+/* ---- evaluation ------------------------------------------------------------------------------ */
+
+/* Calls repl.eval(chunk, out, at_eof). Returns 1 when the chunk needs more lines. Errors of the
+ * chunk are printed by repl.eval; an error here is one in repl.lua itself, or a Ctrl-C that
+ * arrived while it was not running the user's code. */
+static int eval_chunk(lua_State *L, const char *chunk, int at_eof) {
+    int incomplete = 0;
+    int top = lua_gettop(L);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &repl_key);
+    lua_getfield(L, -1, "eval");
+    lua_pushstring(L, chunk);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &out_key);
+    lua_pushboolean(L, at_eof);
+    if (attn_pcall(L, 3, 1, 1) != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+        if (use_readline && msg && strstr(msg, "interrupted")) fputs("\n", stderr);
+        print_error(msg ? msg : "(error object is not a string)");
+    } else {
+        const char *r = lua_tostring(L, -1);
+        incomplete = r != NULL && strcmp(r, "incomplete") == 0;
+    }
+    fflush(stdout);
+    lua_settop(L, top);
+    return incomplete;
+}
+
+/* Appends line to the chunk being gathered (*chunk == NULL: none yet). */
+static char *append_line(char *chunk, const char *line) {
+    int more = chunk != NULL;
+    size_t a = more ? strlen(chunk) : 0, b = strlen(line);
+    char *s = realloc(chunk, a + b + 2);
+    if (s == NULL) {
+        free(chunk);
+        return NULL;
+    }
+    if (more) s[a++] = '\n';
+    memcpy(s + a, line, b + 1);
+    return s;
+}
+
+/* ---- setup ----------------------------------------------------------------------------------- */
+
+/* require("attn.repl") into the registry, plus the `out` table handed to every eval. */
+static int load_module(lua_State *L) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "attn.repl");
+    if (attn_pcall(L, 1, 1, 1) != LUA_OK || !lua_istable(L, -1)) {
+        const char *msg = lua_tostring(L, -1);
+        fprintf(stderr, "attn: cannot start the REPL: %s\n", msg ? msg : "attn.repl is not a table");
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_pushboolean(L, use_color);
+    lua_setfield(L, -2, "color");
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &repl_key);
+    lua_newtable(L);
+    if (use_readline) {
+        lua_pushcfunction(L, l_accept);
+        lua_setfield(L, -2, "accept");
+        lua_pushcfunction(L, l_error);
+        lua_setfield(L, -2, "error");
+    }
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &out_key);
+    return 1;
+}
+
+static void readline_open(void) {
+    rl_readline_name = "attn"; /* for `$if attn` in ~/.inputrc */
+    rl_catch_signals = 0;      /* SIGINT is ours (see getc_or_interrupt) */
+    rl_getc_function = getc_or_interrupt;
+    rl_attempted_completion_function = complete;
+    /* `.` and `:` are not word breaks, so torch.so<Tab> and t:ma<Tab> complete as one word. */
+    rl_completer_word_break_characters = " \t\n\"'`@$><=;|&{(,)}[]+-*/%^~#!";
+    history_open();
+}
+
+/* Since readline 8.1, leaving bracketed-paste mode at Ctrl-D ends the line itself; a second
+ * newline would leave a blank line behind. */
+static int readline_ended_line(void) {
+#if RL_READLINE_VERSION >= 0x0801
+    const char *bp = rl_variable_value("enable-bracketed-paste");
+    return bp != NULL && strcmp(bp, "on") == 0;
+#else
+    return 0;
+#endif
+}
+
+static void print_banner(void) {
+    printf("attn %s — %s with tensors and attention stages. help() for a tour, ?name for one "
+           "function.\n", ATTN_VERSION, LUA_VERSION);
+    fflush(stdout);
+}
+
+/* The loop. Lines come one by one; a line read by readline may hold several (a paste), and each
+ * is handled as if typed. Returns 1, or 0 when the REPL could not start. */
+int attn_repl(lua_State *L) {
+    const char *nc = getenv("NO_COLOR");
+    char *chunk = NULL; /* lines gathered so far for an incomplete chunk */
+    char *input = NULL; /* what the last read returned, and where its next line starts */
+    char *next = NULL;
+    struct sigaction old_sigint;
+    replL = L;
+    use_readline = isatty(0);
+    use_color = isatty(1) && (nc == NULL || nc[0] == '\0');
+    if (!load_module(L)) return 0;
+    if (use_readline) {
+        readline_open();
+        print_banner();
+    }
+    install_prompt_handler(&old_sigint);
+    for (;;) {
+        char *line, *nl;
+        if (next == NULL) {
+            int r;
+            free(input);
+            input = NULL;
+            r = read_line(chunk == NULL, &input);
+            if (r == READ_CANCEL) { /* readline has shown ^C and moved to a new line */
+                free(chunk);
+                chunk = NULL;
+                continue;
+            }
+            if (r == READ_EOF) {
+                if (use_readline && !readline_ended_line()) fputs("\n", stdout);
+                if (chunk != NULL) { /* Ctrl-D in the middle of a chunk: report what is wrong */
+                    eval_chunk(L, chunk, 1);
+                    free(chunk);
+                    chunk = NULL;
+                    if (use_readline) continue;
+                }
+                break;
+            }
+            next = input;
+        }
+        line = next;
+        nl = strchr(line, '\n');
+        if (nl != NULL) {
+            *nl = '\0';
+            next = nl + 1;
+        } else {
+            next = NULL;
+        }
+        chunk = append_line(chunk, line);
+        if (chunk == NULL) break; /* out of memory */
+        if (!eval_chunk(L, chunk, 0)) {
+            free(chunk);
+            chunk = NULL;
+        }
+    }
+    free(input);
+    free(chunk);
+    if (use_readline) history_close();
+    sigaction(SIGINT, &old_sigint, NULL);
+    fflush(stdout);
+    return 1;
+}

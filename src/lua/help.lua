@@ -1,0 +1,193 @@
+-- help.lua — attn's help system: help() prints a tour, help(x) the doc of one function or table.
+--
+-- Docs are registered, not written here, so they can live in their own file (src/lua/docs.lua):
+--
+--   local help = require("attn.help")
+--   help.register("torch.softmax", {
+--       sig = "torch.softmax(x, dim)",
+--       doc = "Normalises x along dim so that the values are positive and sum to 1 ...",
+--       example = "torch.softmax(torch.tensor{1, 2, 3}, -1)",
+--   })
+--
+-- The optional third argument of register is the value being documented, for values that cannot
+-- be reached by name from _G (a method, a local class). Without it, help(value) finds the doc by
+-- resolving the registered names. The module attn.docs, when the build has one, is loaded the
+-- first time help is asked for anything, so registering docs needs no change elsewhere.
+--
+-- The module is a callable table: help(x) == help.show(x). help.text(x) returns what help(x)
+-- prints, and help.write (io.write by default) is where it goes.
+
+local help = {}
+
+local docs = {}                                  -- name -> {sig, doc, example}
+local by_value = setmetatable({}, {__mode = "k"}) -- value -> name, for register's third argument
+local docs_loaded = false
+
+help.write = function(s) io.write(s) end
+
+local TOUR = [[
+attn — Lua 5.4 with float32 tensors, for following a PyTorch book line by line.
+
+  x = torch.tensor{{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}}   a 2x3 tensor
+  x[2]                        the second row: indices are 1-based, as in the book's math
+  x:matmul(x.T)               matrix product (Lua has no @); x * y is element-wise
+  torch.softmax(_, -1)        _ is the last result printed; -1 is the last dim
+  x:transpose(1, 2)           PyTorch's dim 0 is attn's dim 1
+  nn.Linear(3, 2, {bias = false})   keyword arguments go in a trailing table
+
+At the prompt: an expression prints its value; `local x = 1` keeps x for the next lines;
+Tab completes names (torch.so<Tab>, x:ma<Tab>); Up/Down walk the history; Ctrl-C stops a
+computation; Ctrl-D quits.
+
+  ?torch.softmax              help for one function (same as help("torch.softmax"))
+  help(torch)                 what is documented in a table
+]]
+
+local function trim(s)
+    return (s:gsub("^%s+", ""):gsub("%s+$", ""))
+end
+
+-- Lays text out in lines of at most `width` columns, each starting with `indent`.
+local function wrap(text, indent, width)
+    local lines = {}
+    for para in (text .. "\n"):gmatch("(.-)\n") do
+        local line = ""
+        for word in para:gmatch("%S+") do
+            if line ~= "" and #indent + #line + 1 + #word > width then
+                lines[#lines + 1] = indent .. line
+                line = word
+            else
+                line = (line == "") and word or (line .. " " .. word)
+            end
+        end
+        lines[#lines + 1] = indent .. line
+    end
+    return table.concat(lines, "\n")
+end
+
+-- The value a dotted name refers to, starting at _G ("torch.softmax", "x:matmul"); nil if none.
+local function resolve(name)
+    local v = _G
+    for sep, part in ("." .. name):gmatch("([%.:])([^%.:]+)") do
+        local ok, r = pcall(function() return v[part] end)
+        if not ok or r == nil then return nil end
+        v = r
+        if sep == ":" and type(v) ~= "function" then return nil end
+    end
+    return v
+end
+
+-- Finds a name for v among the globals and their fields (as lauxlib's pushglobalfuncname does).
+local function name_of(v)
+    for k, g in pairs(_G) do
+        if g == v and type(k) == "string" then return k end
+    end
+    for k, g in pairs(_G) do
+        if type(g) == "table" and type(k) == "string" and g ~= _G then
+            for k2, g2 in pairs(g) do
+                if g2 == v and type(k2) == "string" then return k .. "." .. k2 end
+            end
+        end
+    end
+    return nil
+end
+
+local function load_docs()
+    if docs_loaded then return end
+    docs_loaded = true
+    if package.preload["attn.docs"] and not package.loaded["attn.docs"] then
+        local ok, err = pcall(require, "attn.docs")
+        if not ok then
+            io.stderr:write("help: could not load the docs (", tostring(err), ")\n")
+        end
+    end
+end
+
+-- Registers the doc of `name`. entry: {sig = "...", doc = "...", example = "..."} (all strings,
+-- each optional but sig). value (optional): the documented value itself.
+function help.register(name, entry, value)
+    if type(name) ~= "string" or name == "" then
+        error("help.register: name must be a non-empty string", 2)
+    end
+    if type(entry) ~= "table" then
+        error("help.register: the doc of " .. name .. " must be a table {sig, doc, example}", 2)
+    end
+    for _, f in ipairs({"sig", "doc", "example"}) do
+        if entry[f] ~= nil and type(entry[f]) ~= "string" then
+            error("help.register: " .. name .. "." .. f .. " must be a string", 2)
+        end
+    end
+    docs[name] = {sig = entry.sig or name, doc = entry.doc, example = entry.example}
+    if value ~= nil then by_value[value] = name end
+end
+
+-- The registered doc entry of x (a name or a value), and the name it is registered under.
+function help.lookup(x)
+    load_docs()
+    if type(x) == "string" then
+        local name = trim(x)
+        if docs[name] then return docs[name], name end
+        x = resolve(name)
+        if x == nil then return nil end
+    end
+    if by_value[x] then return docs[by_value[x]], by_value[x] end
+    if x ~= nil then
+        for name, entry in pairs(docs) do
+            if resolve(name) == x then return entry, name end
+        end
+    end
+    return nil
+end
+
+-- Formats one entry: the signature, a paragraph, an example.
+function help.format(entry)
+    local out = {entry.sig}
+    if entry.doc and entry.doc ~= "" then out[#out + 1] = wrap(trim(entry.doc), "  ", 78) end
+    if entry.example and entry.example ~= "" then
+        local ex = trim(entry.example):gsub("\n", "\n           ")
+        out[#out + 1] = "  Example: " .. ex
+    end
+    return table.concat(out, "\n")
+end
+
+-- Names documented under a table's name ("torch" -> "torch.softmax", ...), sorted.
+local function members(prefix)
+    local list = {}
+    for name in pairs(docs) do
+        local rest = name:sub(#prefix + 2)
+        if name:sub(1, #prefix) == prefix and name:sub(#prefix + 1, #prefix + 1):match("[%.:]")
+           and not rest:find("[%.:]") then
+            list[#list + 1] = name
+        end
+    end
+    table.sort(list)
+    return list
+end
+
+-- What help(x) prints, without the final newline.
+function help.text(x)
+    if x == nil then return (TOUR:gsub("\n$", "")) end
+    local entry, name = help.lookup(x)
+    if entry then return help.format(entry) end
+    local label = type(x) == "string" and trim(x) or name_of(x)
+    local v = type(x) == "string" and resolve(label) or x
+    if label and type(v) == "table" then
+        local list = members(label)
+        if #list > 0 then
+            return label .. " — documented: " .. wrap(table.concat(list, ", "), "  ", 78):sub(3)
+                .. "\n  ?name for one of them"
+        end
+    end
+    return "no help for " .. (label or tostring(x)) .. "; try help() for a tour"
+end
+
+-- help() is the tour; help(nil) is usually a misspelt name (help(torch.sofmax)), so it says so.
+function help.show(...)
+    if select("#", ...) > 0 and (...) == nil then
+        help.write("no help for nil (is the name spelt right? ?torch.softmax asks by name)\n")
+    else
+        help.write(help.text((...)) .. "\n")
+    end
+end
+
+return setmetatable(help, {__call = function(_, ...) return help.show(...) end})

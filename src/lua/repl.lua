@@ -1,0 +1,343 @@
+-- repl.lua — what happens to a chunk typed at attn's prompt, kept in Lua so that it can be tested
+-- without a terminal (src/cli/repl.c only reads lines, keeps history and calls these functions).
+--
+--   repl.eval(chunk [, out [, at_eof]])  -> "incomplete" | "ok" | "error"
+--   repl.complete(text)                  -> sorted list of completions for the word `text`
+--   repl.rewrite_locals(chunk)           -> chunk with its top-level locals made global
+--
+-- `out` is an optional table of writers: out.write(s) receives the printed results (s ends with
+-- "\n"), out.error(msg) receives an error message (without the "error: " prefix), and
+-- out.accept(chunk) is called with every complete chunk before it runs (the C side adds it to the
+-- history there, so a chunk that calls os.exit() is still remembered).
+
+local repl = {}
+
+repl.chunkname = "=stdin"   -- errors then read "stdin:1: ...", which eval strips for one-liners
+repl.color = false          -- set by the C side when stdout is a terminal and NO_COLOR is unset
+repl.last_traceback = nil   -- the traceback of the last error, for the curious
+
+local KEYWORDS = {
+    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+    "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+}
+
+---------------------------------------------------------------------------------------------------
+-- A small Lua tokenizer: just enough to find `local` at block depth 0. Strings, long strings and
+-- comments are skipped so a "local" inside them is never touched.
+---------------------------------------------------------------------------------------------------
+
+-- Returns the position just after the long bracket that opens at i ("[[", "[==["), or nil.
+local function long_bracket_end(src, i)
+    local eqs = src:match("^%[(=*)%[", i)
+    if not eqs then return nil end
+    local _, close = src:find("]" .. eqs .. "]", i + #eqs + 2, true)
+    return close and close + 1 or #src + 1   -- unfinished: runs to the end
+end
+
+-- Returns the position just after the quoted string that opens at i.
+local function quoted_end(src, i)
+    local q = src:sub(i, i)
+    local j = i + 1
+    while true do
+        local k = src:find("[" .. q .. "\\\n]", j)
+        if not k then return #src + 1 end
+        local c = src:sub(k, k)
+        if c == "\\" then j = k + 2            -- skips \" \\ and an escaped newline alike
+        elseif c == "\n" then return k         -- unfinished string: Lua's error, not ours
+        else return k + 1 end
+    end
+end
+
+-- Returns the list of tokens {kind = "name"|"string"|"number"|"sym", text, s, e} of src.
+function repl.tokenize(src)
+    local tokens, i, n = {}, 1, #src
+    while i <= n do
+        local c = src:sub(i, i)
+        local kind, j
+        if c:match("%s") then
+            j = src:find("[^%s]", i) or n + 1
+        elseif src:sub(i, i + 1) == "--" then
+            j = long_bracket_end(src, i + 2) or (src:find("\n", i, true) or n + 1)
+        elseif c == "[" and src:match("^%[=*%[", i) then
+            kind, j = "string", long_bracket_end(src, i)
+        elseif c == '"' or c == "'" then
+            kind, j = "string", quoted_end(src, i)
+        elseif c:match("%d") or (c == "." and src:sub(i + 1, i + 1):match("%d")) then
+            j = i + 1
+            while j <= n do
+                local d = src:sub(j, j)
+                if d:match("[%w%.]") or (d:match("[%+%-]") and src:sub(j - 1, j - 1):match("[eEpP]")) then
+                    j = j + 1
+                else
+                    break
+                end
+            end
+            kind = "number"
+        elseif c:match("[%a_]") then
+            kind, j = "name", src:find("[^%w_]", i) or n + 1
+        else
+            kind, j = "sym", i + 1
+        end
+        if kind then
+            tokens[#tokens + 1] = {kind = kind, text = src:sub(i, j - 1), s = i, e = j - 1}
+        end
+        i = j
+    end
+    return tokens
+end
+
+local OPENS = {["function"] = true, ["do"] = true, ["if"] = true, ["repeat"] = true}
+local CLOSES = {["end"] = true, ["until"] = true}
+
+-- Parses `name [<attr>] {, name [<attr>]}` from tokens[k]; returns the index after it, the
+-- attribute spans to delete, and whether one attribute is <close>. nil when it is not a name list.
+local function namelist(tokens, k)
+    local drops, close = {}, false
+    while true do
+        local t = tokens[k]
+        if not t or t.kind ~= "name" then return nil end
+        k = k + 1
+        if tokens[k] and tokens[k].text == "<" then
+            local attr, gt = tokens[k + 1], tokens[k + 2]
+            if not (attr and attr.kind == "name" and gt and gt.text == ">") then return nil end
+            if attr.text == "close" then close = true end
+            drops[#drops + 1] = {t.e + 1, gt.e}   -- with the space before it
+            k = k + 3
+        end
+        if not (tokens[k] and tokens[k].text == ",") then return k, drops, close end
+        k = k + 1
+    end
+end
+
+-- Torch7's trepl lost `local x = 1` between lines (each line is its own chunk, so its locals die
+-- with it). Top-level locals become globals instead: `local x = 1` -> `x = 1`, `local x` ->
+-- `x = nil`, `local function f` -> `function f`. A <const> attribute is dropped; a <close> local
+-- stays local, since closing it at the end of the line is the point of it.
+function repl.rewrite_locals(src)
+    local tokens = repl.tokenize(src)
+    local edits, depth = {}, 0      -- edits: {from, to, replacement}, in source order
+    local k = 1
+    while k <= #tokens do
+        local t = tokens[k]
+        if t.kind == "name" then
+            if OPENS[t.text] then
+                depth = depth + 1
+            elseif CLOSES[t.text] then
+                depth = math.max(depth - 1, 0)
+            elseif t.text == "local" and depth == 0 then
+                local nxt = tokens[k + 1]
+                if nxt and nxt.text == "function" then
+                    edits[#edits + 1] = {t.s, nxt.s - 1, ""}
+                else
+                    local after, drops, close = namelist(tokens, k + 1)
+                    if after and not close then
+                        edits[#edits + 1] = {t.s, tokens[k + 1].s - 1, ""}
+                        for _, d in ipairs(drops) do edits[#edits + 1] = {d[1], d[2], ""} end
+                        if not (tokens[after] and tokens[after].text == "=") then
+                            local last = tokens[after - 1]
+                            edits[#edits + 1] = {last.e + 1, last.e, " = nil"}
+                        end
+                    end
+                end
+            end
+        end
+        k = k + 1
+    end
+    for e = #edits, 1, -1 do
+        local from, to, rep = edits[e][1], edits[e][2], edits[e][3]
+        src = src:sub(1, from - 1) .. rep .. src:sub(to + 1)
+    end
+    return src
+end
+
+---------------------------------------------------------------------------------------------------
+-- Evaluation
+---------------------------------------------------------------------------------------------------
+
+local function write_result(s)
+    io.stdout:write(s)
+end
+
+local function write_error(msg)
+    io.stdout:flush()   -- results printed before the error must appear before it
+    if repl.color then
+        io.stderr:write("\27[31merror: ", msg, "\27[0m\n")
+    else
+        io.stderr:write("error: ", msg, "\n")
+    end
+end
+
+-- Lua's messages for an unfinished chunk end in "<eof>" (lua.c's test for a continuation line).
+local function is_incomplete(msg)
+    return msg ~= nil and msg:sub(-5) == "<eof>"
+end
+
+local function message_of(err)
+    if type(err) == "string" then return err end
+    local mt = getmetatable(err)
+    if mt and mt.__tostring then
+        local ok, s = pcall(tostring, err)
+        if ok and type(s) == "string" then return s end
+    end
+    return "(error object is a " .. type(err) .. " value)"
+end
+
+-- One-line chunks do not need "stdin:1: " in front of every message; longer ones keep their
+-- line numbers, which then point somewhere.
+local function clean(msg, chunk)
+    if not chunk:find("\n", 1, true) then
+        local prefix = repl.chunkname:gsub("^[=@]", "") .. ":1: "
+        if msg:sub(1, #prefix) == prefix then msg = msg:sub(#prefix + 1) end
+    end
+    return msg
+end
+
+local function handler(err)
+    local msg = message_of(err)
+    repl.last_traceback = debug.traceback(msg, 2)
+    return msg
+end
+
+local function pack(...) return {n = select("#", ...), ...} end
+
+-- Runs f, prints its results (tab-separated, through tostring) and sets _ to the first one.
+local function run(f, chunk, out)
+    local r = pack(xpcall(f, handler))
+    if not r[1] then
+        out.error(clean(r[2], chunk))
+        return "error"
+    end
+    if r.n > 1 then
+        local parts = {}
+        for i = 2, r.n do
+            local ok, s = pcall(tostring, r[i])
+            parts[#parts + 1] = ok and tostring(s) or ("<tostring failed: " .. message_of(s) .. ">")
+        end
+        _G._ = r[2]
+        out.write(table.concat(parts, "\t") .. "\n")
+    end
+    return "ok"
+end
+
+-- `?` alone and `?name`: the help system, without having to type help("...").
+local function ask_help(name, out)
+    local h = _G.help
+    if h == nil then
+        local ok, mod = pcall(require, "attn.help")
+        if ok then h = mod end
+    end
+    if h == nil then
+        out.error("help is not available")
+        return "error"
+    end
+    local ok, err
+    if name == "" then ok, err = pcall(h) else ok, err = pcall(h, name) end
+    if not ok then
+        out.error(message_of(err))
+        return "error"
+    end
+    return "ok"
+end
+
+-- Evaluates one chunk typed at the prompt: first as an expression (its values are printed), then
+-- as statements. Returns "incomplete" when more lines are needed (unless at_eof: no more lines
+-- will come, so the chunk is reported as the syntax error it is).
+function repl.eval(chunk, out, at_eof)
+    out = out or {}
+    local o = {write = out.write or write_result, error = out.error or write_error,
+               accept = out.accept or function() end}
+    local q = chunk:match("^%s*%?%s*([%w_%.:]*)%s*$")
+    if q then
+        o.accept(chunk)
+        return ask_help(q, o)
+    end
+    local code = chunk:gsub("^=", "return ")   -- lua.c's "=expr" shorthand
+    local f, experr = load("return " .. code, repl.chunkname, "t")
+    local sterr
+    if not f then
+        f, sterr = load(repl.rewrite_locals(code), repl.chunkname, "t")
+    end
+    if not f and not at_eof and (is_incomplete(experr) or is_incomplete(sterr)) then
+        return "incomplete"
+    end
+    o.accept(chunk)
+    if not f then
+        o.error(clean(sterr, chunk))
+        return "error"
+    end
+    return run(f, chunk, o)
+end
+
+---------------------------------------------------------------------------------------------------
+-- Completion
+---------------------------------------------------------------------------------------------------
+
+-- Indexes v without letting an error (or a strange __index) escape.
+local function field(v, k)
+    local ok, r = pcall(function() return v[k] end)
+    if ok then return r end
+    return nil
+end
+
+-- Adds the string keys of table t (and of the tables its metatables' __index point to) to names.
+local function add_keys(names, t, only_functions, seen)
+    seen = seen or {}
+    if type(t) ~= "table" or seen[t] then return end
+    seen[t] = true
+    for k, v in pairs(t) do
+        if type(k) == "string" and (not only_functions or type(v) == "function"
+                                    or type(v) == "table" and (getmetatable(v) or {}).__call) then
+            names[k] = true
+        end
+    end
+    local mt = getmetatable(t)
+    if type(mt) == "table" and type(rawget(mt, "__index")) == "table" then
+        add_keys(names, rawget(mt, "__index"), only_functions, seen)
+    end
+end
+
+-- The methods of any value: its metatable's __index table, or, when __index is a function (as for
+-- tensors, whose properties x.T and x.shape are computed), the table at the metatable's __methods.
+local function add_methods(names, v, only_functions)
+    local mt = getmetatable(v)
+    if type(mt) ~= "table" then return end
+    local index, methods = rawget(mt, "__index"), rawget(mt, "__methods")
+    if type(index) == "table" then add_keys(names, index, only_functions) end
+    if type(methods) == "table" then add_keys(names, methods, only_functions) end
+end
+
+-- Returns the sorted completions of `text`: a global name, `a.b.c` fields, or `x:method`.
+function repl.complete(text)
+    local head, sep, partial = text:match("^(.*)([%.:])([%w_]*)$")
+    local names, base = {}, nil
+    if not head then
+        partial = text
+        add_keys(names, _G)
+        for _, kw in ipairs(KEYWORDS) do names[kw] = true end
+    else
+        if not head:match("^[%a_][%w_%.]*$") or head:match("%.%.") or head:sub(-1) == "." then
+            return {}
+        end
+        local v = _G
+        for part in head:gmatch("[^%.]+") do
+            v = field(v, part)
+            if v == nil then return {} end
+        end
+        local only_functions = (sep == ":")
+        if type(v) == "table" then add_keys(names, v, only_functions) end
+        add_methods(names, v, only_functions)
+        base = head .. sep
+        if not partial:match("^[%a_]?[%w_]*$") then return {} end
+    end
+    local list = {}
+    for name in pairs(names) do
+        if name:match("^[%a_][%w_]*$") and name:sub(1, #partial) == partial
+           and (name:sub(1, 1) ~= "_" or partial:sub(1, 1) == "_") then
+            list[#list + 1] = (base or "") .. name
+        end
+    end
+    table.sort(list)
+    return list
+end
+
+return repl

@@ -1,0 +1,205 @@
+#!/bin/sh
+# test_cli.sh — attn's command line: options, the arg table, exit statuses, messages. TAP output.
+#   sh tests/cli/test_cli.sh [path/to/attn]      (default ./attn)
+set -u
+
+BIN=${1:-./attn}
+case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+if [ ! -x "$BIN" ]; then
+    echo "1..0 # SKIP $BIN is not built"
+    exit 0
+fi
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+OUT=$TMP/out
+ERR=$TMP/err
+n=0
+failed=0
+
+ok() {
+    n=$((n + 1))
+    echo "ok $n - $1"
+}
+not_ok() {
+    n=$((n + 1))
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    echo "# status $STATUS; stdout:"
+    sed 's/^/#   /' "$OUT" | head -n 10
+    echo "# stderr:"
+    sed 's/^/#   /' "$ERR" | head -n 10
+}
+check() { # check DESCRIPTION COMMAND...
+    d=$1
+    shift
+    if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+
+# run [ARGS...]: runs attn with stdin from $IN (default: empty), keeps status, stdout, stderr.
+IN=/dev/null
+run() {
+    "$BIN" "$@" <"$IN" >"$OUT" 2>"$ERR"
+    STATUS=$?
+    IN=/dev/null
+}
+status_is() { [ "$STATUS" -eq "$1" ]; }
+out_is() { [ "$(cat "$OUT")" = "$1" ]; }
+out_has() { grep -q -- "$1" "$OUT"; }
+err_has() { grep -q -- "$1" "$ERR"; }
+err_empty() { [ ! -s "$ERR" ]; }
+quote() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+all() { # all CMD1 -- CMD2 -- ...: every command succeeds
+    while [ $# -gt 0 ]; do
+        cmd=""
+        while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+            cmd="$cmd $(quote "$1")"
+            shift
+        done
+        [ $# -gt 0 ] && shift
+        eval "$cmd" || return 1
+    done
+}
+
+# ---- -e ------------------------------------------------------------------------------------------
+run -e 'print(1 + 1)'
+check "-e runs a string" all status_is 0 -- out_is 2 -- err_empty
+
+run -e 'x = 20' -e 'y = 1' -e 'print(x * 2 + y)'
+check "several -e run in order" all status_is 0 -- out_is 41
+
+run -e'print("glued")'
+check "-e with its argument glued on" all status_is 0 -- out_is glued
+
+run -e 'print(arg[0] == arg[0], arg[1], #arg)'
+check "-e without a script: arg holds the options after the interpreter, as in lua" \
+    out_is "true	-e	2"
+
+run -e 'error("bad -e")'
+check "an error in -e exits 1 with the message" all status_is 1 -- err_has '(command line):1: bad -e'
+
+run -e 'os.exit(3)'
+check "os.exit(3) exits 3" status_is 3
+
+run -v -e 'print("after version")'
+check "-v then -e prints both" all status_is 0 -- out_has '^attn 0\.1 (Lua 5\.4' -- out_has '^after version$'
+
+# ---- scripts and arg -----------------------------------------------------------------------------
+cat >"$TMP/args.lua" <<'EOF'
+print(arg[0], arg[1], arg[2], #arg, select("#", ...), ...)
+print(arg[-1], arg[-2], arg[-3])
+EOF
+run "$TMP/args.lua" one two
+check "a script gets arg[0], arg[1..] and ..." out_has "^$TMP/args.lua	one	two	2	2	one	two$"
+check "a script without options has the interpreter at arg[-1]" out_has "^$BIN	nil	nil$"
+
+run -e 'z = 1' "$TMP/args.lua" a
+check "interpreter options go to negative indices" out_has "^z = 1	-e	$BIN$"
+
+run -- "$TMP/args.lua" -e
+check "-- ends the options: -e goes to the script" out_has "^$TMP/args.lua	-e	nil	1	1	-e$"
+
+printf 'print("from stdin", ...)\n' >"$TMP/in.lua"
+IN=$TMP/in.lua
+run - a b
+check "- runs the script from stdin with its arguments" all status_is 0 -- out_is "from stdin	a	b"
+
+IN=$TMP/in.lua
+run
+check "no arguments and stdin not a terminal: stdin runs as a script" all status_is 0 -- out_is "from stdin"
+
+cat >"$TMP/err.lua" <<'EOF'
+local function inner() error("boom") end
+inner()
+EOF
+run "$TMP/err.lua"
+check "a script error exits 1" status_is 1
+check "  with the message on stderr" err_has "^attn: $TMP/err.lua:1: boom$"
+check "  and the Lua traceback" all err_has '^stack traceback:' -- err_has "in local 'inner'"
+
+printf 'x = = 1\n' >"$TMP/syntax.lua"
+run "$TMP/syntax.lua"
+check "a syntax error in a file exits 1 naming the file" all status_is 1 -- err_has "$TMP/syntax.lua:1: unexpected symbol near '='"
+
+run "$TMP/no-such-file.lua"
+check "a missing file exits 1 with a clear message" all status_is 1 -- \
+    err_has "cannot open $TMP/no-such-file.lua: No such file or directory"
+
+run -e 'error(setmetatable({}, {__tostring = function() return "custom error" end}))'
+check "an error object with __tostring is reported" all status_is 1 -- err_has 'custom error'
+
+run -e 'error()'
+check "error() with nil is reported, not a crash" all status_is 1 -- err_has 'error object is a nil value'
+
+# ---- -l ------------------------------------------------------------------------------------------
+printf 'return {answer = 42}\n' >"$TMP/mymod.lua"
+LUA_PATH="$TMP/?.lua;;" run -l mymod -e 'print(mymod.answer)'
+check "-l mod requires mod into global mod" all status_is 0 -- out_is 42
+LUA_PATH="$TMP/?.lua;;" run -l m=mymod -e 'print(m.answer)'
+check "-l g=mod requires mod into global g" all status_is 0 -- out_is 42
+run -l no_such_module_here
+check "-l of a missing module exits 1" all status_is 1 -- err_has "module 'no_such_module_here' not found"
+
+# ---- -i with piped stdin -------------------------------------------------------------------------
+printf 'x + 1\nprint("printed")\n' >"$TMP/repl.in"
+IN=$TMP/repl.in
+run -e 'x = 41' -i
+check "-i after -e: the REPL reads stdin, prints values, no prompt or banner" \
+    all status_is 0 -- out_is "42
+printed"
+
+printf 'local v = 5\nv * 2\nerror("oops")\nfunction f()\n  return "multi"\nend\nf()\nnil_value.field\n' >"$TMP/repl2.in"
+IN=$TMP/repl2.in
+run -i
+check "piped REPL: locals persist and multi-line chunks run" all status_is 0 -- out_is "10
+multi"
+check "piped REPL: errors go to stderr as error: ..." all err_has '^error: oops$' -- err_has "^error: attempt to index a nil value (global 'nil_value')$"
+
+printf 'function g()\n' >"$TMP/repl3.in"
+IN=$TMP/repl3.in
+run -i
+check "piped REPL: an unfinished chunk at the end is reported" all status_is 0 -- err_has "'end' expected near <eof>"
+
+printf '?\n' >"$TMP/repl4.in"
+IN=$TMP/repl4.in
+run -i
+check "piped REPL: ? prints the help tour" out_has 'help() for a tour\|?torch.softmax'
+
+# ---- options -------------------------------------------------------------------------------------
+run --help
+check "--help exits 0" status_is 0
+for opt in ' -e stat ' ' -i ' ' -l mod ' ' -l g=mod ' ' -v,' ' --version ' ' -h,' ' --help ' ' -W ' \
+    '^  --  ' '^  -  '; do
+    check "--help lists '$opt'" out_has "$opt"
+done
+run -h
+check "-h prints the same usage" all status_is 0 -- out_has '^usage: attn \[options\] \[script \[args\]\]'
+
+run --version
+check "--version prints attn and Lua versions" all status_is 0 -- out_has '^attn 0\.1 (Lua 5\.4\.[0-9]*)$'
+run -v
+check "-v prints the version" all status_is 0 -- out_has '^attn 0\.1 (Lua 5\.4\.[0-9]*)$'
+
+run -x
+check "an unknown option exits 1 with a usage message" all status_is 1 -- \
+    err_has "unrecognized option '-x'" -- err_has '^usage: attn'
+run --bogus
+check "an unknown long option exits 1" all status_is 1 -- err_has "unrecognized option '--bogus'"
+run -e
+check "-e without an argument exits 1" all status_is 1 -- err_has "'-e' needs argument"
+
+run -W -e 'warn("careful")'
+check "-W turns warnings on" err_has 'Lua warning: careful'
+
+# ---- Ctrl-C in a script --------------------------------------------------------------------------
+"$BIN" -e 'while true do end' >"$OUT" 2>"$ERR" &
+pid=$!
+sleep 0.3
+kill -INT "$pid"
+wait "$pid"
+STATUS=$?
+check "SIGINT stops a running script: exit 1, 'interrupted' and a traceback" all status_is 1 -- \
+    err_has 'interrupted' -- err_has 'stack traceback'
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,206 @@
+#!/bin/sh
+# test_repl.sh — drives the real REPL in a pseudo-terminal through tmux: types keys, reads the
+# screen, checks what a person would see. Output is TAP.
+#   sh tests/repl/test_repl.sh [path/to/attn]      (default ./attn)
+set -u
+
+BIN=${1:-./attn}
+case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "1..0 # SKIP tmux is not installed"
+    exit 0
+fi
+if [ ! -x "$BIN" ]; then
+    echo "1..0 # SKIP $BIN is not built"
+    exit 0
+fi
+
+SOCK=attn-test-$$ # a private tmux server: never touches the user's sessions
+S=none            # the current session (see start)
+TMPHOME=$(mktemp -d)
+n=0
+failed=0
+
+cleanup() {
+    tmux -L "$SOCK" kill-server >/dev/null 2>&1
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK" # kill-server leaves the socket behind
+    rm -rf "$TMPHOME"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+t() { tmux -u -L "$SOCK" "$@"; }
+
+ok() {
+    n=$((n + 1))
+    echo "ok $n - $1"
+}
+not_ok() {
+    n=$((n + 1))
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    screen | sed -e '/^$/d' -e 's/^/#   /' | tail -n 15
+}
+check() { # check DESCRIPTION COMMAND...
+    d=$1
+    shift
+    if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+
+# start [ENV-ASSIGNMENTS...]: a new session running attn in a 100x40 terminal. When attn exits,
+# the pane prints its exit status and stays (no remain-on-exit: tmux 3.3 sometimes loses the
+# status of a dead pane). Sessions are never killed one by one, so the server is never left
+# empty and exiting while the next session starts.
+k=0
+start() {
+    k=$((k + 1))
+    S=repl$k
+    t new-session -d -s "$S" -x 100 -y 40 \
+        "env $* $BIN; echo \"[attn exited with status \$?]\"; exec sleep 600"
+}
+screen() { t capture-pane -p -J -t "$S" -S -300 2>/dev/null; }
+screen_e() { t capture-pane -p -e -t "$S" -S -300 2>/dev/null; }
+
+# wait_for PATTERN [TENTHS]: polls the screen until grep -E finds PATTERN (default 5 s).
+wait_for() {
+    i=0
+    while [ "$i" -lt "${2:-50}" ]; do
+        screen | grep -Eq -- "$1" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+# wait_count PATTERN N: polls until PATTERN matches at least N lines.
+wait_count() {
+    i=0
+    while [ "$i" -lt 50 ]; do
+        [ "$(screen | grep -Ec -- "$1")" -ge "$2" ] && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+type_keys() { t send-keys -t "$S" -l "$1"; } # literally: "end" is not the End key
+type_line() {
+    type_keys "$1"
+    t send-keys -t "$S" Enter
+}
+
+t new-session -d -s keep -x 20 -y 5 "exec sleep 600" # keeps the server up between sessions
+
+# ---- one session, many checks --------------------------------------------------------------------
+start HOME="$TMPHOME" NO_COLOR=1
+
+check "banner" wait_for '^attn 0\.1 .*help\(\) for a tour, \?name for one function\.$'
+check "prompt" wait_for '^attn> $'
+
+type_line '6 * 7'
+check "an expression's value is printed" wait_for '^42$'
+
+type_line 'function sq(v)'
+type_line 'return v * v'
+type_line 'end'
+type_line 'sq(12)'
+check "a multi-line function definition runs" wait_for '^144$'
+check "continuation lines get the '  ..> ' prompt" wait_for '^  \.\.> return v \* v$' 1
+
+type_line 'local lx = 5'
+type_line 'lx + 1'
+check "local x = 5 survives to the next line" wait_for '^6$'
+
+type_line 'error("boom")'
+check "error() shows error: boom" wait_for '^error: boom$'
+type_line '100 + 1'
+check "the REPL goes on after an error" wait_for '^101$'
+
+type_line 'string.rep()'
+check "a bad argument shows error: bad argument ..." wait_for "^error: bad argument #1 to 'rep'"
+type_line '200 + 2'
+check "the REPL goes on after a bad argument" wait_for '^202$'
+
+# Tab completion: torch.softm<Tab> once torch has softmax, a global until then.
+if "$BIN" -e 'os.exit(type(torch) == "table" and torch.softmax ~= nil and 0 or 1)' 2>/dev/null; then
+    type_keys 'torch.softm'
+    t send-keys -t "$S" Tab
+    check "Tab completes torch.softm to torch.softmax" wait_for '^attn> torch\.softmax$' 20
+    t send-keys -t "$S" C-u
+else
+    type_keys 'collectg'
+    t send-keys -t "$S" Tab
+    check "Tab completes collectg to collectgarbage" wait_for '^attn> collectgarbage$' 20
+    t send-keys -t "$S" C-u
+fi
+type_line 'word = "abc"'
+type_keys 'word:upp'
+t send-keys -t "$S" Tab
+check "Tab completes a method after ':'" wait_for '^attn> word:upper$' 20
+type_line '()'
+check "the completed line runs" wait_for '^ABC$'
+
+type_line '300 + 3'
+wait_for '^303$' >/dev/null
+t send-keys -t "$S" Up
+check "Up recalls the previous line" wait_for '^attn> 300 \+ 3$'
+t send-keys -t "$S" Enter
+check "the recalled line runs" wait_count '^303$' 2
+
+type_line 'while true do end'
+sleep 0.3
+t send-keys -t "$S" C-c
+check "Ctrl-C stops a running loop with an error" wait_for '^error: interrupted$'
+type_line '1 + 1'
+check "the REPL evaluates 1+1 after Ctrl-C" wait_for '^2$'
+
+type_keys 'discarded = 1'
+t send-keys -t "$S" C-c
+type_line 'function pending()'
+t send-keys -t "$S" C-c
+type_line 'print(discarded, pending, "after ^C")'
+check "Ctrl-C at the prompt discards the line and pending lines" wait_for '^nil +nil +after \^C$'
+
+t send-keys -t "$S" C-d
+check "Ctrl-D on an empty line quits with status 0" wait_for '^\[attn exited with status 0\]$'
+prompt_before_exit() { [ "$(screen | grep -B1 '^\[attn exited' | head -n 1)" = "attn> " ]; }
+check "Ctrl-D ends the prompt line with a newline" prompt_before_exit
+check "~/.attn_history has the lines typed" sh -c \
+    "grep -qx '300 + 3' '$TMPHOME/.attn_history' && grep -qx 'local lx = 5' '$TMPHOME/.attn_history'"
+check "a multi-line chunk is saved with all its lines" grep -qx 'return v \* v' "$TMPHOME/.attn_history"
+
+# ---- history across sessions --------------------------------------------------------------------
+start HOME="$TMPHOME" NO_COLOR=1
+wait_for '^attn> $' >/dev/null
+t send-keys -t "$S" Up
+check "history is read back at start" wait_for '^attn> print\(discarded, pending, "after \^C"\)$'
+t send-keys -t "$S" C-u C-d
+wait_for '^\[attn exited' >/dev/null
+
+# ---- no usable HOME ------------------------------------------------------------------------------
+start HOME=/nonexistent/attn-home NO_COLOR=1
+wait_for '^attn> $' >/dev/null
+type_line '7 * 7'
+check "an unusable HOME does not break the REPL" wait_for '^49$'
+t send-keys -t "$S" C-d
+check "and it still quits cleanly" wait_for '^\[attn exited with status 0\]$'
+
+# ---- colours -------------------------------------------------------------------------------------
+esc=$(printf '\033')
+has_escape() { screen_e | grep -E -- "$1" | grep -q -- "$2"; } # lines matching $1 contain $2
+no_escape() { ! has_escape "$1" "$esc"; }
+
+start HOME="$TMPHOME" NO_COLOR=1
+wait_for '^attn> $' >/dev/null
+type_line 'error("plain")'
+wait_for '^error: plain$' >/dev/null
+check "NO_COLOR=1: no escape sequences in the prompt" no_escape 'attn>'
+check "NO_COLOR=1: no escape sequences in errors" no_escape 'error: plain'
+
+start -u NO_COLOR HOME="$TMPHOME"
+wait_for '^attn> $' >/dev/null
+type_line 'error("red")'
+wait_for '^error: red' >/dev/null
+check "without NO_COLOR the prompt is coloured" has_escape 'attn>' "$esc"
+check "without NO_COLOR errors are red" has_escape 'error: red' "${esc}\\[[0-9;]*31m"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
