@@ -1,4 +1,5 @@
-"""Writes PyTorch's own random numbers to tests/data/torch/*.txt, for tests/c/test_rng.c.
+"""Writes PyTorch's own random numbers to tests/data/torch/*.txt, for tests/c/test_rng.c (and torch.sum
+results to sum.txt, for tests/c/test_reduce.c).
 
 Run it through scripts/gen-torch-reference.sh (Debian's python3-torch, /usr/bin/python3).
 
@@ -222,6 +223,85 @@ def gen_dropout():
           "(non-MKL) Bernoulli flavour", lines)
 
 
+def gen_sum():
+    """torch.sum over all elements (dim=-1) and over each dim, for tests/c/test_reduce.c. PyTorch's CPU
+    sum is a cascade with interleaved and vector accumulators (SumKernel.cpp), so the last bit depends on
+    the order; views are summed as views (TensorIterator reorders their dims by stride).
+
+    'input id=ID n=N' gives a storage of N floats; 'sum id=ID shape=.. stride=.. offset=O dim=D' is
+    torch.sum(storage.as_strided(shape, stride, O)) (dim -1) or .sum(D): the result in row-major order."""
+    shapes = [(1,), (5,), (6,), (7,), (8,), (9,), (15,), (16,), (17,), (31,), (32,), (33,), (64,), (100,),
+              (257,), (1000,), (4097,), (6, 6), (3, 40), (40, 3), (2, 6, 3), (2, 2, 6, 6), (17, 9),
+              (20, 45), (12, 4), (24, 8), (5, 16), (9, 32), (1, 5), (5, 1), (1, 1, 9)]
+    lines = []
+
+    def add_input(name, flat):
+        assert flat.dim() == 1 and flat.is_contiguous() and flat.dtype == torch.float32
+        lines.append("input id=%s n=%d : %s" % (name, flat.numel(), f32s(flat)))
+
+    def add_sums(name, storage, view):
+        assert view.storage().data_ptr() == storage.storage().data_ptr()
+        for dim in [-1] + list(range(view.dim())):
+            res = view.sum() if dim == -1 else view.sum(dim)
+            lines.append("sum id=%s shape=%s stride=%s offset=%d dim=%d : %s"
+                         % (name, shape_str(view.shape), shape_str(view.stride()), view.storage_offset(),
+                            dim, f32s(res)))
+
+    # the hand-checked case: in order these add up to 0x3f800001, torch's order gives 0x3f800000
+    hand = torch.tensor([struct.unpack("<f", struct.pack("<I", h))[0] for h in
+                         (0x3e0ddf6b, 0x3e7399c9, 0x3e6edf65, 0x3dfdef4e, 0x3ddd8e76, 0x3e21e889)])
+    assert f32(hand.sum()) == "0x3f800000"
+    add_input("hand", hand)
+    add_sums("hand", hand, hand)
+
+    for shape in shapes:
+        numel = math.prod(shape)
+        if numel < 900:
+            draws = [("rand", 0), ("randn", 1), ("rand", 123)]
+        elif numel <= 1000:
+            draws = [("rand", 0), ("randn", 1)]
+        else:  # the file stays under 400 KB
+            draws = [("randn", 1)]
+        for dist, seed in draws:
+            torch.manual_seed(seed)
+            x = (torch.rand if dist == "rand" else torch.randn)(*shape)
+            name = "%s%d_%s" % (dist, seed, "x".join(str(s) for s in shape))
+            flat = x.reshape(-1)
+            add_input(name, flat)
+            views = [x]
+            if x.dim() == 1:
+                if numel >= 3:
+                    views += [x[::2], x[1:]]  # strided slice, offset slice
+                if numel >= 8:
+                    views.append(x[2::3])
+                if numel >= 64:  # overlapping windows: equal strides, TensorIterator breaks ties by size
+                    views += [x.as_strided((3, 5), (1, 1), numel // 2),
+                              x.as_strided((9, 4), (1, 1), numel // 3),
+                              x.as_strided((5, 3), (1, 1), numel - 7)]
+                    if numel <= 257:
+                        views.append(x.unfold(0, 8, 3))
+                if numel <= 257:  # sum(1) has one result per element: small ones only (file size)
+                    views.append(x.unsqueeze(1).expand(numel, 3))  # stride 0 (broadcast)
+            elif numel > 1:
+                views.append(x.transpose(0, x.dim() - 1))
+                views.append(x.permute(*reversed(range(x.dim()))) if x.dim() > 2 else x.t()[1:])
+                if shape[-1] >= 2:
+                    views.append(x[..., ::2])
+                if shape[0] >= 2:
+                    views.append(x[1:])
+                if x.dim() == 4:
+                    views.append(x.permute(2, 0, 3, 1))
+            for v in views:
+                add_sums(name, flat, v)
+            # the contiguous copy of a transposed view is a new tensor: its own input
+            if x.dim() >= 2 and numel > 1 and seed == 1:
+                c = x.transpose(0, x.dim() - 1).contiguous()
+                add_input(name + "_tc", c.reshape(-1))
+                add_sums(name + "_tc", c.reshape(-1), c)
+    write("sum.txt", "torch.sum(view) and view.sum(dim) of float32 tensors and views (as_strided on a "
+          "storage); results row-major", lines)
+
+
 def main():
     torch.set_num_threads(1)
     os.makedirs(OUT, exist_ok=True)
@@ -239,6 +319,7 @@ def main():
     gen_linear()
     gen_kaiming()
     gen_dropout()
+    gen_sum()
 
 
 if __name__ == "__main__":

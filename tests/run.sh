@@ -57,10 +57,10 @@ export ASAN_OPTIONS
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 for t in build/release/tests/test_*; do
-    run_suite "c/$(basename "$t")" "$t"
+    run_suite "c:$(basename "$t")" "$t"
 done
 for t in build/asan/tests/test_*; do
-    run_suite "c-asan/$(basename "$t")" "$t"
+    run_suite "c-asan:$(basename "$t")" "$t"
 done
 
 run_suite "lua" ./attn /usr/bin/busted -o TAP tests/lua

@@ -1,6 +1,7 @@
 /* ops.c — element-wise arithmetic with broadcasting, reductions, and the attention stages
  * (tril/triu masks, masked_fill, softmax). matmul lives in matmul.c. */
 #include "ops.h"
+#include "reduce.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -241,21 +242,6 @@ static attn_tensor *map_unary(const attn_tensor *a, attn_dtype dtype, attn_unop 
 
 /* ---- reductions ---------------------------------------------------------------------------- */
 
-/* Sum of n floats at stride s, accumulated in float32. Up to 128 values are added in order (this is
- * what makes "Sum: tensor(1.0000)" vs "tensor(1.)" in the book come out right); longer runs are split
- * in halves so that large sums do not drift. */
-static float sum_run(const float *p, int64_t n, int64_t s)
-{
-    if (n <= 128) {
-        float acc = 0.0f;
-        for (int64_t i = 0; i < n; i++)
-            acc += p[i * s];
-        return acc;
-    }
-    int64_t half = n / 2;
-    return sum_run(p, half, s) + sum_run(p + half * s, n - half, s);
-}
-
 /* The reduced shape: dim removed (or kept as 1). */
 static int reduced_shape(const attn_tensor *t, int dim, int keepdim, int64_t *shape)
 {
@@ -286,26 +272,26 @@ static attn_tensor *dim_last_contiguous(const attn_tensor *t, int dim, attn_erro
     return c;
 }
 
+/* Sums go through attn_reduce_sum (reduce.c), which adds in exactly PyTorch's order: the book's
+ * "Sum: tensor(1.0000)" vs "Sum: tensor(1.)" depends on the last bit. mean is sum / n, as PyTorch's
+ * CPU mean is. */
 static attn_tensor *reduce_sum(const char *fn, const attn_tensor *t, int dim, int keepdim, int mean,
                                attn_error *err)
 {
     if (dim >= t->ndim || (dim >= 0 && t->ndim == 0))
         return attn_fail(err, "%s: dim %d is out of range for a %d-D tensor", fn, dim + 1, t->ndim);
-    attn_tensor *c = dim < 0 ? attn_contiguous(t, err) : dim_last_contiguous(t, dim, err);
-    if (!c)
-        return NULL;
     int64_t shape[ATTN_MAX_DIMS];
     int ndim = dim < 0 ? 0 : reduced_shape(t, dim, keepdim, shape);
     attn_tensor *out = attn_empty(fn, ndim, shape, ATTN_FLOAT32, err);
-    if (out) {
-        int64_t len = dim < 0 ? attn_numel(t) : t->shape[dim];
-        int64_t rows = attn_numel(out);
-        for (int64_t r = 0; r < rows; r++) {
-            float s = sum_run(c->storage->data + c->offset + r * len, len, 1);
-            out->storage->data[r] = mean ? s / (float)len : s;
-        }
+    if (!out)
+        return NULL;
+    attn_reduce_sum(t->storage->data + t->offset, t->ndim, t->shape, t->stride, dim, out->storage->data);
+    if (mean) {
+        float len = (float)(dim < 0 ? attn_numel(t) : t->shape[dim]);
+        int64_t n = attn_numel(out);
+        for (int64_t r = 0; r < n; r++)
+            out->storage->data[r] /= len;
     }
-    attn_free(c);
     return out;
 }
 

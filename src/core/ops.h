@@ -29,7 +29,7 @@ attn_tensor *attn_pow_scalar(const attn_tensor *a, double exponent, attn_error *
 attn_tensor *attn_where(const attn_tensor *cond, const attn_tensor *a, const attn_tensor *b, attn_error *err);
 
 /* Reductions. dim < 0 means "over all elements" (result 0-d, keepdim ignored).
- * Sums accumulate in float32 in row order (as PyTorch does for small sizes; see DESIGN.md). */
+ * Sums add in exactly the order PyTorch's CPU kernel uses (reduce.c), so the last bit matches. */
 attn_tensor *attn_sum(const attn_tensor *t, int dim, int keepdim, attn_error *err);
 attn_tensor *attn_mean(const attn_tensor *t, int dim, int keepdim, attn_error *err);
 /* max/min: values and (when dim >= 0 and indices != NULL) 0-based indices as a float tensor. */
