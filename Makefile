@@ -61,6 +61,11 @@ build/asan/tests/%: tests/c/%.c $(call asan_obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(SANITIZE) -o $@ $^ $(BLAS_LIBS) -lcmocka -lm
 
+# Benchmark (scripts/bench.sh): links attn's objects except main, to time calls through the Lua API.
+build/release/bench: tests/bench/bench.c $(call rel_obj,$(filter-out src/cli/%,$(APP_SRC)))
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(PKG_LIBS) -lutil -lm
+
 CTESTS := $(patsubst tests/c/%.c,%,$(CTEST_SRC))
 check-tests: attn build/asan/attn $(addprefix build/release/tests/,$(CTESTS)) $(addprefix build/asan/tests/,$(CTESTS))
 

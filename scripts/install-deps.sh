@@ -5,8 +5,9 @@
 set -eu
 
 # build: compiler, pkg-config, Lua 5.4, OpenBLAS (matrix products), GNU readline (REPL line editing)
-# test:  cmocka (C tests), busted (Lua tests, run inside attn), tmux (drives the REPL in a terminal)
-PACKAGES="gcc make pkg-config liblua5.4-dev libopenblas-dev libreadline-dev libcmocka-dev lua-busted tmux"
+# test:  cmocka (C tests), busted (Lua tests, run inside attn), tmux (drives the REPL in a terminal),
+#        lua5.4 (the baseline of the startup benchmark)
+PACKAGES="gcc make pkg-config liblua5.4-dev libopenblas-dev libreadline-dev libcmocka-dev lua-busted tmux lua5.4"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: this is not a Debian/Ubuntu system; install these by hand: $PACKAGES" >&2

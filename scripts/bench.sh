@@ -1,0 +1,9 @@
+#!/bin/sh
+# Performance budgets of attn, measured against baselines in the same run (tests/bench/bench.c):
+#   REPL start to prompt <= 30 ms (baseline: lua5.4 -i to its prompt)
+#   a [1024,768] x [768,768] matmul through the Lua API <= 1.5x the same cblas_sgemm call from C
+# Prints timings and ratios only; timings are never test assertions. `make bench` runs this.
+set -eu
+cd "$(dirname "$0")/.."
+make --no-print-directory attn build/release/bench >/dev/null
+build/release/bench ./attn
