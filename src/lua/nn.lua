@@ -176,15 +176,17 @@ function Module:children()
     return out
 end
 
--- Depth-first walk collecting tensors that satisfy `keep`, with dotted names, each tensor once.
+-- Depth-first walk collecting tensors that satisfy `keep`, with dotted names, each tensor and each
+-- module once (a module reachable twice, or referring to itself, is walked once).
 local function collect(self, keep, prefix, out, seen)
+    seen[self] = true
     for _, k in ipairs(fields(self)) do
         local v = rawget(self, k)
         local name = prefix .. tostring(k)
         if torch.is_tensor(v) and keep(v) and not seen[v] then
             seen[v] = true
             out[#out + 1] = {name, v}
-        elseif is_module(v) then
+        elseif is_module(v) and not seen[v] then
             collect(v, keep, name .. ".", out, seen)
         end
     end
@@ -228,11 +230,15 @@ function Module:register_buffer(name, t)
 end
 
 --- m:modules() lists m and every module below it, depth first.
-function Module:modules(out)
-    out = out or {}
+function Module:modules(out, seen)
+    out, seen = out or {}, seen or {}
+    if seen[self] then
+        return out
+    end
+    seen[self] = true
     out[#out + 1] = self
     for _, child in self:named_children() do
-        child:modules(out)
+        child:modules(out, seen)
     end
     return out
 end

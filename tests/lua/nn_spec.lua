@@ -38,6 +38,15 @@ describe("nn.Module classes", function()
         m.second.weight = m.first.weight -- the same tensor in two places
         assert.are.equal(3, #m:parameters())
     end)
+    it("walks a module that refers to itself only once", function()
+        local m = Pair(3)
+        m.me = m
+        assert.are.equal(4, #m:parameters())
+        assert.are.equal(3, #m:modules())
+        m:eval()
+        assert.is_false(m.first.training)
+        assert.is_false(pcall(tostring, m)) -- an error (as in PyTorch), never a crash
+    end)
     it("starts in training mode; train/eval reach every child", function()
         local m = Pair(3)
         assert.is_true(m.training and m.first.training)
