@@ -92,6 +92,25 @@ static int prepare(mat_operand *op, const attn_tensor *src, int is_left, attn_er
     return attn_fail(err, "matmul: internal error: no BLAS layout"), -1;
 }
 
+attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_error *err);
+
+static attn_tensor *fold_batch(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_error *err)
+{
+    int64_t rows[2] = {-1, a->shape[a->ndim - 1]};
+    attn_tensor *flat = attn_reshape(fn, a, 2, rows, err);
+    attn_tensor *prod = flat ? attn_matmul(fn, flat, b, err) : NULL;
+    attn_free(flat);
+    if (!prod)
+        return NULL;
+    int64_t shape[ATTN_MAX_DIMS];
+    for (int d = 0; d < a->ndim - 1; d++)
+        shape[d] = a->shape[d];
+    shape[a->ndim - 1] = b->shape[1];
+    attn_tensor *out = attn_view(fn, prod, a->ndim, shape, err);
+    attn_free(prod);
+    return out;
+}
+
 attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_error *err)
 {
     char as[160], bs[160];
@@ -108,6 +127,11 @@ attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor
     if (k_a != k_b)
         return attn_fail(err, "%s: cannot multiply %s by %s (%lld ≠ %lld)", fn, attn_shape_str(a, as, sizeof as),
                          attn_shape_str(b, bs, sizeof bs), (long long)k_a, (long long)k_b);
+
+    /* [..., n, k] · [k, m]: fold the batch dims into the rows and make one sgemm call, as PyTorch's
+     * matmul does (nn.Linear on a batch takes this path). Each output element is the same sum. */
+    if (a->ndim >= 3 && b->ndim == 2 && attn_numel(a) > 0)
+        return fold_batch(fn, a, b, err);
 
     mat_operand A = {0}, B = {0};
     attn_tensor *out = NULL;
