@@ -22,6 +22,11 @@ typedef struct mat_layout {
 
 static int blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, mat_layout *out)
 {
+    if (rows == 0 || cols == 0) { /* empty: BLAS is not called, any layout will do */
+        out->trans = CblasNoTrans;
+        out->ld = 1;
+        return 0;
+    }
     /* The stride of a size-1 dim never matters; pick the one that lets BLAS read it directly. */
     if (cols == 1)
         cs = 1;
