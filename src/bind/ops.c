@@ -113,6 +113,19 @@ static int f_where(lua_State *L)
     return push_result(L, attn_where(cond, ab[0], ab[1], &err), &err);
 }
 
+/* x:where(condition, other): PyTorch's Tensor.where keeps x where the condition holds, so it is
+ * torch.where(condition, x, other). */
+static int m_where(lua_State *L)
+{
+    lt_check(L, 1, "where", "input");
+    lua_settop(L, 3);
+    lua_pushvalue(L, 1);
+    lua_copy(L, 2, 1); /* condition first */
+    lua_copy(L, 4, 2); /* then x */
+    lua_settop(L, 3);
+    return f_where(L);
+}
+
 /* ---- reductions ---------------------------------------------------------------------------- */
 
 /* Reads (dim, keepdim) given positionally or as {dim = d, keepdim = true}; dim -1 inside core means all. */
@@ -357,19 +370,22 @@ static const luaL_Reg functions[] = {
     {"maximum", f_maximum}, {"minimum", f_minimum}, {"eq", f_eq}, {"ne", f_ne}, {"lt", f_lt},
     {"le", f_le}, {"gt", f_gt}, {"ge", f_ge}, {"logical_and", f_logical_and}, {"logical_or", f_logical_or},
     {"logical_not", f_logical_not}, {"neg", f_neg}, {"exp", f_exp}, {"log", f_log}, {"sqrt", f_sqrt},
-    {"tanh", f_tanh}, {"abs", f_abs}, {"sigmoid", f_sigmoid}, {"relu", f_relu}, {"where", f_where},
+    {"tanh", f_tanh}, {"abs", f_abs}, {"sigmoid", f_sigmoid}, {"relu", f_relu},
     {"sum", f_sum}, {"mean", f_mean}, {"max", f_max}, {"min", f_min}, {"argmax", f_argmax},
     {"argmin", f_argmin}, {"matmul", f_matmul}, {"mm", f_mm}, {"bmm", f_bmm}, {"dot", f_dot},
     {"tril", f_tril}, {"triu", f_triu}, {"masked_fill", f_masked_fill}, {"softmax", f_softmax},
     {"log_softmax", f_log_softmax}, {"equal", f_equal}, {"allclose", f_allclose}, {NULL, NULL}};
 
+static const luaL_Reg torch_only[] = {{"where", f_where}, {NULL, NULL}};
+
 static const luaL_Reg methods_only[] = {
-    {"add_", f_add_}, {"sub_", f_sub_}, {"mul_", f_mul_}, {"div_", f_div_},
+    {"where", m_where}, {"add_", f_add_}, {"sub_", f_sub_}, {"mul_", f_mul_}, {"div_", f_div_},
     {"masked_fill_", f_masked_fill_}, {NULL, NULL}};
 
 void lt_open_ops(lua_State *L, int torch, int methods)
 {
     lt_register(L, torch, methods, functions);
+    lt_register(L, torch, 0, torch_only);
     lt_register(L, 0, methods, methods_only);
     luaL_getmetatable(L, ATTN_TENSOR_MT);
     static const luaL_Reg meta[] = {

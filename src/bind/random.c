@@ -211,7 +211,7 @@ static int f_set_rng_state(lua_State *L)
     const char *s = lua_tolstring(L, 1, &n);
     attn_error err;
     if (attn_rng_set_state((const unsigned char *)s, n, &err))
-        return lt_error(L, "set_rng_state: %s", err.msg);
+        return lt_raise(L, &err);
     return 0;
 }
 

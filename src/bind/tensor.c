@@ -995,6 +995,8 @@ void lt_open_tensor(lua_State *L, int torch, int methods)
     lua_setfield(L, -2, "__tostring");
     lua_pushcfunction(L, size_eq);
     lua_setfield(L, -2, "__eq");
+    lua_pushcfunction(L, tensor_concat); /* "shape: " .. x.shape */
+    lua_setfield(L, -2, "__concat");
     lua_createtable(L, 0, 1);
     lua_pushcfunction(L, size_numel);
     lua_setfield(L, -2, "numel");

@@ -453,17 +453,13 @@ attn_tensor *attn_expand(const attn_tensor *t, int ndim, const int64_t *shape, a
     for (int d = ndim - 1; d >= 0; d--) {
         int src = d - lead;
         int64_t size = shape[d];
-        if (src >= 0 && t->shape[src] == size) {
+        if (src >= 0 && (t->shape[src] == size || size == -1)) { /* -1 keeps the size, as in PyTorch */
+            size = t->shape[src];
             v->shape[d] = size;
             v->stride[d] = t->stride[src];
-        } else if (src < 0 || t->shape[src] == 1) {
-            if (size < 0) {
-                if (src < 0)
-                    goto bad;
-                size = t->shape[src];
-            }
+        } else if (size >= 0 && (src < 0 || t->shape[src] == 1)) { /* broadcast: stride 0 */
             v->shape[d] = size;
-            v->stride[d] = (src >= 0 && size == t->shape[src]) ? t->stride[src] : 0;
+            v->stride[d] = 0;
         } else {
             goto bad;
         }
@@ -472,7 +468,11 @@ attn_tensor *attn_expand(const attn_tensor *t, int ndim, const int64_t *shape, a
     return v;
 bad:
     attn_free(v);
-    return attn_fail(err, "expand: cannot expand %s to the requested shape", attn_shape_str(t, have, sizeof have));
+    attn_tensor want = {.ndim = ndim};
+    memcpy(want.shape, shape, sizeof(int64_t) * (size_t)ndim);
+    char to[160];
+    return attn_fail(err, "expand: cannot expand %s to %s (only size-1 dims can grow; -1 keeps a size)",
+                     attn_shape_str(t, have, sizeof have), attn_shape_str(&want, to, sizeof to));
 }
 
 /* Resolves one -1 entry in shape against numel; fails when the sizes cannot match. */

@@ -122,11 +122,24 @@ function help.register(name, entry, value)
 end
 
 -- The registered doc entry of x (a name or a value), and the name it is registered under.
+-- "x:view" / "x.shape" where x is a tensor (or not defined yet) -> the Tensor doc of that member.
+local function tensor_member(name)
+    local base, sep, member = name:match("^(.-)([%.:])([%w_]+)$")
+    if not base or base == "" or base == "Tensor" then return nil end
+    local ok, v = pcall(resolve, base)
+    if ok and v ~= nil and not torch.is_tensor(v) then return nil end
+    for _, n in ipairs({"Tensor" .. sep .. member, "Tensor:" .. member, "Tensor." .. member}) do
+        if docs[n] then return docs[n], n end
+    end
+end
+
 function help.lookup(x)
     load_docs()
     if type(x) == "string" then
         local name = trim(x)
         if docs[name] then return docs[name], name end
+        local entry, tname = tensor_member(name)
+        if entry then return entry, tname end
         x = resolve(name)
         if x == nil then return nil end
     end
@@ -177,6 +190,9 @@ function help.text(x)
             return label .. " — documented: " .. wrap(table.concat(list, ", "), "  ", 78):sub(3)
                 .. "\n  ?name for one of them"
         end
+    end
+    if torch.is_tensor(x) then
+        return "no help for a tensor value; ?Tensor lists what tensors can do, ?Tensor:view one method"
     end
     return "no help for " .. (label or tostring(x)) .. "; try help() for a tour"
 end

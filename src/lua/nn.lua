@@ -119,6 +119,7 @@ function Module:extend(name)
                               __tostring = function() return "class " .. name end})
 end
 
+setmetatable(Module, {__call = new_instance, __tostring = function() return "class Module" end})
 Module.__newindex = record_field
 Module.__call = instance_call
 Module.__tostring = module_tostring

@@ -66,6 +66,8 @@ Pair(
         assert.are.equal("Dropout(p=0.1, inplace=False)", tostring(nn.Dropout(0.1)))
         assert.are.equal("Dropout(p=0.0, inplace=False)", tostring(nn.Dropout(0)))
         assert.are.equal("Leaf()", tostring(nn.Module:extend("Leaf")()))
+        assert.are.equal("Module()", tostring(nn.Module()))
+        assert.are.equal("class Module", tostring(nn.Module))
     end)
     it("subclasses can call the parent's __init", function()
         local Bigger = Pair:extend("Bigger")

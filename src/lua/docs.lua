@@ -1,0 +1,396 @@
+-- docs.lua — the help text of every public function and table of attn (module attn.docs).
+--
+-- help.lua loads this module the first time help is asked for anything. Each entry is
+--   def(name, sig, doc, example [, value])
+-- `doc` is one paragraph (line breaks in the source become spaces). `example` is Lua that runs in
+-- attn as it stands; lines starting with "-->" are what the code above them prints at the prompt,
+-- and tests/lua/docs_spec.lua checks that, so every number shown is one attn computed. An example
+-- that uses `inputs` (the book's 6x3 tensor of section 3.3.1, see ?torch.tensor) says so. The
+-- texts are [=[ ]=] strings because a printed matrix ends in "]])".
+--
+-- This file: the helpers, creation, random numbers, printing, constants and help itself.
+-- docs_tensor.lua: shapes, views, indexing, conversion. docs_ops.lua: arithmetic, comparisons,
+-- reductions, products and the attention stages. docs_nn.lua: nn.
+
+local help = require("attn.help")
+local torch = torch
+local methods = debug.getregistry()["attn.methods"]
+
+-- One paragraph: runs of white space (source line breaks included) become one space.
+local function para(s)
+    return (s:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", ""))
+end
+
+local D = {}
+
+function D.def(name, sig, doc, example, value)
+    help.register(name, {sig = sig, doc = para(doc), example = example and (example:gsub("%s+$", ""))}, value)
+end
+
+-- torch.name only.
+function D.fn(name, sig, doc, example)
+    D.def("torch." .. name, sig, doc, example, torch[name])
+end
+
+-- x:name only (a tensor method).
+function D.method(name, sig, doc, example)
+    D.def("Tensor:" .. name, sig, doc, example, methods[name])
+end
+
+-- Both torch.name(x, ...) and x:name(...): one text under both names, each showing both forms.
+-- The two are one function value, so help(value) shows the torch entry.
+function D.both(name, tsig, msig, doc, example)
+    local m = methods[name]
+    D.def("Tensor:" .. name, msig .. "  or  " .. tsig, doc, example, m ~= torch[name] and m or nil)
+    D.def("torch." .. name, tsig .. "  or  " .. msig, doc, example, torch[name])
+end
+
+local def, fn, method = D.def, D.fn, D.method
+
+-- ---- creation -------------------------------------------------------------------------------
+
+fn("tensor", "torch.tensor(data [, {dtype = torch.bool}])", [=[
+Makes a new tensor from data: a number (a 0-d tensor), a boolean, a nested table of numbers in which
+each level of braces is one dim ({{...}, {...}} is a matrix), or another tensor, which is copied.
+Python's brackets become braces, and a call whose only argument is a table needs no parentheses:
+torch.tensor{1, 2}. Every number is stored as float32, so torch.tensor{1, 2} prints as
+tensor([1., 2.]) where PyTorch would make an integer tensor; a table of booleans makes a bool tensor.
+All rows must have the same length. {dtype = torch.bool} or {dtype = torch.float32} converts.]=], [=[
+inputs = torch.tensor{{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}, {0.57, 0.85, 0.64},
+                      {0.22, 0.58, 0.33}, {0.77, 0.25, 0.10}, {0.05, 0.80, 0.55}}
+inputs.shape
+--> torch.Size([6, 3])
+torch.tensor{true, false}
+--> tensor([ True, False])]=])
+
+local size_note = [=[The sizes are numbers or one table (or a torch.Size such as x.shape):
+torch.%s(2, 3) and torch.%s{2, 3} are the same. A trailing {dtype = torch.bool} makes a bool tensor;
+the default is float32.]=]
+
+fn("zeros", "torch.zeros(size... [, {dtype = ...}])", [=[
+A new tensor of the given shape filled with 0. ]=] .. size_note:format("zeros", "zeros"), [=[
+query = inputs[2]                    -- inputs: see ?torch.tensor
+torch.zeros(query.shape)
+--> tensor([0., 0., 0.])]=])
+
+fn("ones", "torch.ones(size... [, {dtype = ...}])", [=[
+A new tensor of the given shape filled with 1. ]=] .. size_note:format("ones", "ones"), [=[
+torch.ones(2, 3)
+--> tensor([[1., 1., 1.],
+-->         [1., 1., 1.]])]=])
+
+fn("empty", "torch.empty(size... [, {dtype = ...}])", [=[
+A new tensor of the given shape, for code that fills it in afterwards (the book's
+attn_scores = torch.empty(6, 6) before a loop). Unlike PyTorch, whose empty tensors hold whatever
+was in memory, attn's are filled with 0, so printing one shows zeros, not garbage. ]=] ..
+size_note:format("empty", "empty"), [=[
+-- inputs: see ?torch.tensor
+scores = torch.empty(inputs.shape[1])   -- Python: torch.empty(inputs.shape[0])
+for i = 1, #inputs do scores[i] = torch.dot(inputs[i], inputs[2]) end
+scores
+--> tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])]=])
+
+fn("full", "torch.full(size, value [, {dtype = ...}])", [=[
+A new tensor of shape size (a table such as {2, 3}, as PyTorch wants a tuple) with every element
+equal to value (a number, or a boolean with {dtype = torch.bool}).]=], [=[
+torch.full({2, 2}, 7)
+--> tensor([[7., 7.],
+-->         [7., 7.]])]=])
+
+fn("zeros_like", "torch.zeros_like(x)", [=[
+A new tensor of zeros with the shape and dtype of x.]=], [=[
+torch.zeros_like(inputs[1])          -- inputs: see ?torch.tensor
+--> tensor([0., 0., 0.])]=])
+
+fn("ones_like", "torch.ones_like(x)", [=[
+A new tensor of ones with the shape and dtype of x.]=], [=[
+torch.ones_like(torch.zeros(2))
+--> tensor([1., 1.])]=])
+
+fn("empty_like", "torch.empty_like(x)", [=[
+A new tensor with the shape and dtype of x, filled with 0 (PyTorch leaves it uninitialised).]=], [=[
+torch.empty_like(torch.ones(2))
+--> tensor([0., 0.])]=])
+
+fn("full_like", "torch.full_like(x, value)", [=[
+A new tensor with the shape and dtype of x, every element equal to value.]=], [=[
+torch.full_like(torch.zeros(3), 0.5)
+--> tensor([0.5000, 0.5000, 0.5000])]=])
+
+fn("arange", "torch.arange(end) / torch.arange(start, end [, step])", [=[
+The numbers start, start + step, ... up to but not including end (start defaults to 0, step to 1),
+as a 1-D tensor. It makes values, not indices, so it counts from 0 as in PyTorch: arange(3) is
+0, 1, 2. attn's tensors are float32, so the values are floats where PyTorch would give int64.
+A trailing {dtype = torch.bool} is accepted. A step of 0, or one that points away from end, is an
+error.]=], [=[
+torch.arange(5)
+--> tensor([0., 1., 2., 3., 4.])
+torch.arange(0, 1, 0.25)
+--> tensor([0.0000, 0.2500, 0.5000, 0.7500])]=])
+
+fn("eye", "torch.eye(n [, m])", [=[
+The n x m identity matrix (m defaults to n): ones on the diagonal, zeros elsewhere.]=], [=[
+torch.eye(2, 3)
+--> tensor([[1., 0., 0.],
+-->         [0., 1., 0.]])]=])
+
+fn("stack", "torch.stack(tensors, dim)", [=[
+Joins a list of tensors of the same shape along a new dim, which is put at position dim (1-based;
+negative counts from the end of the result). The book's torch.stack((inputs, inputs), dim=0) is
+torch.stack({inputs, inputs}, 1) here: Python's tuple becomes a Lua table and dim=0 becomes 1.
+dim may also be given as {dim = 1}. See torch.cat to join along an existing dim.]=], [=[
+batch = torch.stack({inputs, inputs}, 1)   -- inputs: see ?torch.tensor
+batch.shape
+--> torch.Size([2, 6, 3])]=])
+
+fn("cat", "torch.cat(tensors, dim)", [=[
+Concatenates a list of tensors along the existing dim (1-based, -1 for the last); their other sizes
+must agree. The book's torch.cat([head(x) for head in self.heads], dim=-1) becomes a loop that
+fills a Lua table, then torch.cat(outs, -1). dim may also be given as {dim = -1}.]=], [=[
+torch.cat({inputs, inputs}, -1).shape      -- inputs: see ?torch.tensor
+--> torch.Size([6, 6])
+torch.cat({torch.ones(1), torch.zeros(2)}, 1)
+--> tensor([1., 0., 0.])]=])
+
+fn("Size", "torch.Size{size...} / torch.Size(size...)", [=[
+A shape, as x.shape and x:size() return it: a Lua table of integers that prints as
+torch.Size([6, 3]). Indices are 1-based (Python's x.shape[0] is x.shape[1]) and negative ones count
+from the end (x.shape[-1] is the last size); #s is the number of dims; s:numel() the product;
+two sizes compare with ==. A Size can be passed wherever a shape is expected, e.g. torch.zeros(x.shape).]=], [=[
+s = torch.Size{6, 3}
+s[1], s[-1], #s, s:numel()
+--> 6	3	2	18
+s == inputs.shape                          -- inputs: see ?torch.tensor
+--> true]=])
+
+fn("is_tensor", "torch.is_tensor(v)", [=[
+true if v is a tensor, false for anything else (numbers, tables, torch.Size).]=], [=[
+torch.is_tensor(torch.ones(1)), torch.is_tensor({1})
+--> true	false]=])
+
+fn("set_printoptions", "torch.set_printoptions{precision = 4, threshold = 1000, edgeitems = 3, linewidth = 80}", [=[
+Changes how tensors print, as PyTorch's function of that name (the options go in one table):
+precision is the number of digits after the point, threshold the number of elements above which
+only edgeitems rows and columns at each end are shown, linewidth where lines wrap, and sci_mode
+true/false (another key) forces or forbids scientific notation, which attn otherwise chooses as PyTorch does.
+{profile = "default"} puts everything back. It changes printing only, never the numbers.]=], [=[
+torch.set_printoptions{precision = 2}
+torch.tensor{1/3, 2/3}
+--> tensor([0.33, 0.67])
+torch.set_printoptions{profile = "default"}]=])
+
+fn("memory_allocated", "torch.memory_allocated()", [=[
+The number of bytes of tensor data currently alive in attn (float32: 4 bytes an element). Tensors
+are freed by Lua's garbage collector once nothing refers to them. PyTorch's function of this name
+reports GPU memory; attn has only the CPU.]=], [=[
+x = torch.zeros(1000)
+torch.memory_allocated() >= 4000
+--> true]=])
+
+-- ---- random numbers ---------------------------------------------------------------------------
+
+fn("manual_seed", "torch.manual_seed(seed)", [=[
+Seeds the random number generator with a non-negative integer. attn's generator is PyTorch's
+(CPU) bit for bit, so after the same seed torch.rand, torch.randn, torch.randint, nn.Linear's
+initial weights and dropout give the numbers the book prints. Returns nothing (PyTorch returns the
+generator).]=], [=[
+torch.manual_seed(123)
+torch.rand(3, 2)          -- the book's W_query (section 3.4.1)
+--> tensor([[0.2961, 0.5166],
+-->         [0.2517, 0.6886],
+-->         [0.0740, 0.8665]])]=])
+
+fn("initial_seed", "torch.initial_seed()", [=[
+The seed the generator was last seeded with (PyTorch's default seed until torch.manual_seed is
+called).]=], [=[
+torch.manual_seed(42)
+torch.initial_seed()
+--> 42]=])
+
+fn("rand", "torch.rand(size...)", [=[
+A float32 tensor of the given shape (numbers or one table, as torch.zeros) filled with numbers drawn
+uniformly from [0, 1), the same stream as PyTorch's: seed with torch.manual_seed for repeatable
+numbers.]=], [=[
+torch.manual_seed(123)
+torch.rand(3)
+--> tensor([0.2961, 0.5166, 0.2517])]=])
+
+fn("randn", "torch.randn(size...)", [=[
+A float32 tensor of the given shape filled with numbers from the standard normal distribution
+(mean 0, standard deviation 1), the same stream as PyTorch's.]=], [=[
+torch.manual_seed(0)
+torch.randn(3)
+--> tensor([ 1.5410, -0.2934, -2.1788])]=])
+
+fn("randint", "torch.randint(high, size) / torch.randint(low, high, size)", [=[
+A tensor of shape size (a table such as {5}, as PyTorch wants a tuple) filled with random integers
+from low (default 0) up to but not including high. The values are whole numbers stored as float32
+(attn has no integer dtype).]=], [=[
+torch.manual_seed(0)
+torch.randint(1, 7, {5})
+--> tensor([3., 4., 6., 1., 2.])]=])
+
+fn("dropout", "torch.dropout(x, p, train)", [=[
+Functional dropout, what nn.Dropout calls: when train is true (the default) each element is zeroed
+with probability p (default 0.5) and the survivors are multiplied by 1/(1 - p), so the expected sum
+is unchanged; with train false or p = 0 it returns x itself and draws no random numbers; p = 1
+gives zeros. The random mask follows PyTorch's, in the Bernoulli flavour chosen with
+torch.set_bernoulli_flavor.]=], [=[
+torch.manual_seed(123)
+torch.dropout(torch.ones(2, 6), 0.5, true)
+--> tensor([[2., 2., 2., 2., 2., 2.],
+-->         [0., 2., 0., 0., 0., 0.]])]=])
+
+fn("get_rng_state", "torch.get_rng_state()", [=[
+A snapshot of the random number generator (a Lua string), to give to torch.set_rng_state later so
+the same random numbers come again.]=], [=[
+s = torch.get_rng_state()
+a = torch.rand(2)
+torch.set_rng_state(s)
+torch.equal(a, torch.rand(2))
+--> true]=])
+
+fn("set_rng_state", "torch.set_rng_state(state)", [=[
+Restores the generator to a snapshot taken with torch.get_rng_state(); anything else is an
+error.]=], [=[
+s = torch.get_rng_state()
+a = torch.randn(3)
+torch.set_rng_state(s)
+torch.equal(a, torch.randn(3))
+--> true]=])
+
+fn("set_bernoulli_flavor", "torch.set_bernoulli_flavor(\"mkl\" | \"default\")", [=[
+Chooses how bernoulli_ and dropout turn random numbers into a keep/drop mask. PyTorch itself does
+this two ways depending on how it was built: "mkl" (the default here) matches PyTorch built with
+MKL, which is what the book's Chinese edition prints; "default" matches PyTorch without MKL, as
+the English edition prints. rand, randn and nn.Linear are not affected. Returns the previous
+flavour.]=], [=[
+old = torch.set_bernoulli_flavor("default")
+old, torch.get_bernoulli_flavor()
+--> mkl	default
+torch.set_bernoulli_flavor(old)
+--> default]=])
+
+fn("get_bernoulli_flavor", "torch.get_bernoulli_flavor()", [=[
+The current Bernoulli flavour, "mkl" or "default" (see torch.set_bernoulli_flavor).]=], [=[
+torch.get_bernoulli_flavor()
+--> mkl]=])
+
+method("uniform_", "x:uniform_([from [, to]])", [=[
+Fills x in place with numbers drawn uniformly from [from, to) (default [0, 1)) and returns x. The
+trailing underscore means in place, as in PyTorch. nn.Linear initialises its weights this way.]=], [=[
+torch.manual_seed(123)
+torch.empty(3):uniform_(-1, 1)
+--> tensor([-0.4078,  0.0331, -0.4967])]=])
+
+method("normal_", "x:normal_([mean [, std]])", [=[
+Fills x in place with numbers from the normal distribution with the given mean (default 0) and
+standard deviation (default 1), and returns x.]=], [=[
+torch.manual_seed(0)
+torch.empty(3):normal_(0, 0.1)
+--> tensor([ 0.1541, -0.0293, -0.2179])]=])
+
+method("bernoulli_", "x:bernoulli_([p])", [=[
+Fills x in place with 1 (probability p, default 0.5) or 0 and returns x: the keep mask inside
+dropout. The flavour of the draw is chosen with torch.set_bernoulli_flavor.]=], [=[
+torch.manual_seed(0)
+torch.empty(8):bernoulli_(0.5)
+--> tensor([1., 0., 0., 1., 1., 0., 0., 1.])]=])
+
+-- ---- constants and dtypes ------------------------------------------------------------------------
+
+def("torch.inf", "torch.inf", [=[
+Positive infinity (Lua's math.huge), as in PyTorch; -torch.inf is what the causal mask writes
+above the diagonal so that softmax gives those positions weight 0.]=], [=[
+torch.tensor{1, -torch.inf}
+--> tensor([1., -inf])]=], torch.inf)
+
+def("torch.nan", "torch.nan", [=[
+Not a number (0/0). It is not equal to anything, itself included, so test for it with x ~= x.
+softmax of a row that is all -inf gives nan, as in PyTorch.]=], [=[
+torch.nan ~= torch.nan
+--> true]=])
+
+def("torch.float32", "torch.float32", [=[
+The dtype of ordinary tensors: 32-bit floats, PyTorch's default. attn has exactly two dtypes,
+this one and torch.bool; torch.float is another name for it.]=], [=[
+torch.ones(1).dtype == torch.float32
+--> true]=], torch.float32)
+
+def("torch.float", "torch.float", [=[
+Another name for torch.float32, as in PyTorch.]=], [=[
+torch.float
+--> torch.float32]=])
+
+def("torch.bool", "torch.bool", [=[
+The dtype of masks and comparison results: each element is true or false. Make one with
+x:bool(), a comparison such as x:gt(0), or torch.tensor{true, false}. masked_fill wants one.]=], [=[
+torch.ones(2, {dtype = torch.bool})
+--> tensor([True, True])]=], torch.bool)
+
+def("torch.__version__", "torch.__version__", [=[
+attn's version, as a string.]=], [=[
+type(torch.__version__)
+--> string]=])
+
+-- ---- help itself -------------------------------------------------------------------------------
+
+def("help", "help([x])", [=[
+help() prints a tour of attn. help(x) prints the signature, a paragraph and an example for x,
+given either as a value (help(torch.softmax), help(nn.Linear), help(x.view)) or as a name
+(help("torch.softmax"), help("Tensor:view"), help("Tensor.shape")). At the prompt, ?name is
+the same as help("name"), and ?x:view works for any tensor x. help(torch) or help(nn) lists what
+is documented in the table. help("Tensor") describes tensors and lists their methods.]=], [=[
+help.text(torch.softmax):match("^[^\n]*")
+--> torch.softmax(x, dim)  or  x:softmax(dim)]=], help)
+
+def("help.text", "help.text([x])", [=[
+Returns what help(x) prints, as a string without the final newline (help.text() is the tour).
+Useful in tests and lesson scripts.]=], [=[
+help.text("no.such.thing")
+--> no help for no.such.thing; try help() for a tour]=], help.text)
+
+def("help.register", "help.register(name, {sig = ..., doc = ..., example = ...} [, value])", [=[
+Registers the help of name ("mylib.f", "Tensor:myop"): a signature, one paragraph and an example.
+Give the documented value as the third argument when it cannot be reached by name from the
+globals (a method, a local class), so help(value) finds it too.]=], [=[
+function double(x) return 2 * x end
+help.register("double", {sig = "double(x)", doc = "Twice x.", example = "double(2)"}, double)
+help.text(double)
+--> double(x)
+-->   Twice x.
+-->   Example: double(2)]=], help.register)
+
+def("help.lookup", "help.lookup(x)", [=[
+The registered entry of x (a value or a name) and the name it is registered under, or nil when
+there is none.]=], [=[
+entry, name = help.lookup(torch.zeros)
+name, entry.sig
+--> torch.zeros	torch.zeros(size... [, {dtype = ...}])]=], help.lookup)
+
+def("help.show", "help.show([x])", [=[
+The function behind help(x): writes help.text(x) and a newline through help.write. help(nil)
+(usually a misspelt name, as in help(torch.sofmax)) says so instead of showing the tour.]=], [=[
+help.show(torch.eye)]=], help.show)
+
+def("help.format", "help.format(entry)", [=[
+Lays out one entry {sig, doc, example} as help prints it: the signature, the paragraph wrapped at
+78 columns, the example.]=], [=[
+help.format{sig = "f(x)", doc = "Does f."}
+--> f(x)
+-->   Does f.]=], help.format)
+
+def("help.write", "help.write(s)", [=[
+Where help's output goes: io.write by default. Replace it to capture or redirect help.]=], [=[
+saved, out = help.write, {}
+help.write = function(s) out[#out + 1] = s end
+help(torch.ones)
+help.write = saved
+out[1]:match("^[^\n]*")
+--> torch.ones(size... [, {dtype = ...}])]=])
+
+require("attn.docs_tensor")(D)
+require("attn.docs_ops")(D)
+require("attn.docs_nn")(D)
+
+return D
