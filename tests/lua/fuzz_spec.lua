@@ -4,7 +4,7 @@
 -- (a crash kills this whole suite, which the runner counts as a failure). make test runs it also
 -- under ASan+UBSan. A longer run: ATTN_FUZZ_ITERS=200000 ./attn /usr/bin/busted tests/lua/fuzz_spec.lua
 local torch, nn = torch, nn
-local ITERS = tonumber(os.getenv("ATTN_FUZZ_ITERS")) or 4000
+local ITERS = tonumber(os.getenv("ATTN_FUZZ_ITERS")) or 20000
 
 local function public_functions()
     local methods = debug.getregistry()["attn.methods"]
