@@ -50,8 +50,15 @@ int lt_is_size(lua_State *L, int idx);
 /* Account the bytes of tensors allocated since the last call with Lua's garbage collector. */
 void lt_account(lua_State *L);
 
+/* views.c: a 1-based (or negative) index along dim d -> 0-based (0 and out of range are errors);
+ * x.T's view (all dims reversed). */
+int64_t lt_check_index(lua_State *L, int idx, const attn_tensor *t, int d, const char *fn);
+attn_tensor *lt_reversed(const attn_tensor *t, attn_error *err);
+
 /* Registration */
 void lt_open_tensor(lua_State *L, int torch, int methods);  /* bind/tensor.c */
+void lt_open_create(lua_State *L, int torch);               /* bind/create.c */
+void lt_open_views(lua_State *L, int torch, int methods);   /* bind/views.c */
 void lt_open_ops(lua_State *L, int torch, int methods);     /* bind/ops.c */
 void lt_open_random(lua_State *L, int torch, int methods);  /* bind/random.c */
 /* Registers f both as torch.name and as the tensor method name. */

@@ -55,6 +55,8 @@ static int open_all(lua_State *L)
     lua_newtable(L);
     int methods = lua_gettop(L);
     lt_open_tensor(L, torch, methods);
+    lt_open_create(L, torch);
+    lt_open_views(L, torch, methods);
     lt_open_ops(L, torch, methods);
     lt_open_random(L, torch, methods);
     lua_pushnumber(L, HUGE_VAL);

@@ -1,0 +1,310 @@
+/* create.c (bindings) — making tensors: torch.tensor from Lua values, zeros/ones/empty/full, the
+ * *_like functions, arange, eye, stack and cat; plus the print options and memory counter. */
+#include <string.h>
+
+#include "bind.h"
+#include "format.h"
+
+/* ---- creation ------------------------------------------------------------------------------ */
+
+static attn_dtype opt_dtype(lua_State *L, int opts, attn_dtype dflt, const char *fn)
+{
+    if (!opts || lua_getfield(L, opts, "dtype") == LUA_TNIL) {
+        if (opts)
+            lua_pop(L, 1);
+        return dflt;
+    }
+    lua_getfield(L, -1, "name");
+    const char *name = lua_tostring(L, -1);
+    attn_dtype d = dflt;
+    if (name && strcmp(name, "float32") == 0)
+        d = ATTN_FLOAT32;
+    else if (name && strcmp(name, "bool") == 0)
+        d = ATTN_BOOL;
+    else
+        lt_error(L, "%s: dtype must be torch.float32 or torch.bool (attn has no other dtypes)", fn);
+    lua_pop(L, 2);
+    return d;
+}
+
+/* Walks nested tables once to find the shape (from the first element at each depth). */
+static int data_shape(lua_State *L, int idx, int64_t *shape, int *all_bool)
+{
+    int ndim = 0;
+    lua_pushvalue(L, idx);
+    while (lua_type(L, -1) == LUA_TTABLE && !luaL_testudata(L, -1, ATTN_TENSOR_MT)) {
+        if (ndim == ATTN_MAX_DIMS)
+            lt_error(L, "tensor: more than %d levels of nesting; attn supports at most %d dimensions",
+                       ATTN_MAX_DIMS, ATTN_MAX_DIMS);
+        shape[ndim++] = (int64_t)lua_rawlen(L, -1);
+        lua_rawgeti(L, -1, 1);
+        lua_remove(L, -2);
+    }
+    *all_bool = lua_type(L, -1) == LUA_TBOOLEAN;
+    lua_pop(L, 1);
+    return ndim;
+}
+
+static void path_str(const int64_t *path, int depth, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < depth && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, depth == 1 ? "%lld" : "[%lld]", (long long)path[i] + 1);
+}
+
+/* Copies nested table data into out (row-major), checking every row against the shape. */
+static void data_fill(lua_State *L, int ndim, const int64_t *shape, int depth, int64_t *path, float **out)
+{
+    char where[128];
+    int t = lua_gettop(L);
+    int64_t n = (int64_t)lua_rawlen(L, t);
+    if (n != shape[depth]) {
+        path_str(path, depth, where, sizeof where);
+        if (depth == 0)
+            lt_error(L, "tensor: expected %lld elements, got %lld", (long long)shape[0], (long long)n);
+        lt_error(L, "tensor: row %s has %lld element%s, expected %lld", where, (long long)n, n == 1 ? "" : "s",
+                   (long long)shape[depth]);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        path[depth] = i;
+        int type = lua_rawgeti(L, t, (lua_Integer)i + 1);
+        if (depth + 1 < ndim) {
+            if (type != LUA_TTABLE) {
+                path_str(path, depth + 1, where, sizeof where);
+                lt_error(L, "tensor: row %s is a %s, expected a list of %lld", where, luaL_typename(L, -1),
+                           (long long)shape[depth + 1]);
+            }
+            data_fill(L, ndim, shape, depth + 1, path, out);
+        } else if (type == LUA_TNUMBER) {
+            *(*out)++ = (float)lua_tonumber(L, -1);
+        } else if (type == LUA_TBOOLEAN) {
+            *(*out)++ = lua_toboolean(L, -1) ? 1.0f : 0.0f;
+        } else {
+            path_str(path, depth + 1, where, sizeof where);
+            lt_error(L, "tensor: element %s%s is a %s, expected a number", depth ? "" : "", where,
+                       luaL_typename(L, -1));
+        }
+        lua_pop(L, 1);
+    }
+}
+
+static int torch_tensor(lua_State *L)
+{
+    int opts = lt_options_index(L, 2);
+    attn_tensor **slot = lt_newslot(L);
+    attn_error err;
+    attn_tensor *src = lt_test(L, 1);
+    if (src) { /* torch.tensor(t) copies, as PyTorch does */
+        attn_tensor *c = attn_clone(src, &err);
+        return lt_finish(L, slot, c, &err);
+    }
+    int type = lua_type(L, 1);
+    if (type == LUA_TNUMBER || type == LUA_TBOOLEAN) {
+        attn_tensor *t = attn_scalar(type == LUA_TNUMBER ? (float)lua_tonumber(L, 1) : (float)lua_toboolean(L, 1),
+                                     &err);
+        if (t && type == LUA_TBOOLEAN)
+            t->dtype = ATTN_BOOL;
+        lt_finish(L, slot, t, &err);
+    } else if (type == LUA_TTABLE) {
+        int64_t shape[ATTN_MAX_DIMS], path[ATTN_MAX_DIMS];
+        int all_bool;
+        int ndim = data_shape(L, 1, shape, &all_bool);
+        attn_tensor *t = attn_empty("tensor", ndim, shape, all_bool ? ATTN_BOOL : ATTN_FLOAT32, &err);
+        lt_finish(L, slot, t, &err); /* owned by Lua from here, so a data error below leaks nothing */
+        float *out = t->storage->data;
+        lua_pushvalue(L, 1);
+        data_fill(L, ndim, shape, 0, path, &out);
+        lua_pop(L, 1);
+    } else {
+        return lt_error(L, "tensor: data must be a number, a boolean, a (nested) table of numbers or a tensor, "
+                             "got %s", lt_typename(L, 1));
+    }
+    attn_tensor *t = *slot;
+    attn_dtype want = opt_dtype(L, opts, t->dtype, "tensor");
+    if (want != t->dtype) {
+        attn_tensor *c = attn_to_dtype(t, want, &err);
+        attn_tensor **slot2 = lt_newslot(L);
+        return lt_finish(L, slot2, c, &err);
+    }
+    return 1;
+}
+
+static int make_filled(lua_State *L, const char *fn, float value, int fill)
+{
+    int64_t shape[ATTN_MAX_DIMS];
+    int opts = lt_options_index(L, 1);
+    int ndim = lt_check_shape(L, 1, fn, shape);
+    attn_dtype dtype = opt_dtype(L, opts, ATTN_FLOAT32, fn);
+    attn_tensor **slot = lt_newslot(L);
+    attn_error err;
+    attn_tensor *t = attn_empty(fn, ndim, shape, dtype, &err);
+    if (t && fill)
+        attn_fill_(t, value);
+    else if (t)
+        memset(t->storage->data, 0, sizeof(float) * (size_t)attn_numel(t)); /* "empty" is zeros here */
+    return lt_finish(L, slot, t, &err);
+}
+
+static int torch_zeros(lua_State *L) { return make_filled(L, "zeros", 0.0f, 1); }
+static int torch_ones(lua_State *L) { return make_filled(L, "ones", 1.0f, 1); }
+static int torch_empty(lua_State *L) { return make_filled(L, "empty", 0.0f, 0); }
+
+static int torch_full(lua_State *L)
+{
+    int64_t shape[ATTN_MAX_DIMS];
+    if (lua_type(L, 1) != LUA_TTABLE || lt_is_options(L, 1))
+        return lt_error(L, "full: size must be a table such as {2, 3}, got %s", lt_typename(L, 1));
+    int ndim = lt_check_shape_table(L, 1, "full", shape);
+    float value = (float)lt_check_number(L, 2, "full", "fill_value");
+    attn_dtype dtype = opt_dtype(L, lt_options_index(L, 3), ATTN_FLOAT32, "full");
+    attn_tensor **slot = lt_newslot(L);
+    attn_error err;
+    attn_tensor *t = attn_empty("full", ndim, shape, dtype, &err);
+    if (t)
+        attn_fill_(t, value);
+    return lt_finish(L, slot, t, &err);
+}
+
+static int like(lua_State *L, const char *fn, float value, int fill)
+{
+    attn_tensor *src = lt_check(L, 1, fn, "input");
+    attn_tensor **slot = lt_newslot(L);
+    attn_error err;
+    attn_tensor *t = attn_empty(fn, src->ndim, src->shape, src->dtype, &err);
+    if (t)
+        attn_fill_(t, fill ? value : 0.0f);
+    return lt_finish(L, slot, t, &err);
+}
+
+static int torch_zeros_like(lua_State *L) { return like(L, "zeros_like", 0.0f, 1); }
+static int torch_ones_like(lua_State *L) { return like(L, "ones_like", 1.0f, 1); }
+static int torch_empty_like(lua_State *L) { return like(L, "empty_like", 0.0f, 0); }
+
+static int torch_full_like(lua_State *L)
+{
+    lt_check(L, 1, "full_like", "input");
+    float v = (float)lt_check_number(L, 2, "full_like", "fill_value");
+    lua_settop(L, 1);
+    return like(L, "full_like", v, 1);
+}
+
+static int torch_arange(lua_State *L)
+{
+    int opts = lt_options_index(L, 1);
+    int nargs = (opts ? opts - 1 : lua_gettop(L));
+    double start = 0, end, step = 1;
+    if (nargs < 1 || nargs > 3)
+        return lt_error(L, "arange: expected arange(end), arange(start, end) or arange(start, end, step)");
+    if (nargs == 1) {
+        end = lt_check_number(L, 1, "arange", "end");
+    } else {
+        start = lt_check_number(L, 1, "arange", "start");
+        end = lt_check_number(L, 2, "arange", "end");
+        if (nargs == 3)
+            step = lt_check_number(L, 3, "arange", "step");
+    }
+    attn_dtype dtype = opt_dtype(L, opts, ATTN_FLOAT32, "arange");
+    attn_tensor **slot = lt_newslot(L);
+    attn_error err;
+    attn_tensor *t = attn_arange(start, end, step, &err);
+    if (t && dtype == ATTN_BOOL) {
+        attn_tensor *b = attn_to_dtype(t, ATTN_BOOL, &err);
+        attn_free(t);
+        t = b;
+    }
+    return lt_finish(L, slot, t, &err);
+}
+
+static int torch_eye(lua_State *L)
+{
+    int64_t n = lt_check_integer(L, 1, "eye", "n");
+    int64_t m = lua_isnoneornil(L, 2) || lt_is_options(L, 2) ? n : lt_check_integer(L, 2, "eye", "m");
+    attn_tensor **slot = lt_newslot(L);
+    attn_error err;
+    return lt_finish(L, slot, attn_eye(n, m, &err), &err);
+}
+
+/* stack/cat: a list of tensors and a dim (positional or {dim = d}). */
+static int join(lua_State *L, const char *fn, int stacking)
+{
+    if (lua_type(L, 1) != LUA_TTABLE || lt_is_size(L, 1))
+        return lt_error(L, "%s: expected a list of tensors such as {a, b}, got %s", fn, lt_typename(L, 1));
+    lua_settop(L, 2); /* list, dim or options; the scratch list below goes to index 3 */
+    int n = (int)lua_rawlen(L, 1);
+    if (n < 1)
+        return lt_error(L, "%s: expected a non-empty list of tensors", fn);
+    if (n > 100000)
+        return lt_error(L, "%s: too many tensors (%d)", fn, n);
+    attn_tensor **ts = lua_newuserdatauv(L, sizeof(attn_tensor *) * (size_t)n, 0); /* freed by the GC */
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, 1, i + 1);
+        ts[i] = lt_test(L, -1);
+        if (!ts[i])
+            return lt_error(L, "%s: element %d of the list is %s, expected a tensor", fn, i + 1,
+                              lt_typename(L, -1));
+        lua_pop(L, 1);
+    }
+    int opts = lt_is_options(L, 2) ? 2 : 0;
+    int rank = ts[0]->ndim + stacking;
+    int dim = 0;
+    if (lt_arg(L, 2, opts, "dim") != LUA_TNIL)
+        dim = lt_check_dim(L, -1, rank, fn);
+    lua_pop(L, 1);
+    attn_tensor **slot = lt_newslot(L);
+    attn_error err;
+    attn_tensor *t = stacking ? attn_stack(fn, ts, n, dim, &err) : attn_cat(fn, ts, n, dim, &err);
+    return lt_finish(L, slot, t, &err);
+}
+
+static int torch_stack(lua_State *L) { return join(L, "stack", 1); }
+static int torch_cat(lua_State *L) { return join(L, "cat", 0); }
+
+/* ---- print options and memory -------------------------------------------------------------- */
+
+static int torch_set_printoptions(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    attn_print_options o = attn_get_print_options();
+    static const char *names[] = {"precision", "threshold", "edgeitems", "linewidth"};
+    for (int i = 0; i < 4; i++) {
+        if (lua_getfield(L, 1, names[i]) != LUA_TNIL) {
+            int64_t v = lt_check_integer(L, -1, "set_printoptions", names[i]);
+            if (v < 0 || v > 1000000000)
+                return lt_error(L, "set_printoptions: %s must be between 0 and 1e9, got %lld", names[i],
+                                  (long long)v);
+            if (i == 0) o.precision = (int)v;
+            if (i == 1) o.threshold = v;
+            if (i == 2) o.edgeitems = (int)v;
+            if (i == 3) o.linewidth = (int)v;
+        }
+        lua_pop(L, 1);
+    }
+    int type = lua_getfield(L, 1, "sci_mode");
+    if (type == LUA_TBOOLEAN)
+        o.sci_mode = lua_toboolean(L, -1);
+    else if (type != LUA_TNIL)
+        return lt_error(L, "set_printoptions: sci_mode must be true, false or nil");
+    else if (lua_getfield(L, 1, "profile") == LUA_TSTRING && strcmp(lua_tostring(L, -1), "default") == 0)
+        o = (attn_print_options){4, 1000, 3, 80, -1};
+    attn_set_print_options(o);
+    return 0;
+}
+
+static int torch_memory(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)attn_live_bytes());
+    return 1;
+}
+
+static const luaL_Reg creation[] = {
+    {"tensor", torch_tensor}, {"zeros", torch_zeros}, {"ones", torch_ones}, {"empty", torch_empty},
+    {"full", torch_full}, {"zeros_like", torch_zeros_like}, {"ones_like", torch_ones_like},
+    {"empty_like", torch_empty_like}, {"full_like", torch_full_like}, {"arange", torch_arange},
+    {"eye", torch_eye}, {"stack", torch_stack}, {"cat", torch_cat},
+    {"set_printoptions", torch_set_printoptions}, {"memory_allocated", torch_memory}, {NULL, NULL}};
+
+void lt_open_create(lua_State *L, int torch)
+{
+    lt_register(L, torch, 0, creation);
+}
