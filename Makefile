@@ -9,9 +9,10 @@
 CC      ?= cc
 PKGS    := lua5.4 openblas readline
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+SLEEF_LIBS := -lsleef
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(SLEEF_LIBS)
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
-BLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null)
+BLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null) $(SLEEF_LIBS)
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE    := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Isrc/core -Isrc/bind -Isrc/cli -Ibuild/gen $(WARN) $(PKG_CFLAGS)

@@ -1,5 +1,6 @@
 """Writes PyTorch's own random numbers to tests/data/torch/*.txt, for tests/c/test_rng.c (and torch.sum
-results to sum.txt, for tests/c/test_reduce.c).
+results to sum.txt, for tests/c/test_reduce.c; softmax and exp/log/tanh/sigmoid results to softmax.txt,
+for tests/c/test_softmax.c).
 
 Run it through scripts/gen-torch-reference.sh (Debian's python3-torch, /usr/bin/python3).
 
@@ -302,6 +303,114 @@ def gen_sum():
           "storage); results row-major", lines)
 
 
+def gen_softmax():
+    """Softmax, log_softmax and element-wise exp/log/tanh/sigmoid for tests/c/test_softmax.c.
+
+    'softmax shape=S dim=D : IN -> OUT' is torch.softmax(x, D) of the contiguous tensor x of shape S
+    (D is PyTorch's 0-based dim), inputs and outputs row-major; 'log_softmax' likewise.
+    'exp n=N : IN -> OUT' (and log, tanh, sigmoid) is the function applied to a 1-D tensor of N values.
+    torch.sigmoid computes the last numel % 16 elements of a contiguous tensor with the scalar formula
+    (cpu_kernel_vec's tail) and the others with the vector one: 'sigmoid' values all come from the
+    vector path (the tensor is padded to a multiple of 16), 'sigmoid_tail' values from the scalar one
+    (tensors of 15). exp/log/tanh go through vml::v<op> (vec::map), so every element takes the vector
+    path whatever its position."""
+    lines = []
+    g = torch.Generator()
+    g.manual_seed(20240531)
+
+    def bits(vals):
+        return torch.tensor([struct.unpack("<f", struct.pack("<I", b))[0] for b in vals], dtype=torch.float32)
+
+    def add(kind, x, dim):
+        x = x.contiguous()
+        fn = torch.softmax if kind == "softmax" else torch.log_softmax
+        y = fn(x, dim)
+        lines.append("%s shape=%s dim=%d : %s -> %s" % (kind, shape_str(x.shape), dim, f32s(x), f32s(y)))
+
+    def randn(*shape, scale=1.0):
+        return torch.randn(*shape, generator=g) * scale
+
+    # last dim: several rows of randn * scale for each length (a 2-D tensor, one softmax per row)
+    lengths = [1, 2, 3, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 100, 1000]
+    for n in lengths:
+        for scale in [0.1, 1.0, 3.0, 30.0]:
+            if n == 1000 and scale in (0.1, 3.0):
+                continue  # the file stays under 300 KB
+            add("softmax", randn(1 if n == 1000 else 2, n, scale=scale), 1)
+    # special rows: masked (-inf) entries, all -inf, large and tiny values, a nan
+    inf = float("inf")
+    for n in [1, 3, 8, 9, 17, 33]:
+        x = randn(6, n, scale=2.0)
+        x[0, 1::2] = -inf                        # masked entries
+        x[1, :] = -inf                           # all masked: nan, as in PyTorch
+        x[2, :] = 80 + torch.rand(n, generator=g) * 20  # large: exp would overflow without the max
+        x[3, :] = torch.randn(n, generator=g) * 1e-30   # tiny
+        x[4, :] = bits([0x00000001 + 37 * i for i in range(n)])  # subnormal
+        x[4, 0] = -0.0
+        x[5, n // 2] = float("nan")
+        add("softmax", x, 1)
+        add("log_softmax", x, 1)
+    x = torch.tensor([[0.0, -inf, -inf, -inf, -inf, -inf, -inf]])
+    add("softmax", torch.cat([x, torch.tril(randn(7, 7)).masked_fill(torch.triu(torch.ones(7, 7), 1) == 1, -inf)]), 1)
+    # log_softmax over the last dim
+    for n in lengths:
+        for scale in [0.1, 3.0]:
+            if n == 1000 and scale != 3.0:
+                continue
+            add("log_softmax", randn(1, n, scale=scale), 1)
+    # other dims of 3-D tensors (vec_softmax: 8 inner positions at a time, the rest scalar)
+    for shape in [(2, 6, 3), (4, 5, 6), (3, 4, 10), (2, 3, 16), (3, 2, 17)]:
+        for scale in [1.0, 30.0] if shape in [(2, 6, 3), (4, 5, 6)] else [3.0]:
+            x = randn(*shape, scale=scale)
+            for dim in range(3):
+                add("softmax", x, dim)
+                if scale != 30.0:
+                    add("log_softmax", x, dim)
+    x = randn(3, 4, 10)
+    x[1, 2, 3] = -inf
+    x[:, 0, 9] = -inf
+    x[2, :, 1] = -inf
+    for dim in range(3):
+        add("softmax", x, dim)
+        add("log_softmax", x, dim)
+    add("softmax", torch.tensor(2.5), 0)  # 0-d
+    add("log_softmax", torch.tensor(2.5), 0)
+
+    # element-wise functions
+    edges = [0.0, -0.0, inf, -inf, float("nan"), 1.0, -1.0, 0.5, -0.5, 2.0, 1e-8, -1e-8,
+             3.4028234663852886e38, -3.4028234663852886e38, 1.1754943508222875e-38, -1.1754943508222875e-38]
+    sub = bits([0x00000001, 0x80000001, 0x00000100, 0x007fffff, 0x807fffff, 0x00400000])
+    exp_edge = bits([0x42b17217, 0x42b17218, 0x42b17219, 0x42b17216, 0xc2aeac4f, 0xc2aeac50, 0xc2aeac51,
+                     0xc2cff1b4, 0xc2cff1b5, 0xc2cff1b3, 0xc2d00000, 0xc2cfffff, 0xc2d00001, 0x42d00000,
+                     0x42cfffff, 0xc2b00000, 0xc2a00000, 0x42b00000, 0xc2ce0000])  # ~88.72, ~-87.34, ~-103.97, +-104
+    def elementwise(name, fn, vals):
+        x = torch.cat([torch.tensor(edges), sub, vals]).to(torch.float32)
+        n = x.numel()
+        if name == "sigmoid":  # pad so that no element falls in cpu_kernel_vec's scalar tail
+            pad = (-n) % 16
+            y = fn(torch.cat([x, torch.zeros(pad)]))[:n]
+        elif name == "sigmoid_tail":  # tensors of 15: every element in the scalar tail
+            y = torch.cat([fn(c.contiguous()) for c in x.split(15)])
+        else:
+            y = fn(x)
+        lines.append("%s n=%d : %s -> %s" % (name, n, f32s(x), f32s(y)))
+
+    def u(n, lo, hi):
+        return torch.rand(n, generator=g, dtype=torch.float64) * (hi - lo) + lo
+    elementwise("exp", torch.exp, torch.cat([exp_edge, u(150, -110, 95), u(100, -2, 2), u(50, -1e-3, 1e-3)]))
+    pos = torch.exp2(u(200, -149, 128)).float()  # every binade
+    elementwise("log", torch.log, torch.cat([pos, u(60, 0.5, 2), u(40, 1 - 1e-5, 1 + 1e-5), -pos[:10],
+                                             bits([0x3f7fffff, 0x3f800001, 0x7f7fffff])]))
+    elementwise("tanh", torch.tanh, torch.cat([u(150, -10, 10), u(60, -0.7, 0.7), u(40, -1e-3, 1e-3),
+                                               u(30, -100, 100), bits([0x41100000, 0x41200000, 0x3f0ccccd,
+                                                                       0x3f0ccccc, 0x39800000, 0x3f200000])]))
+    sig = torch.cat([exp_edge, -exp_edge, u(150, -110, 110), u(100, -8, 8), u(30, -1e-3, 1e-3)])
+    elementwise("sigmoid", torch.sigmoid, sig)
+    elementwise("sigmoid_tail", torch.sigmoid, sig)
+    write("softmax.txt", "torch.softmax/log_softmax(x, dim) (inputs and outputs row-major) and torch.exp/log/"
+          "tanh/sigmoid of 1-D tensors; one thread, AVX2 kernels", lines)
+
+
 def main():
     torch.set_num_threads(1)
     os.makedirs(OUT, exist_ok=True)
@@ -320,6 +429,7 @@ def main():
     gen_kaiming()
     gen_dropout()
     gen_sum()
+    gen_softmax()
 
 
 if __name__ == "__main__":

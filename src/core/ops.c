@@ -1,7 +1,8 @@
 /* ops.c — element-wise arithmetic with broadcasting, reductions, and the attention stages
- * (tril/triu masks, masked_fill, softmax). matmul lives in matmul.c. */
+ * (tril/triu masks, masked_fill). matmul lives in matmul.c, softmax in softmax.c. */
 #include "ops.h"
 #include "reduce.h"
+#include "vmath.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -179,12 +180,12 @@ static float apply_unary(attn_unop op, float x)
 {
     switch (op) {
     case ATTN_NEG: return -x;
-    case ATTN_EXP: return expf(x);
-    case ATTN_LOG: return logf(x);
+    case ATTN_EXP: return vmath_exp(x);
+    case ATTN_LOG: return vmath_log(x);
     case ATTN_SQRT: return sqrtf(x);
-    case ATTN_TANH: return tanhf(x);
+    case ATTN_TANH: return vmath_tanh(x);
     case ATTN_ABS: return fabsf(x);
-    case ATTN_SIGMOID: return 1.0f / (1.0f + expf(-x));
+    case ATTN_SIGMOID: return vmath_sigmoid(x);
     case ATTN_RELU: return x > 0 ? x : (isnan(x) ? x : 0.0f);
     case ATTN_LOGICAL_NOT: return x == 0;
     }
@@ -232,10 +233,15 @@ static attn_tensor *map_unary(const attn_tensor *a, attn_dtype dtype, attn_unop 
     int64_t n = attn_numel(a);
     float *O = out->storage->data;
     attn_copy_out(a, O);
+    /* torch.sigmoid runs its scalar lambda on the last numel % 16 elements of a contiguous tensor */
+    int64_t tail = (op == ATTN_SIGMOID && !use_pow && attn_is_contiguous(a)) ? n - n % 16 : n;
     for (int64_t i = 0; i < n; i++) {
         if ((i & 0xFFFF) == 0 && attn_interrupt_requested)
             return interrupted(out, err);
-        O[i] = use_pow ? pow_scalar(O[i], exponent) : apply_unary(op, O[i]);
+        if (use_pow)
+            O[i] = pow_scalar(O[i], exponent);
+        else
+            O[i] = i >= tail ? vmath_sigmoid_tail(O[i]) : apply_unary(op, O[i]);
     }
     return out;
 }
@@ -412,66 +418,5 @@ attn_tensor *attn_masked_fill(const attn_tensor *t, const attn_tensor *mask, flo
         attn_free(out);
         return NULL;
     }
-    return out;
-}
-
-/* Softmax over contiguous runs of len floats, as PyTorch's CPU kernel (vec_softmax_lastdim) does it:
- * subtract the run's maximum, exponentiate, add up in order in float32, multiply by 1/sum.
- * A run that is all -inf has max -inf, so x - max is nan and the result is nan, as in PyTorch. */
-static void softmax_run(float *p, int64_t len, int log)
-{
-    float max = p[0];
-    for (int64_t i = 1; i < len; i++)
-        if (p[i] > max || isnan(p[i]))
-            max = p[i];
-    float sum = 0.0f;
-    for (int64_t i = 0; i < len; i++)
-        sum += expf(p[i] - max);
-    if (log) {
-        float lse = logf(sum);
-        for (int64_t i = 0; i < len; i++)
-            p[i] = p[i] - max - lse;
-        return;
-    }
-    float inv = 1.0f / sum;
-    for (int64_t i = 0; i < len; i++)
-        p[i] = expf(p[i] - max) * inv;
-}
-
-attn_tensor *attn_softmax(const attn_tensor *t, int dim, int log, attn_error *err)
-{
-    const char *fn = log ? "log_softmax" : "softmax";
-    if (t->ndim == 0) {
-        attn_tensor *one = attn_unsqueeze(t, 0, err);
-        attn_tensor *r = one ? attn_softmax(one, 0, log, err) : NULL;
-        attn_tensor *s = r ? attn_squeeze(r, 0, err) : NULL;
-        attn_free(one);
-        attn_free(r);
-        return s;
-    }
-    if (dim < 0 || dim >= t->ndim)
-        return attn_fail(err, "%s: dim %d is out of range for a %d-D tensor", fn, dim + 1, t->ndim);
-    attn_tensor *c = dim_last_contiguous(t, dim, err);
-    if (!c)
-        return NULL;
-    attn_tensor *work = attn_clone(c, err); /* c may alias t when dim is already last */
-    attn_free(c);
-    if (!work)
-        return NULL;
-    work->dtype = ATTN_FLOAT32;
-    int64_t len = t->shape[dim], rows = len ? attn_numel(t) / len : 0;
-    for (int64_t r = 0; r < rows; r++) {
-        if ((r & 0x3FF) == 0 && attn_interrupt_requested)
-            return interrupted(work, err);
-        softmax_run(work->storage->data + r * len, len, log);
-    }
-    /* work has dim moved last; move it back into place as a contiguous result. */
-    int perm[ATTN_MAX_DIMS];
-    for (int d = 0, s = 0; d < t->ndim; d++)
-        perm[d] = d == dim ? t->ndim - 1 : s++;
-    attn_tensor *back = attn_permute(work, perm, err);
-    attn_tensor *out = back ? attn_contiguous(back, err) : NULL;
-    attn_free(back);
-    attn_free(work);
     return out;
 }
