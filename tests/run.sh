@@ -7,6 +7,7 @@
 #   c/        C tests of the core (cmocka), release and ASan+UBSan builds
 #   lua/      Lua tests of the API (busted, run inside attn), release and ASan+UBSan builds
 #   cli/      the command line; repl/ a real terminal session driven through tmux
+#   layers/   the layering rules of DESIGN.md (no Lua in src/core, the core never prints)
 #   lessons/  every lesson in check mode (once lessons exist)
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -69,6 +70,7 @@ run_suite "lua-asan" build/asan/attn /usr/bin/busted -o TAP tests/lua
 run_suite "cli" sh tests/cli/test_cli.sh ./attn
 run_suite "cli-asan" sh tests/cli/test_cli.sh build/asan/attn
 run_suite "repl" sh tests/repl/test_repl.sh ./attn
+run_suite "layers" sh tests/layers/test_layers.sh
 
 lessons=$(ls lessons/*.lua 2>/dev/null)
 if [ -n "$lessons" ]; then

@@ -45,7 +45,7 @@ typedef struct attn_tensor {
 } attn_tensor;
 
 /* ---- memory -------------------------------------------------------------------------------- */
-/* Storage memory goes through one allocator with the lua_Alloc signature (ptr == NULL: allocate
+/* Storage memory goes through one allocator with the signature of Lua's allocator (ptr == NULL: allocate
  * nsize bytes; nsize == 0: free ptr). The Lua bindings install the Lua state's allocator so the
  * memory is Lua's; the default is malloc/free. */
 typedef void *(*attn_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
