@@ -54,13 +54,14 @@ build/gen/lua_embed.c: $(LUA_SRC) scripts/embed-lua.sh
 	sh scripts/embed-lua.sh $(LUA_SRC) > $@.tmp && mv $@.tmp $@
 
 # C tests of the core: no Lua, linked against the core objects only.
-build/release/tests/%: tests/c/%.c $(call rel_obj,$(CORE_SRC))
+TEST_HEADERS := $(wildcard tests/c/*.h)
+build/release/tests/%: tests/c/%.c $(call rel_obj,$(CORE_SRC)) $(TEST_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lcmocka -lm
+	$(CC) $(BASE) $(RELEASE) -o $@ $(filter-out %.h,$^) $(BLAS_LIBS) -lcmocka -lm
 
-build/asan/tests/%: tests/c/%.c $(call asan_obj,$(CORE_SRC))
+build/asan/tests/%: tests/c/%.c $(call asan_obj,$(CORE_SRC)) $(TEST_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(SANITIZE) -o $@ $^ $(BLAS_LIBS) -lcmocka -lm
+	$(CC) $(BASE) $(SANITIZE) -o $@ $(filter-out %.h,$^) $(BLAS_LIBS) -lcmocka -lm
 
 # Benchmark (scripts/bench.sh): links attn's objects except main, to time calls through the Lua API.
 build/release/bench: tests/bench/bench.c $(call rel_obj,$(filter-out src/cli/%,$(APP_SRC)))

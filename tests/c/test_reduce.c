@@ -6,94 +6,15 @@
  *   sum id=ID shape=a,b stride=s,t offset=o dim=d : <bit patterns> torch.sum of that view (d == -1)
  *                                                                  or view.sum(d), row-major
  * Every result must match bit for bit. Run from the repository root. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reduce.h"
+#include "refdata.h"
 
-#define SUM_FILE "tests/data/torch/sum.txt"
+#define SUM_FILE REF_DIR "sum.txt"
 #define MAX_INPUTS 256
-
-static float bits_to_float(uint32_t bits)
-{
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-static uint32_t float_to_bits(float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    return bits;
-}
-
-/* Parses whitespace-separated float32 bit patterns into a new array; *n gets the count. */
-static float *parse_f32s(const char *vals, int64_t *n)
-{
-    int64_t cap = 16, len = 0;
-    float *out = malloc(sizeof(float) * (size_t)cap);
-    assert_non_null(out);
-    const char *p = vals;
-    for (;;) {
-        char *end;
-        unsigned long v = strtoul(p, &end, 16);
-        if (end == p)
-            break;
-        if (len == cap) {
-            out = realloc(out, sizeof(float) * (size_t)(cap *= 2));
-            assert_non_null(out);
-        }
-        out[len++] = bits_to_float((uint32_t)v);
-        p = end;
-    }
-    *n = len;
-    return out;
-}
-
-/* The value of " name=" in keys, copied into buf; fails when absent. */
-static const char *need_key(const char *keys, const char *name, char *buf, size_t size)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, " %s=", name);
-    const char *p = strstr(keys, pat);
-    if (p == NULL)
-        fail_msg("missing key %s in: %s", name, keys);
-    p += strlen(pat);
-    size_t len = strcspn(p, " ");
-    if (len >= size)
-        len = size - 1;
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-    return buf;
-}
-
-/* "a,b,c" into v (at most max entries); returns the count. */
-static int key_list(const char *keys, const char *name, int64_t *v, int max)
-{
-    char buf[256];
-    need_key(keys, name, buf, sizeof buf);
-    int n = 0;
-    for (char *p = buf; *p && n < max;) {
-        char *end;
-        v[n++] = strtoll(p, &end, 10);
-        p = *end == ',' ? end + 1 : end;
-    }
-    return n;
-}
-
-static int64_t key_int(const char *keys, const char *name)
-{
-    char buf[64];
-    return strtoll(need_key(keys, name, buf, sizeof buf), NULL, 10);
-}
 
 /* ---- the data file ----------------------------------------------------------------------------- */
 
@@ -107,6 +28,13 @@ typedef struct {
     int cases, contiguous, views, transposed_6x6, strided_slice, broadcast;
 } sum_stats;
 
+/* What run_sum_file has read so far. */
+typedef struct {
+    input_t inputs[MAX_INPUTS];
+    int ninputs;
+    sum_stats *st;
+} sum_reader;
+
 static int is_contiguous(int ndim, const int64_t *shape, const int64_t *stride)
 {
     int64_t expect = 1;
@@ -119,23 +47,23 @@ static int is_contiguous(int ndim, const int64_t *shape, const int64_t *stride)
 }
 
 /* Checks one "sum" line against the inputs read so far. */
-static void check_sum_line(const char *keys, const char *vals, const char *line, const input_t *inputs,
-                           int ninputs, sum_stats *st)
+static void check_sum_line(const ref_line *l, const sum_reader *r)
 {
+    sum_stats *st = r->st;
     char id[64];
-    need_key(keys, "id", id, sizeof id);
+    need_key(l->keys, "id", id, sizeof id);
     const input_t *in = NULL;
-    for (int i = 0; i < ninputs; i++)
-        if (strcmp(inputs[i].id, id) == 0)
-            in = &inputs[i];
+    for (int i = 0; i < r->ninputs; i++)
+        if (strcmp(r->inputs[i].id, id) == 0)
+            in = &r->inputs[i];
     if (in == NULL)
         fail_msg("%s: no input line with id=%s before it", SUM_FILE, id);
 
     int64_t shape[ATTN_REDUCE_MAX_DIMS], stride[ATTN_REDUCE_MAX_DIMS];
-    const int ndim = key_list(keys, "shape", shape, ATTN_REDUCE_MAX_DIMS);
-    assert_int_equal(key_list(keys, "stride", stride, ATTN_REDUCE_MAX_DIMS), ndim);
-    const int64_t offset = key_int(keys, "offset");
-    const int dim = (int)key_int(keys, "dim");
+    const int ndim = key_list(l->keys, "shape", shape, ATTN_REDUCE_MAX_DIMS);
+    assert_int_equal(key_list(l->keys, "stride", stride, ATTN_REDUCE_MAX_DIMS), ndim);
+    const int64_t offset = key_int(l->keys, "offset");
+    const int dim = (int)key_int(l->keys, "dim");
 
     /* the view must lie inside the storage */
     int64_t last = offset, out_n = 1;
@@ -147,17 +75,14 @@ static void check_sum_line(const char *keys, const char *vals, const char *line,
     assert_true(offset >= 0 && last < in->n);
 
     int64_t n;
-    float *want = parse_f32s(vals, &n);
+    float *want = parse_f32s(l->vals, &n);
     if (n != out_n)
-        fail_msg("%s\n  %lld results in the file, %lld expected from shape and dim", line, (long long)n,
+        fail_msg("%s\n  %lld results in the file, %lld expected from shape and dim", l->line, (long long)n,
                  (long long)out_n);
     float *got = malloc(sizeof(float) * (size_t)out_n); /* exact size: ASan catches overruns */
     assert_non_null(got);
     attn_reduce_sum(in->data + offset, ndim, shape, stride, dim, got);
-    for (int64_t i = 0; i < n; i++)
-        if (float_to_bits(want[i]) != float_to_bits(got[i]))
-            fail_msg("%s\n  result %lld: torch 0x%08x (%.9g), attn 0x%08x (%.9g)", line, (long long)i,
-                     float_to_bits(want[i]), (double)want[i], float_to_bits(got[i]), (double)got[i]);
+    expect_bits(l->line, want, got, n);
     free(want);
     free(got);
 
@@ -178,44 +103,33 @@ static void check_sum_line(const char *keys, const char *vals, const char *line,
     }
 }
 
+/* One line of SUM_FILE: an input to keep, or a sum to check against the inputs kept so far. */
+static void read_sum_line(const ref_line *l, void *ctx)
+{
+    sum_reader *r = ctx;
+    if (strcmp(l->kind, "input") == 0) {
+        assert_true(r->ninputs < MAX_INPUTS);
+        input_t *in = &r->inputs[r->ninputs++];
+        need_key(l->keys, "id", in->id, sizeof in->id);
+        in->data = parse_f32s(l->vals, &in->n);
+        assert_int_equal(in->n, key_int(l->keys, "n"));
+    } else if (strcmp(l->kind, "sum") == 0) {
+        check_sum_line(l, r);
+    } else {
+        fail_msg("%s: unknown kind in line: %s", SUM_FILE, l->line);
+    }
+}
+
 /* Reads SUM_FILE and checks every case; fills st. */
 static void run_sum_file(sum_stats *st)
 {
     memset(st, 0, sizeof *st);
-    FILE *f = fopen(SUM_FILE, "r");
-    if (f == NULL)
-        fail_msg("cannot open %s (run the tests from the repository root)", SUM_FILE);
-    static input_t inputs[MAX_INPUTS];
-    int ninputs = 0;
-    char *line = NULL, *copy = NULL;
-    size_t cap = 0;
-    while (getline(&line, &cap, f) > 0) {
-        line[strcspn(line, "\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
-            continue;
-        free(copy);
-        copy = strdup(line);
-        char *sep = strstr(line, " : ");
-        if (sep == NULL)
-            fail_msg("%s: no \" : \" in line: %s", SUM_FILE, copy);
-        *sep = '\0';
-        if (strncmp(line, "input ", 6) == 0) {
-            assert_true(ninputs < MAX_INPUTS);
-            input_t *in = &inputs[ninputs++];
-            need_key(line + 5, "id", in->id, sizeof in->id);
-            in->data = parse_f32s(sep + 3, &in->n);
-            assert_int_equal(in->n, key_int(line + 5, "n"));
-        } else if (strncmp(line, "sum ", 4) == 0) {
-            check_sum_line(line + 3, sep + 3, copy, inputs, ninputs, st);
-        } else {
-            fail_msg("%s: unknown kind in line: %s", SUM_FILE, copy);
-        }
-    }
-    for (int i = 0; i < ninputs; i++)
-        free(inputs[i].data);
-    free(line);
-    free(copy);
-    fclose(f);
+    static sum_reader r;
+    r.ninputs = 0;
+    r.st = st;
+    for_each_case(SUM_FILE, NULL, read_sum_line, &r);
+    for (int i = 0; i < r.ninputs; i++)
+        free(r.inputs[i].data);
 }
 
 /* ---- tests -------------------------------------------------------------------------------------- */

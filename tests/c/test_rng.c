@@ -3,162 +3,19 @@
  * The expected values come from the files in tests/data/torch/ (made by scripts/gen-torch-reference.sh with
  * Debian's python3-torch, a build without MKL) and from the facts in shared/reference/pytorch-rng.md;
  * never from this C code. Run from the repository root. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "refdata.h"
 #include "rng.h"
 
-#define DATA_DIR "tests/data/torch/"
 /* Normals from 16 elements up go through PyTorch's vectorised (Sleef) log/cos/sin, which libm may miss
  * by an ulp or two; fewer than 16 take the scalar float64 path and must match bit for bit. */
 #define NORMAL_TOL 1e-6
 
-/* ---- reading the data files -------------------------------------------------------------------- */
-
-/* One case: "<kind> key=value ... : values". keys points at the text before " : ", vals after. */
-typedef void (*case_fn)(const char *keys, const char *vals, const char *line);
-
-/* Calls fn for every line of DATA_DIR/file whose kind is `kind`; returns how many. */
-static int for_each_case(const char *file, const char *kind, case_fn fn)
-{
-    char path[256];
-    snprintf(path, sizeof path, DATA_DIR "%s", file);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        fail_msg("cannot open %s (run the tests from the repository root)", path);
-    char *line = NULL, *copy = NULL;
-    size_t cap = 0;
-    size_t kind_len = strlen(kind);
-    int count = 0;
-    while (getline(&line, &cap, f) > 0) {
-        line[strcspn(line, "\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
-            continue;
-        if (strncmp(line, kind, kind_len) != 0 || line[kind_len] != ' ')
-            continue;
-        free(copy);
-        copy = strdup(line); /* for messages: the split below cuts line in two */
-        char *sep = strstr(line, " : ");
-        if (sep == NULL)
-            fail_msg("%s: no \" : \" in line: %s", path, copy);
-        *sep = '\0';
-        fn(line + kind_len, sep + 3, copy);
-        count++;
-    }
-    free(line);
-    free(copy);
-    fclose(f);
-    return count;
-}
-
-/* The value of " name=" in keys, copied into buf; NULL when absent. */
-static const char *key_str(const char *keys, const char *name, char *buf, size_t size)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, " %s=", name);
-    const char *p = strstr(keys, pat);
-    if (p == NULL)
-        return NULL;
-    p += strlen(pat);
-    size_t len = strcspn(p, " ");
-    if (len >= size)
-        len = size - 1;
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-    return buf;
-}
-
-static const char *need_key(const char *keys, const char *name, char *buf, size_t size)
-{
-    if (key_str(keys, name, buf, size) == NULL)
-        fail_msg("missing key %s in: %s", name, keys);
-    return buf;
-}
-
-static int64_t key_int(const char *keys, const char *name)
-{
-    char buf[64];
-    return strtoll(need_key(keys, name, buf, sizeof buf), NULL, 10);
-}
-
-static uint64_t key_u64(const char *keys, const char *name)
-{
-    char buf[64];
-    return strtoull(need_key(keys, name, buf, sizeof buf), NULL, 10);
-}
-
-/* float64 keys are written with Python's float.hex(), which strtod reads exactly. */
-static double key_double(const char *keys, const char *name)
-{
-    char buf[64];
-    return strtod(need_key(keys, name, buf, sizeof buf), NULL);
-}
-
-/* Product of "a,b,c". */
-static int64_t key_numel(const char *keys, const char *name)
-{
-    char buf[64];
-    need_key(keys, name, buf, sizeof buf);
-    int64_t n = 1;
-    for (char *p = buf; *p;) {
-        char *end;
-        n *= strtoll(p, &end, 10);
-        p = *end == ',' ? end + 1 : end;
-    }
-    return n;
-}
-
-static float bits_to_float(uint32_t bits)
-{
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-static uint32_t float_to_bits(float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    return bits;
-}
-
-/* Parses whitespace-separated float32 bit patterns into a new array; *n gets the count. */
-static float *parse_f32s(const char *vals, int64_t *n)
-{
-    int64_t cap = 16, len = 0;
-    float *out = malloc(sizeof(float) * (size_t)cap);
-    const char *p = vals;
-    for (;;) {
-        char *end;
-        unsigned long v = strtoul(p, &end, 16);
-        if (end == p)
-            break;
-        if (len == cap)
-            out = realloc(out, sizeof(float) * (size_t)(cap *= 2));
-        out[len++] = bits_to_float((uint32_t)v);
-        p = end;
-    }
-    *n = len;
-    return out;
-}
-
 /* ---- comparisons ------------------------------------------------------------------------------- */
-
-static void expect_bits(const char *line, const float *want, const float *got, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (float_to_bits(want[i]) != float_to_bits(got[i]))
-            fail_msg("%s\n  element %lld: torch 0x%08x (%.9g), attn 0x%08x (%.9g)", line, (long long)i,
-                     float_to_bits(want[i]), (double)want[i], float_to_bits(got[i]), (double)got[i]);
-}
 
 static void expect_close(const char *line, const float *want, const float *got, int64_t n, double tol)
 {
@@ -166,6 +23,15 @@ static void expect_close(const char *line, const float *want, const float *got, 
         if (!(fabs((double)want[i] - (double)got[i]) <= tol))
             fail_msg("%s\n  element %lld: torch %.9g, attn %.9g (|diff| > %g)", line, (long long)i,
                      (double)want[i], (double)got[i], tol);
+}
+
+/* torch.randn/normal of n values: bit for bit below 16, within NORMAL_TOL from 16 up. */
+static void expect_normals(const char *line, const float *want, const float *got, int64_t n)
+{
+    if (n < 16)
+        expect_bits(line, want, got, n);
+    else
+        expect_close(line, want, got, n, NORMAL_TOL);
 }
 
 /* Checks values printed to 4 decimals, as the books show them. */
@@ -180,18 +46,18 @@ static void expect_4dp(const char *what, const double *want, const float *got, i
 
 /* Must run first: nothing has seeded the generator yet. A fresh torch.Generator() starts from
  * default_rng_seed_val; rand.txt records its first torch.rand(6). */
-static void check_default_rand(const char *keys, const char *vals, const char *line)
+static void check_default_rand(const ref_line *l, void *ctx)
 {
     char buf[32];
-    if (key_str(keys, "seed", buf, sizeof buf) == NULL || strcmp(buf, "default") != 0)
+    if (key_str(l->keys, "seed", buf, sizeof buf) == NULL || strcmp(buf, "default") != 0)
         return;
-    assert_true(key_u64(keys, "initial_seed") == attn_initial_seed());
+    assert_true(key_u64(l->keys, "initial_seed") == attn_initial_seed());
     int64_t n;
-    float *want = parse_f32s(vals, &n);
+    float *want = parse_f32s(l->vals, &n);
     float got[64];
-    assert_int_equal(n, key_numel(keys, "shape"));
+    assert_int_equal(n, key_numel(l->keys, "shape"));
     attn_rand_fill(got, n);
-    expect_bits(line, want, got, n);
+    expect_bits(l->line, want, got, n);
     free(want);
 }
 
@@ -200,7 +66,7 @@ static void test_defaults_before_any_seed(void **state)
     (void)state;
     assert_int_equal(attn_get_bernoulli_flavor(), ATTN_BERNOULLI_MKL);
     assert_true(attn_initial_seed() == UINT64_C(67280421310721));
-    assert_int_equal(for_each_case("rand.txt", "rand", check_default_rand), 43);
+    assert_int_equal(for_each_case(REF_DIR "rand.txt", "rand", check_default_rand, NULL), 43);
 }
 
 static void test_first_u32_after_seed_123(void **state)
@@ -293,20 +159,51 @@ static void test_default_dropout_rows_from_reference(void **state)
 
 /* ---- against PyTorch's files ------------------------------------------------------------------- */
 
-static void check_rand(const char *keys, const char *vals, const char *line)
+/* A file of n draws after torch.manual_seed(seed), and how attn makes them. */
+typedef struct {
+    const char *size_key;                                  /* "shape" (a,b,...) or "n" */
+    void (*draw)(const char *keys, float *out, int64_t n); /* called after attn_manual_seed(seed) */
+    int normals;                                           /* compared as expect_normals does */
+} draw_kind;
+
+static void draw_rand(const char *keys, float *out, int64_t n)
 {
+    assert_true(attn_initial_seed() == key_u64(keys, "seed"));
+    attn_rand_fill(out, n);
+}
+
+static void draw_uniform(const char *keys, float *out, int64_t n)
+{
+    attn_uniform_fill(out, n, key_double(keys, "a"), key_double(keys, "b"));
+}
+
+static void draw_randn(const char *keys, float *out, int64_t n)
+{
+    attn_randn_fill(out, n);
+}
+
+static void draw_normal(const char *keys, float *out, int64_t n)
+{
+    attn_normal_fill(out, n, key_double(keys, "mean"), key_double(keys, "std"));
+}
+
+/* One line of a draw_kind's file (ctx); seed=default lines belong to test_defaults_before_any_seed. */
+static void check_draws(const ref_line *l, void *ctx)
+{
+    const draw_kind *k = ctx;
     char buf[32];
-    if (strcmp(need_key(keys, "seed", buf, sizeof buf), "default") == 0)
-        return; /* test_defaults_before_any_seed */
-    uint64_t seed = key_u64(keys, "seed");
-    int64_t n, numel = key_numel(keys, "shape");
-    float *want = parse_f32s(vals, &n);
-    assert_int_equal(n, numel);
+    if (strcmp(need_key(l->keys, "seed", buf, sizeof buf), "default") == 0)
+        return;
+    int64_t n;
+    float *want = parse_f32s(l->vals, &n);
+    assert_int_equal(n, key_numel(l->keys, k->size_key));
     float *got = calloc((size_t)n, sizeof(float));
-    attn_manual_seed(seed);
-    assert_true(attn_initial_seed() == seed);
-    attn_rand_fill(got, n);
-    expect_bits(line, want, got, n);
+    attn_manual_seed(key_u64(l->keys, "seed"));
+    k->draw(l->keys, got, n);
+    if (k->normals)
+        expect_normals(l->line, want, got, n);
+    else
+        expect_bits(l->line, want, got, n);
     free(want);
     free(got);
 }
@@ -314,78 +211,37 @@ static void check_rand(const char *keys, const char *vals, const char *line)
 static void test_rand_matches_torch(void **state)
 {
     (void)state;
-    assert_int_equal(for_each_case("rand.txt", "rand", check_rand), 43);
-}
-
-static void check_uniform(const char *keys, const char *vals, const char *line)
-{
-    int64_t n;
-    float *want = parse_f32s(vals, &n);
-    assert_int_equal(n, key_int(keys, "n"));
-    float *got = calloc((size_t)n, sizeof(float));
-    attn_manual_seed(key_u64(keys, "seed"));
-    attn_uniform_fill(got, n, key_double(keys, "a"), key_double(keys, "b"));
-    expect_bits(line, want, got, n);
-    free(want);
-    free(got);
+    draw_kind k = {"shape", draw_rand, 0};
+    assert_int_equal(for_each_case(REF_DIR "rand.txt", "rand", check_draws, &k), 43);
 }
 
 static void test_uniform_matches_torch(void **state)
 {
     (void)state;
-    assert_int_equal(for_each_case("uniform.txt", "uniform", check_uniform), 84);
-}
-
-static void check_randn(const char *keys, const char *vals, const char *line)
-{
-    int64_t n;
-    float *want = parse_f32s(vals, &n);
-    assert_int_equal(n, key_int(keys, "n"));
-    float *got = calloc((size_t)n, sizeof(float));
-    attn_manual_seed(key_u64(keys, "seed"));
-    attn_randn_fill(got, n);
-    if (n < 16)
-        expect_bits(line, want, got, n);
-    else
-        expect_close(line, want, got, n, NORMAL_TOL);
-    free(want);
-    free(got);
+    draw_kind k = {"n", draw_uniform, 0};
+    assert_int_equal(for_each_case(REF_DIR "uniform.txt", "uniform", check_draws, &k), 84);
 }
 
 static void test_randn_matches_torch(void **state)
 {
     (void)state;
-    assert_int_equal(for_each_case("randn.txt", "randn", check_randn), 56);
-}
-
-static void check_normal(const char *keys, const char *vals, const char *line)
-{
-    int64_t n;
-    float *want = parse_f32s(vals, &n);
-    assert_int_equal(n, key_int(keys, "n"));
-    float *got = calloc((size_t)n, sizeof(float));
-    attn_manual_seed(key_u64(keys, "seed"));
-    attn_normal_fill(got, n, key_double(keys, "mean"), key_double(keys, "std"));
-    if (n < 16)
-        expect_bits(line, want, got, n);
-    else
-        expect_close(line, want, got, n, NORMAL_TOL);
-    free(want);
-    free(got);
+    draw_kind k = {"n", draw_randn, 1};
+    assert_int_equal(for_each_case(REF_DIR "randn.txt", "randn", check_draws, &k), 56);
 }
 
 static void test_normal_matches_torch(void **state)
 {
     (void)state;
-    assert_int_equal(for_each_case("normal.txt", "normal", check_normal), 28);
+    draw_kind k = {"n", draw_normal, 1};
+    assert_int_equal(for_each_case(REF_DIR "normal.txt", "normal", check_draws, &k), 28);
 }
 
-static void check_randint(const char *keys, const char *vals, const char *line)
+static void check_randint(const ref_line *l, void *ctx)
 {
-    int64_t n = key_int(keys, "n");
+    int64_t n = key_int(l->keys, "n");
     float *want = calloc((size_t)n, sizeof(float));
     float *got = calloc((size_t)n, sizeof(float));
-    const char *p = vals;
+    const char *p = l->vals;
     for (int64_t i = 0; i < n; i++) {
         char *end;
         want[i] = (float)strtoll(p, &end, 10); /* attn stores the int64 values as floats */
@@ -393,9 +249,9 @@ static void check_randint(const char *keys, const char *vals, const char *line)
         p = end;
     }
     attn_error err = {{0}};
-    attn_manual_seed(key_u64(keys, "seed"));
-    assert_int_equal(attn_randint_fill(got, n, key_int(keys, "low"), key_int(keys, "high"), &err), 0);
-    expect_bits(line, want, got, n);
+    attn_manual_seed(key_u64(l->keys, "seed"));
+    assert_int_equal(attn_randint_fill(got, n, key_int(l->keys, "low"), key_int(l->keys, "high"), &err), 0);
+    expect_bits(l->line, want, got, n);
     free(want);
     free(got);
 }
@@ -403,20 +259,20 @@ static void check_randint(const char *keys, const char *vals, const char *line)
 static void test_randint_matches_torch(void **state)
 {
     (void)state;
-    assert_int_equal(for_each_case("randint.txt", "randint", check_randint), 28);
+    assert_int_equal(for_each_case(REF_DIR "randint.txt", "randint", check_randint, NULL), 28);
 }
 
 /* ops=kind:n[:args],... after one seed; elements of randn/normal calls of 16 or more are compared
  * within NORMAL_TOL, everything else bit for bit. */
-static void check_sequence(const char *keys, const char *vals, const char *line)
+static void check_sequence(const ref_line *l, void *ctx)
 {
     int64_t n;
-    float *want = parse_f32s(vals, &n);
+    float *want = parse_f32s(l->vals, &n);
     float *got = calloc((size_t)n, sizeof(float));
     unsigned char *approx = calloc((size_t)n, 1);
     char ops[256];
-    need_key(keys, "ops", ops, sizeof ops);
-    attn_manual_seed(key_u64(keys, "seed"));
+    need_key(l->keys, "ops", ops, sizeof ops);
+    attn_manual_seed(key_u64(l->keys, "seed"));
     int64_t at = 0;
     for (char *op = strtok(ops, ","); op != NULL; op = strtok(NULL, ",")) {
         char kind[16];
@@ -443,16 +299,16 @@ static void check_sequence(const char *keys, const char *vals, const char *line)
         } else if (strcmp(kind, "randint") == 0) {
             assert_int_equal(attn_randint_fill(got + at, k, (int64_t)args[1], (int64_t)args[2], &err), 0);
         } else {
-            fail_msg("unknown op %s in %s", kind, line);
+            fail_msg("unknown op %s in %s", kind, l->line);
         }
         at += k;
     }
     assert_int_equal(at, n);
     for (int64_t i = 0; i < n; i++) {
         if (approx[i])
-            expect_close(line, want + i, got + i, 1, NORMAL_TOL);
+            expect_close(l->line, want + i, got + i, 1, NORMAL_TOL);
         else
-            expect_bits(line, want + i, got + i, 1);
+            expect_bits(l->line, want + i, got + i, 1);
     }
     free(want);
     free(got);
@@ -462,44 +318,48 @@ static void check_sequence(const char *keys, const char *vals, const char *line)
 static void test_sequences_match_torch(void **state)
 {
     (void)state;
-    assert_int_equal(for_each_case("sequence.txt", "sequence", check_sequence), 6);
+    assert_int_equal(for_each_case(REF_DIR "sequence.txt", "sequence", check_sequence, NULL), 6);
+}
+
+/* Reads the layer "INxOUT{b|n}" at *p of a layers= list and moves *p past it and its comma; 0 at the end. */
+static int next_layer(const char **p, int64_t *in, int64_t *outf, int *bias)
+{
+    if (**p == '\0')
+        return 0;
+    char *end;
+    *in = strtoll(*p, &end, 10);
+    *outf = strtoll(end + 1, &end, 10);
+    *bias = *end == 'b';
+    *p = end[1] == ',' ? end + 2 : end + 1;
+    return 1;
 }
 
 /* layers=INxOUT{b|n},... created one after another; values are every parameter in creation order
  * (or only its first `head` and last `tail`). */
-static void check_linear(const char *keys, const char *vals, const char *line)
+static void check_linear(const ref_line *l, void *ctx)
 {
     int64_t n;
-    float *want = parse_f32s(vals, &n);
+    float *want = parse_f32s(l->vals, &n);
     char layers[256], buf[16];
-    need_key(keys, "layers", layers, sizeof layers);
-    int64_t total = 0;
-    for (char *p = layers; *p;) {
-        char *end;
-        int64_t in = strtoll(p, &end, 10);
-        int64_t outf = strtoll(end + 1, &end, 10);
-        total += in * outf + (*end == 'b' ? outf : 0);
-        p = end[1] == ',' ? end + 2 : end + 1;
-    }
+    need_key(l->keys, "layers", layers, sizeof layers);
+    int64_t total = 0, in, outf;
+    int bias;
+    for (const char *p = layers; next_layer(&p, &in, &outf, &bias);)
+        total += in * outf + (bias ? outf : 0);
     float *got = calloc((size_t)total, sizeof(float));
-    attn_manual_seed(key_u64(keys, "seed"));
+    attn_manual_seed(key_u64(l->keys, "seed"));
     int64_t at = 0;
-    for (char *p = layers; *p;) {
-        char *end;
-        int64_t in = strtoll(p, &end, 10);
-        int64_t outf = strtoll(end + 1, &end, 10);
-        at += linear_init(got + at, in, outf, *end == 'b');
-        p = end[1] == ',' ? end + 2 : end + 1;
-    }
+    for (const char *p = layers; next_layer(&p, &in, &outf, &bias);)
+        at += linear_init(got + at, in, outf, bias);
     assert_int_equal(at, total);
-    if (key_str(keys, "head", buf, sizeof buf) != NULL) {
-        int64_t head = key_int(keys, "head"), tail = key_int(keys, "tail");
+    if (key_str(l->keys, "head", buf, sizeof buf) != NULL) {
+        int64_t head = key_int(l->keys, "head"), tail = key_int(l->keys, "tail");
         assert_int_equal(n, head + tail);
-        expect_bits(line, want, got, head);
-        expect_bits(line, want + head, got + total - tail, tail);
+        expect_bits(l->line, want, got, head);
+        expect_bits(l->line, want + head, got + total - tail, tail);
     } else {
         assert_int_equal(n, total);
-        expect_bits(line, want, got, n);
+        expect_bits(l->line, want, got, n);
     }
     free(want);
     free(got);
@@ -508,17 +368,17 @@ static void check_linear(const char *keys, const char *vals, const char *line)
 static void test_linear_init_matches_torch(void **state)
 {
     (void)state;
-    assert_int_equal(for_each_case("linear.txt", "linear", check_linear), 10);
+    assert_int_equal(for_each_case(REF_DIR "linear.txt", "linear", check_linear, NULL), 10);
 }
 
-static void check_kaiming(const char *keys, const char *vals, const char *line)
+static void check_kaiming(const ref_line *l, void *ctx)
 {
-    int64_t in = key_int(keys, "in");
+    int64_t in = key_int(l->keys, "in");
     char padded[512];
-    snprintf(padded, sizeof padded, " %s", vals); /* the values here are key=value too */
+    snprintf(padded, sizeof padded, " %s", l->vals); /* the values here are key=value too */
     double bound = kaiming_bound(in), bias_bound = 1 / sqrt((double)in);
     if (bound != key_double(padded, "bound") || bias_bound != key_double(padded, "bias_bound"))
-        fail_msg("%s\n  attn bound %a, bias bound %a", line, bound, bias_bound);
+        fail_msg("%s\n  attn bound %a, bias bound %a", l->line, bound, bias_bound);
     char buf[32];
     assert_int_equal(float_to_bits((float)bound),
                      (uint32_t)strtoul(need_key(padded, "bound_f32", buf, sizeof buf), NULL, 16));
@@ -531,22 +391,22 @@ static void check_kaiming(const char *keys, const char *vals, const char *line)
 static void test_kaiming_bounds_match_torch(void **state)
 {
     (void)state;
-    assert_int_equal(for_each_case("kaiming.txt", "kaiming", check_kaiming), 4);
+    assert_int_equal(for_each_case(REF_DIR "kaiming.txt", "kaiming", check_kaiming, NULL), 4);
 }
 
-static void check_dropout(const char *keys, const char *vals, const char *line)
+static void check_dropout(const ref_line *l, void *ctx)
 {
-    int64_t n = key_numel(keys, "shape");
-    assert_int_equal((int64_t)strlen(vals), n);
+    int64_t n = key_numel(l->keys, "shape");
+    assert_int_equal((int64_t)strlen(l->vals), n);
     float *keep = calloc((size_t)n, sizeof(float));
-    attn_manual_seed(key_u64(keys, "seed"));
-    attn_bernoulli_fill(keep, n, 1.0 - key_double(keys, "p")); /* native_dropout: bernoulli_(1 - p) */
+    attn_manual_seed(key_u64(l->keys, "seed"));
+    attn_bernoulli_fill(keep, n, 1.0 - key_double(l->keys, "p")); /* native_dropout: bernoulli_(1 - p) */
     for (int64_t i = 0; i < n; i++) {
         if (keep[i] != 0.0f && keep[i] != 1.0f)
-            fail_msg("%s\n  element %lld is %g, not 0 or 1", line, (long long)i, (double)keep[i]);
-        if ((keep[i] == 1.0f) != (vals[i] == '1'))
-            fail_msg("%s\n  element %lld: torch %s, attn %s", line, (long long)i,
-                     vals[i] == '1' ? "kept" : "dropped", keep[i] == 1.0f ? "kept" : "dropped");
+            fail_msg("%s\n  element %lld is %g, not 0 or 1", l->line, (long long)i, (double)keep[i]);
+        if ((keep[i] == 1.0f) != (l->vals[i] == '1'))
+            fail_msg("%s\n  element %lld: torch %s, attn %s", l->line, (long long)i,
+                     l->vals[i] == '1' ? "kept" : "dropped", keep[i] == 1.0f ? "kept" : "dropped");
     }
     free(keep);
 }
@@ -555,7 +415,7 @@ static void test_default_dropout_matches_torch(void **state)
 {
     (void)state;
     attn_set_bernoulli_flavor(ATTN_BERNOULLI_DEFAULT);
-    int count = for_each_case("dropout.txt", "dropout", check_dropout);
+    int count = for_each_case(REF_DIR "dropout.txt", "dropout", check_dropout, NULL);
     attn_set_bernoulli_flavor(ATTN_BERNOULLI_MKL);
     assert_int_equal(count, 36);
 }

@@ -8,27 +8,22 @@
  *                                                      sigmoid_tail: torch.sigmoid's scalar tail path)
  * Every value is a float32 bit pattern and must match bit for bit (a nan matches any nan). Run from
  * the repository root. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops.h"
+#include "refdata.h"
 #include "tensor.h"
 #include "vmath.h"
 
-#define SOFTMAX_FILE "tests/data/torch/softmax.txt"
+#define SOFTMAX_FILE REF_DIR "softmax.txt"
 #define MAX_CASES 1024
 #define MAX_REPORTED 5 /* mismatches printed per test */
 
 typedef struct {
-    char kind[16];
+    char kind[32]; /* as long as ref_line's */
     int ndim, dim;
     int64_t shape[ATTN_MAX_DIMS];
     int64_t n;
@@ -38,20 +33,6 @@ typedef struct {
 
 static ref_case cases[MAX_CASES];
 static int ncases;
-
-static uint32_t float_to_bits(float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    return bits;
-}
-
-static float bits_to_float(uint32_t bits)
-{
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
 
 /* Bit-for-bit equality; any nan matches any nan (their payloads are not PyTorch's contract). On a CPU
  * where vmath falls back to SLEEF's non-FMA build (vmath_exact() == 0), a few ulps are let through. */
@@ -67,99 +48,40 @@ static int same(float want, float got)
     return ulps >= -4 && ulps <= 4;
 }
 
-/* Parses float32 bit patterns from *p up to "->" or the end; advances *p past them. */
-static float *parse_f32s(char **p, int64_t *n)
+/* One line of SOFTMAX_FILE into cases[]. */
+static void read_case(const ref_line *l, void *ctx)
 {
-    int64_t cap = 16, len = 0;
-    float *out = malloc(sizeof(float) * (size_t)cap);
-    assert_non_null(out);
-    for (;;) {
-        char *end;
-        unsigned long v = strtoul(*p, &end, 16);
-        if (end == *p)
-            break;
-        if (len == cap) {
-            out = realloc(out, sizeof(float) * (size_t)(cap *= 2));
-            assert_non_null(out);
-        }
-        out[len++] = bits_to_float((uint32_t)v);
-        *p = end;
+    const char *arrow = strstr(l->vals, " -> ");
+    if (arrow == NULL || ncases == MAX_CASES)
+        fail_msg("%s: bad line (or too many): %.80s", SOFTMAX_FILE, l->line);
+    ref_case *c = &cases[ncases++];
+    c->line = strdup(l->head);
+    assert_non_null(c->line);
+    snprintf(c->kind, sizeof c->kind, "%s", l->kind);
+    char buf[64];
+    if (key_str(l->keys, "shape", buf, sizeof buf) != NULL) {
+        c->ndim = key_list(l->keys, "shape", c->shape, ATTN_MAX_DIMS);
+        c->dim = (int)key_int(l->keys, "dim");
+    } else {
+        c->ndim = 1;
+        c->shape[0] = key_int(l->keys, "n");
+        c->dim = 0;
     }
-    *n = len;
-    return out;
-}
-
-/* The integer list after " name=" in keys ("2,6,3"; empty for a 0-d shape); returns the count. */
-static int key_list(const char *keys, const char *name, int64_t *v, int max)
-{
-    char pat[32];
-    snprintf(pat, sizeof pat, " %s=", name);
-    const char *p = strstr(keys, pat);
-    if (p == NULL)
-        fail_msg("missing key %s in: %s", name, keys);
-    p += strlen(pat);
-    int n = 0;
-    while (*p >= '0' && *p <= '9') {
-        char *end;
-        if (n == max)
-            fail_msg("too many values for %s in: %s", name, keys);
-        v[n++] = strtoll(p, &end, 10);
-        p = *end == ',' ? end + 1 : end;
-    }
-    return n;
+    int64_t numel = 1, nin, nout;
+    for (int d = 0; d < c->ndim; d++)
+        numel *= c->shape[d];
+    c->in = parse_f32s(l->vals, &nin);
+    c->out = parse_f32s(arrow + 4, &nout);
+    if (nin != numel || nout != numel)
+        fail_msg("%s: %lld inputs and %lld outputs, shape says %lld: %s", SOFTMAX_FILE, (long long)nin,
+                 (long long)nout, (long long)numel, c->line);
+    c->n = numel;
 }
 
 static int group_setup(void **state)
 {
     (void)state;
-    FILE *f = fopen(SOFTMAX_FILE, "r");
-    if (f == NULL) {
-        fprintf(stderr, "cannot open %s (run the tests from the repository root)\n", SOFTMAX_FILE);
-        return -1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    while (getline(&line, &cap, f) > 0) {
-        line[strcspn(line, "\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
-            continue;
-        char *sep = strstr(line, " : "), *arrow = strstr(line, " -> ");
-        if (sep == NULL || arrow == NULL || ncases == MAX_CASES) {
-            fprintf(stderr, "%s: bad line (or too many): %.80s\n", SOFTMAX_FILE, line);
-            return -1;
-        }
-        ref_case *c = &cases[ncases++];
-        *sep = '\0';
-        c->line = strdup(line);
-        sscanf(line, "%15s", c->kind);
-        int64_t v[ATTN_MAX_DIMS];
-        if (strstr(line, " shape=")) {
-            c->ndim = key_list(line, "shape", c->shape, ATTN_MAX_DIMS);
-            key_list(line, "dim", v, 1);
-            c->dim = (int)v[0];
-        } else {
-            key_list(line, "n", v, 1);
-            c->ndim = 1;
-            c->shape[0] = v[0];
-            c->dim = 0;
-        }
-        int64_t numel = 1, nin, nout;
-        for (int d = 0; d < c->ndim; d++)
-            numel *= c->shape[d];
-        char *p = sep + 3;
-        c->in = parse_f32s(&p, &nin);
-        p = arrow + 4;
-        c->out = parse_f32s(&p, &nout);
-        if (nin != numel || nout != numel) {
-            fprintf(stderr, "%s: %lld inputs and %lld outputs, shape says %lld: %s\n", SOFTMAX_FILE,
-                    (long long)nin, (long long)nout, (long long)numel, c->line);
-            return -1;
-        }
-        c->n = numel;
-    }
-    free(line);
-    fclose(f);
-    return ncases > 0 ? 0 : -1;
+    return for_each_case(SOFTMAX_FILE, NULL, read_case, NULL) > 0 ? 0 : -1;
 }
 
 static int group_teardown(void **state)
