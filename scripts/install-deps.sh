@@ -1,14 +1,15 @@
 #!/bin/sh
 # Installs the Debian/Ubuntu packages attn needs to build and test, and only those that are missing.
 # Called by `make run` and `make test`; safe to run again (does nothing when all are present).
-# Works as root, or as a user through sudo.
+# Works as root, or as a user through sudo. Extra package names given as arguments are installed too
+# (scripts/gen-torch-reference.sh asks for python3-torch this way).
 set -eu
 
 # build: compiler, pkg-config, Lua 5.4, OpenBLAS (matrix products), GNU readline (REPL line editing),
 #        SLEEF (exp/log/tanh exactly as PyTorch's CPU kernels compute them)
 # test:  cmocka (C tests), busted (Lua tests, run inside attn), tmux (drives the REPL in a terminal),
 #        lua5.4 (the baseline of the startup benchmark)
-PACKAGES="gcc make pkg-config liblua5.4-dev libopenblas-dev libreadline-dev libsleef-dev libcmocka-dev lua-busted tmux lua5.4"
+PACKAGES="gcc make pkg-config liblua5.4-dev libopenblas-dev libreadline-dev libsleef-dev libcmocka-dev lua-busted tmux lua5.4 $*"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: this is not a Debian/Ubuntu system; install these by hand: $PACKAGES" >&2
