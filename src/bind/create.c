@@ -82,7 +82,7 @@ static void data_fill(lua_State *L, int ndim, const int64_t *shape, int depth, i
             *(*out)++ = lua_toboolean(L, -1) ? 1.0f : 0.0f;
         } else {
             path_str(path, depth + 1, where, sizeof where);
-            lt_error(L, "tensor: element %s%s is a %s, expected a number", depth ? "" : "", where,
+            lt_error(L, "tensor: element %s is a %s, expected a number", where,
                        luaL_typename(L, -1));
         }
         lua_pop(L, 1);

@@ -90,51 +90,56 @@ static int f_randint(lua_State *L)
     return 1;
 }
 
-/* The in-place fills draw into a scratch buffer first, so views and transposed tensors work too. */
-static float *scratch(lua_State *L, attn_tensor *t, const char *fn)
+/* The in-place fills draw n numbers into a scratch buffer (so views and transposed tensors work
+ * too), then copy them into t in row-major order, and return t. */
+typedef void (*fill_fn)(float *out, int64_t n, double a, double b);
+
+static int fill_in_place(lua_State *L, attn_tensor *t, fill_fn fill, double a, double b)
 {
     int64_t n = attn_numel(t);
     float *buf = lua_newuserdatauv(L, sizeof(float) * (size_t)(n > 0 ? n : 1), 0);
-    (void)fn;
-    return buf;
+    fill(buf, n, a, b);
+    fill_from(L, t, buf);
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* The two optional numbers of uniform_(from, to) and normal_(mean, std), positional or by name. */
+static void two_numbers(lua_State *L, const char *fn, const char *name1, double *v1, const char *name2,
+                        double *v2)
+{
+    int opts = lt_options_index(L, 2);
+    lua_settop(L, 3 > lua_gettop(L) ? 3 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
+    if (lt_arg(L, 2, opts, name1) != LUA_TNIL)
+        *v1 = lt_check_number(L, -1, fn, name1);
+    if (lt_arg(L, 3, opts, name2) != LUA_TNIL)
+        *v2 = lt_check_number(L, -1, fn, name2);
 }
 
 static int f_uniform_(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "uniform_", "input");
-    int opts = lt_options_index(L, 2);
-    lua_settop(L, 3 > lua_gettop(L) ? 3 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
     double a = 0, b = 1;
-    if (lt_arg(L, 2, opts, "from") != LUA_TNIL)
-        a = lt_check_number(L, -1, "uniform_", "from");
-    if (lt_arg(L, 3, opts, "to") != LUA_TNIL)
-        b = lt_check_number(L, -1, "uniform_", "to");
+    two_numbers(L, "uniform_", "from", &a, "to", &b);
     if (!(a <= b) || !isfinite(a) || !isfinite(b))
         return lt_error(L, "uniform_: expects from <= to, both finite, got from %g and to %g", a, b);
-    float *buf = scratch(L, t, "uniform_");
-    attn_uniform_fill(buf, attn_numel(t), a, b);
-    fill_from(L, t, buf);
-    lua_settop(L, 1);
-    return 1;
+    return fill_in_place(L, t, attn_uniform_fill, a, b);
 }
 
 static int f_normal_(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "normal_", "input");
-    int opts = lt_options_index(L, 2);
-    lua_settop(L, 3 > lua_gettop(L) ? 3 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
     double mean = 0, std = 1;
-    if (lt_arg(L, 2, opts, "mean") != LUA_TNIL)
-        mean = lt_check_number(L, -1, "normal_", "mean");
-    if (lt_arg(L, 3, opts, "std") != LUA_TNIL)
-        std = lt_check_number(L, -1, "normal_", "std");
+    two_numbers(L, "normal_", "mean", &mean, "std", &std);
     if (!(std >= 0) || !isfinite(mean) || !isfinite(std))
         return lt_error(L, "normal_: expects a finite mean and std >= 0, got mean %g and std %g", mean, std);
-    float *buf = scratch(L, t, "normal_");
-    attn_normal_fill(buf, attn_numel(t), mean, std);
-    fill_from(L, t, buf);
-    lua_settop(L, 1);
-    return 1;
+    return fill_in_place(L, t, attn_normal_fill, mean, std);
+}
+
+static void bernoulli_fill(float *out, int64_t n, double p, double unused)
+{
+    (void)unused;
+    attn_bernoulli_fill(out, n, p);
 }
 
 static double check_probability(lua_State *L, int idx, const char *fn, const char *what)
@@ -152,11 +157,7 @@ static int f_bernoulli_(lua_State *L)
     double p = 0.5;
     if (lt_arg(L, 2, opts, "p") != LUA_TNIL)
         p = check_probability(L, -1, "bernoulli_", "p");
-    float *buf = scratch(L, t, "bernoulli_");
-    attn_bernoulli_fill(buf, attn_numel(t), p);
-    fill_from(L, t, buf);
-    lua_settop(L, 1);
-    return 1;
+    return fill_in_place(L, t, bernoulli_fill, p, 0);
 }
 
 /* torch.dropout(x, p, train) — what nn.Dropout calls. As PyTorch's _dropout_impl: with p = 0, or not
