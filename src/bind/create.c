@@ -80,10 +80,14 @@ static void data_fill(lua_State *L, int ndim, const int64_t *shape, int depth, i
             *(*out)++ = (float)lua_tonumber(L, -1);
         } else if (type == LUA_TBOOLEAN) {
             *(*out)++ = lua_toboolean(L, -1) ? 1.0f : 0.0f;
+        } else if (lt_test(L, -1) && attn_numel(lt_test(L, -1)) == 1) { /* a one-element tensor, as in PyTorch */
+            *(*out)++ = attn_get_flat(lt_test(L, -1), 0);
         } else {
             path_str(path, depth + 1, where, sizeof where);
-            lt_error(L, "tensor: element %s is a %s, expected a number", where,
-                       luaL_typename(L, -1));
+            if (lt_test(L, -1))
+                lt_error(L, "tensor: element %s is a tensor of %lld elements; use torch.stack{...} to join tensors",
+                         where, (long long)attn_numel(lt_test(L, -1)));
+            lt_error(L, "tensor: element %s is a %s, expected a number", where, luaL_typename(L, -1));
         }
         lua_pop(L, 1);
     }

@@ -13,6 +13,7 @@ describe("creation", function()
         assert.are.equal("tensor([ True, False])", S(T{true, false}))
         assert.are.equal("tensor([])", S(T{}))
         assert.are.equal("tensor([1., 2.])", S(T(T{1, 2}))) -- copies
+        assert.are.equal("tensor([3., 4.])", S(T{T(3), T{4}})) -- one-element tensors count as numbers
     end)
     it("zeros, ones, empty, full, eye, arange, *_like", function()
         assert.are.equal("tensor([[0., 0., 0.],\n        [0., 0., 0.]])", S(torch.zeros(2, 3)))
