@@ -14,26 +14,12 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 OUT=$TMP/out
 ERR=$TMP/err
-n=0
-failed=0
-
-ok() {
-    n=$((n + 1))
-    echo "ok $n - $1"
-}
-not_ok() {
-    n=$((n + 1))
-    failed=$((failed + 1))
-    echo "not ok $n - $1"
+. "$(dirname "$0")/../tap.sh"
+diagnose() {
     echo "# status $STATUS; stdout:"
     sed 's/^/#   /' "$OUT" | head -n 10
     echo "# stderr:"
     sed 's/^/#   /' "$ERR" | head -n 10
-}
-check() { # check DESCRIPTION COMMAND...
-    d=$1
-    shift
-    if "$@"; then ok "$d"; else not_ok "$d"; fi
 }
 
 # run [ARGS...]: runs attn with stdin from $IN (default: empty), keeps status, stdout, stderr.
@@ -205,5 +191,4 @@ STATUS=$?
 check "SIGINT stops a running script: exit 1, 'interrupted' and a traceback" all status_is 1 -- \
     err_has 'interrupted' -- err_has 'stack traceback'
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

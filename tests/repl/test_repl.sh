@@ -18,8 +18,6 @@ fi
 SOCK=attn-test-$$ # a private tmux server: never touches the user's sessions
 S=none            # the current session (see start)
 TMPHOME=$(mktemp -d)
-n=0
-failed=0
 
 cleanup() {
     tmux -L "$SOCK" kill-server >/dev/null 2>&1
@@ -31,21 +29,8 @@ trap 'exit 1' INT TERM
 
 t() { tmux -u -L "$SOCK" "$@"; }
 
-ok() {
-    n=$((n + 1))
-    echo "ok $n - $1"
-}
-not_ok() {
-    n=$((n + 1))
-    failed=$((failed + 1))
-    echo "not ok $n - $1"
-    screen | sed -e '/^$/d' -e 's/^/#   /' | tail -n 15
-}
-check() { # check DESCRIPTION COMMAND...
-    d=$1
-    shift
-    if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
+. "$(dirname "$0")/../tap.sh"
+diagnose() { screen | sed -e '/^$/d' -e 's/^/#   /' | tail -n 15; }
 
 # start [ENV-ASSIGNMENTS...]: a new session running attn in a 100x40 terminal. When attn exits,
 # the pane prints its exit status and stays (no remain-on-exit: tmux 3.3 sometimes loses the
@@ -202,5 +187,4 @@ wait_for '^error: red' >/dev/null
 check "without NO_COLOR the prompt is coloured" has_escape 'attn>' "$esc"
 check "without NO_COLOR errors are red" has_escape 'error: red' "${esc}\\[[0-9;]*31m"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end
