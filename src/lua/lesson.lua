@@ -60,8 +60,33 @@ local function quiet()
 end
 lesson.quiet = quiet
 
+-- Everything the library prints goes through emit: to stdout, or into lesson.capture's buffer.
+local captured = nil
+local function emit(...)
+    if captured then
+        for i = 1, select("#", ...) do captured[#captured + 1] = tostring((select(i, ...))) end
+    else
+        stdout:write(...)
+    end
+end
+lesson.emit = emit
+
 local function write(...)
-    if not quiet() then stdout:write(...) end
+    if not quiet() then emit(...) end
+end
+
+-- lesson.capture(fn, ...) -> the text the lesson library printed while fn(...) ran (no colour).
+function lesson.capture(fn, ...)
+    if type(fn) ~= "function" then
+        error("lesson.capture: argument 1 must be a function, got " .. type(fn), 2)
+    end
+    local saved, color = captured, lesson.color
+    captured, lesson.color = {}, false
+    local ok, err = pcall(fn, ...)
+    local text = table.concat(captured)
+    captured, lesson.color = saved, color
+    if not ok then error(err, 0) end
+    return text
 end
 
 local function paint(code, s)
@@ -80,7 +105,8 @@ local function rule(ch, text)
     return head .. string.rep(ch, math.max(3, lesson.width - width(head)))
 end
 
--- Text written in a [[long string]]: blank lines around it dropped, common indentation removed.
+-- Text written in a [[long string]]: blank lines around it, common indentation and trailing
+-- spaces removed.
 local function dedent(text)
     local lines = {}
     for line in (text .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = line end
@@ -93,7 +119,7 @@ local function dedent(text)
             if not indent or w < indent then indent = w end
         end
     end
-    for i, l in ipairs(lines) do lines[i] = l:sub((indent or 0) + 1) end
+    for i, l in ipairs(lines) do lines[i] = l:sub((indent or 0) + 1):gsub("%s+$", "") end
     return table.concat(lines, "\n")
 end
 
@@ -180,10 +206,10 @@ end
 
 -- The prompt after a step in "step" mode. Returns the key.
 local function ask(prompt)
-    stdout:write(paint("2", prompt))
+    emit(paint("2", prompt))
     stdout:flush()
     local key = lesson.readkey and lesson.readkey() or "\n"
-    if lesson.tty then stdout:write("\r\27[K") else stdout:write("\n") end
+    if lesson.tty and not captured then emit("\r\27[K") else emit("\n") end
     return key
 end
 lesson.ask = ask
@@ -237,13 +263,13 @@ local function report_check(what, ok, lines)
     if lesson.mode == "check" then
         local label = (S.name and S.name .. ": " or "") .. what
         if lesson.tap then
-            stdout:write(ok and "ok " or "not ok ", number, " - ", label, "\n")
+            emit(ok and "ok " or "not ok ", number, " - ", label, "\n")
             for _, l in ipairs(lines or {}) do
-                stdout:write("#   ", (l:gsub("\n", "\n#   ")), "\n")
+                emit("#   ", (l:gsub("\n", "\n#   ")), "\n")
             end
         elseif not ok then
-            stdout:write("✗ ", label, "\n")
-            for _, l in ipairs(lines) do stdout:write("    ", (l:gsub("\n", "\n    ")), "\n") end
+            emit("✗ ", label, "\n")
+            for _, l in ipairs(lines) do emit("    ", (l:gsub("\n", "\n    ")), "\n") end
         end
         return
     end
@@ -251,8 +277,8 @@ local function report_check(what, ok, lines)
         write("  ", paint("32", "✓"), " ", what, "\n")
     else
         -- a failure shows even while skipping a section
-        stdout:write("  ", paint("1;31", "✗"), " ", what, "\n")
-        for _, l in ipairs(lines) do stdout:write("      ", (l:gsub("\n", "\n      ")), "\n") end
+        emit("  ", paint("1;31", "✗"), " ", what, "\n")
+        for _, l in ipairs(lines) do emit("      ", (l:gsub("\n", "\n      ")), "\n") end
     end
 end
 

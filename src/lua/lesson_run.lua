@@ -6,8 +6,8 @@
 --   run.list(paths)                 prints "path  title  (source)" for each lesson
 --   run.resolve(name, dir)          the lesson file a name means: a path, or dir/name[.lua]
 --
--- In check mode the lesson runs in a state of its own (the C side makes one per lesson), so this
--- module silences print and io.write there for good.
+-- In check mode print and io.write print nothing while the lesson runs (the C side also gives each
+-- lesson a state of its own, so that no lesson sees another's globals).
 
 local lesson = require("attn.lesson")
 local source = require("attn.lesson_source")
@@ -76,7 +76,7 @@ local function line_hook(chunkname, src)
         local shown = lesson.code_lines(lines)
         for i, l in ipairs(shown) do
             local num = i == 1 and string.format("%4d", line + i - 1) or "    "
-            stdout:write(lesson.paint("2", num .. " │"), l:sub(2), "\n")
+            lesson.emit(lesson.paint("2", num .. " │"), l:sub(2), "\n")
         end
         while true do
             local key = lesson.ask(LINE_PROMPT)
@@ -92,10 +92,10 @@ end
 ---------------------------------------------------------------------------------------------------
 
 local function summary(S)
-    local text = string.format("end of lesson · %d checks passed, %d failed", S.passed, S.failed)
+    local text = string.format("end of lesson · checks: %d passed, %d failed", S.passed, S.failed)
     local ch = "═"
     local head = ch .. ch .. " " .. text .. " "
-    stdout:write("\n", lesson.paint("1;36", head .. string.rep(ch, math.max(3, lesson.width - utf8.len(head)))), "\n")
+    lesson.emit("\n", lesson.paint("1;36", head .. string.rep(ch, math.max(3, lesson.width - utf8.len(head)))), "\n")
 end
 
 function run.file(path, opts)
@@ -118,7 +118,7 @@ function run.file(path, opts)
     local chunkname = "@" .. path
     source.forget(path)
     local src = source.read(path)
-    local print = _G.print
+    local print, output = _G.print, io.output()
     if mode == "check" then
         _G.print = function() end
         pcall(io.output, "/dev/null")
@@ -133,9 +133,13 @@ function run.file(path, opts)
         return debug.traceback(message_of(e), 2)
     end)
     debug.sethook()
-    if mode ~= "check" then _G.print = print end
+    _G.print = print
+    if io.output() ~= output then
+        io.output():close()
+        io.output(output)
+    end
     if not ok and e == lesson.QUIT then
-        stdout:write("\n")
+        lesson.emit("\n")
         return S.passed, S.failed, "quit"
     end
     if not ok then
