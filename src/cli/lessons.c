@@ -171,7 +171,7 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
     if (n == 0) { /* no files: every lesson there is */
         n = push_lesson_files(L, lessons_dir(buf, sizeof buf));
         if (n == 0) {
-            fprintf(stderr, "attn: --check: no lessons given and none found in ./lessons\n");
+            fprintf(stderr, "attn: --check: no lessons given and none found in ./lessons or next to attn\n");
             lua_pop(L, 1);
             return 0;
         }
@@ -249,7 +249,7 @@ static int list_all(lua_State *L, char **files, int nfiles) {
             lua_rawseti(L, -2, i + 1);
         }
     } else if (push_lesson_files(L, lessons_dir(buf, sizeof buf)) == 0) {
-        fprintf(stderr, "attn: --list: no lessons found in ./lessons\n");
+        fprintf(stderr, "attn: --list: no lessons found in ./lessons or next to attn\n");
         lua_pop(L, 2);
         return 0;
     }
