@@ -135,7 +135,8 @@ static int push_lesson_files(lua_State *L, const char *dir) {
 /* ---- the modes ------------------------------------------------------------------------------- */
 
 /* run.file(path, {mode=, tap=, first=}) -> passed, failed, how. Returns how's first letter
- * ('o'k, 'q'uit, 'e'rror), and adds to the counts. */
+ * ('o'k, 'q'uit, 'e'rror: the lesson stopped with an error), or 'i' when run.file itself raised one
+ * (Ctrl-C: every lesson stops), and adds to the counts. */
 static int run_file(lua_State *L, const char *path, const char *mode, int tap, long *passed, long *failed) {
     int how = 'e';
     if (!push_runner(L, "file")) {
@@ -154,7 +155,7 @@ static int run_file(lua_State *L, const char *path, const char *mode, int tap, l
     if (attn_pcall(L, 2, 3, 0) != LUA_OK) {
         report_top(L);
         (*failed)++;
-        return how;
+        return 'i';
     }
     *passed += (long)lua_tointeger(L, -3);
     *failed += (long)lua_tointeger(L, -2);
@@ -166,7 +167,7 @@ static int run_file(lua_State *L, const char *path, const char *mode, int tap, l
 /* --check: every lesson in a state of its own, without colour; failures (or TAP) and a summary. */
 static int check_all(lua_State *L, char **files, int nfiles, int tap) {
     long passed = 0, failed = 0;
-    int n = nfiles;
+    int n = nfiles, stop = 0;
     char buf[4096];
     if (n == 0) { /* no files: every lesson there is */
         n = push_lesson_files(L, lessons_dir(buf, sizeof buf));
@@ -198,10 +199,11 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
         } else {
             lua_gc(LL, LUA_GCRESTART);
             attn_lesson_setup(LL, 0);
-            run_file(LL, path, "check", tap, &passed, &failed);
+            stop = run_file(LL, path, "check", tap, &passed, &failed) == 'i';
         }
         lua_close(LL);
         fflush(stdout);
+        if (stop) break;
     }
     if (nfiles == 0) lua_pop(L, 1);
     if (tap) printf("1..%ld\n# %ld passed, %ld failed\n", passed + failed, passed, failed);
@@ -231,7 +233,7 @@ static int step_all(lua_State *L, char **files, int nfiles, const char *mode) {
         how = run_file(L, path, mode, 0, &passed, &failed);
         lua_settop(L, 0);
         if (how == 'q') return 1;
-        if (how == 'e') return 0;
+        if (how != 'o') return 0;
     }
     return 1;
 }

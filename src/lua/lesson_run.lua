@@ -128,7 +128,7 @@ function run.file(path, opts)
     if mode == "line" and src then debug.sethook(line_hook(chunkname, src), "l") end
     local where
     local ok, e = xpcall(chunk, function(e)
-        if e == lesson.QUIT then return e end
+        if e == lesson.QUIT or e == "interrupted" then return e end   -- q; Ctrl-C (src/cli/main.c)
         where = lesson_line(chunkname, 2)
         return debug.traceback(message_of(e), 2)
     end)
@@ -138,6 +138,7 @@ function run.file(path, opts)
         io.output():close()
         io.output(output)
     end
+    if not ok and e == "interrupted" then error(e, 0) end   -- stops every lesson, not just this one
     if not ok and e == lesson.QUIT then
         lesson.emit("\n")
         return S.passed, S.failed, "quit"
