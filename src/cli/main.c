@@ -183,6 +183,8 @@ static int handle_script(lua_State *L, char **argv) {
 
 /* The lesson mode asked for (cli.h's ATTN_LESSON_*), and --tap. */
 static int lesson_mode = ATTN_LESSON_NONE;
+static const char *lesson_mode_option = NULL; /* the option that chose it, "--step" ... */
+static const char *lesson_conflict = NULL;    /* set when a second, different mode is asked for */
 static int lesson_tap = 0;
 
 int attn_color_wanted(void) {
@@ -215,7 +217,10 @@ static void print_usage(FILE *f) {
 }
 
 static void print_bad_option(const char *badoption) {
-    if ((badoption[1] == 'e' || badoption[1] == 'l') && badoption[2] == '\0')
+    if (lesson_conflict)
+        fprintf(stderr, "%s: '%s' cannot go with '%s': one lesson mode at a time\n", progname, badoption,
+                lesson_conflict);
+    else if ((badoption[1] == 'e' || badoption[1] == 'l') && badoption[2] == '\0')
         fprintf(stderr, "%s: '%s' needs argument\n", progname, badoption);
     else
         fprintf(stderr, "%s: unrecognized option '%s'\n", progname, badoption);
@@ -243,8 +248,12 @@ static int longoption(const char *opt) {
         };
         for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
             if (strcmp(opt, modes[i].name) == 0) {
-                if (lesson_mode != ATTN_LESSON_NONE && lesson_mode != modes[i].mode) return has_error;
+                if (lesson_mode != ATTN_LESSON_NONE && lesson_mode != modes[i].mode) {
+                    lesson_conflict = lesson_mode_option;
+                    return has_error;
+                }
                 lesson_mode = modes[i].mode;
+                lesson_mode_option = modes[i].name;
                 return has_lesson;
             }
         }

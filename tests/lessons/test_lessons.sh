@@ -103,7 +103,8 @@ run --tap "$L01"
 check "--tap without --check is an error" all status_is 1 -- err_has "--tap goes with --check"
 
 run --check --step "$L01"
-check "two lesson modes at once are an error" all status_is 1 -- err_has "--step"
+check "two lesson modes at once are an error" all status_is 1 -- \
+    err_has "'--step' cannot go with '--check': one lesson mode at a time"
 
 # ---- --list --------------------------------------------------------------------------------------
 run --list
