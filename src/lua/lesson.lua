@@ -24,7 +24,7 @@ local lesson = {}
 lesson.mode = "run"
 lesson.color = false      -- set by the C side: stdout is a terminal and NO_COLOR is unset
 lesson.tty = false        -- stdout is a terminal (the prompt is erased once answered)
-lesson.width = 80
+lesson.width = 80         -- of the section and step rules
 lesson.readkey = nil      -- set by the C side: waits for one key, returns "\n", "r", "q", ...
 lesson.tap = false        -- check mode: TAP lines instead of failures only
 -- The error a lesson is stopped with when the user presses q (the runner treats it as success).
@@ -33,7 +33,7 @@ lesson.QUIT = setmetatable({}, {__tostring = function() return "quit" end})
 local stdout = io.stdout
 
 -- The state of the lesson being run: reset by lesson.begin (the runner calls it; a plain script run
--- starts with a fresh state anyway).
+-- starts with a fresh state anyway). The runner and the tests read it through lesson.state().
 local S
 
 function lesson.begin(name)
@@ -43,7 +43,7 @@ function lesson.begin(name)
         skipping = false,     -- "s" pressed: run the rest of this section without output or pauses
         passed = 0, failed = 0,
         tap_first = 1,        -- TAP number of this lesson's first check
-        failures = {},
+        run_to_step = false,  -- --step=line: "c" pressed, no more stops until the next step
     }
     return S
 end
@@ -290,15 +290,15 @@ function lesson.check(what, computed, expected, opts)
     end
     local ok, lines = compare.check(computed, expected, opts)
     if ok then S.passed = S.passed + 1 else S.failed = S.failed + 1 end
-    if not ok then S.failures[#S.failures + 1] = {what = what, lines = lines} end
     report_check(what, ok, lines)
     return ok
 end
 
--- Called by the runner when a lesson stops with an error: one more failed check.
-function lesson.report_error(message)
+-- Called by the runner when a lesson stops with an error (at a line of the lesson, when known):
+-- one more failed check.
+function lesson.report_error(message, line)
     S.failed = S.failed + 1
-    report_check("error: " .. message, false, {})
+    report_check(line and ("error at line " .. line .. ": " .. message) or ("error: " .. message), false, {})
 end
 
 return lesson

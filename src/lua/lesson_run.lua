@@ -147,7 +147,7 @@ function run.file(path, opts)
         local msg = e:match("^[^\n]*")
         if mode == "check" then
             local plain = msg:gsub("^" .. path:gsub("%p", "%%%0") .. ":%d+: ", "")
-            lesson.report_error(where and ("at line " .. where .. ": " .. plain) or msg)
+            lesson.report_error(where and plain or msg, where)
         else
             stdout:flush()
             stderr:write("attn: ", e, "\n")

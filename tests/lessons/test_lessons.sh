@@ -73,7 +73,7 @@ check "--check prints no colour" all out_lacks "$(printf '\033')"
 run --check "$FIX/error.lua" "$FIX/failing.lua"
 check "--check: an error is a failure naming the lesson and the line; the next lesson still runs" all \
     status_is 1 -- \
-    out_has "✗ error: error: at line 6: matmul: cannot multiply [6, 3] by [2, 3] (3 ≠ 2)" -- \
+    out_has "✗ error: error at line 6: matmul: cannot multiply [6, 3] by [2, 3] (3 ≠ 2)" -- \
     out_has "✗ failing: wrong on purpose" -- last_line_is "2 passed, 2 failed"
 
 run --check "$FIX/leak_a.lua" "$FIX/leak_b.lua"
