@@ -389,9 +389,14 @@ help.write = saved
 out[1]:match("^[^\n]*")
 --> torch.ones(size... [, {dtype = ...}])]=])
 
-require("attn.docs_tensor")(D)
-require("attn.docs_ops")(D)
-require("attn.docs_nn")(D)
-require("attn.docs_attention")(D)
+-- every docs_<topic>.lua module embedded in the binary, in name order (each adds its own entries)
+do
+    local topics = {}
+    for name in pairs(package.preload) do
+        if name:match("^attn%.docs_") then topics[#topics + 1] = name end
+    end
+    table.sort(topics)
+    for _, name in ipairs(topics) do require(name)(D) end
+end
 
 return D

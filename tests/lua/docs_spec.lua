@@ -11,7 +11,11 @@ local methods = debug.getregistry()["attn.methods"]
 -- Loads the docs afresh, recording every name registered, in order.
 local registered = {}
 do
-    for _, m in ipairs({"attn.docs", "attn.docs_tensor", "attn.docs_ops", "attn.docs_nn", "attn.docs_attention"}) do
+    local modules = {"attn.docs"}
+    for name in pairs(package.preload) do
+        if name:match("^attn%.docs_") then modules[#modules + 1] = name end
+    end
+    for _, m in ipairs(modules) do
         package.loaded[m] = nil
     end
     local register = help.register
