@@ -95,14 +95,46 @@ static double machine_bytes(void)
     return (double)pages * (double)page;
 }
 
+/* Memory the kernel can still hand out (MemAvailable), or -1 if unknown. Linux overcommits: a huge
+ * malloc succeeds and the process is killed later when the pages are touched, so big allocations are
+ * checked against this first. */
+static double available_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[128];
+        double kb = -1;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+                break;
+        fclose(f);
+        if (kb >= 0)
+            return kb * 1024.0;
+    }
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : -1;
+}
+
+#define BIG_ALLOCATION (256.0 * 1024 * 1024) /* below this, the allocator's own failure is enough */
+
 static attn_storage *storage_new(const char *fn, int64_t numel, double want, attn_error *err)
 {
-    char count[48], bytes[48];
+    char count[48], bytes[48], avail_text[48];
     double nbytes = want * sizeof(float);
     if (want > (double)INT64_MAX / 8 || nbytes > machine_bytes()) {
         human_count(want, count, sizeof count);
         human_bytes(nbytes, bytes, sizeof bytes);
         return attn_fail(err, "%s: %s elements (%s) is more than this machine can hold", fn, count, bytes);
+    }
+    if (nbytes >= BIG_ALLOCATION) {
+        double avail = available_bytes();
+        if (avail >= 0 && nbytes > 0.5 * avail) {
+            human_count(want, count, sizeof count);
+            human_bytes(nbytes, bytes, sizeof bytes);
+            human_bytes(avail, avail_text, sizeof avail_text);
+            return attn_fail(err, "%s: %s elements (%s) is more than half the memory available now (%s)", fn,
+                             count, bytes, avail_text);
+        }
     }
     attn_storage *s = malloc(sizeof *s);
     if (!s)

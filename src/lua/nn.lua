@@ -301,7 +301,11 @@ function Linear:__init(in_features, out_features, opts)
     end
     self.in_features = check_features("Linear", "in_features", in_features)
     self.out_features = check_features("Linear", "out_features", out_features)
-    self.weight = nn.Parameter(torch.empty(self.out_features, self.in_features))
+    local ok, weight = pcall(torch.empty, self.out_features, self.in_features)
+    if not ok then -- e.g. too big for this machine: say so as Linear, at the caller's line
+        error("Linear: " .. tostring(weight):gsub("^.-empty: ", "weight: "), 3)
+    end
+    self.weight = nn.Parameter(weight)
     self.bias = bias and nn.Parameter(torch.empty(self.out_features)) or false
     self:reset_parameters()
 end
