@@ -8,7 +8,8 @@
 #   lua/      Lua tests of the API (busted, run inside attn), release and ASan+UBSan builds
 #   cli/      the command line; repl/ a real terminal session driven through tmux
 #   layers/   the layering rules of DESIGN.md (no Lua in src/core, the core never prints)
-#   lessons/  every lesson in check mode (once lessons exist)
+#   lessons/  the lesson modes of the command line (--check, --list, --step through a pipe and through
+#             tmux), and every lesson in check mode
 set -u
 cd "$(dirname "$0")/.." || exit 2
 LOG=build/test-logs
@@ -71,6 +72,9 @@ run_suite "cli" sh tests/cli/test_cli.sh ./attn
 run_suite "cli-asan" sh tests/cli/test_cli.sh build/asan/attn
 run_suite "repl" sh tests/repl/test_repl.sh ./attn
 run_suite "layers" sh tests/layers/test_layers.sh
+run_suite "lesson-modes" sh tests/lessons/test_lessons.sh ./attn
+run_suite "lesson-modes-asan" sh tests/lessons/test_lessons.sh build/asan/attn
+run_suite "lesson-step-tty" sh tests/lessons/test_step_tty.sh ./attn
 
 lessons=$(ls lessons/*.lua 2>/dev/null)
 if [ -n "$lessons" ]; then

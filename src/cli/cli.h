@@ -8,5 +8,15 @@
 int attn_pcall(lua_State *L, int narg, int nres, int interactive);
 /* The interactive loop; returns 0 when the user quits with Ctrl-D (or stdin ends). */
 int attn_repl(lua_State *L);
+/* Colour on stdout: it is a terminal and NO_COLOR is unset or empty (the REPL and lessons alike). */
+int attn_color_wanted(void);
+
+/* Lesson modes (lessons.c). attn_lessons runs one on the lesson files given (none: every lesson in
+ * ./lessons, for --check and --list) and returns 1 on success, 0 on an error or a failed check. */
+enum { ATTN_LESSON_NONE, ATTN_LESSON_STEP, ATTN_LESSON_LINE, ATTN_LESSON_CHECK, ATTN_LESSON_TAP,
+       ATTN_LESSON_LIST };
+int attn_lessons(lua_State *L, int mode, char **files, int nfiles);
+/* Gives the lesson library (attn.lesson) its colour flag and a way to read one key. */
+void attn_lesson_setup(lua_State *L, int color);
 
 #endif

@@ -179,6 +179,18 @@ static int handle_script(lua_State *L, char **argv) {
 #define has_v 4      /* -v, --version */
 #define has_e 8      /* -e */
 #define has_h 16     /* -h, --help */
+#define has_lesson 32 /* --step, --step=line, --check, --list: see lesson_mode */
+
+/* The lesson mode asked for (cli.h's ATTN_LESSON_*), and --tap. */
+static int lesson_mode = ATTN_LESSON_NONE;
+static const char *lesson_mode_option = NULL; /* the option that chose it, "--step" ... */
+static const char *lesson_conflict = NULL;    /* set when a second, different mode is asked for */
+static int lesson_tap = 0;
+
+int attn_color_wanted(void) {
+    const char *nc = getenv("NO_COLOR");
+    return isatty(1) && (nc == NULL || nc[0] == '\0');
+}
 
 static void print_usage(FILE *f) {
     fprintf(f,
@@ -193,12 +205,22 @@ static void print_usage(FILE *f) {
             "  -W             turn warnings on\n"
             "  --             stop handling options\n"
             "  -              stop handling options and execute stdin\n"
+            "Lessons (lessons/*.lua; a lesson also runs straight through as a script):\n"
+            "  --list               list the lessons with their titles\n"
+            "  --step LESSON        pause after each step: Enter next, r repeat, s next section, q quit\n"
+            "  --step=line LESSON   pause before each line of the lesson's code\n"
+            "  --check [LESSON...]  run lessons quietly (each on its own), print failed checks and\n"
+            "                       'N passed, N failed'; exit status 1 on any failure (all lessons\n"
+            "                       when none are given); with --tap, print TAP instead\n"
             "With no arguments, %s starts the REPL (or runs stdin when it is not a terminal).\n",
             progname, progname);
 }
 
 static void print_bad_option(const char *badoption) {
-    if ((badoption[1] == 'e' || badoption[1] == 'l') && badoption[2] == '\0')
+    if (lesson_conflict)
+        fprintf(stderr, "%s: '%s' cannot go with '%s': one lesson mode at a time\n", progname, badoption,
+                lesson_conflict);
+    else if ((badoption[1] == 'e' || badoption[1] == 'l') && badoption[2] == '\0')
         fprintf(stderr, "%s: '%s' needs argument\n", progname, badoption);
     else
         fprintf(stderr, "%s: unrecognized option '%s'\n", progname, badoption);
@@ -214,10 +236,28 @@ static void print_version(void) {
 static int longoption(const char *opt) {
     if (strcmp(opt, "--help") == 0) return has_h;
     if (strcmp(opt, "--version") == 0) return has_v;
-    /* ---- lesson modes: reserved ---------------------------------------------------------------
-     * `--step FILE` (advance a lesson one stage at a time) and `--check FILE...` (verify every
-     * lesson's numbers) are parsed here by a later change: they will set their own flag bits and
-     * mark where their file arguments start, and pmain will run them instead of the script. */
+    /* lesson modes: the arguments after the options are lesson files, not a script and its args */
+    if (strcmp(opt, "--tap") == 0) {
+        lesson_tap = 1;
+        return 0;
+    }
+    {
+        static const struct { const char *name; int mode; } modes[] = {
+            {"--step", ATTN_LESSON_STEP}, {"--step=line", ATTN_LESSON_LINE},
+            {"--check", ATTN_LESSON_CHECK}, {"--list", ATTN_LESSON_LIST},
+        };
+        for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+            if (strcmp(opt, modes[i].name) == 0) {
+                if (lesson_mode != ATTN_LESSON_NONE && lesson_mode != modes[i].mode) {
+                    lesson_conflict = lesson_mode_option;
+                    return has_error;
+                }
+                lesson_mode = modes[i].mode;
+                lesson_mode_option = modes[i].name;
+                return has_lesson;
+            }
+        }
+    }
     return has_error;
 }
 
@@ -318,7 +358,16 @@ static int pmain(lua_State *L) {
     createargtable(L, argv, argc, script);
     lua_gc(L, LUA_GCRESTART); /* the GC mode and pace are attn_open's business */
     if (!runargs(L, argv, script)) return 0;
-    /* (reserved: the lesson modes --step / --check run here, instead of script and REPL) */
+    attn_lesson_setup(L, attn_color_wanted());
+    if (args & has_lesson) { /* instead of a script and the REPL */
+        int mode = lesson_mode == ATTN_LESSON_CHECK && lesson_tap ? ATTN_LESSON_TAP : lesson_mode;
+        lua_pushboolean(L, attn_lessons(L, mode, argv + script, argc - script));
+        return 1;
+    }
+    if (lesson_tap) {
+        l_message(progname, "--tap goes with --check");
+        return 0;
+    }
     if (script < argc && handle_script(L, argv + script) != LUA_OK) return 0;
     if (args & has_i) {
         if (!attn_repl(L)) return 0;

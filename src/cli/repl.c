@@ -307,14 +307,13 @@ static void print_banner(void) {
 /* The loop. Lines come one by one; a line read by readline may hold several (a paste), and each
  * is handled as if typed. Returns 1, or 0 when the REPL could not start. */
 int attn_repl(lua_State *L) {
-    const char *nc = getenv("NO_COLOR");
     char *chunk = NULL; /* lines gathered so far for an incomplete chunk */
     char *input = NULL; /* what the last read returned, and where its next line starts */
     char *next = NULL;
     struct sigaction old_sigint;
     replL = L;
     use_readline = isatty(0);
-    use_color = isatty(1) && (nc == NULL || nc[0] == '\0');
+    use_color = attn_color_wanted();
     if (!load_module(L)) return 0;
     if (use_readline) {
         readline_open();

@@ -1,0 +1,274 @@
+/* lessons.c — the lesson modes of the command line: --step, --step=line, --check [--tap], --list.
+ * The lessons run in Lua (src/lua/lesson_run.lua); this file gives that code what only C can: one
+ * key from the terminal, where the lessons are, and a fresh Lua state per lesson for --check (so no
+ * lesson sees the globals another one left behind). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "attn_lua.h"
+#include "cli.h"
+
+/* ---- keys ------------------------------------------------------------------------------------ */
+
+/* One key: on a terminal a single key press (no Enter needed, not echoed); otherwise the first
+ * character of the next line. Enter is "\n"; end of input, or a read cut short by Ctrl-C, is "q". */
+static int l_readkey(lua_State *L) {
+    int c = EOF;
+    fflush(stdout);
+    if (isatty(0)) {
+        struct termios old, raw;
+        unsigned char ch;
+        if (tcgetattr(0, &old) != 0) return luaL_error(L, "readkey: cannot read the terminal's settings");
+        raw = old;
+        raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO); /* ISIG stays: Ctrl-C still interrupts */
+        raw.c_cc[VMIN] = 1;
+        raw.c_cc[VTIME] = 0;
+        tcsetattr(0, TCSANOW, &raw);
+        if (read(0, &ch, 1) == 1) c = ch;
+        if (c == 27) { /* an escape sequence (arrow keys): drop the rest of it */
+            raw.c_cc[VMIN] = 0;
+            raw.c_cc[VTIME] = 1;
+            tcsetattr(0, TCSANOW, &raw);
+            while (read(0, &ch, 1) == 1) {}
+        }
+        tcsetattr(0, TCSANOW, &old);
+    } else {
+        char line[256];
+        if (fgets(line, sizeof line, stdin) != NULL) {
+            size_t n = strlen(line);
+            c = (unsigned char)line[0];
+            while (n > 0 && line[n - 1] != '\n' && fgets(line, sizeof line, stdin) != NULL)
+                n = strlen(line); /* the rest of a long line */
+        }
+    }
+    if (c == EOF || c == 4 /* Ctrl-D */) c = 'q';
+    if (c == '\r') c = '\n';
+    if (c >= 'A' && c <= 'Z') c += 'a' - 'A';
+    lua_pushlstring(L, (const char *)&(char){(char)c}, 1);
+    return 1;
+}
+
+/* ---- setting up a state ---------------------------------------------------------------------- */
+
+void attn_lesson_setup(lua_State *L, int color) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "attn.lesson");
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pushboolean(L, color);
+    lua_setfield(L, -2, "color");
+    lua_pushboolean(L, isatty(1));
+    lua_setfield(L, -2, "tty");
+    lua_pushcfunction(L, l_readkey);
+    lua_setfield(L, -2, "readkey");
+    lua_pop(L, 1);
+}
+
+/* Pushes the function lesson_run.<name>. */
+static int push_runner(lua_State *L, const char *name) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "attn.lesson_run");
+    if (attn_pcall(L, 1, 1, 0) != LUA_OK) return 0;
+    lua_getfield(L, -1, name);
+    lua_remove(L, -2);
+    return 1;
+}
+
+static void report_top(lua_State *L) {
+    const char *msg = lua_tostring(L, -1);
+    fflush(stdout);
+    fprintf(stderr, "attn: %s\n", msg ? msg : "(error object is not a string)");
+    lua_pop(L, 1);
+}
+
+/* ---- where the lessons are ------------------------------------------------------------------- */
+
+static int is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* ./lessons, else lessons/ next to the executable. NULL when there is neither. */
+static const char *lessons_dir(char *buf, size_t size) {
+    ssize_t n;
+    char *slash;
+    if (is_dir("lessons")) return "lessons";
+    n = readlink("/proc/self/exe", buf, size - sizeof "lessons");
+    if (n <= 0) return NULL;
+    buf[n] = '\0';
+    slash = strrchr(buf, '/');
+    if (slash == NULL) return NULL;
+    strcpy(slash + 1, "lessons");
+    return is_dir(buf) ? buf : NULL;
+}
+
+static int is_lua_file(const struct dirent *e) {
+    size_t n = strlen(e->d_name);
+    return e->d_name[0] != '.' && n > 4 && strcmp(e->d_name + n - 4, ".lua") == 0;
+}
+
+/* Pushes the sorted list of the .lua files in dir as a Lua table; returns how many. */
+static int push_lesson_files(lua_State *L, const char *dir) {
+    struct dirent **names = NULL;
+    int n = dir ? scandir(dir, &names, is_lua_file, alphasort) : 0;
+    lua_newtable(L);
+    for (int i = 0; i < n; i++) {
+        lua_pushfstring(L, "%s/%s", dir, names[i]->d_name);
+        lua_rawseti(L, -2, i + 1);
+        free(names[i]);
+    }
+    free(names);
+    return n < 0 ? 0 : n;
+}
+
+/* ---- the modes ------------------------------------------------------------------------------- */
+
+/* run.file(path, {mode=, tap=, first=}) -> passed, failed, how. Returns how's first letter
+ * ('o'k, 'q'uit, 'e'rror: the lesson stopped with an error), or 'i' when run.file itself raised one
+ * (Ctrl-C: every lesson stops), and adds to the counts. */
+static int run_file(lua_State *L, const char *path, const char *mode, int tap, long *passed, long *failed) {
+    int how = 'e';
+    if (!push_runner(L, "file")) {
+        report_top(L);
+        (*failed)++;
+        return how;
+    }
+    lua_pushstring(L, path);
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, mode);
+    lua_setfield(L, -2, "mode");
+    lua_pushboolean(L, tap);
+    lua_setfield(L, -2, "tap");
+    lua_pushinteger(L, *passed + *failed + 1);
+    lua_setfield(L, -2, "first");
+    if (attn_pcall(L, 2, 3, 0) != LUA_OK) {
+        report_top(L);
+        (*failed)++;
+        return 'i';
+    }
+    *passed += (long)lua_tointeger(L, -3);
+    *failed += (long)lua_tointeger(L, -2);
+    if (lua_isstring(L, -1)) how = lua_tostring(L, -1)[0];
+    lua_pop(L, 3);
+    return how;
+}
+
+/* --check: every lesson in a state of its own, without colour; failures (or TAP) and a summary. */
+static int check_all(lua_State *L, char **files, int nfiles, int tap) {
+    long passed = 0, failed = 0;
+    int n = nfiles, stop = 0;
+    char buf[4096];
+    if (n == 0) { /* no files: every lesson there is */
+        n = push_lesson_files(L, lessons_dir(buf, sizeof buf));
+        if (n == 0) {
+            fprintf(stderr, "attn: --check: no lessons given and none found in ./lessons or next to attn\n");
+            lua_pop(L, 1);
+            return 0;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        const char *path;
+        lua_State *LL = luaL_newstate();
+        if (nfiles > 0) {
+            path = files[i];
+        } else {
+            lua_rawgeti(L, -1, i + 1);
+            path = lua_tostring(L, -1);
+            lua_pop(L, 1); /* the string stays in the table */
+        }
+        if (LL == NULL) {
+            fprintf(stderr, "attn: %s: cannot create state: not enough memory\n", path);
+            failed++;
+            continue;
+        }
+        lua_gc(LL, LUA_GCSTOP);
+        if (attn_open(LL) != LUA_OK) {
+            report_top(LL);
+            failed++;
+        } else {
+            lua_gc(LL, LUA_GCRESTART);
+            attn_lesson_setup(LL, 0);
+            stop = run_file(LL, path, "check", tap, &passed, &failed) == 'i';
+        }
+        lua_close(LL);
+        fflush(stdout);
+        if (stop) break;
+    }
+    if (nfiles == 0) lua_pop(L, 1);
+    if (tap) printf("1..%ld\n# %ld passed, %ld failed\n", passed + failed, passed, failed);
+    else printf("%ld passed, %ld failed\n", passed, failed);
+    fflush(stdout);
+    return failed == 0;
+}
+
+/* --step / --step=line: the lessons one after another in this state; q ends them all. */
+static int step_all(lua_State *L, char **files, int nfiles, const char *mode) {
+    long passed = 0, failed = 0;
+    char buf[4096];
+    const char *dir = lessons_dir(buf, sizeof buf);
+    if (nfiles == 0) {
+        fprintf(stderr, "attn: --step needs a lesson file (./attn --list shows them)\n");
+        return 0;
+    }
+    for (int i = 0; i < nfiles; i++) {
+        int how;
+        const char *path = files[i];
+        if (push_runner(L, "resolve")) { /* "01_simple_attention" finds lessons/01_simple_attention.lua */
+            lua_pushstring(L, files[i]);
+            if (dir) lua_pushstring(L, dir);
+            else lua_pushnil(L);
+            if (attn_pcall(L, 2, 1, 0) == LUA_OK && lua_isstring(L, -1)) path = lua_tostring(L, -1);
+        }
+        how = run_file(L, path, mode, 0, &passed, &failed);
+        lua_settop(L, 0);
+        if (how == 'q') return 1;
+        if (how != 'o') return 0;
+    }
+    return 1;
+}
+
+static int list_all(lua_State *L, char **files, int nfiles) {
+    char buf[4096];
+    if (!push_runner(L, "list")) {
+        report_top(L);
+        return 0;
+    }
+    if (nfiles > 0) {
+        lua_createtable(L, nfiles, 0);
+        for (int i = 0; i < nfiles; i++) {
+            lua_pushstring(L, files[i]);
+            lua_rawseti(L, -2, i + 1);
+        }
+    } else if (push_lesson_files(L, lessons_dir(buf, sizeof buf)) == 0) {
+        fprintf(stderr, "attn: --list: no lessons found in ./lessons or next to attn\n");
+        lua_pop(L, 2);
+        return 0;
+    }
+    if (attn_pcall(L, 1, 0, 0) != LUA_OK) {
+        report_top(L);
+        return 0;
+    }
+    return 1;
+}
+
+int attn_lessons(lua_State *L, int mode, char **files, int nfiles) {
+    switch (mode) {
+    case ATTN_LESSON_STEP: return step_all(L, files, nfiles, "step");
+    case ATTN_LESSON_LINE: return step_all(L, files, nfiles, "line");
+    case ATTN_LESSON_CHECK: return check_all(L, files, nfiles, 0);
+    case ATTN_LESSON_TAP: return check_all(L, files, nfiles, 1);
+    case ATTN_LESSON_LIST: return list_all(L, files, nfiles);
+    default: return 0;
+    }
+}

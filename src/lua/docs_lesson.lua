@@ -1,0 +1,90 @@
+-- docs_lesson.lua — help for the lesson library (src/lua/lesson.lua): the functions a lesson in
+-- lessons/*.lua is written with. Loaded by attn.docs, which passes its helpers. The examples wrap
+-- their calls in lesson.capture, so that what the library prints is the example's result.
+
+return function(D)
+local def = D.def
+local lesson = require("attn.lesson")
+
+local function ldef(name, sig, doc, example)
+    def("lesson." .. name, sig, doc, example, lesson[name])
+end
+
+def("lesson", "lesson", [=[
+The library a lesson is written with. A lesson is a plain Lua script in lessons/NN_topic.lua that
+rebuilds a book section's worked examples: lesson.title, then for each section lesson.section,
+and before each step a paragraph lesson.say; each lesson.step runs a function whose source lines
+are echoed first (a trailing "-- Python: ..." comment shows the book's line beside the Lua one);
+inside it lesson.show prints values and lesson.check compares them with the book. Run a lesson
+with ./attn lessons/X.lua (straight through), ./attn --step lessons/X.lua (Enter next, r repeat,
+s next section, q quit), ./attn --step=line lessons/X.lua (line by line), ./attn --check
+lessons/*.lua (failures only and "N passed, N failed"), ./attn --list. Globals set in a step stay
+visible to later steps.]=], [=[
+lesson.capture(lesson.section, "3.3.1  A simple self-attention mechanism"):match("══ (.-) ═")
+--> 3.3.1  A simple self-attention mechanism]=], lesson)
+
+ldef("title", "lesson.title(text [, {source = ...}])", [=[
+The lesson's title, printed first and underlined; source (such as "seed 004 §3.3.1–3.3.2") says
+which book section the lesson rebuilds. ./attn --list shows both.]=], [=[
+lesson.capture(lesson.title, "Simple self-attention", {source = "seed 004 §3.3.1"})
+--> Simple self-attention
+--> ━━━━━━━━━━━━━━━━━━━━━
+--> seed 004 §3.3.1]=])
+
+ldef("section", "lesson.section(text)", [=[
+A section header, numbered as in the book: "══ 3.3.1  A simple ... ═══". In --step mode, s (next
+section) skips ahead to the next lesson.section.]=], [=[
+lesson.capture(lesson.section, "3.3.2  All input tokens"):match("══ (.-) ═")
+--> 3.3.2  All input tokens]=])
+
+ldef("say", "lesson.say[[text]]", [=[
+A paragraph for the reader: what the next step computes and why, in the book's notation (x^(i),
+ω, α, z). Written as a long string; blank lines around it and its common indentation are dropped.]=], [=[
+print(lesson.capture(lesson.say, "  The score ω2j is the dot product x^(2) · x^(j).  "))
+-->
+--> The score ω2j is the dot product x^(2) · x^(j).
+-->]=])
+
+ldef("step", "lesson.step(title, fn)", [=[
+One step of a lesson: prints a header "── step 2/9 · title ───" (the count is of the steps in the
+lesson's file), echoes fn's source lines (not the lesson.show and lesson.check calls: a check's
+expected side is the book's text, which a lesson does not print as its own), then calls fn. In
+--step mode it then waits for a key: Enter goes on, r runs the step again, s runs the rest of the
+section without pausing or printing, q quits. Globals fn assigns stay for later steps.]=], [=[
+out = lesson.capture(lesson.step, "scores", function() scores = inputs:matmul(inputs[2]) end)
+out:match("step 1 · scores")   -- a step outside a lesson file: no count, no source to echo
+--> step 1 · scores
+scores                         -- inputs: see ?torch.tensor
+--> tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])]=])
+
+ldef("show", "lesson.show(name, value)  or  lesson.show(value)", [=[
+Prints a value as the REPL would (tensors as PyTorch prints them), after "name:" when a name is
+given: on the same line for a one-line value, on a line of its own before a matrix. The book's
+print("Sum:", x) is lesson.show("Sum", x).]=], [=[
+lesson.capture(lesson.show, "Sum", torch.softmax(inputs[2], 1):sum())   -- inputs: see ?torch.tensor
+--> Sum: tensor(1.)]=])
+
+ldef("check", "lesson.check(what, computed, expected [, {tol = ...}])", [=[
+Compares what attn computed with what the book printed, prints "✓ what" or "✗ what" and returns
+true or false. expected is the book's printed text, compared character for character with attn's
+print of computed (on a failure the numbers read from both texts give the largest difference and
+its index); or a number or nested table of numbers, compared within the absolute tolerance tol,
+which must be given for a table (a single number without tol must be equal); or a boolean, for
+plain equality. On a failure it also prints the expected and the computed values. In --check mode
+only failures are printed.]=], [==[
+w = torch.softmax(inputs:matmul(inputs[2]), 1)   -- inputs: see ?torch.tensor
+lesson.capture(lesson.check, "α2 (In [7])", w, [=[tensor([0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581])]=])
+-->   ✓ α2 (In [7])
+print(lesson.capture(lesson.check, "sum", w:sum(), 1.5, {tol = 1e-6}))
+-->   ✗ sum
+-->       expected  1.5
+-->       got       tensor(1.)
+-->       largest difference 5.0e-01, tolerance 1e-06
+--> ]==])
+
+ldef("capture", "lesson.capture(fn, ...)", [=[
+Runs fn(...) and returns, as a string, what the lesson library printed meanwhile (without colour)
+instead of printing it. For tests, and for these examples.]=], [=[
+lesson.capture(lesson.show, torch.ones(2))
+--> tensor([1., 1.])]=])
+end

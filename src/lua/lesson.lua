@@ -1,0 +1,304 @@
+-- lesson.lua — the library a lesson is written with (global `lesson`, module attn.lesson).
+--
+-- A lesson is a plain Lua script in lessons/NN_topic.lua:
+--   lesson.title("Simple self-attention without trainable weights", {source = "seed 004 §3.3.1–3.3.2"})
+--   lesson.section("3.3.1  A simple self-attention mechanism without trainable weights")
+--   lesson.say[[What is computed next and why.]]
+--   lesson.step("attention scores ω2j = x^(2) · x^(j)", function()
+--       attn_scores_2 = inputs:matmul(inputs[2])     -- Python: inputs @ inputs[1]
+--       lesson.show("attn_scores_2", attn_scores_2)
+--       lesson.check("ω2 (In [3])", attn_scores_2, [=[tensor([0.9544, 1.4950, ...])]=])
+--   end)
+-- Run as a script it prints as it goes. The command-line modes (--step, --step=line, --check, --list)
+-- run it through lesson_run.lua, which sets lesson.mode before the lesson starts:
+--   "run"    print everything (a plain script run)
+--   "step"   pause after every step: Enter next, r repeat, s skip to the next section, q quit
+--   "line"   pause before every line of the lesson's own code (lesson_run.lua's line hook)
+--   "check"  print nothing but failed checks (or TAP, with lesson.tap)
+
+local compare = require("attn.lesson_compare")
+local source = require("attn.lesson_source")
+
+local lesson = {}
+
+lesson.mode = "run"
+lesson.color = false      -- set by the C side: stdout is a terminal and NO_COLOR is unset
+lesson.tty = false        -- stdout is a terminal (the prompt is erased once answered)
+lesson.width = 80         -- of the section and step rules
+lesson.readkey = nil      -- set by the C side: waits for one key, returns "\n", "r", "q", ...
+lesson.tap = false        -- check mode: TAP lines instead of failures only
+-- The error a lesson is stopped with when the user presses q (the runner treats it as success).
+lesson.QUIT = setmetatable({}, {__tostring = function() return "quit" end})
+
+local stdout = io.stdout
+
+-- The state of the lesson being run: reset by lesson.begin (the runner calls it; a plain script run
+-- starts with a fresh state anyway). The runner and the tests read it through lesson.state().
+local S
+
+function lesson.begin(name)
+    S = {
+        name = name,          -- "01_simple_attention": how check mode names failures
+        step = 0,             -- steps run so far
+        skipping = false,     -- "s" pressed: run the rest of this section without output or pauses
+        passed = 0, failed = 0,
+        tap_first = 1,        -- TAP number of this lesson's first check
+        run_to_step = false,  -- --step=line: "c" pressed, no more stops until the next step
+    }
+    return S
+end
+lesson.begin(nil)
+
+function lesson.state() return S end
+
+---------------------------------------------------------------------------------------------------
+-- Output
+---------------------------------------------------------------------------------------------------
+
+local function quiet()
+    return lesson.mode == "check" or S.skipping
+end
+lesson.quiet = quiet
+
+-- Everything the library prints goes through emit: to stdout, or into lesson.capture's buffer.
+local captured = nil
+local function emit(...)
+    if captured then
+        for i = 1, select("#", ...) do captured[#captured + 1] = tostring((select(i, ...))) end
+    else
+        stdout:write(...)
+    end
+end
+lesson.emit = emit
+
+local function write(...)
+    if not quiet() then emit(...) end
+end
+
+-- lesson.capture(fn, ...) -> the text the lesson library printed while fn(...) ran (no colour).
+function lesson.capture(fn, ...)
+    if type(fn) ~= "function" then
+        error("lesson.capture: argument 1 must be a function, got " .. type(fn), 2)
+    end
+    local saved, color = captured, lesson.color
+    captured, lesson.color = {}, false
+    local ok, err = pcall(fn, ...)
+    local text = table.concat(captured)
+    captured, lesson.color = saved, color
+    if not ok then error(err, 0) end
+    return text
+end
+
+local function paint(code, s)
+    if lesson.color then return "\27[" .. code .. "m" .. s .. "\27[0m" end
+    return s
+end
+lesson.paint = paint
+
+local function width(s)
+    return utf8.len(s) or #s
+end
+
+-- "══ title ═════" filling the line width.
+local function rule(ch, text)
+    local head = ch .. ch .. " " .. text .. " "
+    return head .. string.rep(ch, math.max(3, lesson.width - width(head)))
+end
+
+-- Text written in a [[long string]]: blank lines around it, common indentation and trailing
+-- spaces removed.
+local function dedent(text)
+    local lines = {}
+    for line in (text .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = line end
+    while lines[1] and lines[1]:match("^%s*$") do table.remove(lines, 1) end
+    while lines[#lines] and lines[#lines]:match("^%s*$") do lines[#lines] = nil end
+    local indent
+    for _, l in ipairs(lines) do
+        if not l:match("^%s*$") then
+            local w = #l:match("^[ \t]*")
+            if not indent or w < indent then indent = w end
+        end
+    end
+    for i, l in ipairs(lines) do lines[i] = l:sub((indent or 0) + 1):gsub("%s+$", "") end
+    return table.concat(lines, "\n")
+end
+
+-- The echo of a step's code: two spaces in, `-- Python: ...` comments aligned in one column.
+local function code_lines(lines)
+    local col = 0
+    for _, l in ipairs(lines) do
+        local code = l:match("^(.-)%s*%-%-%s*Python:")
+        if code and code ~= "" then col = math.max(col, width(code)) end
+    end
+    col = math.min(col, 56)
+    local out = {}
+    for _, l in ipairs(lines) do
+        local code, py = l:match("^(.-)%s*(%-%-%s*Python:.*)$")
+        if code and code ~= "" then
+            out[#out + 1] = "  " .. code .. string.rep(" ", math.max(0, col - width(code))) .. "  "
+                .. paint("2", py)
+        elseif code then
+            out[#out + 1] = "  " .. paint("2", py)
+        else
+            out[#out + 1] = "  " .. l
+        end
+    end
+    return out
+end
+lesson.code_lines = code_lines
+
+---------------------------------------------------------------------------------------------------
+-- The library
+---------------------------------------------------------------------------------------------------
+
+local function check_string(fn, i, v)
+    if type(v) ~= "string" then
+        error(string.format("lesson.%s: argument %d must be a string, got %s", fn, i, type(v)), 3)
+    end
+end
+
+-- lesson.title(text [, {source = "seed 004 §3.3"}]): the lesson's title, printed first.
+function lesson.title(text, opts)
+    check_string("title", 1, text)
+    S.title = text
+    local origin = type(opts) == "table" and opts.source or nil
+    write(paint("1", text), "\n", paint("1", string.rep("━", width(text))), "\n")
+    if origin then write(paint("2", tostring(origin)), "\n") end
+end
+
+-- lesson.section("3.3.1  A simple ..."): a section header (numbered as in the book). Ends an "s".
+function lesson.section(text)
+    check_string("section", 1, text)
+    S.skipping = false
+    S.section = text
+    write("\n", paint("1;36", rule("═", text)), "\n")
+end
+
+-- lesson.say[[prose]]: a paragraph for the reader, before the step it explains.
+function lesson.say(text)
+    check_string("say", 1, text)
+    write("\n", dedent(text), "\n")
+end
+
+-- What the REPL would print for a value: tensors as PyTorch prints them.
+local function render(v)
+    if type(v) == "table" and not getmetatable(v) then
+        local parts = {}
+        for i = 1, #v do parts[i] = render(v[i]) end
+        return "{" .. table.concat(parts, ", ") .. "}"
+    end
+    return compare.render(v)
+end
+
+-- lesson.show(name, value) or lesson.show(value): prints the value as the REPL would.
+function lesson.show(name, ...)
+    local value = ...
+    if select("#", ...) == 0 then name, value = nil, name end
+    local text = render(value)
+    if name == nil then
+        write(text, "\n")
+    elseif text:find("\n", 1, true) then
+        write(paint("2", tostring(name) .. ":"), "\n", text, "\n")
+    else
+        write(paint("2", tostring(name) .. ":"), " ", text, "\n")
+    end
+end
+
+-- The prompt after a step in "step" mode. Returns the key.
+local function ask(prompt)
+    emit(paint("2", prompt))
+    stdout:flush()
+    local key = lesson.readkey and lesson.readkey() or "\n"
+    if lesson.tty and not captured then emit("\r\27[K") else emit("\n") end
+    return key
+end
+lesson.ask = ask
+
+local STEP_PROMPT = "[Enter] next · r repeat · s next section · q quit"
+
+local function run_step(title, fn, again)
+    local info = debug.getinfo(fn, "S")
+    local src = source.get(info.source)
+    local of = src and src.steps > 0 and ("/" .. src.steps) or ""
+    local head = "step " .. S.step .. of .. " · " .. title .. (again and " (again)" or "")
+    write("\n", paint("33", rule("─", head)), "\n")
+    if src and lesson.mode ~= "line" then
+        local lines = code_lines(source.body(src, info.linedefined, info.lastlinedefined))
+        if #lines > 0 then write(table.concat(lines, "\n"), "\n") end
+    end
+    fn()
+end
+
+-- lesson.step(title, fn): echoes fn's source lines, then runs fn. Globals fn sets stay for later steps.
+function lesson.step(title, fn)
+    check_string("step", 1, title)
+    if type(fn) ~= "function" then
+        error("lesson.step: argument 2 must be a function, got " .. type(fn), 2)
+    end
+    S.step = S.step + 1
+    S.run_to_step = false   -- --step=line: "c" runs to the next step
+    run_step(title, fn, false)
+    if lesson.mode ~= "step" or S.skipping then return end
+    while true do
+        local key = ask(STEP_PROMPT)
+        if key == "q" then
+            error(lesson.QUIT, 0)
+        elseif key == "r" then
+            run_step(title, fn, true)
+        elseif key == "s" then
+            S.skipping = true
+            return
+        elseif key == "\n" or key == " " then
+            return
+        end
+    end
+end
+
+---------------------------------------------------------------------------------------------------
+-- Checks
+---------------------------------------------------------------------------------------------------
+
+local function report_check(what, ok, lines)
+    local number = S.tap_first + S.passed + S.failed - 1
+    if lesson.mode == "check" then
+        local label = (S.name and S.name .. ": " or "") .. what
+        if lesson.tap then
+            emit(ok and "ok " or "not ok ", number, " - ", label, "\n")
+            for _, l in ipairs(lines or {}) do
+                emit("#   ", (l:gsub("\n", "\n#   ")), "\n")
+            end
+        elseif not ok then
+            emit("✗ ", label, "\n")
+            for _, l in ipairs(lines) do emit("    ", (l:gsub("\n", "\n    ")), "\n") end
+        end
+        return
+    end
+    if ok then
+        write("  ", paint("32", "✓"), " ", what, "\n")
+    else
+        -- a failure shows even while skipping a section
+        emit("  ", paint("1;31", "✗"), " ", what, "\n")
+        for _, l in ipairs(lines) do emit("      ", (l:gsub("\n", "\n      ")), "\n") end
+    end
+end
+
+-- lesson.check(what, computed, expected [, {tol = ...}]) -> true/false. See lesson_compare.lua.
+function lesson.check(what, computed, expected, opts)
+    check_string("check", 1, what)
+    if opts ~= nil and type(opts) ~= "table" then
+        error("lesson.check: argument 4 must be an options table such as {tol = 5e-5}, got " .. type(opts), 2)
+    end
+    local ok, lines = compare.check(computed, expected, opts)
+    if ok then S.passed = S.passed + 1 else S.failed = S.failed + 1 end
+    report_check(what, ok, lines)
+    return ok
+end
+
+-- Called by the runner when a lesson stops with an error (at a line of the lesson, when known):
+-- one more failed check.
+function lesson.report_error(message, line)
+    S.failed = S.failed + 1
+    report_check(line and ("error at line " .. line .. ": " .. message) or ("error: " .. message), false, {})
+end
+
+return lesson

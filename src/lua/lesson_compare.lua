@@ -1,0 +1,266 @@
+-- lesson_compare.lua — how lesson.check compares what attn computed with what the book printed,
+-- and how it explains a mismatch (module attn.lesson_compare, used by attn.lesson).
+--
+--   compare.check(computed, expected, opts) -> ok, lines
+--
+-- `lines` is the explanation of a failure (nil on success): "expected ...", "got ...", and where the
+-- two differ most. Three kinds of expected value:
+--   text     compared character for character with attn's print of `computed` (tostring); the
+--            numbers read from both texts give the largest difference and its place
+--   number   a number, or a nested table of numbers: compared with the computed number / tensor /
+--            table within opts.tol (absolute); without opts.tol a single number must be equal
+--   boolean  plain equality
+
+local compare = {}
+
+local function is_tensor(v)
+    return torch and torch.is_tensor and torch.is_tensor(v) or false
+end
+
+---------------------------------------------------------------------------------------------------
+-- Numbers inside printed text
+---------------------------------------------------------------------------------------------------
+
+local NUMBER_PATTERNS = {
+    "^%-?%d+%.?%d*[eE][%+%-]?%d+",   -- 1.0000e-05, 1e+08
+    "^%-?%d+%.?%d*",                 -- 0.9544, 2., 17
+    "^%-?%.%d+",                     -- .5
+    "^%-?inf%f[^%w_]",
+    "^nan%f[^%w_]",
+}
+
+local function to_number(tok)
+    if tok == "nan" then return 0 / 0 end
+    if tok == "inf" then return math.huge end
+    if tok == "-inf" then return -math.huge end
+    return tonumber(tok)
+end
+
+-- The numbers printed in text, in order. A number starts where a word could start, so the 32 of
+-- "float32" is not one.
+function compare.numbers(text)
+    local list, i, n = {}, 1, #text
+    while i <= n do
+        local tok
+        if i == 1 or not text:sub(i - 1, i - 1):match("[%w_%.]") then
+            for _, p in ipairs(NUMBER_PATTERNS) do
+                tok = text:match(p, i)
+                if tok then break end
+            end
+        end
+        if tok then
+            list[#list + 1] = to_number(tok)
+            i = i + #tok
+        else
+            i = i + 1
+        end
+    end
+    return list
+end
+
+---------------------------------------------------------------------------------------------------
+-- Differences
+---------------------------------------------------------------------------------------------------
+
+local function is_nan(x) return x ~= x end
+
+-- |a - b|, with nan equal to nan and an infinity equal to itself.
+local function difference(a, b)
+    if is_nan(a) or is_nan(b) then return (is_nan(a) and is_nan(b)) and 0 or math.huge end
+    if a == b then return 0 end
+    return math.abs(a - b)
+end
+
+-- The largest difference between two lists of numbers: diff, index (nil when both are empty).
+local function largest(a, b)
+    local best, at = nil, nil
+    for i = 1, math.min(#a, #b) do
+        local d = difference(a[i], b[i])
+        if best == nil or d > best then best, at = d, i end
+    end
+    return best, at
+end
+
+-- The 1-based index "[i, j, ...]" of the k-th element (row-major) of a tensor of the given shape.
+local function index_of(k, shape)
+    if #shape == 0 then return "" end
+    local idx, rest = {}, k - 1
+    for d = #shape, 1, -1 do
+        idx[d] = rest % shape[d] + 1
+        rest = rest // shape[d]
+    end
+    return "[" .. table.concat(idx, ", ") .. "]"
+end
+
+local function shape_of_tensor(t)
+    local s = {}
+    for d = 1, t:dim() do s[d] = t:size(d) end
+    return s
+end
+
+local function fmt_diff(d)
+    if d == math.huge then return "inf" end
+    return string.format("%.1e", d)
+end
+
+-- Where a difference k (the k-th number) is: an index into the computed tensor when the numbers are
+-- its elements, else "number k".
+local function place(k, computed, count)
+    if is_tensor(computed) and computed:numel() == count and computed:dim() > 0 then
+        return "at " .. index_of(k, shape_of_tensor(computed))
+    end
+    if count == 1 then return "" end
+    return "at number " .. k
+end
+
+-- The first character at which two texts differ, as "line L, column C".
+local function first_difference(a, b)
+    local line, col = 1, 1
+    for i = 1, math.max(#a, #b) do
+        local ca, cb = a:sub(i, i), b:sub(i, i)
+        if ca ~= cb then return string.format("line %d, column %d", line, col) end
+        if ca == "\n" then
+            line, col = line + 1, 1
+        elseif ca:byte() < 0x80 or ca:byte() >= 0xC0 then   -- count UTF-8 characters, not bytes
+            col = col + 1
+        end
+    end
+    return nil
+end
+
+-- "expected  <text>" with later lines indented under the first.
+local function labelled(label, text)
+    local pad = string.rep(" ", 10)
+    return (label .. string.rep(" ", 10 - #label) .. text:gsub("\n", "\n" .. pad))
+end
+
+---------------------------------------------------------------------------------------------------
+-- Text
+---------------------------------------------------------------------------------------------------
+
+local function render(v)
+    if type(v) == "string" then return v end
+    local ok, s = pcall(tostring, v)
+    if ok and type(s) == "string" then return s end
+    return "<" .. type(v) .. ">"
+end
+compare.render = render
+
+local function check_text(computed, expected)
+    local got = render(computed)
+    if got == expected then return true end
+    local lines = {labelled("expected", expected), labelled("got", got)}
+    local a, b = compare.numbers(expected), compare.numbers(got)
+    local why = {}
+    if #a ~= #b then
+        why[#why + 1] = string.format("%d numbers expected, %d printed", #a, #b)
+    end
+    local d, k = largest(a, b)
+    if d and d > 0 then
+        local where = place(k, computed, #b)
+        why[#why + 1] = "largest difference " .. fmt_diff(d) .. (where ~= "" and " " .. where or "")
+    elseif d then
+        why[#why + 1] = "the numbers agree; the text differs at " .. first_difference(expected, got)
+    end
+    if #why == 0 then why[1] = "the text differs at " .. first_difference(expected, got) end
+    lines[#lines + 1] = table.concat(why, "; ")
+    return false, lines
+end
+
+---------------------------------------------------------------------------------------------------
+-- Numbers and tables of numbers
+---------------------------------------------------------------------------------------------------
+
+-- Flattens a number, a one-element tensor, a tensor or a nested table into (values, shape), or
+-- nil and a reason.
+local function flatten(v)
+    if is_tensor(v) then v = v:dim() == 0 and v:item() or v:tolist() end
+    if type(v) == "number" then return {v}, {} end
+    if type(v) ~= "table" then return nil, "a " .. type(v) .. " is not a number" end
+    local shape, t = {}, v
+    while type(t) == "table" do
+        shape[#shape + 1] = #t
+        t = t[1]
+    end
+    local values = {}
+    local function walk(x, d)
+        if d > #shape then
+            values[#values + 1] = x
+            return type(x) == "number"
+        end
+        if type(x) ~= "table" or #x ~= shape[d] then return false end
+        for i = 1, #x do
+            if not walk(x[i], d + 1) then return false end
+        end
+        return true
+    end
+    if not walk(v, 1) then return nil, "not a rectangular table of numbers" end
+    return values, shape
+end
+
+local function shape_str(shape)
+    return "[" .. table.concat(shape, ", ") .. "]"
+end
+
+-- A nested table of numbers in Lua syntax, for the "expected" line.
+local function table_str(v)
+    if type(v) == "number" then return string.format("%.8g", v) end
+    local parts = {}
+    for i = 1, #v do parts[i] = table_str(v[i]) end
+    return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+local function check_numbers(computed, expected, tol)
+    local want, wshape = flatten(expected)
+    if not want then error("lesson.check: the expected table: " .. wshape, 3) end
+    local got, gshape = flatten(computed)
+    local lines = {labelled("expected", table_str(expected)), labelled("got", render(computed))}
+    if not got then
+        lines[#lines + 1] = gshape
+        return false, lines
+    end
+    if #want ~= #got or (#wshape > 0 and shape_str(wshape) ~= shape_str(gshape)) then
+        lines[#lines + 1] = "shape " .. shape_str(gshape) .. ", expected " .. shape_str(wshape)
+        return false, lines
+    end
+    local d, k = largest(want, got)
+    if d == nil or d <= tol then return true end
+    local where = #gshape > 0 and ("at " .. index_of(k, gshape)) or ""
+    lines[#lines + 1] = "largest difference " .. fmt_diff(d) .. (where ~= "" and " " .. where or "")
+        .. ", tolerance " .. string.format("%g", tol)
+    return false, lines
+end
+
+---------------------------------------------------------------------------------------------------
+
+function compare.check(computed, expected, opts)
+    opts = opts or {}
+    local tol = opts.tol
+    if tol ~= nil and (type(tol) ~= "number" or tol < 0 or tol ~= tol) then
+        error("lesson.check: tol must be a number >= 0, got " .. tostring(tol), 3)
+    end
+    local kind = type(expected)
+    if kind == "string" then
+        return check_text(computed, expected)
+    elseif kind == "boolean" then
+        if computed == expected then return true end
+        return false, {labelled("expected", tostring(expected)), labelled("got", render(computed))}
+    elseif kind == "number" then
+        if tol == nil then
+            local got = is_tensor(computed) and computed:numel() == 1 and computed:item() or computed
+            if got == expected or (got ~= got and expected ~= expected) then return true end
+            return false, {labelled("expected", tostring(expected)), labelled("got", render(computed)),
+                           "not equal (give {tol = ...} to compare within a tolerance)"}
+        end
+        return check_numbers(computed, expected, tol)
+    elseif kind == "table" then
+        if tol == nil then
+            error("lesson.check: a table of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}", 3)
+        end
+        return check_numbers(computed, expected, tol)
+    end
+    error("lesson.check: the expected value must be text, a number, a table of numbers or a boolean, got "
+          .. kind, 3)
+end
+
+return compare

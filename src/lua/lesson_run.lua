@@ -1,0 +1,191 @@
+-- lesson_run.lua — the command-line lesson modes (module attn.lesson_run, called from
+-- src/cli/lessons.c): run one lesson file in a mode, list lessons.
+--
+--   run.file(path, {mode = "step"|"line"|"check"|"run", tap = bool, first = n})
+--       -> passed, failed, how      how: "ok", "quit" (the user pressed q) or "error"
+--   run.list(paths)                 prints "path  title  (source)" for each lesson
+--   run.resolve(name, dir)          the lesson file a name means: a path, or dir/name[.lua]
+--
+-- In check mode print and io.write print nothing while the lesson runs (the C side also gives each
+-- lesson a state of its own, so that no lesson sees another's globals).
+
+local lesson = require("attn.lesson")
+local source = require("attn.lesson_source")
+
+local run = {}
+local stdout, stderr = io.stdout, io.stderr
+
+local function basename(path)
+    return (path:match("([^/]*)$"):gsub("%.lua$", ""))
+end
+
+local function message_of(e)
+    if type(e) == "string" then return e end
+    local mt = getmetatable(e)
+    if mt and mt.__tostring then
+        local ok, s = pcall(tostring, e)
+        if ok and type(s) == "string" then return s end
+    end
+    return "(error object is a " .. type(e) .. " value)"
+end
+
+-- The line of the lesson being run when an error happened: the innermost frame in its chunk.
+local function lesson_line(chunkname, level)
+    while true do
+        local info = debug.getinfo(level, "Sl")
+        if not info then return nil end
+        if info.source == chunkname and info.currentline > 0 then return info.currentline end
+        level = level + 1
+    end
+end
+
+---------------------------------------------------------------------------------------------------
+-- --step=line: a line hook that stops before each line of the lesson's own code
+---------------------------------------------------------------------------------------------------
+
+local LINE_PROMPT = "[Enter] next line · c continue to the next step · q quit"
+
+local function skippable(text)
+    return text:match("^%s*$") or text:match("^%s*%-%-") or text:match("^%s*end[%s%),;]*$")
+        or text:match("^%s*else%s*$") or text:match("^%s*}[%s%),;]*$") or text:match("^%s*%)[%s,;]*$")
+end
+
+local function line_hook(chunkname, src)
+    local S = lesson.state()
+    local stop, stop_end, prev = nil, nil, nil   -- the last statement shown; the last line seen
+    return function(_, line)
+        if S.run_to_step or S.skipping then return end
+        local info = debug.getinfo(2, "S")
+        if info.source ~= chunkname then return end
+        -- back on the first line of a statement just shown, from its own continuation lines
+        -- (`x = f{...}` over several lines runs on them, then assigns on the first): not again
+        local again = line == stop and prev and prev > stop and prev <= stop_end
+        prev = line
+        if again or src.library[line] or src.continues[line] then return end
+        local text = src.lines[line] or ""
+        if skippable(text) then return end
+        -- the whole statement: this line and the lines that continue it
+        local lines, last = {text}, line
+        while src.continues[last + 1] and not src.hidden[last + 1] do
+            last = last + 1
+            lines[#lines + 1] = src.lines[last]
+        end
+        stop, stop_end = line, last
+        local indent = #text:match("^[ \t]*")
+        for i, l in ipairs(lines) do lines[i] = l:sub(math.min(indent, #l:match("^[ \t]*")) + 1) end
+        local shown = lesson.code_lines(lines)
+        for i, l in ipairs(shown) do
+            local num = i == 1 and string.format("%4d", line + i - 1) or "    "
+            lesson.emit(lesson.paint("2", num .. " │"), l:sub(2), "\n")
+        end
+        while true do
+            local key = lesson.ask(LINE_PROMPT)
+            if key == "q" then error(lesson.QUIT, 0) end
+            if key == "c" then S.run_to_step = true return end
+            if key == "\n" or key == " " then return end
+        end
+    end
+end
+
+---------------------------------------------------------------------------------------------------
+-- Running a lesson
+---------------------------------------------------------------------------------------------------
+
+local function summary(S)
+    local text = string.format("end of lesson · checks: %d passed, %d failed", S.passed, S.failed)
+    local ch = "═"
+    local head = ch .. ch .. " " .. text .. " "
+    lesson.emit("\n", lesson.paint("1;36", head .. string.rep(ch, math.max(3, lesson.width - utf8.len(head)))), "\n")
+end
+
+function run.file(path, opts)
+    opts = opts or {}
+    local mode = opts.mode or "run"
+    lesson.mode = mode
+    lesson.tap = opts.tap and true or false
+    local S = lesson.begin(basename(path))
+    S.tap_first = opts.first or 1
+    local chunk, err = loadfile(path)
+    if not chunk then
+        if mode == "check" then
+            lesson.report_error(err)
+        else
+            stdout:flush()
+            stderr:write("attn: ", err, "\n")
+        end
+        return S.passed, S.failed, "error"
+    end
+    local chunkname = "@" .. path
+    source.forget(path)
+    local src = source.read(path)
+    local print, output = _G.print, io.output()
+    if mode == "check" then
+        _G.print = function() end
+        pcall(io.output, "/dev/null")
+    else
+        _G.print = function(...) if not lesson.quiet() then print(...) end end
+    end
+    if mode == "line" and src then debug.sethook(line_hook(chunkname, src), "l") end
+    local where
+    local ok, e = xpcall(chunk, function(e)
+        if e == lesson.QUIT or e == "interrupted" then return e end   -- q; Ctrl-C (src/cli/main.c)
+        where = lesson_line(chunkname, 2)
+        return debug.traceback(message_of(e), 2)
+    end)
+    debug.sethook()
+    _G.print = print
+    if io.output() ~= output then
+        io.output():close()
+        io.output(output)
+    end
+    if not ok and e == "interrupted" then error(e, 0) end   -- stops every lesson, not just this one
+    if not ok and e == lesson.QUIT then
+        lesson.emit("\n")
+        return S.passed, S.failed, "quit"
+    end
+    if not ok then
+        local msg = e:match("^[^\n]*")
+        if mode == "check" then
+            local plain = msg:gsub("^" .. path:gsub("%p", "%%%0") .. ":%d+: ", "")
+            lesson.report_error(where and plain or msg, where)
+        else
+            stdout:flush()
+            stderr:write("attn: ", e, "\n")
+        end
+        return S.passed, S.failed, "error"
+    end
+    if mode == "step" or mode == "line" then summary(S) end
+    return S.passed, S.failed, "ok"
+end
+
+---------------------------------------------------------------------------------------------------
+-- Finding and listing lessons
+---------------------------------------------------------------------------------------------------
+
+local function exists(path)
+    local f = io.open(path, "rb")
+    if f then f:close() end
+    return f ~= nil
+end
+
+function run.resolve(name, dir)
+    if exists(name) then return name end
+    for _, p in ipairs({dir and dir .. "/" .. name, dir and dir .. "/" .. name .. ".lua"}) do
+        if p and exists(p) then return p end
+    end
+    return name   -- loadfile reports it missing
+end
+
+function run.list(paths)
+    local w = 0
+    for _, p in ipairs(paths) do w = math.max(w, utf8.len(p) or #p) end
+    for _, p in ipairs(paths) do
+        local info = source.read(p)
+        local title = info and info.title or "(no lesson.title)"
+        local origin = info and info.origin and ("  (" .. info.origin .. ")") or ""
+        stdout:write(p, string.rep(" ", w - (utf8.len(p) or #p) + 2), title, lesson.paint("2", origin), "\n")
+    end
+    return #paths
+end
+
+return run

@@ -1,0 +1,164 @@
+-- lesson_source.lua — what the lesson library knows about a lesson's source file (module
+-- attn.lesson_source): its lines, how many steps it has, its title, which lines are calls of the
+-- lesson library itself. Read with the REPL's tokenizer, so that a "lesson.step" inside a string or
+-- a comment is not counted and a check's multi-line expected text is known to be one call.
+--
+--   source.get(chunkname) -> info or nil     chunkname as debug.getinfo gives it ("@lessons/x.lua")
+--   source.read(path)     -> info or nil, err
+--   info.lines            the file's lines
+--   info.steps            number of lesson.step calls
+--   info.title, info.origin   the arguments of lesson.title (nil when absent)
+--   info.hidden[l]        line l belongs to a lesson.check or lesson.show call (not echoed: a check's
+--                         expected side is the book's text, which a lesson never prints as its own)
+--   info.library[l]       line l belongs to a call of the lesson library (say, section, ...) or is a
+--                         step's own first or last line (--step=line does not stop there)
+--   info.continues[l]     line l continues a statement begun on an earlier line (inside brackets
+--                         or a long string): --step=line shows it with the line it continues
+
+local tokenize = require("attn.repl").tokenize
+
+local source = {}
+local cache = {}
+local OPENS = {["function"] = true, ["do"] = true, ["if"] = true, ["repeat"] = true}
+
+-- The value of a string token (a literal: loading it runs nothing).
+local function string_value(tok)
+    if not tok or tok.kind ~= "string" then return nil end
+    local f = load("return " .. tok.text, "=string", "t", {})
+    local ok, v = pcall(f or function() end)
+    return ok and type(v) == "string" and v or nil
+end
+
+-- Index of the token that closes the bracket opened at tokens[k].
+local function closing(tokens, k)
+    local open = tokens[k].text
+    local close = ({["("] = ")", ["{"] = "}", ["["] = "]"})[open]
+    local depth = 0
+    for j = k, #tokens do
+        local t = tokens[j].text
+        if tokens[j].kind == "sym" then
+            if t == open then depth = depth + 1 elseif t == close then depth = depth - 1 end
+            if depth == 0 then return j end
+        end
+    end
+    return #tokens
+end
+
+local function analyse(text)
+    local info = {lines = {}, steps = 0, hidden = {}, library = {}, continues = {}}
+    for line in (text .. "\n"):gmatch("(.-)\r?\n") do info.lines[#info.lines + 1] = line end
+    if text:sub(-1) == "\n" then info.lines[#info.lines] = nil end
+    local tokens = tokenize(text)
+    -- the line of every token (tokens come in source order)
+    local line, pos = 1, 1
+    for _, t in ipairs(tokens) do
+        local _, nl = text:sub(pos, t.s - 1):gsub("\n", "")
+        line = line + nl
+        pos = t.s
+        t.line = line
+        t.last = line + select(2, t.text:gsub("\n", ""))
+    end
+    -- continuation lines: open brackets at the start of the line, counted afresh inside each block
+    -- (a step's body is inside lesson.step's parentheses, but its lines are statements)
+    local frames, seen = {0}, 0
+    for _, t in ipairs(tokens) do
+        if t.line > seen then
+            if frames[#frames] > 0 then info.continues[t.line] = true end
+            seen = t.last
+        end
+        for l = t.line + 1, t.last do info.continues[l] = true end
+        seen = math.max(seen, t.last)
+        if t.kind == "name" and OPENS[t.text] then
+            frames[#frames + 1] = 0
+        elseif t.kind == "name" and (t.text == "end" or t.text == "until") then
+            if #frames > 1 then frames[#frames] = nil end
+        elseif t.kind == "sym" and (t.text == "(" or t.text == "{" or t.text == "[") then
+            frames[#frames] = frames[#frames] + 1
+        elseif t.kind == "sym" and (t.text == ")" or t.text == "}" or t.text == "]") then
+            frames[#frames] = math.max(0, frames[#frames] - 1)
+        end
+    end
+    for k, t in ipairs(tokens) do
+        local prev = tokens[k - 1]
+        local name, args = tokens[k + 2], tokens[k + 3]
+        if t.text == "lesson" and t.kind == "name" and not (prev and (prev.text == "." or prev.text == ":"))
+            and tokens[k + 1] and tokens[k + 1].text == "." and name and name.kind == "name" and args then
+            local last = args.kind == "string" and k + 3 or
+                         (args.text == "(" or args.text == "{") and closing(tokens, k + 3) or k + 2
+            local first_line, last_line = t.line, tokens[last].last
+            local starts_line = not prev or prev.last < t.line
+            if name.text == "step" then
+                info.steps = info.steps + 1
+                info.library[first_line] = true
+                info.library[last_line] = true
+            else
+                for l = first_line, last_line do info.library[l] = true end
+                if (name.text == "check" or name.text == "show") and starts_line then
+                    for l = first_line, last_line do info.hidden[l] = true end
+                end
+            end
+            if name.text == "title" and not info.title then
+                local v = args.kind == "string" and args or tokens[k + 4]
+                info.title = string_value(v)
+                -- lesson.title("...", {source = "..."})
+                for j = k + 4, last do
+                    if tokens[j].text == "source" and tokens[j + 1] and tokens[j + 1].text == "=" then
+                        info.origin = string_value(tokens[j + 2])
+                        break
+                    end
+                end
+            end
+        end
+    end
+    return info
+end
+
+function source.read(path)
+    if cache[path] then return cache[path] end
+    local f, err = io.open(path, "rb")
+    if not f then return nil, err end
+    local text = f:read("a")
+    f:close()
+    local info = analyse(text)
+    info.path = path
+    cache[path] = info
+    return info
+end
+
+function source.get(chunkname)
+    if type(chunkname) ~= "string" or chunkname:sub(1, 1) ~= "@" then return nil end
+    return (source.read(chunkname:sub(2)))
+end
+
+-- The lines of a step's function (as debug.getinfo(fn, "S") describes it) to echo before it runs:
+-- its body without the lesson.check / lesson.show calls, dedented.
+function source.body(info, first, last)
+    local out = {}
+    if first == last then
+        local one = info.lines[first] or ""
+        local body = one:match("function%s*%(%s*%)%s*(.-)%s*end%s*%)?%s*$")
+        if body and body ~= "" then out[1] = body end
+        return out
+    end
+    for l = first + 1, last - 1 do
+        if not info.hidden[l] then out[#out + 1] = info.lines[l] or "" end
+    end
+    while out[1] and out[1]:match("^%s*$") do table.remove(out, 1) end
+    while out[#out] and out[#out]:match("^%s*$") do out[#out] = nil end
+    local indent
+    for _, s in ipairs(out) do
+        if not s:match("^%s*$") then
+            local w = #s:match("^[ \t]*")
+            if not indent or w < indent then indent = w end
+        end
+    end
+    for i, s in ipairs(out) do out[i] = s:sub((indent or 0) + 1) end
+    return out
+end
+
+-- Clears the cache (a lesson file edited between two runs in one state).
+function source.forget(path)
+    cache[path] = nil
+end
+
+return source

@@ -1,0 +1,192 @@
+#!/bin/sh
+# test_lessons.sh — the lesson modes of the command line: --check (failures, the summary line, the
+# exit status, errors inside a lesson, a fresh state per lesson), --check --tap, --list, --step and
+# --step=line with keys from a pipe (a real terminal: test_step_tty.sh). TAP output.
+#   sh tests/lessons/test_lessons.sh [path/to/attn]      (default ./attn)
+set -u
+
+BIN=${1:-./attn}
+case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+if [ ! -x "$BIN" ]; then
+    echo "1..0 # SKIP $BIN is not built"
+    exit 0
+fi
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+OUT=$TMP/out
+ERR=$TMP/err
+FIX=tests/lessons/fixtures
+L01=lessons/01_simple_attention.lua
+. "$(dirname "$0")/../tap.sh"
+diagnose() {
+    echo "# status $STATUS; stdout:"
+    sed 's/^/#   /' "$OUT" | head -n 20
+    echo "# stderr:"
+    sed 's/^/#   /' "$ERR" | head -n 10
+}
+
+# run [ARGS...]: runs attn with stdin from $IN (default: empty), keeps status, stdout, stderr.
+IN=/dev/null
+run() {
+    "$BIN" "$@" <"$IN" >"$OUT" 2>"$ERR"
+    STATUS=$?
+    IN=/dev/null
+}
+keys() { # keys TEXT: the next run reads TEXT (printf escapes) as its keys
+    printf "$1" >"$TMP/keys"
+    IN=$TMP/keys
+}
+status_is() { [ "$STATUS" -eq "$1" ]; }
+out_has() { grep -q -F -- "$1" "$OUT"; }
+out_lacks() { ! grep -q -F -- "$1" "$OUT"; }
+out_is() { [ "$(cat "$OUT")" = "$1" ]; }
+last_line_is() { [ "$(tail -n 1 "$OUT")" = "$1" ]; }
+err_has() { grep -q -F -- "$1" "$ERR"; }
+err_empty() { [ ! -s "$ERR" ]; }
+all() { # all CMD1 -- CMD2 -- ...: every command succeeds
+    while [ $# -gt 0 ]; do
+        cmd=""
+        while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+            cmd="$cmd '$(printf '%s' "$1" | sed "s/'/'\\\\''/g")'"
+            shift
+        done
+        [ $# -gt 0 ] && shift
+        eval "$cmd" || return 1
+    done
+}
+
+# ---- --check -------------------------------------------------------------------------------------
+run --check "$L01"
+check "--check on lesson 01: only the summary line, exit 0" all status_is 0 -- \
+    out_is "24 passed, 0 failed" -- err_empty
+
+run --check "$FIX/failing.lua"
+check "--check: a failing check gives exit 1, its ✗ line and the summary" all status_is 1 -- \
+    out_has "✗ failing: wrong on purpose" -- last_line_is "1 passed, 1 failed" -- out_lacks "right"
+check "--check: expected, got and the largest difference with its index" all \
+    out_has "    expected  tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7071, 1.0865])" -- \
+    out_has "    got       tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])" -- \
+    out_has "    largest difference 1.0e-04 at [5]"
+check "--check prints no colour" all out_lacks "$(printf '\033')"
+
+run --check "$FIX/error.lua" "$FIX/failing.lua"
+check "--check: an error is a failure naming the lesson and the line; the next lesson still runs" all \
+    status_is 1 -- \
+    out_has "✗ error: error at line 6: matmul: cannot multiply [6, 3] by [2, 3] (3 ≠ 2)" -- \
+    out_has "✗ failing: wrong on purpose" -- last_line_is "2 passed, 2 failed"
+
+run --check "$FIX/leak_a.lua" "$FIX/leak_b.lua"
+check "--check runs each lesson in a fresh state (no globals leak)" all status_is 0 -- \
+    out_is "2 passed, 0 failed"
+
+run --check "$TMP/no_such_lesson.lua"
+check "--check: a missing lesson is a failure" all status_is 1 -- out_has "no_such_lesson" -- \
+    last_line_is "0 passed, 1 failed"
+
+run --check
+check "--check without files checks every lesson in ./lessons" all status_is 0 -- \
+    out_has " passed, 0 failed"
+
+# ---- --check --tap -------------------------------------------------------------------------------
+run --check --tap "$FIX/failing.lua" "$FIX/leak_a.lua"
+check "--check --tap: numbered across lessons, a plan, exit 1 on a failure" all status_is 1 -- \
+    out_has "ok 1 - failing: right" -- out_has "not ok 2 - failing: wrong on purpose" -- \
+    out_has "#   largest difference 1.0e-04 at [5]" -- out_has "ok 3 - leak_a: set a global" -- \
+    out_has "1..3"
+
+run --tap --check "$L01"
+check "--tap --check (either order) on lesson 01" all status_is 0 -- out_has "1..24" -- \
+    out_lacks "not ok"
+
+run --tap "$L01"
+check "--tap without --check is an error" all status_is 1 -- err_has "--tap goes with --check"
+
+run --check --step "$L01"
+check "two lesson modes at once are an error" all status_is 1 -- \
+    err_has "'--step' cannot go with '--check': one lesson mode at a time"
+
+# ---- --list --------------------------------------------------------------------------------------
+run --list
+check "--list shows lesson 01 with its title and source" all status_is 0 -- \
+    out_has "lessons/01_simple_attention.lua  Simple self-attention without trainable weights  (seed 004 §3.3.1–3.3.2)"
+
+run --list "$FIX/failing.lua" "$FIX/leak_b.lua"
+check "--list FILES: their titles" all status_is 0 -- \
+    out_has "$FIX/failing.lua  A failing fixture  (tests)" -- \
+    out_has "$FIX/leak_b.lua   Sees no global of another lesson"
+
+(cd "$TMP" && "$BIN" --list >"$OUT" 2>"$ERR")
+STATUS=$?
+if [ -d "$(dirname "$BIN")/lessons" ]; then
+    check "--list elsewhere finds the lessons next to the executable" all status_is 0 -- \
+        out_has "/lessons/01_simple_attention.lua  Simple self-attention"
+else # build/asan/attn has no lessons beside it
+    check "--list elsewhere, no lessons next to the executable: an error" all status_is 1 -- \
+        err_has "no lessons found in ./lessons or next to attn"
+fi
+
+run --help
+check "--help mentions the lesson modes" all status_is 0 -- out_has "--step LESSON" -- \
+    out_has "--step=line" -- out_has "--check [LESSON...]" -- out_has "--list" -- out_has "--tap"
+
+# ---- running a lesson ----------------------------------------------------------------------------
+run "$L01"
+check "a lesson runs straight through as a script" all status_is 0 -- out_lacks "✗" -- \
+    out_has "── step 15/15 · row 2 of Z is z^(2) ─" -- out_lacks "[Enter]" -- err_empty
+
+run "$FIX/error.lua"
+check "an error in a lesson run as a script: the message, a traceback, exit 1" all status_is 1 -- \
+    err_has "error.lua:6: matmul: cannot multiply [6, 3] by [2, 3]" -- err_has "stack traceback"
+
+keys '\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n'
+run --step "$L01"
+check "--step: Enter through all 15 steps, then the end of the lesson" all status_is 0 -- \
+    out_has "── step 15/15 · row 2 of Z is z^(2) ─" -- \
+    out_has "══ end of lesson · checks: 24 passed, 0 failed ═" -- \
+    out_has "[Enter] next · r repeat · s next section · q quit"
+check "--step: one prompt per step" [ "$(grep -c -F '[Enter] next' "$OUT")" -eq 15 ]
+
+keys 'q\n'
+run --step "$L01"
+check "--step: q quits after the first step, exit 0" all status_is 0 -- \
+    out_has "── step 1/15 ·" -- out_lacks "step 2/15" -- out_lacks "end of lesson"
+
+keys 'r\nq\n'
+run --step 01_simple_attention
+check "--step NAME finds the lesson; r runs the step again" all status_is 0 -- \
+    out_has "── step 1/15 · the inputs x^(1) … x^(6) (again) ─"
+
+keys 's\n'
+run --step "$L01"
+check "--step: s skips the rest of the section, quietly, to 3.3.2" all status_is 0 -- \
+    out_lacks "step 2/15" -- out_lacks "step 9/15" -- out_has "══ 3.3.2  Computing attention weights" -- \
+    out_has "── step 10/15 · all attention scores ω, by two loops ─"
+
+run --step
+check "--step without a lesson is an error" all status_is 1 -- err_has "--step needs a lesson file"
+
+# ---- --step=line ---------------------------------------------------------------------------------
+keys '\n\n\n\n\n\n'
+run --step=line "$FIX/failing.lua"
+check "--step=line stops at each line of the lesson's code, showing it with its number" all \
+    status_is 0 -- out_has "   5 │ inputs = torch.tensor{{0.43, 0.15, 0.89}," -- \
+    out_has "     │                       {0.22, 0.58, 0.33}," -- \
+    out_has "   7 │ scores = inputs:matmul(inputs[2])" -- \
+    out_has "[Enter] next line · c continue to the next step · q quit"
+check "--step=line: two stops in this lesson" [ "$(grep -c -F '[Enter] next line' "$OUT")" -eq 2 ]
+
+keys 'c\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\n'
+run --step=line "$L01"
+check "--step=line: c runs on to the next step; lesson 01 to its end" all status_is 0 -- \
+    out_has "end of lesson · checks: 24 passed, 0 failed" -- \
+    out_has "│ query = inputs[2]  "
+check "--step=line never shows a check's expected text (the book's numbers)" all \
+    out_lacks "lesson.check" -- out_lacks "[=["
+
+keys 'q\n'
+run --step=line "$L01"
+check "--step=line: q quits at the first line" all status_is 0 -- \
+    out_has "  20 │ inputs = torch.tensor{" -- out_lacks "inputs.shape:"
+
+tap_end

@@ -1,0 +1,232 @@
+-- lesson_spec.lua — the lesson library (src/lua/lesson*.lua): checks and how they explain a
+-- failure, what steps echo, the runner's modes. Run inside attn:
+--   ./attn /usr/bin/busted -o TAP tests/lua/lesson_spec.lua
+-- The command line itself (--check, --list, --tap, --step through a terminal) is tested by
+-- tests/lessons/test_lessons.sh and tests/lessons/test_step_tty.sh.
+
+local lesson = require("attn.lesson")
+local compare = require("attn.lesson_compare")
+local source = require("attn.lesson_source")
+local run = require("attn.lesson_run")
+
+local INPUTS = {{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}, {0.57, 0.85, 0.64},
+                {0.22, 0.58, 0.33}, {0.77, 0.25, 0.10}, {0.05, 0.80, 0.55}}
+-- the book's In [3] output (seed 004), the expected side of the checks below
+local BOOK_SCORES_2 = [=[tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])]=]
+
+local tmpfiles = {}
+local function lesson_file(text)
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write(text)
+    f:close()
+    tmpfiles[#tmpfiles + 1] = path
+    return path
+end
+
+-- Runs a lesson file in a mode, capturing what the library prints.
+local function run_lesson(text, mode, opts)
+    local path = lesson_file(text)
+    local passed, failed, how
+    local out = lesson.capture(function()
+        passed, failed, how = run.file(path, {mode = mode or "run", tap = opts and opts.tap})
+    end)
+    lesson.mode, lesson.tap = "run", false
+    return out, passed, failed, how, path
+end
+
+teardown(function()
+    for _, p in ipairs(tmpfiles) do os.remove(p) end
+    lesson.begin(nil)
+end)
+
+-- lesson.check, its output captured (returns the result only).
+local function check(...)
+    local ok
+    lesson.capture(function(...) ok = lesson.check(...) end, ...)
+    return ok
+end
+
+describe("lesson.check", function()
+    local scores
+    before_each(function()
+        lesson.begin(nil)
+        scores = torch.tensor(INPUTS):matmul(torch.tensor(INPUTS)[2])
+    end)
+
+    it("passes when attn prints the book's text character for character", function()
+        local ok
+        local out = lesson.capture(function() ok = lesson.check("ω2", scores, BOOK_SCORES_2) end)
+        assert.is_true(ok)
+        assert.are.equal("  ✓ ω2\n", out)
+    end)
+
+    it("explains a mismatch: expected, got, the largest difference and its index", function()
+        local ok
+        local wrong = BOOK_SCORES_2:gsub("1%.4754", "1.4764")
+        local out = lesson.capture(function() ok = lesson.check("ω2", scores, wrong) end)
+        assert.is_false(ok)
+        assert.matches("  ✗ ω2\n", out, 1, true)
+        assert.matches("expected  " .. wrong, out, 1, true)
+        assert.matches("got       " .. BOOK_SCORES_2, out, 1, true)
+        assert.matches("largest difference 1.0e-03 at [3]", out, 1, true)
+        assert.are.equal(1, lesson.state().failed)
+    end)
+
+    it("names a 2-D index, and a text difference where the numbers agree", function()
+        local m = torch.tensor{{1, 2}, {3, 4}}
+        local out = lesson.capture(lesson.check, "m", m, "tensor([[1., 2.],\n        [3., 5.]])")
+        assert.matches("largest difference 1.0e+00 at [2, 2]", out, 1, true)
+        out = lesson.capture(lesson.check, "m", m, "tensor([[1., 2.], [3., 4.]])")
+        assert.matches("the numbers agree; the text differs at line 1, column 18", out, 1, true)
+        out = lesson.capture(lesson.check, "m", m, "tensor([1., 2.])")
+        assert.matches("2 numbers expected, 4 printed", out, 1, true)
+    end)
+
+    it("compares numbers and tables within a stated tolerance", function()
+        local w = torch.softmax(scores, 1)
+        assert.is_true(check("sum", w:sum(), 1.0, {tol = 1e-6}))
+        assert.is_true(check("row", torch.ones(2, 2), {{1, 1}, {1, 1}}, {tol = 0}))
+        assert.is_false(check("row", torch.ones(2, 2), {{1, 1}, {1, 1.5}}, {tol = 0.1}))
+        local out = lesson.capture(lesson.check, "row", torch.ones(2, 2), {{1, 1}, {1, 1.5}}, {tol = 0.1})
+        assert.matches("largest difference 5.0e-01 at [2, 2], tolerance 0.1", out, 1, true)
+        out = lesson.capture(lesson.check, "shape", torch.ones(2, 3), {{1, 1}, {1, 1}}, {tol = 0})
+        assert.matches("shape [2, 3], expected [2, 2]", out, 1, true)
+        -- a plain Lua table of numbers, and nan = nan
+        assert.is_true(check("t", {0 / 0, math.huge}, {0 / 0, math.huge}, {tol = 0}))
+    end)
+
+    it("compares a single number exactly without tol, booleans and strings by equality", function()
+        assert.is_true(check("n", 1.0, 1.0))
+        assert.is_false(check("n", 1.0 + 1e-12, 1.0))
+        assert.is_true(check("n", torch.tensor(2.0), 2))
+        assert.is_true(check("b", true, true))
+        assert.is_false(check("b", false, true))
+        assert.is_true(check("s", "torch.Size([6, 3])", "torch.Size([6, 3])"))
+        assert.is_true(check("size", torch.tensor(INPUTS).shape, "torch.Size([6, 3])"))
+    end)
+
+    it("refuses a table without a tolerance, and bad arguments, with clear errors", function()
+        assert.has_error(function() lesson.check("t", torch.ones(2), {1, 1}) end,
+            "lesson.check: a table of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}")
+        assert.has_error(function() lesson.check("t", torch.ones(2), {1, 1}, {tol = -1}) end,
+            "lesson.check: tol must be a number >= 0, got -1")
+        assert.has_error(function() lesson.check("t", torch.ones(2), {1, {1}}, {tol = 0}) end,
+            "lesson.check: the expected table: not a rectangular table of numbers")
+        assert.has_error(function() lesson.check("t", 1, nil) end)
+        assert.has_error(function() lesson.check(nil, 1, 1) end, "lesson.check: argument 1 must be a string, got nil")
+        assert.has_error(function() lesson.check("t", 1, 1, 5e-5) end)
+    end)
+end)
+
+describe("lesson_compare.numbers", function()
+    it("reads the numbers of printed tensors, inf and nan included", function()
+        local n = compare.numbers("tensor([[0.2899,   -inf],\n        [1.0000e-05, nan]])")
+        assert.are.equal(4, #n)
+        assert.are.equal(0.2899, n[1])
+        assert.are.equal(-math.huge, n[2])
+        assert.are.equal(1e-5, n[3])
+        assert.is_true(n[4] ~= n[4])
+        assert.are.same({2., -1., 100}, compare.numbers("tensor([ 2., -1., 100.])"))
+        assert.are.same({6, 3}, compare.numbers("torch.Size([6, 3]) of float32"))
+    end)
+end)
+
+describe("lesson.show", function()
+    it("prints as the REPL does, after the name: inline for one line, below for a matrix", function()
+        lesson.begin(nil)
+        assert.are.equal("Sum: tensor(1.)\n", lesson.capture(lesson.show, "Sum", torch.tensor(1.0)))
+        assert.are.equal("tensor([1., 1.])\n", lesson.capture(lesson.show, torch.ones(2)))
+        assert.are.equal("m:\ntensor([[1., 1.],\n        [1., 1.]])\n",
+            lesson.capture(lesson.show, "m", torch.ones(2, 2)))
+        assert.are.equal("x: 1.5\n", lesson.capture(lesson.show, "x", 1.5))
+        assert.are.equal("{1, 2, {3}}\n", lesson.capture(lesson.show, {1, 2, {3}}))
+    end)
+end)
+
+describe("lesson files", function()
+    local TEXT = [==[
+lesson.title("A title", {source = "seed 004 §3.3"})
+lesson.section("3.3.1  One")
+lesson.say[[
+    Prose.
+]]
+lesson.step("scores", function()
+    x = torch.tensor{{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}, {0.57, 0.85, 0.64},
+                     {0.22, 0.58, 0.33}, {0.77, 0.25, 0.10}, {0.05, 0.80, 0.55}}
+    s = x:matmul(x[2])         -- Python: x @ x[1]
+    lesson.show("s", s)
+    lesson.check("ω2", s, [=[tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])]=])
+    -- lesson.step("not a step", function() end)
+end)
+lesson.section("3.3.2  Two")
+lesson.step("uses the global of step 1", function() n = #x end)
+lesson.check("six rows", n, 6)
+]==]
+
+    it("knows its steps, title and source, not counting a step in a comment", function()
+        local info = source.read(lesson_file(TEXT))
+        assert.are.equal(2, info.steps)
+        assert.are.equal("A title", info.title)
+        assert.are.equal("seed 004 §3.3", info.origin)
+        assert.is_true(info.hidden[11])       -- the check's line
+        assert.is_true(info.continues[8])     -- the second line of x's constructor
+        assert.is_nil(info.continues[9])
+    end)
+
+    it("echoes a step's lines without its show and check calls, Python aligned, numbered n/total", function()
+        local out, passed, failed, how = run_lesson(TEXT, "run")
+        assert.are.same({2, 0, "ok"}, {passed, failed, how})
+        assert.matches("A title\n━━━━━━━\nseed 004 §3.3\n", out, 1, true)
+        assert.matches("══ 3.3.1  One ═", out, 1, true)
+        assert.matches("\nProse.\n", out, 1, true)
+        assert.matches("── step 1/2 · scores ─", out, 1, true)
+        assert.matches("\n  x = torch.tensor{{0.43, 0.15, 0.89},", out, 1, true)
+        assert.matches("\n  s = x:matmul(x[2])  -- Python: x @ x[1]\n", out, 1, true)
+        assert.matches("s: " .. BOOK_SCORES_2 .. "\n  ✓ ω2\n", out, 1, true)
+        assert.not_matches("lesson.check", out, 1, true)
+        assert.matches("── step 2/2 · uses the global of step 1 ─", out, 1, true)
+        assert.matches("\n  n = #x\n", out, 1, true)   -- a one-line step
+    end)
+
+    it("prints only failures in check mode, or TAP", function()
+        local out, passed, failed = run_lesson(TEXT, "check")
+        assert.are.same({2, 0, ""}, {passed, failed, out})
+        local bad = TEXT:gsub("n, 6%)", "n, 7)")
+        out, passed, failed = run_lesson(bad, "check")
+        assert.are.same({1, 1}, {passed, failed})
+        assert.matches("^✗ lua_%w+: six rows\n    expected  7\n    got       6\n", out)
+        out = run_lesson(bad, "check", {tap = true})
+        assert.matches("^ok 1 %- lua_%w+: ω2\nnot ok 2 %- lua_%w+: six rows\n#   expected  7\n", out)
+    end)
+
+    it("turns an error inside a lesson into a failure that names the line", function()
+        local text = TEXT:gsub("n = #x", "n = x:matmul(torch.ones(2, 3))")
+        local out, passed, failed, how = run_lesson(text, "check")
+        assert.are.same({1, 1, "error"}, {passed, failed, how})
+        assert.matches("error at line 15: matmul: cannot multiply [6, 3] by [2, 3] (3 ≠ 2)", out, 1, true)
+        local _, _, _, how2 = run_lesson("this is not Lua", "check")
+        assert.are.equal("error", how2)
+    end)
+
+    it("steps: Enter goes on, r repeats, s skips the section quietly, q quits", function()
+        local keys, asked = {}, 0
+        local saved = lesson.readkey
+        lesson.readkey = function() asked = asked + 1 return table.remove(keys, 1) or "q" end
+        keys = {"r", "\n", "\n"}
+        local out, passed, _, how = run_lesson(TEXT, "step")
+        assert.are.equal("ok", how)
+        assert.are.equal(3, asked)
+        assert.matches("── step 1/2 · scores (again) ─", out, 1, true)
+        assert.matches("[Enter] next · r repeat · s next section · q quit", out, 1, true)
+        assert.are.equal(3, passed)     -- ω2 twice, six rows once
+        keys, asked = {"q"}, 0
+        out, _, _, how = run_lesson(TEXT, "step")
+        assert.are.equal("quit", how)
+        assert.not_matches("step 2/2", out, 1, true)
+        keys, asked = {"s"}, 0          -- s after step 1: the rest of 3.3.1 (nothing) then 3.3.2
+        out, _, _, how = run_lesson(TEXT, "step")
+        assert.matches("step 2/2", out, 1, true)
+        lesson.readkey = saved
+    end)
+end)
