@@ -2,26 +2,28 @@
 -- SelfAttention_v2 (seed 789), a tril mask, renormalisation, why no information leaks, the -inf trick,
 -- seed 003's ✓/✗ table, and the book's context vectors of In [40] with the book's own quirk (they use
 -- the seed-123 values of §3.4). Every number the book prints is checked against the book's text.
+--   ./attn lessons/03_causal_attention.lua           straight through
+--   ./attn --step lessons/03_causal_attention.lua    one step at a time (Enter, r repeat, s next section, q quit)
 
 lesson.title("Causal attention: hiding future words", {source = "seed 004 §3.5.1 (In [34]–[40]), seed 003 §3.4.1"})
 
 lesson.section("3.5  Hiding future words with causal attention")
 
 lesson.say[[
-A language model writes text one token at a time, so when it computes the context vector z^(i) of
-token i it must not look at the tokens after i — those are the words it is supposed to predict.
-Causal (masked) attention keeps, in row i of the attention weights, only α_ij for j ≤ i. We start
-where §3.4 ended: the six inputs x^(1) … x^(6) and the SelfAttention_v2 module made with the seed 789
-(the class exactly as in lesson 02).]]
+A language model writes text one token at a time, so when it computes the context vector z^(i)
+of token i it must not look at the tokens after i — those are the words it is supposed to
+predict. Causal (masked) attention keeps, in row i of the attention weights, only α_ij for
+j ≤ i. We start where §3.4 ended: the six inputs x^(1) … x^(6) and the SelfAttention_v2 module
+made with the seed 789 (the class exactly as in lesson 02).]]
 
 lesson.step("where §3.4 ended: inputs and sa_v2 (seed 789)", function()
     inputs = torch.tensor{
-        {0.43, 0.15, 0.89}, -- Your     (x^1)
-        {0.55, 0.87, 0.66}, -- journey  (x^2)
-        {0.57, 0.85, 0.64}, -- starts   (x^3)
-        {0.22, 0.58, 0.33}, -- with     (x^4)
-        {0.77, 0.25, 0.10}, -- one      (x^5)
-        {0.05, 0.80, 0.55}} -- step     (x^6)
+        {0.43, 0.15, 0.89}, -- Your     (x^(1))
+        {0.55, 0.87, 0.66}, -- journey  (x^(2))
+        {0.57, 0.85, 0.64}, -- starts   (x^(3))
+        {0.22, 0.58, 0.33}, -- with     (x^(4))
+        {0.77, 0.25, 0.10}, -- one      (x^(5))
+        {0.05, 0.80, 0.55}} -- step     (x^(6))
     tokens = {"Your", "journey", "starts", "with", "one", "step"}
     d_in, d_out = inputs.shape[2], 2 -- Python: d_in = inputs.shape[1]
 
@@ -66,8 +68,8 @@ end)
 
 lesson.say[[
 Step 2: a mask that says which weights a row may keep. torch.tril keeps the lower triangle of a
-matrix of ones: 1 on and below the diagonal (j ≤ i: the token itself and the ones before it), 0 above
-it (j > i: the future).]]
+matrix of ones: 1 on and below the diagonal (j ≤ i: the token itself and the ones before it), 0
+above it (j > i: the future).]]
 
 lesson.step("the mask: tril of ones (In [35])", function()
     context_length = attn_scores.shape[1] -- Python: context_length = attn_scores.shape[0]
@@ -83,9 +85,10 @@ tensor([[1., 0., 0., 0., 0., 0.],
 end)
 
 lesson.say[[
-Read as a table, the mask is seed 003's picture: "Your" sees only itself; "journey" sees "Your" and
-itself; "starts" sees both earlier words and itself; every later column is a spoiler (✗). The table
-below is printed from mask_simple, row i = the token asking, column j = the token looked at.]]
+Read as a table, the mask is seed 003's picture: "Your" sees only itself; "journey" sees "Your"
+and itself; "starts" sees both earlier words and itself; every later column is a spoiler (✗).
+The table below is printed from mask_simple, row i = the token asking, column j = the token
+looked at.]]
 
 lesson.step("seed 003's ✓/✗ table, read off the mask", function()
     local function cell(s, width) return s .. string.rep(" ", width - utf8.len(s)) end
@@ -98,7 +101,7 @@ lesson.step("seed 003's ✓/✗ table, read off the mask", function()
         end
         lines[#lines + 1] = row
     end
-    lesson.show("who sees whom", "\n" .. table.concat(lines, "\n"))
+    lesson.show("who sees whom (row: the token asking, column: the token looked at)", table.concat(lines, "\n"))
 
     local seen = {} -- the 3×3 corner for "Your journey starts", as seed 003 draws it
     for i = 1, 3 do
@@ -144,13 +147,14 @@ tensor([[1.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
 end)
 
 lesson.say[[
-Information leakage? The softmax of step 1 had the future scores in its denominator, so one might fear
-that they still shape the weights. They do not: row i of α is e^(ω_ij/√d_k) / S with S the sum over all
-j, and dividing the kept entries by their own sum cancels S. What remains is exactly a softmax over the
-scores ω_i1 … ω_ii alone. Two computations show it: (a) a softmax of only the first i scores of each row
-gives the renormalised row; (b) adding random amounts of up to 5 to every future score (more than any real
-score, so the first softmax changes a lot) and redoing steps 1–3 changes nothing but the last bit of
-rounding. (float32 keeps about 7 digits, so "equal" below means within 1e-6.)]]
+Information leakage? The softmax of step 1 had the future scores in its denominator, so one
+might fear that they still shape the weights. They do not: row i of α is e^(ω_ij/√d_k) / S with
+S the sum over all j, and dividing the kept entries by their own sum cancels S. What remains is
+exactly a softmax over the scores ω_i1 … ω_ii alone. Two computations show it: (a) a softmax of
+only the first i scores of each row gives the renormalised row; (b) adding random amounts of up
+to 5 to every future score (more than any real score, so the first softmax changes a lot) and
+redoing steps 1–3 changes nothing but the last bit of rounding. (float32 keeps about 7 digits,
+so "equal" below means within 1e-6.)]]
 
 lesson.step("no leak: the renormalised weights ignore the future scores", function()
     local d_k = keys.shape[-1]
@@ -167,7 +171,7 @@ lesson.step("no leak: the renormalised weights ignore the future scores", functi
     torch.manual_seed(1)                                         -- (b)
     local future = torch.triu(torch.ones(context_length, context_length), {diagonal = 1})
     local tampered = attn_scores + future * torch.rand(context_length, context_length) * 5
-    lesson.show("(b) scores with the future replaced", tampered)
+    lesson.show("(b) scores with the future scores changed", tampered)
     local before = torch.softmax(tampered / d_k ^ 0.5, -1)
     lesson.show("(b) their softmax, before masking", before)
     local w = before * mask_simple
@@ -179,10 +183,10 @@ lesson.step("no leak: the renormalised weights ignore the future scores", functi
 end)
 
 lesson.say[[
-A cheaper way to the same weights, shown in the book's Figure 3-21: hide the future before the softmax.
-torch.triu(…, diagonal = 1) marks the entries above the diagonal, and masked_fill puts −∞ there. Since
-e^(−∞) = 0, the softmax gives those positions weight exactly 0 and its denominator only sums over
-j ≤ i — no second normalisation needed.]]
+A cheaper way to the same weights, shown in the book's Figure 3-21: hide the future before the
+softmax. torch.triu(…, diagonal = 1) marks the entries above the diagonal, and masked_fill puts
+−∞ there. Since e^(−∞) = 0, the softmax gives those positions weight exactly 0 and its
+denominator only sums over j ≤ i — no second normalisation needed.]]
 
 lesson.step("the -inf trick: scores with the future set to −∞ (In [38])", function()
     mask = torch.triu(torch.ones(context_length, context_length), {diagonal = 1}) -- Python: torch.triu(torch.ones(context_length, context_length), diagonal=1)
@@ -216,12 +220,12 @@ tensor([[1.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
 end)
 
 lesson.say[[
-The context vectors are z^(i) = Σ_j α_ij v^(j) as before. A quirk of the book: In [40] multiplies by
-`values`, and the last `values` its notebook defined is the one of §3.4.1 (In [19]): inputs · W_value
-with the seed-123 torch.rand matrices — not sa_v2's value layer. That is where the book's numbers come
-from; sa_v2's values cannot give them. To reproduce the book we rebuild those seed-123 values exactly as
-In [17] and In [19] did (W_query and W_key are drawn first, so the stream reaches W_value in the same
-place).]]
+The context vectors are z^(i) = Σ_j α_ij v^(j) as before. A quirk of the book: In [40]
+multiplies by `values`, and the last `values` its notebook defined is the one of §3.4.1
+(In [19]): inputs · W_value with the seed-123 torch.rand matrices — not sa_v2's value layer.
+That is where the book's numbers come from; sa_v2's values cannot give them. To reproduce the
+book we rebuild those seed-123 values exactly as In [17] and In [19] did (W_query and W_key are
+drawn first, so the stream reaches W_value in the same place).]]
 
 lesson.step("the book's context vectors, with the seed-123 values of §3.4.1 (In [40])", function()
     torch.manual_seed(123)                                                   -- as In [17]
@@ -243,12 +247,15 @@ end)
 
 lesson.say[[
 The consistent computation uses sa_v2's own value layer, V = X W_v with the seed-789 nn.Linear
-weights, the same module that gave the queries and keys. The numbers differ from the book's (the book
-never prints them); the causal structure is the same: z^(1) is still exactly v^(1).]]
+weights, the same module that gave the queries and keys. The book never prints these context
+vectors, but two rows can still be checked: z^(1) is exactly v^(1), and the last token, "step",
+may look at every token, so the mask changes nothing for it and z^(6) is the last row of sa_v2's
+unmasked output (In [33]).]]
 
 lesson.step("the consistent context vectors, with sa_v2's values", function()
     values_v2 = sa_v2.W_value(inputs)
     context_vec_v2 = attn_weights:matmul(values_v2) -- Python: attn_weights @ sa_v2.W_value(inputs)
     lesson.show("context_vec_v2", context_vec_v2)
     lesson.check("z^(1) = v^(1) with sa_v2's values", torch.equal(context_vec_v2[1], values_v2[1]), true)
+    lesson.check("z^(6) = the last row of sa_v2(inputs) (In [33])", context_vec_v2[6], {-0.0754, 0.0693}, {tol = 5e-5})
 end)

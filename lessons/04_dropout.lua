@@ -3,24 +3,26 @@
 -- (rasbt/LLMs-from-scratch, ch03/01_main-chapter-code/ch03.ipynb, cells 31–32) prints those of a
 -- PyTorch built without it ("default" flavour). Both are reproduced and checked against the printed
 -- text, and the reason they differ (pytorch/pytorch#121595) is shown by counting random draws.
+--   ./attn lessons/04_dropout.lua           straight through
+--   ./attn --step lessons/04_dropout.lua    one step at a time (Enter, r repeat, s next section, q quit)
 
 lesson.title("Dropout on the attention weights", {source = "seed 004 §3.5.2 (In [42]–[43]); English edition ch03.ipynb cells 31–32"})
 
 lesson.section("3.5.2  Masking additional attention weights with dropout")
 
 lesson.say[[
-We start from the causal attention weights α of §3.5.1 (In [39]): the queries and keys come from the
-first two nn.Linear layers drawn after the seed 789 — sa_v2's W_query and W_key — and the future is
-masked with −∞ before the softmax.]]
+We start from the causal attention weights α of §3.5.1 (In [39]): the queries and keys come from
+the first two nn.Linear layers drawn after the seed 789 — sa_v2's W_query and W_key — and the
+future is masked with −∞ before the softmax.]]
 
 lesson.step("where §3.5.1 ended: the causal weights α (In [39])", function()
     inputs = torch.tensor{
-        {0.43, 0.15, 0.89}, -- Your     (x^1)
-        {0.55, 0.87, 0.66}, -- journey  (x^2)
-        {0.57, 0.85, 0.64}, -- starts   (x^3)
-        {0.22, 0.58, 0.33}, -- with     (x^4)
-        {0.77, 0.25, 0.10}, -- one      (x^5)
-        {0.05, 0.80, 0.55}} -- step     (x^6)
+        {0.43, 0.15, 0.89}, -- Your     (x^(1))
+        {0.55, 0.87, 0.66}, -- journey  (x^(2))
+        {0.57, 0.85, 0.64}, -- starts   (x^(3))
+        {0.22, 0.58, 0.33}, -- with     (x^(4))
+        {0.77, 0.25, 0.10}, -- one      (x^(5))
+        {0.05, 0.80, 0.55}} -- step     (x^(6))
     torch.manual_seed(789)
     W_query = nn.Linear(3, 2, {bias = false}) -- = sa_v2.W_query  -- Python: nn.Linear(d_in, d_out, bias=False)
     W_key   = nn.Linear(3, 2, {bias = false}) -- = sa_v2.W_key
@@ -40,11 +42,11 @@ tensor([[1.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
 end)
 
 lesson.say[[
-Dropout, during training only, sets a random part of a tensor to zero so that the model cannot rely on
-any particular unit. With rate p = 0.5 each entry is dropped with probability 0.5. To see the pattern
-alone, the book first applies it to a 6 × 6 matrix of ones. attn's default "mkl" flavour draws the
-mask the way the PyTorch builds for x86-64 Linux and Windows do (they use Intel MKL); that is what the
-book printed.]]
+Dropout, during training only, sets a random part of a tensor to zero so that the model cannot
+rely on any particular unit. With rate p = 0.5 each entry is dropped with probability 0.5. To
+see the pattern alone, the book first applies it to a 6 × 6 matrix of ones. attn's default "mkl"
+flavour draws the mask the way the PyTorch builds for x86-64 Linux and Windows do (they use
+Intel MKL); that is what the book printed.]]
 
 lesson.step("dropout of a matrix of ones, \"mkl\" flavour (In [43])", function()
     torch.set_bernoulli_flavor("mkl")
@@ -63,30 +65,32 @@ tensor([[2., 2., 2., 2., 2., 2.],
 end)
 
 lesson.say[[
-The entries that survive are not 1 but 2 = 1/(1 − p). Dropout scales what it keeps by 1/(1 − p) so that
-the expected value of every entry stays what it was: (1 − p) · 1/(1 − p) = 1. Then the model sees inputs
-of the same size in training (with dropout) and in use (without it). One 6 × 6 draw is too small to show
-the average; a million entries are not. With p = 0.2 the kept entries become 1/0.8 = 1.25.]]
+The entries that survive are not 1 but 2 = 1/(1 − p). Dropout scales what it keeps by 1/(1 − p)
+so that the expected value of every entry stays what it was: (1 − p) · 1/(1 − p) = 1. Then the
+model sees inputs of the same size in training (with dropout) and in use (without it). One 6 × 6
+draw is too small to show the average; a million entries are not. The same holds for any rate,
+p = 0.2 for example.]]
 
 lesson.step("the 1/(1 − p) scaling keeps the mean", function()
     for _, p in ipairs {0.5, 0.2} do
         torch.manual_seed(123)
         local out = nn.Dropout(p)(torch.ones(1000, 1000))
-        local kept = out:max():item()
-        local dropped_share = 1 - out:sum():item() / kept / out:numel() -- entries are 0 or `kept`
+        local kept = out:max():item()                                   -- every entry is 0 or `kept`
+        local dropped_share = 1 - out:sum():item() / kept / out:numel()
+        local mean = out:mean():item()
         lesson.show(string.format("p = %.1f", p), string.format(
             "kept entries = %g (1/(1 − p) = %g), share dropped = %.4f, mean = %.4f",
-            kept, 1 / (1 - p), dropped_share, out:mean():item()))
+            kept, 1 / (1 - p), dropped_share, mean))
         lesson.check(string.format("p = %.1f: kept entries are 1/(1 − p)", p), kept, 1 / (1 - p), {tol = 1e-6})
         lesson.check(string.format("p = %.1f: the mean stays 1 (within 0.01 on 10^6 entries)", p),
-            out:mean():item(), 1, {tol = 0.01})
+            mean, 1, {tol = 0.01})
     end
 end)
 
 lesson.say[[
-Now the same dropout on the causal attention weights α. With the same seed, the same entries are kept,
-and they are doubled: a weight survives as 2·α_ij, or becomes 0. (The rows no longer sum to 1; in
-training that is fine, the expected row sum still is.)]]
+Now the same dropout on the causal attention weights α. With the same seed, the same entries are
+kept, and they are doubled: a weight survives as 2·α_ij, or becomes 0. (The rows no longer sum
+to 1; in training that is fine, the expected row sum still is.)]]
 
 lesson.step("dropout of the attention weights, \"mkl\" flavour (In [42])", function()
     torch.manual_seed(123)
@@ -99,14 +103,15 @@ tensor([[2.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
         [0.5517, 0.4921, 0.0000, 0.0000, 0.0000, 0.0000],
         [0.4350, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
         [0.0000, 0.3327, 0.0000, 0.0000, 0.0000, 0.0000]])]=])
-    -- dropped (In [43]) is the same mask times 2, since both dropouts started from the seed 123
+    -- `dropped` (In [43]) holds the same mask, times 2: both dropouts started from the seed 123
     lesson.check("the kept weights are exactly 2·α", torch.equal(dropped_weights, dropped * attn_weights), true)
 end)
 
 lesson.say[[
-The book warns that your output "may differ depending on your operating system". The English edition's
-notebook shows other masks for the very same code. PyTorch builds without MKL (macOS, ARM, Debian's own
-python3-torch) use the "default" flavour; torch.set_bernoulli_flavor switches attn to it.]]
+The book warns that your output "may differ depending on your operating system". The English
+edition's notebook shows other masks for the very same code. PyTorch builds without MKL (macOS,
+ARM, Debian's own python3-torch) use the "default" flavour; torch.set_bernoulli_flavor switches
+attn to it.]]
 
 lesson.step("the same code, \"default\" flavour (English edition, cells 31–32)", function()
     torch.set_bernoulli_flavor("default")
@@ -134,14 +139,14 @@ tensor([[2.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
 end)
 
 lesson.say[[
-Why do they differ (pytorch/pytorch#121595)? Both builds start from the same Mersenne Twister, seeded
-with 123, but turn it into a keep/drop mask differently. Without MKL, PyTorch draws one 64-bit uniform
-number per entry from the Twister and keeps the entry if it is below 1 − p. With MKL, PyTorch draws a
-single 32-bit number from the Twister and hands it to MKL as the seed of MKL's own generator, which then
-makes the whole mask. So the masks differ — and so does how far each flavour advances the Twister. We
-can see that without looking inside: after a dropout of a 6 × 6 and of a 60 × 60 matrix, the next
-torch.rand number is the same in the "mkl" flavour (one draw either way) and different in the "default"
-flavour (36 draws versus 3600).]]
+Why do they differ (pytorch/pytorch#121595)? Both builds start from the same Mersenne Twister,
+seeded with 123, but turn it into a keep/drop mask differently. Without MKL, PyTorch draws one
+64-bit uniform number per entry from the Twister and keeps the entry if it is below 1 − p. With
+MKL, PyTorch draws a single 32-bit number from the Twister and hands it to MKL as the seed of
+MKL's own generator, which then makes the whole mask. So the masks differ — and so does how far
+each flavour advances the Twister. We can see that without looking inside: after a dropout of a
+6 × 6 and of a 60 × 60 matrix, the next torch.rand number is the same in the "mkl" flavour (one
+draw either way) and different in the "default" flavour (36 draws versus 3600).]]
 
 lesson.step("counting draws: one per tensor (mkl) or one per entry (default)", function()
     local function next_rand_after(n)
@@ -162,11 +167,12 @@ lesson.step("counting draws: one per tensor (mkl) or one per entry (default)", f
 end)
 
 lesson.say[[
-Dropout is for training only. A module in evaluation mode (model:eval()) passes its input through
-unchanged; model:train() switches it back on.]]
+Dropout is for training only. A module in evaluation mode (model:eval()) passes its input
+through unchanged; model:train() switches it back on.]]
 
 lesson.step("dropout is off in evaluation mode", function()
     dropout:eval()
-    lesson.check("eval(): dropout(attn_weights) is attn_weights", torch.equal(dropout(attn_weights), attn_weights), true)
+    evaluated = dropout(attn_weights)
     dropout:train()
+    lesson.check("eval(): dropout(attn_weights) is attn_weights", torch.equal(evaluated, attn_weights), true)
 end)
