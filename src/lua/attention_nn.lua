@@ -19,6 +19,10 @@ local torch = torch
 
 return function(nn)
 
+-- The stage operations: the global table `attention`, which the C core fills before any Lua runs.
+-- Kept here so that a user's global named `attention` cannot break the classes.
+local A = assert(rawget(_G, "attention"), "attn.attention_nn: the C attention stages must be opened first")
+
 -- ---- arguments and checks ---------------------------------------------------------------------------
 -- Errors carry the position of the user's line, as Lua's own errors do: fail skips the frames of
 -- attn's embedded library (this file, nn.lua) between it and the code that called the class.
@@ -168,7 +172,6 @@ local function valid_len_hidden(class, lens, b, n, m)
     if not torch.is_tensor(lens) then
         fail("%s: valid_lens must be a tensor or a list of lengths, got %s", class, describe(lens))
     end
-    local shape = lens.ndim == 1 and {b} or {b, n}
     if lens.ndim < 1 or lens.ndim > 2 or lens.shape[1] ~= b or (lens.ndim == 2 and lens.shape[2] ~= n) then
         fail("%s: valid_lens must have shape [%d] (one per batch) or [%d, %d] (one per query), "
              .. "got %s", class, b, b, n, dims(lens))
@@ -180,20 +183,14 @@ local function valid_len_hidden(class, lens, b, n, m)
             fail("%s: valid length %d is longer than the sequence of %d keys", class, len, m)
         end
     end
-    shape[#shape + 1] = 1
-    if #shape == 2 then table.insert(shape, 2, 1) end -- [b, 1, 1]: the same for every query
-    return torch.arange(1, m + 1):gt(lens:reshape(shape))
+    return A.valid_len_mask(m, lens) -- [b, 1, m] or [b, n, m]
 end
 
 -- ---- the two paths ----------------------------------------------------------------------------------
 
--- The stage operations (the global `attention` of the C core) when this attn has them.
-local function stage_ops()
-    local a = rawget(_G, "attention")
-    return type(a) == "table" and a or nil
-end
-
--- True when the hidden positions of the [n, m] score matrix are exactly the causal ones.
+-- True when the hidden positions of the [n, m] score matrix are exactly the causal ones, in every batch
+-- element: then the fused causal path computes the same weights (each row keeps its diagonal, so a
+-- finite fill such as -1e9 gives the same zeros as -inf).
 local function is_causal(hidden, n, m)
     if n ~= m or hidden.shape[-1] ~= m or (hidden.ndim >= 2 and hidden.shape[-2] ~= n) then
         return false
@@ -213,8 +210,7 @@ local function attend(self, q, k, v, spec)
     local dropping = drop ~= nil and drop.training and drop.p > 0
     local n, m = (q or spec.scores).shape[-2], k.shape[-2]
     local causal = spec.causal ~= nil or (spec.hidden ~= nil and is_causal(spec.hidden, n, m))
-    local A = stage_ops()
-    if self.use_fused ~= false and A and A.fused and not dropping and not spec.scores
+    if self.use_fused ~= false and A.fused and not dropping and not spec.scores
        and (causal or spec.hidden == nil) then
         rawset(self, "last_weights", nil) -- none on this path; stale ones would mislead
         return A.fused(q, k, v, {causal = causal})
@@ -222,23 +218,23 @@ local function attend(self, q, k, v, spec)
     -- 1. scores ω = q·kᵀ, 2. scaled by √d
     local s = spec.scores
     if not s then
-        s = q:matmul(k:transpose(-2, -1)) / q.shape[-1] ^ 0.5
+        s = A.scale(A.scores(q, k), q.shape[-1])
     end
     -- 3. hidden scores get `fill`, so that 4. softmax gives them weight 0
     local hidden = spec.hidden
     if spec.causal then
-        hidden = spec.causal[{{1, n}, {1, m}}]:bool()
+        hidden = spec.causal[{{1, n}, {1, m}}]:bool() -- the module's buffer, as the book slices it
     end
     if hidden then
-        s = s:masked_fill(hidden, spec.fill)
+        s = A.mask(s, hidden, spec.fill)
     end
-    local w = torch.softmax(s, -1)
-    -- 5. dropout (training mode only), 6. the weighted sum of the values
-    if drop then
-        w = drop(w)
+    local w = A.softmax(s, -1)
+    -- 5. dropout (training mode only; draws as nn.Dropout does), 6. the weighted sum of the values
+    if drop and drop.training then
+        w = A.dropout(w, drop.p)
     end
     rawset(self, "last_weights", w)
-    return w:matmul(v)
+    return A.weighted_sum(w, v)
 end
 
 -- ---- seed 004, ch. 3 ----------------------------------------------------------------------------------
@@ -375,24 +371,15 @@ function MultiHeadAttention:__init(...)
     self:register_buffer("mask", causal_buffer(a.context_length))
 end
 
--- [b, n, h * dh] -> [b, h, n, dh]: each head's slice of the projection, as the book's view + transpose.
-local function split_heads(x, b, n, h, dh)
-    return x:view(b, n, h, dh):transpose(2, 3)
-end
-
--- [b, h, n, dh] -> [b, n, h * dh], contiguous.
-local function merge_heads(x, b, n, d)
-    return x:transpose(2, 3):contiguous():view(b, n, d)
-end
-
 function MultiHeadAttention:forward(x)
-    local b, n = check_input("MultiHeadAttention", x, self.W_query.in_features, 3, self.mask.shape[1])
-    local keys = split_heads(self.W_key(x), b, n, self.num_heads, self.head_dim)
-    local queries = split_heads(self.W_query(x), b, n, self.num_heads, self.head_dim)
-    local values = split_heads(self.W_value(x), b, n, self.num_heads, self.head_dim)
+    check_input("MultiHeadAttention", x, self.W_query.in_features, 3, self.mask.shape[1])
+    -- [b, n, d_out] -> [b, num_heads, n, head_dim]: the book's view + transpose
+    local keys = A.split_heads(self.W_key(x), self.num_heads)
+    local queries = A.split_heads(self.W_query(x), self.num_heads)
+    local values = A.split_heads(self.W_value(x), self.num_heads)
     local context = attend(self, queries, keys, values, {causal = self.mask, fill = -math.huge,
                                                          dropout = self.dropout})
-    return self.out_proj(merge_heads(context, b, n, self.d_out))
+    return self.out_proj(A.merge_heads(context)) -- [b, n, d_out]
 end
 
 nn.MultiHeadAttention = MultiHeadAttention
@@ -443,12 +430,12 @@ function MultiHeadedAttention:forward(query, key, value, mask)
     end
     local projections = {}
     for i, x in ipairs({query, key, value}) do
-        projections[i] = self.fc_layers[i](x):view(b, -1, self.h, self.d_k):transpose(2, 3)
+        projections[i] = A.split_heads(self.fc_layers[i](x), self.h) -- Python: view(b, -1, h, d_k).transpose(1, 2)
     end
     local context = attend(self, projections[1], projections[2], projections[3],
                            {hidden = hidden, fill = -1e9, dropout = self.dropout})
     rawset(self, "attn", rawget(self, "last_weights"))
-    return self.fc_layers[4](merge_heads(context, b, n, d_model))
+    return self.fc_layers[4](A.merge_heads(context))
 end
 
 nn.MultiHeadedAttention = MultiHeadedAttention
@@ -486,13 +473,14 @@ function MLPAttention:__init(...)
     self.dropout = nn.Dropout(check_p("MLPAttention", a.dropout))
 end
 
--- Additive scores vᵀ tanh(W_q q_i + W_k k_j), [b, n, m]: the projections meet by broadcasting,
--- [b, n, 1, units] + [b, 1, m, units].
+-- Additive scores vᵀ tanh(W_q q_i + W_k k_j), [b, n, m] (attention.additive: the projections meet by
+-- broadcasting, [b, n, 1, units] + [b, 1, m, units]); no scaling. d2l's 2020 PyTorch code applied W_k to
+-- the queries and W_q to the keys (possible only when key_size = query_size) and left out the tanh;
+-- this follows its formula, as d2l's later AdditiveAttention does. The toy's output is the same.
 function MLPAttention:forward(queries, keys, values, valid_lens)
     local b, n, m = check_qkv("MLPAttention", queries, keys, values, self.W_q.in_features, self.W_k.in_features)
     local hidden = valid_lens ~= nil and valid_len_hidden("MLPAttention", valid_lens, b, n, m) or nil
-    local features = torch.tanh(self.W_q(queries):unsqueeze(3) + self.W_k(keys):unsqueeze(2))
-    local scores = self.v(features):squeeze(-1)
+    local scores = A.additive(queries, keys, self.W_q.weight, self.W_k.weight, self.v.weight)
     return attend(self, nil, keys, values, {scores = scores, hidden = hidden, fill = -1e6, dropout = self.dropout})
 end
 
