@@ -393,5 +393,6 @@ require("attn.docs_tensor")(D)
 require("attn.docs_ops")(D)
 require("attn.docs_nn")(D)
 require("attn.docs_attention")(D)
+require("attn.docs_attention_nn")(D)
 
 return D
