@@ -54,6 +54,8 @@ local function describe(v)
         return "a tensor of shape " .. dims(v)
     elseif type(v) == "string" then
         return string.format("%q", v)
+    elseif v ~= v then
+        return "nan" -- not C's "-nan"
     end
     return tostring(v)
 end
@@ -172,13 +174,16 @@ local function valid_len_hidden(class, lens, b, n, m)
     if not torch.is_tensor(lens) then
         fail("%s: valid_lens must be a tensor or a list of lengths, got %s", class, describe(lens))
     end
+    if lens.dtype == torch.bool then
+        fail("%s: valid_lens must hold lengths (numbers), got a bool tensor", class)
+    end
     if lens.ndim < 1 or lens.ndim > 2 or lens.shape[1] ~= b or (lens.ndim == 2 and lens.shape[2] ~= n) then
         fail("%s: valid_lens must have shape [%d] (one per batch) or [%d, %d] (one per query), "
              .. "got %s", class, b, b, n, dims(lens))
     end
     for _, len in ipairs(lens:reshape(-1):tolist()) do
         if len ~= math.floor(len) or len < 0 then
-            fail("%s: valid lengths must be whole numbers >= 0, got %s", class, tostring(len))
+            fail("%s: valid lengths must be whole numbers >= 0, got %s", class, describe(len))
         elseif len > m then
             fail("%s: valid length %d is longer than the sequence of %d keys", class, len, m)
         end
@@ -222,7 +227,7 @@ local function attend(self, q, k, v, spec)
     end
     -- 3. hidden scores get `fill`, so that 4. softmax gives them weight 0
     local hidden = spec.hidden
-    if spec.causal then
+    if spec.causal and n > 0 and m > 0 then
         hidden = spec.causal[{{1, n}, {1, m}}]:bool() -- the module's buffer, as the book slices it
     end
     if hidden then

@@ -484,3 +484,82 @@ describe("bad input raises an error naming the class and the shapes", function()
         assert.are.equal("user:1: MultiHeadAttention: d_out (5) must be divisible by num_heads (2)", err)
     end)
 end)
+
+describe("random calls never crash, and every error names the class", function()
+    -- Sizes stay small (a class that asks for a huge weight is nn.Linear's business, and tests memory).
+    local function pick(list) return list[math.random(1, #list)] end
+    local function size()
+        return math.random() < 0.92 and math.random(1, 6) or pick({0, 2.5, -1, 0 / 0, "2", true})
+    end
+    local function prob()
+        return math.random() < 0.9 and pick({0, 0.1, 0.5, 1}) or pick({1.5, -0.1, 0 / 0, "0.1"})
+    end
+    local function bias() return pick({true, false, nil, "yes", 1}) end
+    local function tensor_near(want) -- mostly the right shape, sometimes not
+        local shape = {}
+        for i, d in ipairs(want) do
+            shape[i] = math.random() < 0.8 and d or math.random(0, 5)
+        end
+        if math.random() < 0.1 then table.remove(shape) end
+        if math.random() < 0.1 then shape[#shape + 1] = 2 end
+        local t = torch.rand(shape)
+        if math.random() < 0.05 then t = t:gt(0.5) end
+        return pick({t, t, t, t, t, t, t, t, "x", 3, {}})
+    end
+    local CLASSES = {
+        {"SelfAttention_v1", function() return nn.SelfAttention_v1(size(), size()) end,
+         function(m) return m(tensor_near({math.random(1, 3), 6, m.W_query.shape[1]})) end},
+        {"SelfAttention_v2", function() return nn.SelfAttention_v2(size(), size(), bias()) end,
+         function(m) return m(tensor_near({6, m.W_query.in_features})) end},
+        {"CausalAttention", function() return nn.CausalAttention(size(), size(), size(), prob(), bias()) end,
+         function(m) return m(tensor_near({2, math.random(0, 7), m.W_query.in_features})) end},
+        {"MultiHeadAttentionWrapper", function()
+            return nn.MultiHeadAttentionWrapper(size(), size(), size(), prob(), size(), {qkv_bias = bias()})
+        end, function(m) return m(tensor_near({2, math.random(0, 7), m.heads[1].W_query.in_features})) end},
+        {"MultiHeadAttention", function() return nn.MultiHeadAttention(size(), size(), size(), prob(), size()) end,
+         function(m) return m(tensor_near({2, math.random(0, 7), m.W_query.in_features})) end},
+        {"MultiHeadedAttention", function() return nn.MultiHeadedAttention(size(), size(), prob()) end,
+         function(m)
+             local d, n, k = m.h * m.d_k, math.random(0, 4), math.random(0, 4)
+             local mask = pick({nil, torch.ones(2, n, k), torch.ones(1, 1, k):bool(), torch.tril(torch.ones(1, n, n)), "m"})
+             return m(tensor_near({2, n, d}), tensor_near({2, k, d}), tensor_near({2, k, d}), mask)
+         end},
+        {"DotProductAttention", function() return nn.DotProductAttention(prob()) end,
+         function(m)
+             local n, k = math.random(0, 4), math.random(0, 4)
+             local lens = pick({nil, {1, k}, {k + 1, 0}, torch.tensor{2, 1}, {{1}, {2}}, "2", {0 / 0, 1}})
+             return m(tensor_near({2, n, 3}), tensor_near({2, k, 3}), tensor_near({2, k, 2}), lens)
+         end},
+        {"MLPAttention", function() return nn.MLPAttention(size(), size(), size(), prob()) end,
+         function(m)
+             local n, k = math.random(0, 4), math.random(0, 4)
+             local lens = pick({nil, {1, k}, {k + 1, 0}, torch.ones(2, n), {-1, 1}})
+             return m(tensor_near({2, n, m.W_q.in_features}), tensor_near({2, k, m.W_k.in_features}),
+                      tensor_near({2, k, 2}), lens)
+         end},
+    }
+    it("3000 constructions and forwards", function()
+        math.randomseed(42)
+        local previous = torch.set_bernoulli_flavor("mkl")
+        local stray = {}
+        for _ = 1, 3000 do
+            local c = pick(CLASSES)
+            local ok, m = pcall(c[2])
+            local err = not ok and m
+            if ok then
+                if math.random() < 0.5 then m:eval() end
+                if math.random() < 0.3 then m.use_fused = false end
+                local ok2, e2 = pcall(c[3], m)
+                err = not ok2 and e2
+            end
+            if err then
+                local msg = tostring(err):gsub("^[^:]*:%d+: ", "")
+                if msg:find(c[1] .. ":", 1, true) ~= 1 and #stray < 5 then
+                    stray[#stray + 1] = msg
+                end
+            end
+        end
+        torch.set_bernoulli_flavor(previous)
+        assert.are.same({}, stray)
+    end)
+end)
