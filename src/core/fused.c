@@ -140,7 +140,7 @@ static void scores(const plan *p, const float *q, const float *k, int64_t rows, 
 static void mask_tile(float *s, int64_t rows, int64_t cols, int64_t first)
 {
     for (int64_t r = 0; r < rows; r++)
-        for (int64_t c = first + r < 0 ? 0 : first + r; c < cols; c++)
+        for (int64_t c = first + r + 1 < 0 ? 0 : first + r + 1; c < cols; c++)
             s[r * cols + c] = -INFINITY;
 }
 
