@@ -16,10 +16,11 @@ static void read_options(lua_State *L, int idx, int *causal, double *scale)
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
-        const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (!key || (strcmp(key, "causal") != 0 && strcmp(key, "scale") != 0))
-            lt_error(L, FN ": unknown option %s%s%s (the options are causal and scale)", key ? "'" : "",
-                     key ? key : lt_typename(L, -1), key ? "'" : " key");
+        if (lua_type(L, -1) != LUA_TSTRING)
+            lt_error(L, FN ": options are named {causal = ..., scale = ...}, got a key %s", lt_typename(L, -1));
+        const char *key = lua_tostring(L, -1);
+        if (strcmp(key, "causal") != 0 && strcmp(key, "scale") != 0)
+            lt_error(L, FN ": unknown option '%s' (the options are causal and scale)", key);
     }
     int t = lua_getfield(L, idx, "causal");
     if (t != LUA_TNIL && t != LUA_TBOOLEAN)

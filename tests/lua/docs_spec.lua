@@ -11,7 +11,7 @@ local methods = debug.getregistry()["attn.methods"]
 -- Loads the docs afresh, recording every name registered, in order.
 local registered = {}
 do
-    for _, m in ipairs({"attn.docs", "attn.docs_tensor", "attn.docs_ops", "attn.docs_nn"}) do
+    for _, m in ipairs({"attn.docs", "attn.docs_tensor", "attn.docs_ops", "attn.docs_nn", "attn.docs_fused"}) do
         package.loaded[m] = nil
     end
     local register = help.register
