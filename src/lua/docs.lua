@@ -395,5 +395,6 @@ require("attn.docs_nn")(D)
 require("attn.docs_attention")(D)
 require("attn.docs_fused")(D)
 require("attn.docs_attention_nn")(D)
+require("attn.docs_transformer")(D)
 
 return D

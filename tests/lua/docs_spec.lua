@@ -12,7 +12,7 @@ local methods = debug.getregistry()["attn.methods"]
 local registered = {}
 do
     for _, m in ipairs({"attn.docs", "attn.docs_tensor", "attn.docs_ops", "attn.docs_nn", "attn.docs_attention",
-                       "attn.docs_fused", "attn.docs_attention_nn"}) do
+                       "attn.docs_fused", "attn.docs_attention_nn", "attn.docs_transformer"}) do
         package.loaded[m] = nil
     end
     local register = help.register
