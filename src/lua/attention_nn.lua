@@ -214,9 +214,9 @@ local function attend(self, q, k, v, spec)
     local drop = spec.dropout
     local dropping = drop ~= nil and drop.training and drop.p > 0
     local n, m = (q or spec.scores).shape[-2], k.shape[-2]
-    local causal = spec.causal ~= nil or (spec.hidden ~= nil and is_causal(spec.hidden, n, m))
-    if self.use_fused ~= false and A.fused and not dropping and not spec.scores
-       and (causal or spec.hidden == nil) then
+    local hides = spec.hidden ~= nil and spec.hidden:sum():item() > 0 -- a padding mask may hide nothing
+    local causal = spec.causal ~= nil or (hides and is_causal(spec.hidden, n, m))
+    if self.use_fused ~= false and A.fused and not dropping and not spec.scores and (causal or not hides) then
         rawset(self, "last_weights", nil) -- none on this path; stale ones would mislead
         return A.fused(q, k, v, {causal = causal})
     end
@@ -359,6 +359,16 @@ end
 
 nn.MultiHeadAttentionWrapper = MultiHeadAttentionWrapper
 
+-- [b, h, n, dh] -> [b, n, h * dh]. The fused path already lays its result out as [b, n, h, dh] in
+-- memory (a transposed view): then the book's transpose + view copies nothing.
+local function merge_heads(context)
+    local t = context:transpose(2, 3)
+    if t:is_contiguous() then
+        return t:view(t.shape[1], t.shape[2], t.shape[3] * t.shape[4])
+    end
+    return A.merge_heads(context)
+end
+
 local MultiHeadAttention = nn.Module:extend("MultiHeadAttention")
 MultiHeadAttention.use_fused = true
 
@@ -384,7 +394,7 @@ function MultiHeadAttention:forward(x)
     local values = A.split_heads(self.W_value(x), self.num_heads)
     local context = attend(self, queries, keys, values, {causal = self.mask, fill = -math.huge,
                                                          dropout = self.dropout})
-    return self.out_proj(A.merge_heads(context)) -- [b, n, d_out]
+    return self.out_proj(merge_heads(context)) -- [b, n, d_out]
 end
 
 nn.MultiHeadAttention = MultiHeadAttention
@@ -440,7 +450,7 @@ function MultiHeadedAttention:forward(query, key, value, mask)
     local context = attend(self, projections[1], projections[2], projections[3],
                            {hidden = hidden, fill = -1e9, dropout = self.dropout})
     rawset(self, "attn", rawget(self, "last_weights"))
-    return self.fc_layers[4](A.merge_heads(context))
+    return self.fc_layers[4](merge_heads(context))
 end
 
 nn.MultiHeadedAttention = MultiHeadedAttention
