@@ -57,7 +57,7 @@ local function describe(v)
     elseif v ~= v then
         return "nan" -- not C's "-nan"
     end
-    return tostring(v)
+    return tostring(math.tointeger(v) or v) -- 11, not 11.0
 end
 
 -- Python's argument binding: positional arguments in the order of `names`, then an optional trailing
@@ -115,7 +115,7 @@ local function check_bool(class, name, v)
     return v
 end
 
--- x of shape [num_tokens, d_in] or [batch, num_tokens, d_in] (ranks lists the ones allowed).
+-- x of shape [batch, num_tokens, d_in] (ranks = 3), or also [num_tokens, d_in] (ranks = 2).
 local function check_input(class, x, d_in, ranks, context_length)
     local want = ranks == 3 and string.format("[batch, num_tokens, %d]", d_in)
                  or string.format("[num_tokens, %d] or [batch, num_tokens, %d]", d_in, d_in)
@@ -185,7 +185,7 @@ local function valid_len_hidden(class, lens, b, n, m)
         if len ~= math.floor(len) or len < 0 then
             fail("%s: valid lengths must be whole numbers >= 0, got %s", class, describe(len))
         elseif len > m then
-            fail("%s: valid length %d is longer than the sequence of %d keys", class, len, m)
+            fail("%s: valid length %s is longer than the sequence of %d keys", class, describe(len), m)
         end
     end
     return A.valid_len_mask(m, lens) -- [b, 1, m] or [b, n, m]
@@ -206,7 +206,9 @@ end
 
 -- The attention of q [..., n, d] over k [..., m, d], v [..., m, dv] -> [..., n, dv]. spec:
 --   hidden   bool mask broadcastable to the scores [..., n, m], true = hidden; or
---   causal   a causal-mask buffer (ch. 3's self.mask, 1 = hidden), cut to [n, m] when needed
+--   causal   a causal-mask buffer (ch. 3's self.mask, 1 = hidden), cut to [n, m] when needed; the
+--            fused path takes it to be the triu mask it was made as (a user who edits m.mask sets
+--            m.use_fused = false)
 --   fill     the value of hidden scores: -inf (ch. 3), -1e9 (annotated transformer), -1e6 (d2l)
 --   scores   scores computed elsewhere (MLPAttention's additive ones): not scaled, never fused
 --   dropout  the module's nn.Dropout, applied to the weights
