@@ -341,7 +341,8 @@ class("SublayerConnection", "nn.SublayerConnection(size [, dropout = 0.1 [, {nor
 The residual connection around each sublayer of a block, with its LayerNorm: called as sc(x,
 sublayer), where sublayer is a module or a function of one tensor. Pre-LN (the seed's code, the
 default): x + dropout(sublayer(LayerNorm(x))). Post-LN ({norm_first = false}, the original
-Transformer, which the seed describes): LayerNorm(x + dropout(sublayer(x))).]=], [=[
+Transformer): LayerNorm(x + dropout(sublayer(x))). Note that the seed's text says it implements a
+post-LN encoder, but its SublayerConnection code (the Annotated Transformer's) is the pre-LN form.]=], [=[
 x = torch.tensor{{1, 2, 3, 4}}
 double = function(y) return 2 * y end
 nn.SublayerConnection(4, 0)(x, double)

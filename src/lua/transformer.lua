@@ -12,7 +12,10 @@
 -- Ids are 1-based: token id 1 is the first row of an embedding (PyTorch's id 0). Masks follow the seed's
 -- attention(): a 0 (false) in the mask hides a position, 1 (true) lets it be seen. The blocks take their
 -- attention module as an argument (EncoderBlock(size, self_attn, ffn, dropout)), as the seed does, and
--- create their children in the seed's order, so a seeded model gets PyTorch's numbers.
+-- create their children in the seed's order, so a seeded model gets PyTorch's numbers. The seed's printed
+-- forward methods lost their lambdas ("x = self.sublayers0)"); they are the Annotated Transformer's:
+-- sublayers[0](x, lambda x: self.self_attn(x, x, x, mask)), then sublayers[1](x, self.ffn). The seed calls
+-- its encoder post-LN, but its SublayerConnection is pre-LN: x + dropout(sublayer(norm(x))).
 local torch, nn = torch, require("attn.nn")
 local F = nn.functional
 local C = debug.getregistry()["attn.functional"] -- gelu and silu from src/bind/layers.c
