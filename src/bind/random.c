@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention.h"
 #include "bind.h"
 #include "rng.h"
 
@@ -178,20 +179,8 @@ static int f_dropout(lua_State *L)
     if (p == 0 || !train || attn_numel(x) == 0)
         return 1;
     attn_error err;
-    attn_tensor **noise_slot = lt_newslot(L);
-    attn_tensor *noise = attn_empty("dropout", x->ndim, x->shape, ATTN_FLOAT32, &err);
-    lt_finish(L, noise_slot, noise, &err);
-    int64_t n = attn_numel(noise);
-    if (p == 1) {
-        memset(noise->storage->data, 0, sizeof(float) * (size_t)n);
-    } else {
-        attn_bernoulli_fill(noise->storage->data, n, 1 - p);
-        float keep = (float)(1 - p); /* PyTorch divides by the scalar cast to float32 */
-        for (int64_t i = 0; i < n; i++)
-            noise->storage->data[i] /= keep;
-    }
     attn_tensor **slot = lt_newslot(L);
-    return lt_finish(L, slot, attn_binary("dropout", ATTN_MUL, x, noise, &err), &err);
+    return lt_finish(L, slot, attn_dropout("dropout", x, p, &err), &err);
 }
 
 static int f_get_rng_state(lua_State *L)

@@ -392,6 +392,8 @@ out[1]:match("^[^\n]*")
 require("attn.docs_tensor")(D)
 require("attn.docs_ops")(D)
 require("attn.docs_nn")(D)
+require("attn.docs_attention")(D)
 require("attn.docs_fused")(D)
+require("attn.docs_attention_nn")(D)
 
 return D

@@ -1,5 +1,7 @@
 -- init.lua — runs once when attn starts, after the C core has made the global `torch`.
--- Sets up the Lua-side library as globals: nn (also torch.nn, as the book writes it) and help.
+-- Sets up the Lua-side library as globals: nn (also torch.nn, as the book writes it), attention
+-- (the C stages plus attention.forward, trace, heatmap) and help.
 nn = require("attn.nn")
 torch.nn = nn
+attention = require("attn.attention")
 help = require("attn.help")

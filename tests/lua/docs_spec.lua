@@ -11,7 +11,8 @@ local methods = debug.getregistry()["attn.methods"]
 -- Loads the docs afresh, recording every name registered, in order.
 local registered = {}
 do
-    for _, m in ipairs({"attn.docs", "attn.docs_tensor", "attn.docs_ops", "attn.docs_nn", "attn.docs_fused"}) do
+    for _, m in ipairs({"attn.docs", "attn.docs_tensor", "attn.docs_ops", "attn.docs_nn", "attn.docs_attention",
+                       "attn.docs_fused", "attn.docs_attention_nn"}) do
         package.loaded[m] = nil
     end
     local register = help.register
@@ -56,6 +57,8 @@ local function public_names()
         end
     end
     for _, k in ipairs(sorted_keys(nn.functional, is_function)) do names[#names + 1] = "nn.functional." .. k end
+    names[#names + 1] = "attention"
+    for _, k in ipairs(sorted_keys(attention, is_function)) do names[#names + 1] = "attention." .. k end
     names[#names + 1] = "help"
     for _, k in ipairs(sorted_keys(help, is_function)) do names[#names + 1] = "help." .. k end
     for _, p in ipairs({"shape", "T", "mT", "ndim", "dtype"}) do names[#names + 1] = "Tensor." .. p end

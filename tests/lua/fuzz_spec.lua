@@ -16,6 +16,9 @@ local function public_functions()
     for k, v in pairs(nn) do
         if type(v) == "function" then fns[#fns + 1] = {"nn." .. k, v} end
     end
+    for k, v in pairs(attention) do
+        if type(v) == "function" then fns[#fns + 1] = {"attention." .. k, v} end
+    end
     table.sort(fns, function(a, b) return a[1] < b[1] end)
     return fns
 end

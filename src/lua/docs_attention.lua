@@ -1,0 +1,148 @@
+-- docs_attention.lua — help for the global table `attention`: the stages (src/bind/attention.c) and
+-- attention.forward (src/lua/attention.lua). Loaded by attn.docs, which passes its helpers.
+
+return function(D)
+local def = D.def
+
+local batched = [=[Works on a batch: leading dims broadcast as in torch.matmul.]=]
+
+def("attention.scores", "attention.scores(q, k)", [=[
+The attention scores ω = q·kᵀ: entry [i, j] is the dot product of query i with key j, how well
+key j matches query i. q is [..., n, d] and k is [..., m, d] (the same d); the result is [..., n, m].
+It is the book's queries @ keys.T (attn: queries:matmul(keys.T)), computed by the same matrix product
+without copying kᵀ. ]=] .. batched .. [=[ See also attention.scale, attention.softmax.]=], [=[
+attn_scores = attention.scores(inputs, inputs)   -- inputs: see ?torch.tensor
+attn_scores[2]
+--> tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])]=])
+
+def("attention.dot", "attention.dot(q, k)", [=[
+Luong's "dot" score: the same as attention.scores(q, k), q·kᵀ, under the name the attention papers
+(and seed 001's table of score functions) use. Its errors say attention.scores.]=], [=[
+attention.dot(inputs[2]:view(1, 3), inputs)   -- inputs: see ?torch.tensor
+--> tensor([[0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865]])]=])
+
+def("attention.scale", "attention.scale(s, d_k)", [=[
+Scaled scores s / sqrt(d_k), the "scaled" of scaled dot-product attention: d_k is the key dim
+(keys.shape[-1]). Dividing keeps the scores of long vectors from growing so large that the softmax
+puts almost all weight on one key. The same float32 division as the book's
+attn_scores / d_k**0.5.]=], [=[
+attention.scale(torch.tensor{2, 4, 6}, 4)
+--> tensor([1., 2., 3.])]=])
+
+def("attention.causal_mask", "attention.causal_mask(n [, m])", [=[
+A bool [n, m] mask (m defaults to n) that is true where query i must not see key j because j comes
+after i: true = hidden. It equals torch.triu(torch.ones(n, m), 1):bool(), the book's
+mask.bool()[:n, :n]. Give it to attention.mask.]=], [=[
+attention.causal_mask(3)
+--> tensor([[False,  True,  True],
+-->         [False, False,  True],
+-->         [False, False, False]])]=])
+
+def("attention.valid_len_mask", "attention.valid_len_mask(n, lens)", [=[
+d2l's valid lengths as a mask over n key positions (true = hidden, key j is hidden when j > its valid
+length). lens is a table or tensor: 1-D with one length per batch gives a bool [b, 1, n] mask (the same
+for every query); 2-D [b, q] with one length per query gives [b, q, n]. A length must be a whole number
+from 0 to n. d2l fills hidden scores with -1e6 (attention.mask(s, hidden, -1e6)), so a length of 0
+gives uniform weights rather than nan.]=], [=[
+attention.valid_len_mask(4, {2, 3})
+--> tensor([[[False, False,  True,  True]],
+-->
+-->         [[False, False, False,  True]]])]=])
+
+def("attention.mask", "attention.mask(s, hidden [, fill])", [=[
+The scores s with every entry where hidden is true replaced by fill: -inf by default (the book's
+masked_fill_(mask, -torch.inf)), so softmax gives those keys zero weight; -1e9 as in the annotated
+transformer, -1e6 as in d2l. hidden is a bool tensor (true = hidden) that broadcasts to s: a causal
+[n, m] mask fits scores [b, h, n, m]. s itself is not changed. A row hidden entirely gets weights of
+nan with -inf (as PyTorch) and uniform weights with a finite fill.]=], [=[
+s = attention.scores(inputs, inputs)             -- inputs: see ?torch.tensor
+attention.mask(s, attention.causal_mask(6))[2]
+--> tensor([0.9544, 1.4950,   -inf,   -inf,   -inf,   -inf])]=])
+
+def("attention.softmax", "attention.softmax(s [, dim])", [=[
+Turns scores into attention weights: along dim (default -1, the keys) each row becomes positive and
+sums to 1. It subtracts the row maximum first, so large scores do not overflow, and gives the same
+bits as torch.softmax(s, dim). A row that is all -inf gives nan, as in PyTorch; a nan score makes
+its whole row nan.]=], [=[
+attn_weights = attention.softmax(attention.scores(inputs, inputs))   -- inputs: see ?torch.tensor
+attn_weights[2]
+--> tensor([0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581])
+attention.softmax(torch.tensor{{0, -math.huge}, {-math.huge, -math.huge}})
+--> tensor([[1., 0.],
+-->         [nan, nan]])]=])
+
+def("attention.weighted_sum", "attention.weighted_sum(w, v)", [=[
+The context vectors: each row of the weights w [..., n, m] mixes the m value vectors of v
+[..., m, dv], giving [..., n, dv]. The book's attn_weights @ values. ]=] .. batched, [=[
+w = attention.softmax(attention.scores(inputs, inputs))   -- inputs: see ?torch.tensor
+attention.weighted_sum(w, inputs)[2]
+--> tensor([0.4419, 0.6515, 0.5683])]=])
+
+def("attention.dropout", "attention.dropout(w, p)", [=[
+Training-mode dropout of the attention weights: each entry is zeroed with probability p and the rest
+are scaled by 1 / (1 - p), with PyTorch's random numbers (torch.manual_seed gives the book's
+pattern; see torch.set_bernoulli_flavor). p = 0 returns w itself and draws nothing.]=], [=[
+torch.manual_seed(123)
+attention.dropout(torch.ones(2, 6), 0.5)
+--> tensor([[2., 2., 2., 2., 2., 2.],
+-->         [0., 2., 0., 0., 0., 0.]])]=])
+
+def("attention.split_heads", "attention.split_heads(x, h)", [=[
+Splits the last dim d of x [b, n, d] into h heads of d/h: the result is [b, h, n, d/h], a view of x
+(no copy), exactly the book's x.view(b, n, h, d/h).transpose(1, 2) (attn: x:view(b, n, h, d/h):
+transpose(2, 3)). d must be divisible by h. Any number of leading dims works.]=], [=[
+x = torch.arange(8):view(1, 2, 4)
+attention.split_heads(x, 2)
+--> tensor([[[[0., 1.],
+-->           [4., 5.]],
+-->
+-->          [[2., 3.],
+-->           [6., 7.]]]])]=])
+
+def("attention.merge_heads", "attention.merge_heads(x)", [=[
+The inverse of split_heads: [b, h, n, dh] -> [b, n, h*dh], the heads' outputs side by side in each
+row; the book's x.transpose(1, 2).contiguous().view(b, n, d). The result is a new contiguous tensor.]=], [=[
+x = torch.arange(8):view(1, 2, 4)
+torch.equal(attention.merge_heads(attention.split_heads(x, 2)), x)
+--> true]=])
+
+def("attention.general", "attention.general(s, W, h)", [=[
+Luong's "general" score s·W·hᵀ: s [..., n, ds] (decoder states), W [ds, dh], h [..., m, dh]
+(encoder states) give scores [..., n, m]. With W the identity it is the dot score.]=], [=[
+attention.general(inputs, torch.eye(3), inputs)[2]   -- inputs: see ?torch.tensor
+--> tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])]=])
+
+def("attention.additive", "attention.additive(q, k, W_q, W_k, v)", [=[
+Additive (Bahdanau) attention scores, d2l's MLPAttention: score(i, j) = vᵀ tanh(W_q q_i + W_k k_j).
+q is [..., n, dq], k is [..., m, dk]; W_q [u, dq] and W_k [u, dk] are in nn.Linear's weight layout
+(out, in) and v is [u] or [1, u] (the weight of nn.Linear(u, 1, {bias = false})). Result [..., n, m].
+Useful when queries and keys have different sizes.]=], [=[
+q, k = torch.ones(1, 1, 2), torch.ones(1, 3, 2)
+attention.additive(q, k, torch.ones(4, 2) * 0.1, torch.ones(4, 2) * 0.2, torch.ones(4))
+--> tensor([[[2.1482, 2.1482, 2.1482]]])]=])
+
+def("attention.forward", "attention.forward{q=, k=, v= [, mask=, scale=true, dropout=0, heads=1, fill=-inf]}",
+[=[
+Scaled dot-product attention composed from the stages, returning the context vectors and the
+weights: scores q·kᵀ, scale, mask, softmax, dropout, weighted sum of v. mask is a bool tensor
+(true = hidden) or "causal"; fill is what hidden scores become. scale = true divides by sqrt(d_k),
+false skips it, a number multiplies by it. dropout = p drops weights (training mode). heads = h > 1
+splits q, k and v ([b, n, d]) into h heads, attends within each, and merges the heads back; the
+weights are then [b, h, n, m]. The weights returned are the ones the context was computed with.]=], [=[
+context, weights = attention.forward{q = inputs, k = inputs, v = inputs, scale = false}
+context[2]                                       -- inputs: see ?torch.tensor
+--> tensor([0.4419, 0.6515, 0.5683])
+context, weights = attention.forward{q = inputs, k = inputs, v = inputs, mask = "causal"}
+weights[2]
+--> tensor([0.4226, 0.5774, 0.0000, 0.0000, 0.0000, 0.0000])]=])
+
+def("attention", "attention", [=[
+The stages of the attention mechanism as functions you can call and print one at a time:
+attention.scores (q·kᵀ), scale, causal_mask / valid_len_mask / mask, softmax, dropout, weighted_sum,
+split_heads / merge_heads, and the score functions dot, general and additive; attention.forward
+runs them all. help(attention) lists them.]=], [=[
+w = attention.softmax(attention.scores(inputs, inputs))   -- inputs: see ?torch.tensor
+w:sum(-1)
+--> tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000])]=], attention)
+
+end
