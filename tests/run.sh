@@ -6,7 +6,7 @@
 # that dies, or reports fewer results than its plan ("1..N") promised, counts as failed too.
 #   c/        C tests of the core (cmocka), release and ASan+UBSan builds
 #   lua/      Lua tests of the API (busted, run inside attn), release and ASan+UBSan builds
-#   cli/      the command line; repl/ a real terminal session driven through tmux
+#   cli/      the command line; repl/ real terminal sessions driven through tmux (the REPL, a trace)
 #   layers/   the layering rules of DESIGN.md (no Lua in src/core, the core never prints)
 #   lessons/  every lesson in check mode (once lessons exist)
 set -u
@@ -70,6 +70,7 @@ run_suite "lua-asan" build/asan/attn /usr/bin/busted -o TAP tests/lua
 run_suite "cli" sh tests/cli/test_cli.sh ./attn
 run_suite "cli-asan" sh tests/cli/test_cli.sh build/asan/attn
 run_suite "repl" sh tests/repl/test_repl.sh ./attn
+run_suite "repl-trace" sh tests/repl/test_trace.sh ./attn
 run_suite "layers" sh tests/layers/test_layers.sh
 
 lessons=$(ls lessons/*.lua 2>/dev/null)

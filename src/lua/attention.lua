@@ -2,8 +2,10 @@
 --
 -- The stages themselves (scores, scale, masks, softmax, weighted_sum, dropout, heads, general,
 -- additive) are C (src/bind/attention.c over src/core/attention.c) and are already in the table when
--- this runs. Here: attention.forward, which composes them the way the book's classes do.
+-- this runs. Here: attention.forward, which composes them the way the book's classes do, and
+-- attention.heatmap and attention.trace (heatmap.lua, trace.lua).
 local attention = assert(rawget(_G, "attention"), "attn.attention: the C stages must be opened first")
+local heatmap = require("attn.heatmap")
 
 local function fail(msg)
     error("attention.forward: " .. msg, 3)
@@ -75,5 +77,16 @@ function attention.forward(args)
     if heads > 1 then context = attention.merge_heads(context) end
     return context, w
 end
+
+--- attention.heatmap(t [, {rows =, cols =, color =, range =}]) — draws a matrix in the terminal.
+function attention.heatmap(t, opts)
+    if opts ~= nil and type(opts) ~= "table" then
+        error("attention.heatmap: options must be a table such as {rows = tokens, cols = tokens}, got " ..
+              type(opts), 2)
+    end
+    print(heatmap.render(t, opts))
+end
+
+require("attn.trace") -- adds attention.trace
 
 return attention

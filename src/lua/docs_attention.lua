@@ -136,11 +136,65 @@ context, weights = attention.forward{q = inputs, k = inputs, v = inputs, mask = 
 weights[2]
 --> tensor([0.4226, 0.5774, 0.0000, 0.0000, 0.0000, 0.0000])]=])
 
+def("attention.trace", "attention.trace{x = | q =, k =, v = | module =, x = [, tokens =, ...]}", [=[
+A stepper through the stages of attention. tr:step() computes the next stage and prints it: its
+number, name and formula on one line with the shape, then the matrix, with the tokens as row and
+column labels; weights are drawn as a heatmap. tr:run() shows the rest, tr:back() shows the previous
+stage again (nothing is recomputed, so dropout stays as drawn), and each stage's tensor stays in a field:
+tr.scores, tr.weights, tr.context, ... Printing tr shows where you are. Three kinds: {x = inputs} is
+§3.3's attention without weights (ω = X·Xᵀ, α = softmax(ω), Z = α·X); {q =, k =, v =} takes the
+options of attention.forward (mask, scale, fill, dropout, heads); {module = m, x = batch} follows one
+of the book's classes (SelfAttention_v1/v2, CausalAttention, MultiHeadAttentionWrapper,
+MultiHeadAttention, and seed 002's MultiHeadedAttention, whose mask option is what its forward takes,
+1 = visible) through its own layers: projections, split heads, scores, masked, scaled, weights,
+dropout (in training mode), context, merge heads, out_proj. With several heads or a batch, each stage
+shows one matrix per batch item and head. tokens labels the rows (key_tokens the columns, when the
+keys differ); color = true/false overrides the terminal's choice; write = f receives the output
+(default print).]=], [=[
+tr = attention.trace{x = inputs, tokens = {"Your", "journey", "starts", "with", "one", "step"}}
+tr:step()                                        -- inputs: see ?torch.tensor
+--> [1/3] scores   ω = X·Xᵀ                                   shape [6, 6]
+-->               Your  journey   starts     with      one     step
+-->   Your      0.9995   0.9544   0.9422   0.4753   0.4576   0.6310
+-->   journey   0.9544   1.4950   1.4754   0.8434   0.7070   1.0865
+-->   starts    0.9422   1.4754   1.4570   0.8296   0.7154   1.0605
+-->   with      0.4753   0.8434   0.8296   0.4937   0.3474   0.6565
+-->   one       0.4576   0.7070   0.7154   0.3474   0.6654   0.2935
+-->   step      0.6310   1.0865   1.0605   0.6565   0.2935   0.9450
+tr
+--> attention.trace of self-attention without weights: 3 stages, 1 shown — [scores] → weights → context — tr:step() for the next
+tr:step()
+--> [2/3] weights  α = softmax(ω, dim=-1)                     shape [6, 6]
+-->               Your  journey   starts     with      one     step
+-->   Your     0.2098▓  0.2006▓  0.1981▓  0.1242░  0.1220░  0.1452░
+-->   journey  0.1385░  0.2379█  0.2333█  0.1240░  0.1082   0.1581▒
+-->   starts   0.1390░  0.2369█  0.2326█  0.1242░  0.1108   0.1565▒
+-->   with     0.1435░  0.2074▓  0.2046▓  0.1462░  0.1263░  0.1720▒
+-->   one      0.1526▒  0.1958▓  0.1975▓  0.1367░  0.1879▓  0.1295░
+-->   step     0.1385░  0.2184▓  0.2128▓  0.1420░  0.0988   0.1896▓
+tr.weights:sum(-1)
+--> tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000])]=])
+
+def("attention.heatmap", "attention.heatmap(t [, {rows =, cols =, color =, range =}])", [=[
+Draws a matrix (a 2-D tensor) in the terminal: in colour, each cell's background runs from light (the
+smallest value) to dark (the largest) with the value written in it; without colour (not a terminal, or
+NO_COLOR set, or color = false) each value is followed by a shade, blank ░ ▒ ▓ █ from smallest to
+largest. -inf (a masked score) and nan are shown as such, without a shade. rows and cols are lists of
+labels, such as the tokens; range = {lo, hi} fixes the values of the lightest and darkest cells. The
+numbers are printed as print(t) prints them. For a batch or several heads, draw one matrix:
+attention.heatmap(w[1][2]).]=], [=[
+w = attention.softmax(attention.scores(inputs, inputs))   -- inputs: see ?torch.tensor
+attention.heatmap(w[{{1, 3}, {1, 3}}], {rows = {"Your", "journey", "starts"}, cols = {"x1", "x2", "x3"}})
+-->               x1       x2       x3
+--> Your     0.2098▓  0.2006▒  0.1981▒
+--> journey  0.1385   0.2379█  0.2333█
+--> starts   0.1390   0.2369█  0.2326█]=])
+
 def("attention", "attention", [=[
 The stages of the attention mechanism as functions you can call and print one at a time:
 attention.scores (q·kᵀ), scale, causal_mask / valid_len_mask / mask, softmax, dropout, weighted_sum,
 split_heads / merge_heads, and the score functions dot, general and additive; attention.forward
-runs them all. help(attention) lists them.]=], [=[
+runs them all, attention.trace shows them one step at a time, attention.heatmap draws a matrix.]=], [=[
 w = attention.softmax(attention.scores(inputs, inputs))   -- inputs: see ?torch.tensor
 w:sum(-1)
 --> tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000])]=], attention)

@@ -117,8 +117,9 @@ local function run_example(name, example)
         for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
         out[#out + 1] = table.concat(parts, "\t") .. "\n"
     end
-    local saved_write, saved_flavor = help.write, torch.get_bernoulli_flavor()
+    local saved_write, saved_flavor, saved_print = help.write, torch.get_bernoulli_flavor(), _G.print
     help.write = function(s) out[#out + 1] = s end
+    _G.print = env.print -- library code that prints (attention.trace, attention.heatmap) prints here too
     torch.manual_seed(0)
     local problem
     for i, step in ipairs(steps_of(example)) do
@@ -140,6 +141,7 @@ local function run_example(name, example)
         end
     end
     help.write = saved_write
+    _G.print = saved_print
     torch.set_bernoulli_flavor(saved_flavor)
     torch.set_printoptions{profile = "default"}
     return problem and (name .. ": " .. problem)

@@ -1,0 +1,175 @@
+-- heatmap.lua — a matrix drawn in the terminal, with row and column labels (module attn.heatmap).
+--
+--   heatmap.render(t, opts) -> text      t a 2-D tensor; opts (all optional):
+--       rows, cols   lists of labels (tokens) for the rows and the columns
+--       color        true: 256-colour cells with the value in each; false: plain text with a shade
+--                    (░▒▓█) after each value; default: what the REPL decided (a terminal, no NO_COLOR)
+--       shade        false: no colours and no shading, just the labelled numbers (the tracer's
+--                    non-weight matrices)
+--       range        {lo, hi}: the values mapped to the lightest and darkest cell (default: the
+--                    smallest and largest finite value of t)
+--
+-- The numbers are PyTorch's print of t, cell by cell (so precision and scientific notation follow
+-- torch.set_printoptions, and -inf / nan show as such); the colour only adds to them.
+local heatmap = {}
+
+local ESC = "\27["
+-- Light to dark: ivory, greens, teals, blues (xterm 256-colour indices).
+local PALETTE = {230, 194, 157, 121, 86, 43, 37, 31, 25, 19}
+local SHADES = {" ", "░", "▒", "▓", "█"}
+
+-- Display width of a UTF-8 string: East Asian wide characters take two columns.
+local function width(s)
+    local ok, w = pcall(function()
+        local n = 0
+        for _, c in utf8.codes(s) do
+            local wide = (c >= 0x1100 and c <= 0x115F) or (c >= 0x2E80 and c <= 0xA4CF) or
+                         (c >= 0xAC00 and c <= 0xD7A3) or (c >= 0xF900 and c <= 0xFAFF) or
+                         (c >= 0xFE30 and c <= 0xFE4F) or (c >= 0xFF00 and c <= 0xFF60) or
+                         (c >= 0xFFE0 and c <= 0xFFE6) or c >= 0x20000
+            n = n + (wide and 2 or 1)
+        end
+        return n
+    end)
+    return ok and w or #s
+end
+heatmap.width = width
+
+local function pad_left(s, w) return string.rep(" ", w - width(s)) .. s end
+local function pad_right(s, w) return s .. string.rep(" ", w - width(s)) end
+heatmap.pad_left, heatmap.pad_right = pad_left, pad_right
+
+-- A label as shown: a string of at most 12 columns.
+local function label(x)
+    local s = tostring(x):gsub("[%c]", " ")
+    if width(s) <= 12 then return s end
+    local out = ""
+    for _, c in utf8.codes(s) do
+        local ch = utf8.char(c)
+        if width(out .. ch) > 11 then break end
+        out = out .. ch
+    end
+    return out .. "…"
+end
+
+-- The cells of a 2-D tensor as PyTorch prints them: {{"0.9995", ...}, ...}, or nil when the print
+-- is summarised ("...") and so does not hold every cell.
+local function cells_of(t)
+    local s = tostring(t):gsub("%s+", " ")
+    local rows = {}
+    for row in s:gmatch("%[([^%[%]]*)%]") do
+        local r = {}
+        for cell in (row .. ","):gmatch("%s*([^,]-)%s*,") do r[#r + 1] = cell end
+        rows[#rows + 1] = r
+    end
+    if #rows ~= t.shape[1] or s:find("...", 1, true) then return nil end
+    return rows
+end
+
+-- Where v lies between lo and hi, 0..1 (nil for -inf, inf and nan).
+local function level(v, lo, hi)
+    if v ~= v or v == math.huge or v == -math.huge then return nil end
+    if hi <= lo then return 0.5 end
+    local x = (v - lo) / (hi - lo)
+    return x < 0 and 0 or (x > 1 and 1 or x)
+end
+
+local function finite_range(values)
+    local lo, hi = math.huge, -math.huge
+    for _, row in ipairs(values) do
+        for _, v in ipairs(row) do
+            if v == v and v ~= math.huge and v ~= -math.huge then
+                if v < lo then lo = v end
+                if v > hi then hi = v end
+            end
+        end
+    end
+    return lo, hi
+end
+
+local function colour_cell(text, v, x)
+    if x == nil then -- -inf (masked) grey, nan dark red
+        local bg = (v == -math.huge) and 238 or 52
+        return ESC .. "48;5;" .. bg .. ";38;5;250m" .. text .. ESC .. "0m"
+    end
+    local i = math.floor(x * (#PALETTE - 1) + 0.5) + 1
+    local fg = i <= #PALETTE // 2 and "30" or "97"
+    return ESC .. "48;5;" .. PALETTE[i] .. ";" .. fg .. "m" .. text .. ESC .. "0m"
+end
+
+local function check_labels(what, labels, n, dimname)
+    if labels == nil then return nil end
+    if type(labels) ~= "table" then
+        error(string.format("attention.heatmap: %s must be a list of labels, got %s", what, type(labels)), 4)
+    end
+    if #labels ~= n then
+        error(string.format("attention.heatmap: %d %s labels for %d %s", #labels, what:sub(1, -2), n, dimname), 4)
+    end
+    local out = {}
+    for i = 1, n do out[i] = label(labels[i]) end
+    return out
+end
+
+--- heatmap.render(t, opts) -> the matrix as text (no trailing newline).
+function heatmap.render(t, opts)
+    opts = opts or {}
+    if not torch.is_tensor(t) then
+        error("attention.heatmap: expected a 2-D tensor, got " .. type(t), 3)
+    end
+    if t:dim() ~= 2 then
+        local hint = t:dim() > 2 and "; pick one matrix, e.g. t[1]" or "; a vector can be drawn as t:view(1, -1)"
+        error("attention.heatmap: expected a 2-D tensor (a matrix), got shape " .. tostring(t.shape):match("%[.*%]")
+              .. hint, 3)
+    end
+    local n, m = t.shape[1], t.shape[2]
+    local rows = check_labels("rows", opts.rows, n, "rows")
+    local cols = check_labels("cols", opts.cols, m, "columns")
+    if n == 0 or m == 0 then return "(empty matrix " .. tostring(t.shape):match("%[.*%]") .. ")" end
+    local cells = cells_of(t)
+    if not cells then return tostring(t) end -- too big to draw cell by cell: PyTorch's summary
+    local values = t:float():tolist()
+    local shade = opts.shade ~= false
+    local color = shade and opts.color
+    if color == nil and shade then
+        local ok, repl = pcall(require, "attn.repl")
+        color = ok and repl.color or false
+    end
+    local lo, hi = finite_range(values)
+    if type(opts.range) == "table" then lo, hi = opts.range[1], opts.range[2] end
+
+    local tw = 0 -- text width of the widest number
+    for i = 1, n do for j = 1, m do tw = math.max(tw, width(cells[i][j])) end end
+    local cw = tw + ((shade and not color) and 1 or 0) -- plain shading adds one column
+    for j = 1, m do cw = math.max(cw, cols and width(cols[j]) or 0) end
+    local rw = 0
+    for i = 1, n do rw = math.max(rw, rows and width(rows[i]) or 0) end
+    local gap = color and "" or "  "
+    local cellw = color and cw + 2 or cw -- colour cells get a space of padding on each side
+
+    local lines = {}
+    local lead = rows and (string.rep(" ", rw) .. "  ") or ""
+    if cols then
+        local h = {}
+        for j = 1, m do h[j] = pad_left(cols[j], cellw) end
+        lines[#lines + 1] = (lead .. table.concat(h, gap)):gsub("%s+$", "")
+    end
+    for i = 1, n do
+        local parts = {}
+        for j = 1, m do
+            local x = level(values[i][j], lo, hi)
+            if color then
+                parts[j] = colour_cell(" " .. pad_left(cells[i][j], cw) .. " ", values[i][j], x)
+            elseif shade then
+                local s = x and SHADES[math.floor(x * (#SHADES - 1) + 0.5) + 1] or " "
+                parts[j] = pad_left(cells[i][j] .. s, cw)
+            else
+                parts[j] = pad_left(cells[i][j], cw)
+            end
+        end
+        local row = (rows and (pad_right(rows[i], rw) .. "  ") or "") .. table.concat(parts, gap)
+        lines[#lines + 1] = color and row or row:gsub("%s+$", "")
+    end
+    return table.concat(lines, "\n")
+end
+
+return heatmap

@@ -1,0 +1,426 @@
+-- trace.lua — attention.trace: a stepper that computes and shows attention one stage at a time
+-- (module attn.trace).
+--
+--   tr = attention.trace{x = inputs, tokens = {...}}           §3.3: ω = X·Xᵀ, α = softmax(ω), Z = α·X
+--   tr = attention.trace{q = q, k = k, v = v [, mask =, scale =, dropout =, heads =, fill =]}
+--   tr = attention.trace{module = m, x = batch [, tokens =]}   the book's attention classes
+--   (options: write = f receives each piece of output, a string without the final newline; the
+--    default prints it; color = true/false overrides the REPL's choice)
+--   tr:step()   computes the next stage and prints it: "[i/N] name  formula  shape [..]", the matrix
+--   tr:run()    the remaining stages;  tr:back()  shows the previous stage again (nothing recomputed)
+--   tr.scores, tr.weights, tr.context, ...   each stage's tensor, once it has been computed
+--
+-- Every number shown is computed here by the attention stages (or by the module's own layers);
+-- weight matrices are drawn with attn.heatmap. A stage with leading dims (batch, heads) is shown one
+-- matrix per batch item and head.
+local heatmap = require("attn.heatmap")
+local attention = attention
+
+local Trace = {}
+Trace.__index = Trace
+Trace.__name = "attention.trace"
+
+local FIELDS = {"x", "q", "k", "v", "module", "tokens", "key_tokens", "mask", "scale", "fill", "dropout",
+                "heads", "color", "write"}
+
+local function fail(msg, level)
+    error("attention.trace: " .. msg, level or 4)
+end
+
+local function shape_text(t)
+    return (tostring(t.shape):match("%[.*%]"))
+end
+
+local function is_module(m)
+    return type(m) == "table" and type(m.forward) == "function" and type(m.parameters) == "function"
+end
+
+-- ---- stages of the three kinds of trace --------------------------------------------------------
+-- A stage: {key = field name, name = shown name, formula = one line, rows = "q" | nil,
+--           cols = "k" | nil, heat = draw as heatmap, lead = names of the leading dims,
+--           compute = function(tr) -> tensor}.
+
+local function scale_stage(tr, from, d_k)
+    if tr.scale == nil or tr.scale == true then
+        return {key = "scaled", name = "scaled", formula = "ω / √d_k   (d_k = " .. d_k .. ")", cols = "k",
+                compute = function(t) return attention.scale(t[from], d_k) end}
+    elseif type(tr.scale) == "number" then
+        return {key = "scaled", name = "scaled", formula = "ω · " .. tr.scale, cols = "k",
+                compute = function(t) return t[from] * t.scale end}
+    end
+end
+
+-- The common tail: scores, (scaled, masked in the order given), weights, (dropout), context.
+-- src names the fields holding Q, K and V; d_k is the key dim (per head); hidden_of(t, q, k) gives
+-- the mask (true = hidden) or is nil.
+local function attention_stages(tr, src, order, hidden_of, lead, d_k)
+    local list = {{key = "scores", name = "scores", formula = "ω = Q·Kᵀ", cols = "k",
+                   compute = function(t) return attention.scores(t[src.q], t[src.k]) end}}
+    local last = "scores"
+    for _, what in ipairs(order) do
+        local st
+        if what == "scale" then
+            st = scale_stage(tr, last, d_k)
+        elseif what == "mask" and hidden_of then
+            local fill = tr.fill or -math.huge
+            local from = last
+            st = {key = "masked", name = "masked", cols = "k", formula = "ω.masked_fill(mask, " .. tostring(fill) .. ")",
+                  compute = function(t) return attention.mask(t[from], hidden_of(t, t[src.q], t[src.k]), fill) end}
+        end
+        if st then
+            list[#list + 1] = st
+            last = st.key
+        end
+    end
+    local pre = last
+    list[#list + 1] = {key = "weights", name = "weights", formula = "α = softmax(" .. (pre == "scores" and "ω" or
+                       "ω'") .. ", dim=-1)", cols = "k", heat = true,
+                       compute = function(t) return attention.softmax(t[pre], -1) end}
+    local p = tr.p_dropout
+    if p and p > 0 then
+        list[#list + 1] = {key = "dropped", name = "dropout", formula = "α = dropout(α, p=" .. p .. ")   (training)",
+                           cols = "k", heat = true,
+                           compute = function(t) return tr.dropout_fn(t.weights, p) end}
+    end
+    local w = (p and p > 0) and "dropped" or "weights"
+    list[#list + 1] = {key = "context", name = "context", formula = "Z = α·V",
+                       compute = function(t) return attention.weighted_sum(t[w], t[src.v]) end}
+    for _, st in ipairs(list) do
+        st.rows = "q"
+        st.lead = lead
+    end
+    return list
+end
+
+-- attention.trace{x = inputs}: §3.3's attention without weights, Q = K = V = X.
+local function plain_stages(tr)
+    local lead = tr.x:dim() == 3 and {"batch"} or nil
+    return {
+        {key = "scores", name = "scores", formula = "ω = X·Xᵀ", rows = "q", cols = "k", lead = lead,
+         compute = function(t) return attention.scores(t.x, t.x) end},
+        {key = "weights", name = "weights", formula = "α = softmax(ω, dim=-1)", rows = "q", cols = "k", heat = true,
+         lead = lead, compute = function(t) return attention.softmax(t.scores, -1) end},
+        {key = "context", name = "context", formula = "Z = α·X", rows = "q", lead = lead,
+         compute = function(t) return attention.weighted_sum(t.weights, t.x) end},
+    }
+end
+
+local function hidden_from_mask(tr)
+    if tr.mask == nil then return nil end
+    if tr.mask == "causal" then
+        return function(_, q, k) return attention.causal_mask(q.shape[-2], k.shape[-2]) end
+    end
+    if not torch.is_tensor(tr.mask) then fail('mask must be a bool tensor (true = hidden) or "causal"') end
+    return function(t) return t.mask end
+end
+
+-- Splitting Q, K and V (the fields named by src) into h heads; the stage shows the queries.
+local function split_stage(h, lead, src)
+    return {key = "split", name = "split heads", rows = "q", lead = lead,
+            formula = "Q, K, V → [.., " .. h .. ", n, d/" .. h .. "]",
+            note = "view + transpose, no copy; shown: the queries; keys and values are tr.split_k, tr.split_v",
+            compute = function(t)
+                t.split_k, t.split_v = attention.split_heads(t[src.k], h), attention.split_heads(t[src.v], h)
+                return attention.split_heads(t[src.q], h)
+            end}
+end
+
+-- attention.trace{q =, k =, v =, ...}: the stages of attention.forward.
+local function qkv_stages(tr)
+    for _, name in ipairs({"q", "k", "v"}) do
+        if not torch.is_tensor(tr[name]) then fail(name .. " must be a tensor, got " .. type(tr[name])) end
+    end
+    local q, k, v = tr.q, tr.k, tr.v
+    if q.shape[-1] ~= k.shape[-1] then
+        fail("q " .. shape_text(q) .. " and k " .. shape_text(k) .. " must have the same last dim d")
+    end
+    if k:dim() < 2 or v:dim() < 2 or k.shape[-2] ~= v.shape[-2] then
+        fail("k " .. shape_text(k) .. " and v " .. shape_text(v) .. " must have one row per key")
+    end
+    tr.p_dropout = tr.dropout or 0
+    tr.dropout_fn = attention.dropout
+    local heads = tr.heads or 1
+    if math.type(heads) ~= "integer" or heads < 1 then fail("heads must be a whole number >= 1") end
+    local list, lead, src = {}, nil, {q = "q", k = "k", v = "v"}
+    if heads > 1 then
+        if q.shape[-1] % heads ~= 0 then
+            fail("d = " .. q.shape[-1] .. " is not divisible by " .. heads .. " heads")
+        end
+        lead = {"head"}
+        if q:dim() == 3 then lead = {"batch", "head"} end
+        list[1] = split_stage(heads, lead, src)
+        src = {q = "split", k = "split_k", v = "split_v"}
+    elseif q:dim() == 3 then
+        lead = {"batch"}
+    end
+    local hidden = hidden_from_mask(tr)
+    for _, st in ipairs(attention_stages(tr, src, {"scale", "mask"}, hidden, lead, k.shape[-1] // heads)) do
+        list[#list + 1] = st
+    end
+    if heads > 1 then
+        list[#list + 1] = {key = "merged", name = "merge heads", formula = "Z → [..., n, d]",
+                           rows = "q", lead = q:dim() == 3 and {"batch"} or nil,
+                           compute = function(t) return attention.merge_heads(t.context) end}
+    end
+    return list
+end
+
+-- ---- the book's classes (seed 004 §3.4–3.6, seed 002) ---------------------------------------------
+
+-- x·W for SelfAttention_v1's parameter matrices, W(x) for nn.Linear layers.
+local function project(layer, x)
+    if torch.is_tensor(layer) then return x:matmul(layer) end
+    return layer(x)
+end
+
+local function projection_stages(tr, src, how, lead)
+    local list = {}
+    for _, p in ipairs({{"queries", "Q", "W_query"}, {"keys", "K", "W_key"}, {"values", "V", "W_value"}}) do
+        local key, sym, field = p[1], p[2], p[3]
+        list[#list + 1] = {key = key, name = key, rows = "q", lead = lead,
+                           formula = how == "matmul" and (sym .. " = X·" .. field) or (sym .. " = " .. field .. "(X)"),
+                           compute = function() return src(field) end}
+    end
+    return list
+end
+
+local function causal_hidden(mask_buffer)
+    return function(_, q, k)
+        local n, m = q.shape[-2], k.shape[-2]
+        if n > mask_buffer.shape[1] then
+            fail(n .. " tokens, but the module's mask is for at most " .. mask_buffer.shape[1] ..
+                 " (its context_length)", 5)
+        end
+        return mask_buffer:bool()[{{1, n}, {1, m}}]
+    end
+end
+
+local function module_dropout(tr, d)
+    if d and tr.module.training and d.p and d.p > 0 then
+        tr.p_dropout = d.p
+    end
+end
+
+local QKV = {q = "queries", k = "keys", v = "values"}
+
+local function module_stages(tr)
+    local m, x = tr.module, tr.x
+    if not torch.is_tensor(x) then fail("x must be the input tensor for the module, got " .. type(x)) end
+    tr.dropout_fn = attention.dropout
+    local list = {}
+    local function add(stages) for _, st in ipairs(stages) do list[#list + 1] = st end end
+
+    if m.heads and m.heads[1] and m.heads[1].W_query then -- MultiHeadAttentionWrapper: heads side by side
+        local heads = m.heads
+        local lead = x:dim() == 3 and {"batch", "head"} or {"head"}
+        local hdim = x:dim() -- where the head dim goes: [b, h, n, d] or [h, n, d]
+        add(projection_stages(tr, function(field)
+            local outs = {}
+            for i, h in ipairs(heads) do outs[i] = project(h[field], x) end
+            return torch.stack(outs, hdim - 1)
+        end, "call", lead))
+        module_dropout(tr, heads[1].dropout)
+        -- each head draws its dropout in turn, as the wrapper calls head(x) one after the other
+        tr.dropout_fn = function(w, p)
+            local outs = {}
+            for i = 1, #heads do outs[i] = attention.dropout(w:select(hdim - 1, i), p) end
+            return torch.stack(outs, hdim - 1)
+        end
+        add(attention_stages(tr, QKV, {"mask", "scale"}, heads[1].mask and causal_hidden(heads[1].mask), lead,
+                             heads[1].W_key.weight.shape[1]))
+        list[#list + 1] = {key = "output", name = "concat", formula = "torch.cat({head_1(X), …, head_h(X)}, -1)",
+                           rows = "q", lead = x:dim() == 3 and {"batch"} or nil,
+                           compute = function(t) return attention.merge_heads(t.context) end}
+        return list
+    end
+
+    local linears = m.fc_layers or m.linears
+    if m.W_query and m.num_heads or linears and m.h then -- MultiHeadAttention (ch. 3) or MultiHeadedAttention
+        local h = m.num_heads or m.h
+        local lead = x:dim() == 3 and {"batch"} or nil
+        local hlead = x:dim() == 3 and {"batch", "head"} or {"head"}
+        local layer = function(field)
+            if linears then
+                local i = ({W_query = 1, W_key = 2, W_value = 3})[field]
+                return linears[i]
+            end
+            return m[field]
+        end
+        add(projection_stages(tr, function(field) return layer(field)(x) end, "call", lead))
+        if linears then
+            for i, st in ipairs(list) do st.formula = ({"Q", "K", "V"})[i] .. " = " .. (m.fc_layers and "fc_layers" or
+                "linears") .. "[" .. i .. "](X)" end
+        end
+        list[#list + 1] = split_stage(h, hlead, QKV)
+        local d_k = (linears and linears[1] or m.W_query).weight.shape[1] // h
+        local split = {q = "split", k = "split_k", v = "split_v"}
+        module_dropout(tr, m.dropout)
+        if linears then -- seed 002 / the annotated transformer: scale, then mask == 0 -> -1e9
+            tr.fill = -1e9
+            local hidden = tr.mask ~= nil and function(t)
+                if not torch.is_tensor(t.mask) then fail("mask must be a tensor (1 = visible, as the module takes it)", 5) end
+                return t.mask:unsqueeze(2):eq(0)
+            end
+            add(attention_stages(tr, split, {"scale", "mask"}, hidden, hlead, d_k))
+        else
+            add(attention_stages(tr, split, {"mask", "scale"}, m.mask and causal_hidden(m.mask), hlead, d_k))
+        end
+        list[#list + 1] = {key = "merged", name = "merge heads", formula = "Z.transpose(2, 3):contiguous():view(b, n, d_out)",
+                           rows = "q", lead = lead, compute = function(t) return attention.merge_heads(t.context) end}
+        local out = linears and linears[4] or m.out_proj
+        if out then
+            list[#list + 1] = {key = "output", name = "output", rows = "q", lead = lead,
+                               formula = (linears and ((m.fc_layers and "fc_layers" or "linears") .. "[4](Z)") or "out_proj(Z)"),
+                               compute = function(t) return out(t.merged) end}
+        end
+        return list
+    end
+
+    if m.W_query and m.W_key and m.W_value then -- SelfAttention_v1/v2, CausalAttention
+        local lead = x:dim() == 3 and {"batch"} or nil
+        add(projection_stages(tr, function(field) return project(m[field], x) end,
+                              torch.is_tensor(m.W_query) and "matmul" or "call", lead))
+        local wk = m.W_key
+        local d_k = torch.is_tensor(wk) and wk.shape[2] or wk.weight.shape[1]
+        module_dropout(tr, m.dropout)
+        add(attention_stages(tr, QKV, {"mask", "scale"}, torch.is_tensor(m.mask) and causal_hidden(m.mask), lead, d_k))
+        return list
+    end
+    fail("module " .. tostring(m.__name) .. " is not one of the book's attention classes (it needs W_query, " ..
+         "W_key, W_value, or fc_layers/linears with h)")
+end
+
+-- ---- the stepper ---------------------------------------------------------------------------------
+
+local function check_tokens(tokens, n, what)
+    if tokens == nil then return nil end
+    if type(tokens) ~= "table" then fail(what .. " must be a list of strings, got " .. type(tokens), 5) end
+    if #tokens ~= n then fail(#tokens .. " " .. what .. " for " .. n .. " rows", 5) end
+    return tokens
+end
+
+--- attention.trace{...} -> a stepper (see the top of this file).
+function attention.trace(args)
+    if type(args) ~= "table" or torch.is_tensor(args) then
+        fail("expected a table such as {x = inputs, tokens = {...}}, got " .. type(args), 3)
+    end
+    local known = {}
+    for _, f in ipairs(FIELDS) do known[f] = true end
+    for k in pairs(args) do
+        if not known[k] then fail("unknown option " .. tostring(k) .. " (known: " .. table.concat(FIELDS, ", ") .. ")", 3) end
+    end
+    local tr = setmetatable({pos = 0, computed = 0}, Trace)
+    for _, f in ipairs(FIELDS) do tr[f] = args[f] end
+    tr.write = args.write or function(s) print(s) end -- the global print at call time
+    local list, kind
+    if args.module ~= nil then
+        if not is_module(args.module) then fail("module must be an nn.Module, got " .. type(args.module), 3) end
+        list, kind = module_stages(tr), tostring(args.module.__name)
+    elseif args.q ~= nil or args.k ~= nil or args.v ~= nil then
+        list, kind = qkv_stages(tr), "attention"
+    elseif torch.is_tensor(args.x) then
+        if args.x:dim() ~= 2 and args.x:dim() ~= 3 then
+            fail("x must be [n, d] or [b, n, d], got " .. shape_text(args.x), 3)
+        end
+        list, kind = plain_stages(tr), "self-attention without weights"
+    else
+        fail("give x = inputs, or q =, k =, v =, or module = m with x =", 3)
+    end
+    local first = args.q or args.x
+    local n = first:dim() >= 2 and first.shape[-2] or 1
+    tr.tokens = check_tokens(args.tokens, n, "tokens")
+    local m = args.k and args.k.shape[-2] or n
+    tr.key_tokens = check_tokens(args.key_tokens or (m == n and args.tokens or nil), m, "key_tokens")
+    rawset(tr, "_stages", list)
+    rawset(tr, "_kind", kind)
+    return tr
+end
+
+-- The 2-D matrices of t with their titles: {{title, matrix}, ...}.
+local function matrices(t, lead)
+    if t:dim() <= 2 then return {{nil, t:dim() == 2 and t or t:view(1, -1)}} end
+    local out = {}
+    local function walk(x, prefix, d)
+        if x:dim() == 2 then
+            out[#out + 1] = {table.concat(prefix, ", "), x}
+            return
+        end
+        local name = lead and lead[d] or ("dim " .. d)
+        for i = 1, x.shape[1] do
+            prefix[d] = name .. " " .. i
+            walk(x[i], prefix, d + 1)
+        end
+        prefix[d] = nil
+    end
+    walk(t, {}, 1)
+    return out
+end
+
+local function header(i, n, st, t)
+    local left = string.format("[%d/%d] %-8s %s", i, n, st.name, st.formula)
+    local w = heatmap.width(left)
+    return left .. string.rep(" ", math.max(2, 58 - w)) .. "shape " .. shape_text(t)
+end
+
+function Trace:_show(i)
+    local st = self._stages[i]
+    local t = rawget(self, st.key)
+    local out = {header(i, #self._stages, st, t)}
+    if st.note then out[2] = "  (" .. st.note .. ")" end
+    for _, mt in ipairs(matrices(t, st.lead)) do
+        local title, mat = mt[1], mt[2]
+        if title then out[#out + 1] = "  " .. title .. ":" end
+        local rows = st.rows == "q" and mat.shape[1] == (self.tokens and #self.tokens) and self.tokens or nil
+        local cols = st.cols == "k" and mat.shape[2] == (self.key_tokens and #self.key_tokens) and self.key_tokens or nil
+        local text = heatmap.render(mat, {rows = rows, cols = cols, shade = st.heat or false, color = self.color})
+        out[#out + 1] = "  " .. text:gsub("\n", "\n  ")
+    end
+    self.write(table.concat(out, "\n"))
+end
+
+--- tr:step() computes the next stage (if it has not been computed yet) and prints it.
+function Trace:step()
+    local list = self._stages
+    if self.pos >= #list then
+        self.write(string.format("(all %d stages shown: tr.%s holds the result; tr:back() goes back)", #list,
+                                 list[#list].key))
+        return
+    end
+    self.pos = self.pos + 1
+    if self.pos > self.computed then
+        local st = list[self.pos]
+        rawset(self, st.key, st.compute(self))
+        self.computed = self.pos
+    end
+    self:_show(self.pos)
+end
+
+--- tr:run() steps through every stage not shown yet.
+function Trace:run()
+    while self.pos < #self._stages do self:step() end
+end
+
+--- tr:back() shows the previous stage again.
+function Trace:back()
+    if self.pos <= 1 then
+        self.write(self.pos == 0 and "(nothing shown yet: tr:step() shows the first stage)"
+                                  or "(this is the first stage)")
+        self.pos = math.min(self.pos, 1)
+        if self.pos == 1 then self:_show(1) end
+        return
+    end
+    self.pos = self.pos - 1
+    self:_show(self.pos)
+end
+
+function Trace:__tostring()
+    local names = {}
+    for i, st in ipairs(self._stages) do
+        names[i] = i == self.pos and ("[" .. st.name .. "]") or st.name
+    end
+    local next = self.pos < #self._stages and "tr:step() for the next" or "done"
+    return string.format("attention.trace of %s: %d stages, %d shown — %s — %s", self._kind, #self._stages,
+                         self.pos, table.concat(names, " → "), next)
+end
+
+return attention.trace
