@@ -6,7 +6,8 @@
 --   tr = attention.trace{module = m, x = batch [, tokens =]}   the book's attention classes
 --   (options: write = f receives each piece of output, a string without the final newline; the
 --    default prints it; color = true/false overrides the REPL's choice)
---   tr:step()   computes the next stage and prints it: "[i/N] name  formula  shape [..]", the matrix
+--   tr:step()   computes the next stage and prints it: "[i/N] name  formula  shape [..]", the matrix;
+--               tr:step(i) goes to stage i (computing the ones before it)
 --   tr:run()    the remaining stages;  tr:back()  shows the previous stage again (nothing recomputed)
 --   tr.scores, tr.weights, tr.context, ...   each stage's tensor, once it has been computed
 --
@@ -378,19 +379,26 @@ function Trace:_show(i)
     self.write(table.concat(out, "\n"))
 end
 
---- tr:step() computes the next stage (if it has not been computed yet) and prints it.
-function Trace:step()
+--- tr:step() computes the next stage (if it has not been computed yet) and prints it. tr:step(i) goes to
+--- stage i, computing the ones before it first: a lesson step that shows stage i can be run again.
+function Trace:step(i)
     local list = self._stages
-    if self.pos >= #list then
+    if i ~= nil then
+        if math.type(i) == "float" and i == math.floor(i) then i = math.tointeger(i) end
+        if math.type(i) ~= "integer" or i < 1 or i > #list then
+            fail(string.format("step: the stage must be a whole number from 1 to %d, got %s", #list, tostring(i)), 3)
+        end
+        self.pos = i - 1
+    elseif self.pos >= #list then
         self.write(string.format("(all %d stages shown: tr.%s holds the result; tr:back() goes back)", #list,
                                  list[#list].key))
         return
     end
     self.pos = self.pos + 1
-    if self.pos > self.computed then
-        local st = list[self.pos]
+    while self.computed < self.pos do
+        local st = list[self.computed + 1]
         rawset(self, st.key, st.compute(self))
-        self.computed = self.pos
+        self.computed = self.computed + 1
     end
     self:_show(self.pos)
 end
