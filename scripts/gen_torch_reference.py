@@ -1,6 +1,7 @@
 """Writes PyTorch's own random numbers to tests/data/torch/*.txt, for tests/c/test_rng.c (and torch.sum
 results to sum.txt, for tests/c/test_reduce.c; softmax and exp/log/tanh/sigmoid results to softmax.txt,
-for tests/c/test_softmax.c).
+for tests/c/test_softmax.c; the books' attention classes to attention.txt, for
+tests/lua/attention_nn_spec.lua, see torch_reference_attention.py).
 
 Run it through scripts/gen-torch-reference.sh (Debian's python3-torch, /usr/bin/python3).
 
@@ -20,6 +21,8 @@ import subprocess
 import sys
 
 import torch
+
+from torch_reference_attention import gen_attention
 
 SEEDS = [0, 5, 7, 42, 123, 789, 2**40 + 5]
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch")
@@ -430,6 +433,7 @@ def main():
     gen_dropout()
     gen_sum()
     gen_softmax()
+    gen_attention(write, f32s)
 
 
 if __name__ == "__main__":

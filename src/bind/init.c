@@ -60,6 +60,7 @@ static int open_all(lua_State *L)
     lt_open_ops(L, torch, methods);
     lt_open_random(L, torch, methods);
     lt_open_attention(L);
+    lt_open_fused(L);
     lua_pushnumber(L, HUGE_VAL);
     lua_setfield(L, torch, "inf");
     lua_pushnumber(L, NAN);

@@ -416,4 +416,7 @@ nn.functional = {
     dropout = function(x, p, training) return torch.dropout(x, p, training) end,
 }
 
+-- The books' attention classes (nn.SelfAttention_v1 ... nn.MLPAttention), built on the above.
+require("attn.attention_nn")(nn)
+
 return nn
