@@ -204,6 +204,7 @@ torch.manual_seed(0)
 mha = nn.MultiHeadedAttention(2, 8, 0.0)
 x = torch.rand(1, 3, 8)
 subsequent = torch.tril(torch.ones(1, 3, 3))    -- 1 = may see; 0 = hidden
+mha.use_fused = false                           -- staged, so that mha.attn holds the weights
 out = mha(x, x, x, subsequent)
 out.shape, mha.attn.shape
 --> torch.Size([1, 3, 8])	torch.Size([1, 2, 3, 3])]=])

@@ -4,6 +4,15 @@
  *      appears, against lua5.4 -i until "> " appears.
  *   2. torch.rand(1024, 768):matmul(torch.rand(768, 768)) through the Lua API (budget 1.5x) against
  *      the same cblas_sgemm call made directly from C.
+ *   3. Multi-head causal attention, the ch. 3 bonus workload (batch 8, 1024 tokens, 768 dims, 12 heads;
+ *      target: the whole forward on the fused path <= 2x its four projection GEMMs alone):
+ *      (a) the machine's cblas_sgemm rate on [8192,768]x[768,768]
+ *      (b) the four projection GEMMs alone (q, k, v, out), from C: the baseline
+ *      (c) attention.fused alone on the [8,12,1024,64] split-head views of q, k, v
+ *      (d) the whole forward on the fused path through the Lua API: projections, split, fused, merge,
+ *          out_proj (what nn.MultiHeadAttention does in eval mode)
+ *      (e) the staged path of the book's MultiHeadAttention.forward (scores, mask, softmax and weighted
+ *          sum materialised), the attention part alone and the whole forward
  *
  * Prints medians and ratios; never fails on time (timings are not tests). Run by scripts/bench.sh. */
 #include <cblas.h>
@@ -21,6 +30,7 @@
 #include <unistd.h>
 
 #include "attn_lua.h"
+#include "fused.h"
 
 static double now_ms(void)
 {
@@ -148,6 +158,138 @@ static double matmul_direct(int runs)
     return median(v, runs < 256 ? runs : 256);
 }
 
+/* ---- 3. multi-head causal attention ------------------------------------------------------------ */
+
+enum { MHA_B = 8, MHA_T = 1024, MHA_D = 768, MHA_H = 12 };
+
+/* The globals of the timed chunks: the input, the four nn.Linear layers (ch. 3's MultiHeadAttention
+ * with qkv_bias = false), q, k, v split into heads, and both forwards. The staged one is the book's
+ * MultiHeadAttention.forward line for line. */
+static const char MHA_SETUP[] =
+    "torch.manual_seed(123)\n"
+    "B, T, D, H = 8, 1024, 768, 12\n"
+    "DH = D // H\n"
+    "x = torch.rand(B, T, D)\n"
+    "W_query = nn.Linear(D, D, {bias = false})\n"
+    "W_key = nn.Linear(D, D, {bias = false})\n"
+    "W_value = nn.Linear(D, D, {bias = false})\n"
+    "out_proj = nn.Linear(D, D)\n"
+    "mask = torch.triu(torch.ones(T, T), 1):bool()\n"
+    "local function heads(t) return t:view(B, T, H, DH):transpose(2, 3) end\n"
+    "qh, kh, vh = heads(W_query(x)), heads(W_key(x)), heads(W_value(x))\n"
+    "function mha_fused(x)\n"
+    "    local q, k, v = heads(W_query(x)), heads(W_key(x)), heads(W_value(x))\n"
+    "    local context = attention.fused(q, k, v, {causal = true})\n"
+    "    return out_proj(context:transpose(2, 3):contiguous():view(B, T, D))\n"
+    "end\n"
+    "function attention_staged(q, k, v)\n"
+    "    local scores = q:matmul(k:transpose(3, 4))\n"
+    "    scores:masked_fill_(mask, -math.huge)\n"
+    "    local weights = torch.softmax(scores / math.sqrt(DH), -1)\n"
+    "    return weights:matmul(v)\n"
+    "end\n"
+    "function mha_staged(x)\n"
+    "    local q, k, v = heads(W_query(x)), heads(W_key(x)), heads(W_value(x))\n"
+    "    local context = attention_staged(q, k, v)\n"
+    "    return out_proj(context:transpose(2, 3):contiguous():view(B, T, D))\n"
+    "end\n";
+
+/* Median milliseconds of `runs` calls of the Lua expression src (after one warm-up call); the garbage
+ * of one call is collected before the next, outside the timing. */
+static double time_lua(lua_State *L, const char *src, int runs)
+{
+    double v[64];
+    if (runs > 64)
+        runs = 64;
+    if (luaL_loadstring(L, src) != LUA_OK)
+        goto fail;
+    int chunk = lua_gettop(L);
+    for (int i = -1; i < runs; i++) {
+        lua_gc(L, LUA_GCCOLLECT);
+        lua_pushvalue(L, chunk);
+        double t0 = now_ms();
+        if (lua_pcall(L, 0, 1, 0) != LUA_OK)
+            goto fail;
+        double t = now_ms() - t0;
+        lua_pop(L, 1);
+        if (i >= 0)
+            v[i] = t;
+    }
+    lua_pop(L, 1);
+    return median(v, runs);
+fail:
+    fprintf(stderr, "bench: %s\n", lua_tostring(L, -1));
+    return -1;
+}
+
+/* Median milliseconds of `calls` [8192,768]x[768,768]ᵀ sgemm calls in a row (nn.Linear's x·Wᵀ). */
+static double time_projections(int calls, int runs)
+{
+    const int m = MHA_B * MHA_T, k = MHA_D, n = MHA_D;
+    float *x = malloc(sizeof(float) * (size_t)m * k), *w = malloc(sizeof(float) * (size_t)n * k);
+    float *y = malloc(sizeof(float) * (size_t)m * n);
+    double v[64];
+    if (!x || !w || !y)
+        return -1;
+    for (long i = 0; i < (long)m * k; i++)
+        x[i] = (float)rand() / (float)RAND_MAX;
+    for (long i = 0; i < (long)n * k; i++)
+        w[i] = (float)rand() / (float)RAND_MAX - 0.5f;
+    for (int i = -1; i < runs && i < 64; i++) {
+        double t0 = now_ms();
+        for (int c = 0; c < calls; c++)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, x, k, w, k, 0.0f, y, n);
+        double t = now_ms() - t0;
+        if (i >= 0)
+            v[i] = t;
+    }
+    free(x);
+    free(w);
+    free(y);
+    return median(v, runs < 64 ? runs : 64);
+}
+
+static void attention_workload(int runs)
+{
+    const double T = MHA_T, D = MHA_D;
+    const double proj_gflop = 2.0 * MHA_B * T * D * D / 1e9;                /* one projection */
+    const double causal_gflop = 2.0 * 2.0 * MHA_B * D * (T * (T + 1) / 2) / 1e9; /* q·kᵀ and w·v, unmasked */
+    lua_State *L = luaL_newstate();
+    if (attn_open(L) != LUA_OK || luaL_dostring(L, MHA_SETUP) != LUA_OK) {
+        fprintf(stderr, "bench: %s\n", lua_tostring(L, -1));
+        return;
+    }
+    printf("\nmulti-head causal attention, batch %d, %d tokens, %d dims, %d heads (ch. 3 bonus)\n", MHA_B, MHA_T,
+           MHA_D, MHA_H);
+    double one = time_projections(1, runs);
+    double base = time_projections(4, runs);
+    double fused = time_lua(L, "return attention.fused(qh, kh, vh, {causal = true})", runs);
+    attn_fused_config(1, 0, 0);
+    double fused1 = time_lua(L, "return attention.fused(qh, kh, vh, {causal = true})", runs);
+    attn_fused_config(0, 0, 0);
+    double whole = time_lua(L, "return mha_fused(x)", runs);
+    int slow_runs = runs > 5 ? 5 : runs;
+    double staged = time_lua(L, "return attention_staged(qh, kh, vh)", slow_runs);
+    double whole_staged = time_lua(L, "return mha_staged(x)", slow_runs);
+    lua_close(L);
+
+    printf("  (a) cblas_sgemm [8192,768]x[768,768]      %8.1f ms  %6.1f GFLOP/s  (the machine's rate)\n", one,
+           proj_gflop / one * 1e3);
+    printf("  (b) four projection GEMMs alone           %8.1f ms  %6.1f GFLOP/s  1.00x  (baseline)\n", base,
+           4 * proj_gflop / base * 1e3);
+    printf("  (c) attention.fused [8,12,1024,64] causal %8.1f ms  %6.1f GFLOP/s  %.2fx  (1 thread: %.1f ms)\n",
+           fused, causal_gflop / fused * 1e3, fused / base, fused1);
+    printf("  (d) whole forward, fused path             %8.1f ms  %6.1f GFLOP/s  %.2fx  (target <= 2x: %s)\n",
+           whole, (4 * proj_gflop + causal_gflop) / whole * 1e3, whole / base, whole <= 2 * base ? "met" : "NOT met");
+    printf("  (e) staged attention alone                %8.1f ms  %6.1f GFLOP/s  %.2fx\n", staged,
+           causal_gflop / staged * 1e3, staged / base);
+    printf("      whole forward, staged path            %8.1f ms  %6.1f GFLOP/s  %.2fx\n", whole_staged,
+           (4 * proj_gflop + causal_gflop) / whole_staged * 1e3, whole_staged / base);
+    printf("  (GFLOP/s count the unmasked half of the causal attention, %.1f GFLOP, and %.1f GFLOP per\n"
+           "   projection; medians of %d runs, %d for the staged path; OpenBLAS threads: %d)\n",
+           causal_gflop, proj_gflop, runs, slow_runs, openblas_get_num_threads());
+}
+
 int main(int argc, char **argv)
 {
     const char *attn = argc > 1 ? argv[1] : "./attn";
@@ -165,5 +307,7 @@ int main(int argc, char **argv)
     printf("[1024,768]x[768,768]   attn %6.2f ms   cblas_sgemm %6.2f ms   ratio %.2fx   (budget 1.5x: %s)\n",
            m_attn, m_direct, ratio, ratio > 0 && ratio <= 1.5 ? "within" : "OVER");
     printf("(medians of %d runs; OpenBLAS threads: %d)\n", runs, openblas_get_num_threads());
+
+    attention_workload(9);
     return 0;
 }
