@@ -139,8 +139,9 @@ weights[2]
 def("attention.trace", "attention.trace{x = | q =, k =, v = | module =, x = [, tokens =, ...]}", [=[
 A stepper through the stages of attention. tr:step() computes the next stage and prints it: its
 number, name and formula on one line with the shape, then the matrix, with the tokens as row and
-column labels; weights are drawn as a heatmap. tr:step(i) goes to stage i (so a lesson step that shows
-it can be run again). tr:run() shows the rest, tr:back() shows the previous
+column labels; weights are drawn as a heatmap. tr:step("weights") (a field name or a number) goes to
+that stage, computing without printing the ones before it, so repeating it shows the same stage again.
+tr:run() shows the rest, tr:back() shows the previous
 stage again (nothing is recomputed, so dropout stays as drawn), and each stage's tensor stays in a field:
 tr.scores, tr.weights, tr.context, ... Printing tr shows where you are. Three kinds: {x = inputs} is
 §3.3's attention without weights (ω = X·Xᵀ, α = softmax(ω), Z = α·X); {q =, k =, v =} takes the

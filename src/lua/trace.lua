@@ -6,8 +6,8 @@
 --   tr = attention.trace{module = m, x = batch [, tokens =]}   the book's attention classes
 --   (options: write = f receives each piece of output, a string without the final newline; the
 --    default prints it; color = true/false overrides the REPL's choice)
---   tr:step()   computes the next stage and prints it: "[i/N] name  formula  shape [..]", the matrix;
---               tr:step(i) goes to stage i (computing the ones before it)
+--   tr:step()   computes the next stage and prints it: "[i/N] name  formula  shape [..]", the matrix
+--   tr:step(s)  goes to stage s (number or field name, e.g. "weights") and prints it
 --   tr:run()    the remaining stages;  tr:back()  shows the previous stage again (nothing recomputed)
 --   tr.scores, tr.weights, tr.context, ...   each stage's tensor, once it has been computed
 --
@@ -379,17 +379,37 @@ function Trace:_show(i)
     self.write(table.concat(out, "\n"))
 end
 
---- tr:step() computes the next stage (if it has not been computed yet) and prints it. tr:step(i) goes to
---- stage i, computing the ones before it first: a lesson step that shows stage i can be run again.
-function Trace:step(i)
+-- The number of the stage `which` names: its number, or its field name ("weights", "split", ...).
+local function stage_index(list, which)
+    if math.type(which) == "float" and which == math.floor(which) then which = math.tointeger(which) end
+    if math.type(which) == "integer" and which >= 1 and which <= #list then return which end
+    local names = {}
+    for i, st in ipairs(list) do
+        if st.key == which then return i end
+        names[i] = st.key
+    end
+    fail("no stage " .. (type(which) == "string" and string.format("%q", which) or tostring(which)) ..
+         ": give 1.." .. #list .. " or one of " .. table.concat(names, ", "))
+end
+
+--- tr:step() computes the next stage (if it has not been computed yet) and prints it.
+--- tr:step(which) goes to stage `which` (a number or a field name such as "weights"), computing the
+--- stages before it that are not computed yet, without printing them, and prints it: showing a stage
+--- again this way is the same however often it is done (a lesson step that is repeated).
+function Trace:step(which)
     local list = self._stages
-    if i ~= nil then
-        if math.type(i) == "float" and i == math.floor(i) then i = math.tointeger(i) end
-        if math.type(i) ~= "integer" or i < 1 or i > #list then
-            fail(string.format("step: the stage must be a whole number from 1 to %d, got %s", #list, tostring(i)), 3)
+    if which ~= nil then
+        local i = stage_index(list, which)
+        while self.computed < i do
+            local st = list[self.computed + 1]
+            rawset(self, st.key, st.compute(self))
+            self.computed = self.computed + 1
         end
-        self.pos = i - 1
-    elseif self.pos >= #list then
+        self.pos = i
+        self:_show(i)
+        return
+    end
+    if self.pos >= #list then
         self.write(string.format("(all %d stages shown: tr.%s holds the result; tr:back() goes back)", #list,
                                  list[#list].key))
         return

@@ -229,25 +229,23 @@ tensor([[0.4421, 0.5931, 0.5790],
         assert.matches("^%(this is the first stage%)\n%[1/3%] scores", text())
     end)
 
-    it("step(i) goes to stage i, computing the stages before it once, and can be repeated", function()
+    it("step(which) goes to a stage by name or number, computing the ones before it silently", function()
         local tr, text = traced{x = inputs, tokens = TOKENS}
-        tr:step(2)
+        tr:step("weights")
         assert.are.same({"2/3 weights"}, headers(text()))
-        local scores, w = tr.scores, tr.weights
-        assert.is_true(torch.equal(w, attention.softmax(attention.scores(inputs, inputs))))
-        tr:step(2)
+        assert.is_true(torch.is_tensor(tr.scores)) -- computed on the way, not printed
+        local w = tr.weights
+        tr:step("weights")                         -- again: the same stage, nothing recomputed
         assert.are.same({"2/3 weights"}, headers(text()))
-        assert.are.equal(w, tr.weights) -- not recomputed
-        tr:step(1.0)
+        assert.are.equal(w, tr.weights)
+        tr:step(1)
         assert.are.same({"1/3 scores"}, headers(text()))
-        assert.are.equal(scores, tr.scores)
         tr:step()
         assert.are.same({"2/3 weights"}, headers(text()))
-        for _, bad in ipairs({0, 4, 1.5, -1}) do
-            assert.matches("attention.trace: step: the stage must be a whole number from 1 to 3, got",
-                           error_of(tr.step, tr, bad), 1, true)
-        end
-        assert.matches("attention.trace: step: the stage must be", error_of(tr.step, tr, "2"), 1, true)
+        assert.matches('no stage "alpha": give 1..3 or one of scores, weights, context',
+                       error_of(tr.step, tr, "alpha"), 1, true)
+        assert.matches("no stage 4", error_of(tr.step, tr, 4), 1, true)
+        assert.matches("no stage 1.5", error_of(tr.step, tr, 1.5), 1, true)
     end)
 
     it("works without tokens, and on a batch [b, n, d] one matrix per batch item", function()
