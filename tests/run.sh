@@ -81,6 +81,8 @@ lessons=$(ls lessons/*.lua 2>/dev/null)
 if [ -n "$lessons" ]; then
     # shellcheck disable=SC2086  # one argument per lesson file
     run_suite "lessons" ./attn --check --tap $lessons
+    run_suite "lessons-asan" build/asan/attn --check --tap $lessons
+    run_suite "book-tensors" sh tests/lessons/test_book_tensors.sh ./attn
 else
     echo "  lessons                   none yet"
 fi
