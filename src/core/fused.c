@@ -258,8 +258,9 @@ static void *worker(void *arg)
         long long t = atomic_fetch_add(&p->next, 1);
         if (t >= p->ntasks)
             break;
-        /* longest first: all batch·heads of the last query block, then the one before, ... */
-        if (run_task(w, t % p->batches, p->nqb - 1 - t / p->batches)) {
+        /* one batch·head after the other, so that its k and v stay in cache for all its query blocks
+         * (taken longest first: causal blocks near the end see the most keys) */
+        if (run_task(w, t / p->nqb, p->nqb - 1 - t % p->nqb)) {
             w->failed = 1;
             atomic_store(&p->stop, 1);
             break;
