@@ -5,6 +5,9 @@
 #include <lualib.h>
 #include <math.h>
 #include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "attn_lua.h"
 #include "bind.h"
@@ -17,6 +20,20 @@ static void use_lua_allocator(lua_State *L)
     void *ud;
     lua_Alloc f = lua_getallocf(L, &ud);
     attn_set_allocator((attn_alloc_fn)f, ud);
+}
+
+/* A forward pass frees tensors of tens of MB and allocates the same sizes again, every call. By default
+ * glibc gives freed memory back to the kernel once twice its mmap threshold is free at the top of the
+ * heap, and the next tensor takes a page fault per 4 KB: nn.Linear(768, 768) on [8, 1024, 768] took
+ * 107 ms instead of 70 ms, the ch. 3 multi-head forward ~540 ms instead of ~440 ms. Keep up to 256 MB
+ * of freed memory, and serve blocks up to 32 MB (the largest glibc allows here, which its adaptive
+ * threshold also reaches) from the heap. */
+static void keep_freed_memory(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+#endif
 }
 
 static int load_embedded(lua_State *L)
@@ -49,6 +66,7 @@ static int open_all(lua_State *L)
 {
     luaL_openlibs(L);
     use_lua_allocator(L);
+    keep_freed_memory();
 
     lua_newtable(L);
     int torch = lua_gettop(L);

@@ -11,8 +11,10 @@
  *      (c) attention.fused alone on the [8,12,1024,64] split-head views of q, k, v
  *      (d) the whole forward on the fused path through the Lua API: projections, split, fused, merge,
  *          out_proj (what nn.MultiHeadAttention does in eval mode)
- *      (e) the staged path of the book's MultiHeadAttention.forward (scores, mask, softmax and weighted
- *          sum materialised), the attention part alone and the whole forward
+ *      (e) the staged path (scores, mask, softmax and weighted sum materialised, as the book's
+ *          MultiHeadAttention.forward), the attention part alone
+ *      (f) nn.MultiHeadAttention(768, 768, 1024, 0.0, 12) forward in eval mode: as it comes (fused) and
+ *          with use_fused = false (staged, through the attention.* stages)
  *
  * Prints medians and ratios; never fails on time (timings are not tests). Run by scripts/bench.sh. */
 #include <cblas.h>
@@ -188,105 +190,132 @@ static const char MHA_SETUP[] =
     "    local weights = torch.softmax(scores / math.sqrt(DH), -1)\n"
     "    return weights:matmul(v)\n"
     "end\n"
-    "function mha_staged(x)\n"
-    "    local q, k, v = heads(W_query(x)), heads(W_key(x)), heads(W_value(x))\n"
-    "    local context = attention_staged(q, k, v)\n"
-    "    return out_proj(context:transpose(2, 3):contiguous():view(B, T, D))\n"
-    "end\n";
+    "mha = nn.MultiHeadAttention(D, D, T, 0.0, H):eval()\n"
+    "mha_staged = nn.MultiHeadAttention(D, D, T, 0.0, H):eval()\n"
+    "mha_staged.use_fused = false\n";
 
-/* Median milliseconds of `runs` calls of the Lua expression src (after one warm-up call); the garbage
- * of one call is collected before the next, outside the timing. */
-static double time_lua(lua_State *L, const char *src, int runs)
+/* Milliseconds of one call of the chunk at stack index `chunk`, its result dropped; the garbage of
+ * earlier calls is collected first, outside the timing. -1 on an error. */
+static double lua_once(lua_State *L, int chunk)
 {
-    double v[64];
-    if (runs > 64)
-        runs = 64;
-    if (luaL_loadstring(L, src) != LUA_OK)
-        goto fail;
-    int chunk = lua_gettop(L);
-    for (int i = -1; i < runs; i++) {
-        lua_gc(L, LUA_GCCOLLECT);
-        lua_pushvalue(L, chunk);
-        double t0 = now_ms();
-        if (lua_pcall(L, 0, 1, 0) != LUA_OK)
-            goto fail;
-        double t = now_ms() - t0;
+    lua_gc(L, LUA_GCCOLLECT);
+    lua_pushvalue(L, chunk);
+    double t0 = now_ms();
+    if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+        fprintf(stderr, "bench: %s\n", lua_tostring(L, -1));
         lua_pop(L, 1);
-        if (i >= 0)
-            v[i] = t;
+        return -1;
     }
+    double t = now_ms() - t0;
     lua_pop(L, 1);
-    return median(v, runs);
-fail:
-    fprintf(stderr, "bench: %s\n", lua_tostring(L, -1));
-    return -1;
+    return t;
 }
 
-/* Median milliseconds of `calls` [8192,768]x[768,768]ᵀ sgemm calls in a row (nn.Linear's x·Wᵀ). */
-static double time_projections(int calls, int runs)
+/* Milliseconds of `calls` [8192,768]x[768,768]ᵀ sgemm calls in a row (nn.Linear's x·Wᵀ) into y. */
+static double projections_once(const float *x, const float *w, float *y, int calls)
 {
     const int m = MHA_B * MHA_T, k = MHA_D, n = MHA_D;
-    float *x = malloc(sizeof(float) * (size_t)m * k), *w = malloc(sizeof(float) * (size_t)n * k);
-    float *y = malloc(sizeof(float) * (size_t)m * n);
-    double v[64];
-    if (!x || !w || !y)
-        return -1;
-    for (long i = 0; i < (long)m * k; i++)
-        x[i] = (float)rand() / (float)RAND_MAX;
-    for (long i = 0; i < (long)n * k; i++)
-        w[i] = (float)rand() / (float)RAND_MAX - 0.5f;
-    for (int i = -1; i < runs && i < 64; i++) {
-        double t0 = now_ms();
-        for (int c = 0; c < calls; c++)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, x, k, w, k, 0.0f, y, n);
-        double t = now_ms() - t0;
-        if (i >= 0)
-            v[i] = t;
-    }
-    free(x);
-    free(w);
-    free(y);
-    return median(v, runs < 64 ? runs : 64);
+    double t0 = now_ms();
+    for (int c = 0; c < calls; c++)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, x, k, w, k, 0.0f, y, n);
+    return now_ms() - t0;
 }
 
+enum { T_SGEMM, T_BASE, T_FUSED, T_FUSED_AGAIN, T_FUSED1, T_WHOLE, T_MODULE, T_STAGED, T_MODULE_STAGED, NTIMES };
+
+/* The timed Lua chunks, by T_ index (NULL: timed from C). */
+static const char *const MHA_CHUNKS[NTIMES] = {
+    [T_FUSED] = "return attention.fused(qh, kh, vh, {causal = true})",
+    [T_FUSED_AGAIN] = "return attention.fused(qh, kh, vh, {causal = true})",
+    [T_FUSED1] = "return attention.fused(qh, kh, vh, {causal = true})",
+    [T_WHOLE] = "return mha_fused(x)",
+    [T_MODULE] = "return mha(x)",
+    [T_STAGED] = "return attention_staged(qh, kh, vh)",
+    [T_MODULE_STAGED] = "return mha_staged(x)",
+};
+
+/* The machine is shared and its load changes from second to second, so the measurements are taken in
+ * rounds, one of each per round: a burst of load slows all of them alike, and the ratios hold. The
+ * staged path (seconds per call) gets its own, fewer rounds. attention.fused is timed twice: right after
+ * the projection GEMMs, as in a forward pass (OpenBLAS's idle worker still polls for ~0.1 s after a
+ * multi-threaded sgemm and shares the two cores with fused's threads), and once more right after. */
 static void attention_workload(int runs)
 {
     const double T = MHA_T, D = MHA_D;
-    const double proj_gflop = 2.0 * MHA_B * T * D * D / 1e9;                /* one projection */
+    const double proj_gflop = 2.0 * MHA_B * T * D * D / 1e9;                     /* one projection */
     const double causal_gflop = 2.0 * 2.0 * MHA_B * D * (T * (T + 1) / 2) / 1e9; /* q·kᵀ and w·v, unmasked */
+    const double whole_gflop = 4 * proj_gflop + causal_gflop;
+    const int slow_runs = runs > 3 ? 3 : runs;
+    double v[NTIMES][64], med[NTIMES];
+    int chunk[NTIMES] = {0};
+    if (runs > 64)
+        runs = 64;
+
+    size_t xs = (size_t)MHA_B * MHA_T * MHA_D, ws = (size_t)MHA_D * MHA_D;
+    float *x = malloc(sizeof(float) * xs), *w = malloc(sizeof(float) * ws), *y = malloc(sizeof(float) * xs);
     lua_State *L = luaL_newstate();
-    if (attn_open(L) != LUA_OK || luaL_dostring(L, MHA_SETUP) != LUA_OK) {
-        fprintf(stderr, "bench: %s\n", lua_tostring(L, -1));
+    if (!x || !w || !y || attn_open(L) != LUA_OK || luaL_dostring(L, MHA_SETUP) != LUA_OK) {
+        fprintf(stderr, "bench: %s\n", x && w && y ? lua_tostring(L, -1) : "out of memory");
         return;
     }
+    for (size_t i = 0; i < xs; i++)
+        x[i] = (float)rand() / (float)RAND_MAX;
+    for (size_t i = 0; i < ws; i++)
+        w[i] = (float)rand() / (float)RAND_MAX - 0.5f;
+    for (int t = 0; t < NTIMES; t++)
+        if (MHA_CHUNKS[t]) {
+            if (luaL_loadstring(L, MHA_CHUNKS[t]) != LUA_OK) {
+                fprintf(stderr, "bench: %s\n", lua_tostring(L, -1));
+                return;
+            }
+            chunk[t] = lua_gettop(L);
+        }
+
+    for (int r = -1; r < runs; r++) { /* round -1 warms up */
+        int i = r < 0 ? 0 : r;
+        v[T_SGEMM][i] = projections_once(x, w, y, 1);
+        v[T_BASE][i] = projections_once(x, w, y, 4);
+        v[T_FUSED][i] = lua_once(L, chunk[T_FUSED]);
+        v[T_FUSED_AGAIN][i] = lua_once(L, chunk[T_FUSED_AGAIN]);
+        attn_fused_config(1, 0, 0);
+        v[T_FUSED1][i] = lua_once(L, chunk[T_FUSED1]);
+        attn_fused_config(0, 0, 0);
+        v[T_WHOLE][i] = lua_once(L, chunk[T_WHOLE]);
+        v[T_MODULE][i] = lua_once(L, chunk[T_MODULE]);
+    }
+    for (int r = 0; r < slow_runs; r++) {
+        v[T_STAGED][r] = lua_once(L, chunk[T_STAGED]);
+        v[T_MODULE_STAGED][r] = lua_once(L, chunk[T_MODULE_STAGED]);
+    }
+    lua_close(L);
+    free(x);
+    free(w);
+    free(y);
+    for (int t = 0; t < NTIMES; t++)
+        med[t] = median(v[t], t == T_STAGED || t == T_MODULE_STAGED ? slow_runs : runs);
+
+    double base = med[T_BASE];
     printf("\nmulti-head causal attention, batch %d, %d tokens, %d dims, %d heads (ch. 3 bonus)\n", MHA_B, MHA_T,
            MHA_D, MHA_H);
-    double one = time_projections(1, runs);
-    double base = time_projections(4, runs);
-    double fused = time_lua(L, "return attention.fused(qh, kh, vh, {causal = true})", runs);
-    attn_fused_config(1, 0, 0);
-    double fused1 = time_lua(L, "return attention.fused(qh, kh, vh, {causal = true})", runs);
-    attn_fused_config(0, 0, 0);
-    double whole = time_lua(L, "return mha_fused(x)", runs);
-    int slow_runs = runs > 5 ? 5 : runs;
-    double staged = time_lua(L, "return attention_staged(qh, kh, vh)", slow_runs);
-    double whole_staged = time_lua(L, "return mha_staged(x)", slow_runs);
-    lua_close(L);
-
-    printf("  (a) cblas_sgemm [8192,768]x[768,768]      %8.1f ms  %6.1f GFLOP/s  (the machine's rate)\n", one,
-           proj_gflop / one * 1e3);
+    printf("  (a) cblas_sgemm [8192,768]x[768,768]      %8.1f ms  %6.1f GFLOP/s  (the machine's rate)\n",
+           med[T_SGEMM], proj_gflop / med[T_SGEMM] * 1e3);
     printf("  (b) four projection GEMMs alone           %8.1f ms  %6.1f GFLOP/s  1.00x  (baseline)\n", base,
            4 * proj_gflop / base * 1e3);
-    printf("  (c) attention.fused [8,12,1024,64] causal %8.1f ms  %6.1f GFLOP/s  %.2fx  (1 thread: %.1f ms)\n",
-           fused, causal_gflop / fused * 1e3, fused / base, fused1);
+    printf("  (c) attention.fused [8,12,1024,64] causal %8.1f ms  %6.1f GFLOP/s  %.2fx  (right after (b))\n",
+           med[T_FUSED], causal_gflop / med[T_FUSED] * 1e3, med[T_FUSED] / base);
+    printf("      the same call again, right after      %8.1f ms  %6.1f GFLOP/s  %.2fx  (1 thread: %.1f ms)\n",
+           med[T_FUSED_AGAIN], causal_gflop / med[T_FUSED_AGAIN] * 1e3, med[T_FUSED_AGAIN] / base, med[T_FUSED1]);
     printf("  (d) whole forward, fused path             %8.1f ms  %6.1f GFLOP/s  %.2fx  (target <= 2x: %s)\n",
-           whole, (4 * proj_gflop + causal_gflop) / whole * 1e3, whole / base, whole <= 2 * base ? "met" : "NOT met");
-    printf("  (e) staged attention alone                %8.1f ms  %6.1f GFLOP/s  %.2fx\n", staged,
-           causal_gflop / staged * 1e3, staged / base);
-    printf("      whole forward, staged path            %8.1f ms  %6.1f GFLOP/s  %.2fx\n", whole_staged,
-           (4 * proj_gflop + causal_gflop) / whole_staged * 1e3, whole_staged / base);
+           med[T_WHOLE], whole_gflop / med[T_WHOLE] * 1e3, med[T_WHOLE] / base,
+           med[T_WHOLE] <= 2 * base ? "met" : "NOT met");
+    printf("  (e) staged attention alone                %8.1f ms  %6.1f GFLOP/s  %.2fx\n", med[T_STAGED],
+           causal_gflop / med[T_STAGED] * 1e3, med[T_STAGED] / base);
+    printf("  (f) nn.MultiHeadAttention eval (fused)    %8.1f ms  %6.1f GFLOP/s  %.2fx\n", med[T_MODULE],
+           whole_gflop / med[T_MODULE] * 1e3, med[T_MODULE] / base);
+    printf("      the same, use_fused = false (staged)  %8.1f ms  %6.1f GFLOP/s  %.2fx\n", med[T_MODULE_STAGED],
+           whole_gflop / med[T_MODULE_STAGED] * 1e3, med[T_MODULE_STAGED] / base);
     printf("  (GFLOP/s count the unmasked half of the causal attention, %.1f GFLOP, and %.1f GFLOP per\n"
-           "   projection; medians of %d runs, %d for the staged path; OpenBLAS threads: %d)\n",
+           "   projection; medians of %d rounds, %d for the staged path; OpenBLAS threads: %d)\n",
            causal_gflop, proj_gflop, runs, slow_runs, openblas_get_num_threads());
 }
 
