@@ -1,6 +1,9 @@
 """Writes PyTorch's own random numbers to tests/data/torch/*.txt, for tests/c/test_rng.c (and torch.sum
 results to sum.txt, for tests/c/test_reduce.c; softmax and exp/log/tanh/sigmoid results to softmax.txt,
-for tests/c/test_softmax.c).
+for tests/c/test_softmax.c; the books' attention classes to attention.txt, for
+tests/lua/attention_nn_spec.lua, see torch_reference_attention.py; layer_norm, gelu, silu, erf, sin and
+cos to layers.txt, for tests/c/test_layers.c, and seed 002's Transformer layers to transformer.txt,
+for tests/lua/transformer_spec.lua, see torch_reference_layers.py).
 
 Run it through scripts/gen-torch-reference.sh (Debian's python3-torch, /usr/bin/python3).
 
@@ -20,6 +23,9 @@ import subprocess
 import sys
 
 import torch
+
+from torch_reference_attention import gen_attention
+from torch_reference_layers import gen_layers, gen_transformer
 
 SEEDS = [0, 5, 7, 42, 123, 789, 2**40 + 5]
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch")
@@ -430,6 +436,11 @@ def main():
     gen_dropout()
     gen_sum()
     gen_softmax()
+    gen_attention(write, f32s)
+    # oneDNN picks its gelu kernel by the CPU (another one on AVX-512 machines); attn follows the AVX2 one
+    assert cpu_capability() == "AVX2", "layers.txt and transformer.txt need an AVX2 (not AVX-512) machine"
+    gen_layers(write, f32s)
+    gen_transformer(write, f32s)
 
 
 if __name__ == "__main__":

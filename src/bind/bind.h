@@ -62,6 +62,8 @@ void lt_open_views(lua_State *L, int torch, int methods);   /* bind/views.c */
 void lt_open_ops(lua_State *L, int torch, int methods);     /* bind/ops.c */
 void lt_open_random(lua_State *L, int torch, int methods);  /* bind/random.c */
 void lt_open_attention(lua_State *L);                        /* bind/attention.c: the global `attention` */
+void lt_open_fused(lua_State *L);                           /* bind/fused.c: attention.fused */
+void lt_open_layers(lua_State *L, int torch, int methods);  /* bind/layers.c */
 /* Registers f both as torch.name and as the tensor method name. */
 void lt_register(lua_State *L, int torch, int methods, const luaL_Reg *fns);
 

@@ -60,6 +60,8 @@ static int open_all(lua_State *L)
     lt_open_ops(L, torch, methods);
     lt_open_random(L, torch, methods);
     lt_open_attention(L);
+    lt_open_fused(L);
+    lt_open_layers(L, torch, methods);
     lua_pushnumber(L, HUGE_VAL);
     lua_setfield(L, torch, "inf");
     lua_pushnumber(L, NAN);

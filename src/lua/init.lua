@@ -3,6 +3,7 @@
 -- (the C stages plus attention.forward, trace, heatmap), help and lesson (the library lessons/*.lua
 -- are written with).
 nn = require("attn.nn")
+require("attn.transformer") -- adds the Transformer's layers to nn
 torch.nn = nn
 attention = require("attn.attention")
 help = require("attn.help")

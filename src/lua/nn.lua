@@ -411,9 +411,57 @@ end
 
 nn.ModuleList = ModuleList
 
+-- ---- copying -------------------------------------------------------------------------------------
+
+local function copy_value(v, memo)
+    if memo[v] ~= nil then
+        return memo[v]
+    end
+    local c = v
+    if torch.is_tensor(v) then
+        c = v:clone()
+        is_parameter[c] = is_parameter[v]
+        is_buffer[c] = is_buffer[v]
+    elseif is_module(v) then
+        c = setmetatable({[ORDER] = {}}, getmetatable(v))
+        memo[v] = c
+        for _, k in ipairs(rawget(v, ORDER)) do -- assignment order, so the copy registers as the original
+            if rawget(v, k) ~= nil and rawget(c, k) == nil then
+                c[k] = copy_value(rawget(v, k), memo)
+            end
+        end
+        for k, x in pairs(v) do -- the rest: "training", ModuleList entries
+            if k ~= ORDER and rawget(c, k) == nil then
+                rawset(c, k, copy_value(x, memo))
+            end
+        end
+    elseif type(v) == "table" and getmetatable(v) == nil then
+        c = {}
+        memo[v] = c
+        for k, x in pairs(v) do
+            c[k] = copy_value(x, memo)
+        end
+    end
+    memo[v] = c
+    return c
+end
+
+--- nn.deepcopy(m) — Python's copy.deepcopy(m): a new module with copies of every child module, parameter
+--- and buffer (equal values, separate storage), in the same registration order. Modules or tensors
+--- reached twice are copied once; functions and classes are shared.
+function nn.deepcopy(m)
+    if not is_module(m) then
+        error("deepcopy: expected a module, got " .. (torch.is_tensor(m) and "a tensor (use t:clone())" or type(m)), 2)
+    end
+    return copy_value(m, {})
+end
+
 nn.functional = {
     softmax = function(x, dim) return torch.softmax(x, dim) end,
     dropout = function(x, p, training) return torch.dropout(x, p, training) end,
 }
+
+-- The books' attention classes (nn.SelfAttention_v1 ... nn.MLPAttention), built on the above.
+require("attn.attention_nn")(nn)
 
 return nn

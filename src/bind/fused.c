@@ -1,0 +1,73 @@
+/* fused.c (bindings) — attention.fused(q, k, v [, {causal = false, scale = 1/sqrt(d)}]), the one-pass
+ * attention of src/core/fused.c, added to the global `attention` table (made here if it is not there
+ * yet; the stage operations live in the same table). */
+#include <math.h>
+#include <string.h>
+
+#include "bind.h"
+#include "fused.h"
+
+#define FN "attention.fused"
+
+/* The options table at idx: {causal = boolean, scale = number}; a misspelt key is an error, since a
+ * silently ignored {casual = true} would give a different answer. */
+static void read_options(lua_State *L, int idx, int *causal, double *scale)
+{
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            lt_error(L, FN ": options are named {causal = ..., scale = ...}, got a key %s", lt_typename(L, -1));
+        const char *key = lua_tostring(L, -1);
+        if (strcmp(key, "causal") != 0 && strcmp(key, "scale") != 0)
+            lt_error(L, FN ": unknown option '%s' (the options are causal and scale)", key);
+    }
+    int t = lua_getfield(L, idx, "causal");
+    if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+        lt_error(L, FN ": option causal must be true or false, got %s", lt_typename(L, -1));
+    *causal = lua_toboolean(L, -1);
+    t = lua_getfield(L, idx, "scale");
+    if (t != LUA_TNIL) {
+        if (t != LUA_TNUMBER)
+            lt_error(L, FN ": option scale must be a number, got %s", lt_typename(L, -1));
+        *scale = lua_tonumber(L, -1);
+        if (isnan(*scale))
+            lt_error(L, FN ": option scale must be a number, got nan");
+    }
+    lua_pop(L, 2);
+}
+
+static int f_fused(lua_State *L)
+{
+    attn_tensor *q = lt_check(L, 1, FN, "q"), *k = lt_check(L, 2, FN, "k"), *v = lt_check(L, 3, FN, "v");
+    int causal = 0;
+    double scale = NAN;
+    if (!lua_isnoneornil(L, 4)) {
+        if (!lt_is_options(L, 4))
+            return lt_error(L, FN ": argument 4 must be an options table {causal = ..., scale = ...}, got %s",
+                            lt_typename(L, 4));
+        read_options(L, 4, &causal, &scale);
+    }
+    if (lua_gettop(L) > 4)
+        return lt_error(L, FN ": expected q, k, v and an options table, got %d arguments", lua_gettop(L));
+    attn_error err;
+    attn_tensor **slot = lt_newslot(L);
+    return lt_finish(L, slot, attn_fused(q, k, v, causal, scale, &err), &err);
+}
+
+static const luaL_Reg fused_fns[] = {
+    {"fused", f_fused},
+    {NULL, NULL}
+};
+
+void lt_open_fused(lua_State *L)
+{
+    if (lua_getglobal(L, "attention") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setglobal(L, "attention");
+    }
+    luaL_setfuncs(L, fused_fns, 0);
+    lua_pop(L, 1);
+}

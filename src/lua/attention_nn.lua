@@ -1,0 +1,494 @@
+-- attention_nn.lua — the books' attention classes, ready-made as nn modules (fields of nn):
+--   seed 004 (LLMs from scratch, ch. 3): SelfAttention_v1, SelfAttention_v2, CausalAttention,
+--     MultiHeadAttentionWrapper, MultiHeadAttention;
+--   seed 002 (the annotated transformer): MultiHeadedAttention: four Linear layers, mask == 0 -> -1e9;
+--   seed 001 (d2l): DotProductAttention and MLPAttention, with valid lengths masked with -1e6.
+-- Each keeps its Python original's constructor arguments (keywords become a trailing options table),
+-- field names, parameter registration order and initialisation, so after the same torch.manual_seed
+-- it computes the book's numbers.
+--
+-- Every forward computes attention in attend(), which takes one of two paths:
+--   staged  scores, scale, mask, softmax, dropout, weighted sum, one operation each; the weights stay
+--           in m.last_weights (and in m.attn for the annotated transformer, whose field it is);
+--   fused   attention.fused(q, k, v, {causal = ...}): one pass that never holds the score matrix,
+--           taken whenever it computes the same thing: no dropout (eval mode or p = 0), the causal
+--           mask or none, plain dot-product scores, and m.use_fused not set to false.
+-- nn.lua calls this file's function with nn once nn.Module, nn.Linear and nn.Dropout exist.
+
+local torch = torch
+
+return function(nn)
+
+-- The stage operations: the global table `attention`, which the C core fills before any Lua runs.
+-- Kept here so that a user's global named `attention` cannot break the classes.
+local A = assert(rawget(_G, "attention"), "attn.attention_nn: the C attention stages must be opened first")
+
+-- ---- arguments and checks ---------------------------------------------------------------------------
+-- Errors carry the position of the user's line, as Lua's own errors do: fail skips the frames of
+-- attn's embedded library (this file, nn.lua) between it and the code that called the class.
+local function fail(fmt, ...)
+    local level = 2
+    while true do
+        local info = debug.getinfo(level, "S")
+        if info == nil or not info.source:find("^=%[attn%]/") then
+            break
+        end
+        level = level + 1
+    end
+    error(string.format(fmt, ...), level)
+end
+
+-- A tensor's sizes as a Lua list, and as text: [2, 6, 3].
+local function sizes(t)
+    local out = {}
+    for i = 1, t.ndim do out[i] = t.shape[i] end
+    return out
+end
+
+local function dims(t)
+    return "[" .. table.concat(sizes(t), ", ") .. "]"
+end
+
+local function describe(v)
+    if torch.is_tensor(v) then
+        return "a tensor of shape " .. dims(v)
+    elseif type(v) == "string" then
+        return string.format("%q", v)
+    elseif v ~= v then
+        return "nan" -- not C's "-nan"
+    end
+    return tostring(v)
+end
+
+-- Python's argument binding: positional arguments in the order of `names`, then an optional trailing
+-- options table (a plain table) for the keyword ones: nn.MultiHeadAttention(3, 2, 6, 0.0, {num_heads = 2}).
+local function bind(class, usage, names, defaults, ...)
+    local n, args = select("#", ...), {...}
+    local opts
+    if n > 0 and type(args[n]) == "table" and getmetatable(args[n]) == nil then
+        opts, n = args[n], n - 1
+    end
+    if n > #names then
+        fail("%s: expected at most %d arguments, got %d (%s)", class, #names, n, usage)
+    end
+    local out = {}
+    for i = 1, n do out[names[i]] = args[i] end
+    for k, v in pairs(opts or {}) do
+        local known = false
+        for _, name in ipairs(names) do known = known or name == k end
+        if not known then
+            fail("%s: unknown option %s (%s)", class, tostring(k), usage)
+        elseif out[k] ~= nil then
+            fail("%s: %s is given twice, as an argument and as an option", class, k)
+        end
+        out[k] = v
+    end
+    for _, name in ipairs(names) do
+        if out[name] == nil then
+            if defaults[name] == nil then
+                fail("%s: missing argument %s (%s)", class, name, usage)
+            end
+            out[name] = defaults[name]
+        end
+    end
+    return out
+end
+
+local function check_size(class, name, v)
+    if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v >= 2 ^ 31 then
+        fail("%s: %s must be a positive integer, got %s", class, name, describe(v))
+    end
+    return math.tointeger(v)
+end
+
+local function check_p(class, v)
+    if type(v) ~= "number" or not (v >= 0 and v <= 1) then
+        fail("%s: dropout must be a probability between 0 and 1, got %s", class, describe(v))
+    end
+    return v
+end
+
+local function check_bool(class, name, v)
+    if type(v) ~= "boolean" then
+        fail("%s: %s must be true or false, got %s", class, name, describe(v))
+    end
+    return v
+end
+
+-- x of shape [num_tokens, d_in] or [batch, num_tokens, d_in] (ranks lists the ones allowed).
+local function check_input(class, x, d_in, ranks, context_length)
+    local want = ranks == 3 and string.format("[batch, num_tokens, %d]", d_in)
+                 or string.format("[num_tokens, %d] or [batch, num_tokens, %d]", d_in, d_in)
+    if not torch.is_tensor(x) then
+        fail("%s: x must be a tensor of shape %s, got %s", class, want, describe(x))
+    end
+    if x.ndim ~= 3 and not (ranks == 2 and x.ndim == 2) then
+        local hint = (ranks == 3 and x.ndim == 2) and "; for one text add the batch dim: x:unsqueeze(1)" or ""
+        fail("%s: x must have shape %s, got %s%s", class, want, dims(x), hint)
+    end
+    if x.shape[-1] ~= d_in then
+        fail("%s: x's last dim must be d_in = %d, got shape %s", class, d_in, dims(x))
+    end
+    if context_length and x.shape[-2] > context_length then
+        fail("%s: x has %d tokens but context_length is %d (shape %s)", class, x.shape[-2],
+             context_length, dims(x))
+    end
+    return table.unpack(sizes(x))
+end
+
+-- queries [b, n, dq], keys [b, m, dk], values [b, m, dv] (seeds 001 and 002).
+local function check_qkv(class, q, k, v, dq, dk)
+    for _, arg in ipairs({{"queries", q}, {"keys", k}, {"values", v}}) do
+        local t = arg[2]
+        if not torch.is_tensor(t) or t.ndim ~= 3 then
+            fail("%s: %s must be a 3-D tensor [batch, count, dim], got %s", class, arg[1], describe(t))
+        end
+    end
+    local b, n, m = q.shape[1], q.shape[2], k.shape[2]
+    if k.shape[1] ~= b or v.shape[1] ~= b or v.shape[2] ~= m then
+        fail("%s: queries %s, keys %s and values %s must share the batch dim, and keys and values "
+             .. "the count", class, dims(q), dims(k), dims(v))
+    end
+    if dq and q.shape[3] ~= dq then
+        fail("%s: queries' last dim must be %d, got shape %s", class, dq, dims(q))
+    end
+    if dk and k.shape[3] ~= dk then
+        fail("%s: keys' last dim must be %d, got shape %s", class, dk, dims(k))
+    end
+    if not dq and not dk and q.shape[3] ~= k.shape[3] then
+        fail("%s: queries %s and keys %s must have the same last dim", class, dims(q), dims(k))
+    end
+    return b, n, m
+end
+
+-- d2l's valid lengths as a hidden mask: key position j of batch element i (or of query (i, r)) is
+-- hidden when j > valid_lens[i] (or [i][r]). lens: a table or tensor, [b] or [b, n].
+local function valid_len_hidden(class, lens, b, n, m)
+    if type(lens) == "table" and getmetatable(lens) == nil then
+        local ok, t = pcall(torch.tensor, lens)
+        if not ok then
+            fail("%s: valid_lens must be a list of numbers or a tensor: %s", class, t)
+        end
+        lens = t
+    end
+    if not torch.is_tensor(lens) then
+        fail("%s: valid_lens must be a tensor or a list of lengths, got %s", class, describe(lens))
+    end
+    if lens.dtype == torch.bool then
+        fail("%s: valid_lens must hold lengths (numbers), got a bool tensor", class)
+    end
+    if lens.ndim < 1 or lens.ndim > 2 or lens.shape[1] ~= b or (lens.ndim == 2 and lens.shape[2] ~= n) then
+        fail("%s: valid_lens must have shape [%d] (one per batch) or [%d, %d] (one per query), "
+             .. "got %s", class, b, b, n, dims(lens))
+    end
+    for _, len in ipairs(lens:reshape(-1):tolist()) do
+        if len ~= math.floor(len) or len < 0 then
+            fail("%s: valid lengths must be whole numbers >= 0, got %s", class, describe(len))
+        elseif len > m then
+            fail("%s: valid length %d is longer than the sequence of %d keys", class, len, m)
+        end
+    end
+    return A.valid_len_mask(m, lens) -- [b, 1, m] or [b, n, m]
+end
+
+-- ---- the two paths ----------------------------------------------------------------------------------
+
+-- True when the hidden positions of the [n, m] score matrix are exactly the causal ones, in every batch
+-- element: then the fused causal path computes the same weights (each row keeps its diagonal, so a
+-- finite fill such as -1e9 gives the same zeros as -inf).
+local function is_causal(hidden, n, m)
+    if n ~= m or hidden.shape[-1] ~= m or (hidden.ndim >= 2 and hidden.shape[-2] ~= n) then
+        return false
+    end
+    local causal = torch.triu(torch.ones(n, n), 1):bool()
+    return torch.equal(hidden, causal:expand(hidden.shape))
+end
+
+-- The attention of q [..., n, d] over k [..., m, d], v [..., m, dv] -> [..., n, dv]. spec:
+--   hidden   bool mask broadcastable to the scores [..., n, m], true = hidden; or
+--   causal   a causal-mask buffer (ch. 3's self.mask, 1 = hidden), cut to [n, m] when needed
+--   fill     the value of hidden scores: -inf (ch. 3), -1e9 (annotated transformer), -1e6 (d2l)
+--   scores   scores computed elsewhere (MLPAttention's additive ones): not scaled, never fused
+--   dropout  the module's nn.Dropout, applied to the weights
+local function attend(self, q, k, v, spec)
+    local drop = spec.dropout
+    local dropping = drop ~= nil and drop.training and drop.p > 0
+    local n, m = (q or spec.scores).shape[-2], k.shape[-2]
+    local causal = spec.causal ~= nil or (spec.hidden ~= nil and is_causal(spec.hidden, n, m))
+    if self.use_fused ~= false and A.fused and not dropping and not spec.scores
+       and (causal or spec.hidden == nil) then
+        rawset(self, "last_weights", nil) -- none on this path; stale ones would mislead
+        return A.fused(q, k, v, {causal = causal})
+    end
+    -- 1. scores ω = q·kᵀ, 2. scaled by √d
+    local s = spec.scores
+    if not s then
+        s = A.scale(A.scores(q, k), q.shape[-1])
+    end
+    -- 3. hidden scores get `fill`, so that 4. softmax gives them weight 0
+    local hidden = spec.hidden
+    if spec.causal and n > 0 and m > 0 then
+        hidden = spec.causal[{{1, n}, {1, m}}]:bool() -- the module's buffer, as the book slices it
+    end
+    if hidden then
+        s = A.mask(s, hidden, spec.fill)
+    end
+    local w = A.softmax(s, -1)
+    -- 5. dropout (training mode only; draws as nn.Dropout does), 6. the weighted sum of the values
+    if drop and drop.training then
+        w = A.dropout(w, drop.p)
+    end
+    rawset(self, "last_weights", w)
+    return A.weighted_sum(w, v)
+end
+
+-- ---- seed 004, ch. 3 ----------------------------------------------------------------------------------
+
+local CH3_USAGE = "%s(d_in, d_out, context_length, dropout%s [, {qkv_bias = false}])"
+
+local SelfAttention_v1 = nn.Module:extend("SelfAttention_v1")
+SelfAttention_v1.use_fused = true
+
+function SelfAttention_v1:__init(...)
+    local a = bind("SelfAttention_v1", "nn.SelfAttention_v1(d_in, d_out)", {"d_in", "d_out"}, {}, ...)
+    local d_in = check_size("SelfAttention_v1", "d_in", a.d_in)
+    local d_out = check_size("SelfAttention_v1", "d_out", a.d_out)
+    self.W_query = nn.Parameter(torch.rand(d_in, d_out))
+    self.W_key = nn.Parameter(torch.rand(d_in, d_out))
+    self.W_value = nn.Parameter(torch.rand(d_in, d_out))
+end
+
+function SelfAttention_v1:forward(x)
+    check_input("SelfAttention_v1", x, self.W_query.shape[1], 2)
+    local keys = x:matmul(self.W_key)
+    local queries = x:matmul(self.W_query)
+    local values = x:matmul(self.W_value)
+    return attend(self, queries, keys, values, {})
+end
+
+nn.SelfAttention_v1 = SelfAttention_v1
+
+-- The three projections of SelfAttention_v2, CausalAttention and MultiHeadAttention.
+local function qkv_layers(self, d_in, d_out, qkv_bias)
+    self.W_query = nn.Linear(d_in, d_out, {bias = qkv_bias})
+    self.W_key = nn.Linear(d_in, d_out, {bias = qkv_bias})
+    self.W_value = nn.Linear(d_in, d_out, {bias = qkv_bias})
+end
+
+local SelfAttention_v2 = nn.Module:extend("SelfAttention_v2")
+SelfAttention_v2.use_fused = true
+
+function SelfAttention_v2:__init(...)
+    local a = bind("SelfAttention_v2", "nn.SelfAttention_v2(d_in, d_out [, {qkv_bias = false}])",
+                   {"d_in", "d_out", "qkv_bias"}, {qkv_bias = false}, ...)
+    qkv_layers(self, check_size("SelfAttention_v2", "d_in", a.d_in),
+               check_size("SelfAttention_v2", "d_out", a.d_out),
+               check_bool("SelfAttention_v2", "qkv_bias", a.qkv_bias))
+end
+
+function SelfAttention_v2:forward(x)
+    check_input("SelfAttention_v2", x, self.W_query.in_features, 2)
+    local keys = self.W_key(x)
+    local queries = self.W_query(x)
+    local values = self.W_value(x)
+    return attend(self, queries, keys, values, {})
+end
+
+nn.SelfAttention_v2 = SelfAttention_v2
+
+-- Binds and checks ch. 3's (d_in, d_out, context_length, dropout [, num_heads] [, qkv_bias]).
+local function ch3_args(class, with_heads, ...)
+    local names = {"d_in", "d_out", "context_length", "dropout"}
+    if with_heads then names[#names + 1] = "num_heads" end
+    names[#names + 1] = "qkv_bias"
+    local a = bind(class, CH3_USAGE:format("nn." .. class, with_heads and ", num_heads" or ""), names,
+                   {qkv_bias = false}, ...)
+    for _, name in ipairs({"d_in", "d_out", "context_length", with_heads and "num_heads" or nil}) do
+        a[name] = check_size(class, name, a[name])
+    end
+    a.dropout = check_p(class, a.dropout)
+    a.qkv_bias = check_bool(class, "qkv_bias", a.qkv_bias)
+    return a
+end
+
+local function causal_buffer(context_length)
+    return torch.triu(torch.ones(context_length, context_length), 1)
+end
+
+local CausalAttention = nn.Module:extend("CausalAttention")
+CausalAttention.use_fused = true
+
+function CausalAttention:__init(...)
+    local a = ch3_args("CausalAttention", false, ...)
+    self.d_out = a.d_out
+    qkv_layers(self, a.d_in, a.d_out, a.qkv_bias)
+    self.dropout = nn.Dropout(a.dropout)
+    self:register_buffer("mask", causal_buffer(a.context_length))
+end
+
+function CausalAttention:forward(x)
+    check_input("CausalAttention", x, self.W_query.in_features, 3, self.mask.shape[1])
+    local keys = self.W_key(x)
+    local queries = self.W_query(x)
+    local values = self.W_value(x)
+    return attend(self, queries, keys, values, {causal = self.mask, fill = -math.huge, dropout = self.dropout})
+end
+
+nn.CausalAttention = CausalAttention
+
+local MultiHeadAttentionWrapper = nn.Module:extend("MultiHeadAttentionWrapper")
+
+function MultiHeadAttentionWrapper:__init(...)
+    local a = ch3_args("MultiHeadAttentionWrapper", true, ...)
+    local heads = {}
+    for i = 1, a.num_heads do
+        heads[i] = CausalAttention(a.d_in, a.d_out, a.context_length, a.dropout, a.qkv_bias)
+    end
+    self.heads = nn.ModuleList(heads)
+end
+
+function MultiHeadAttentionWrapper:forward(x)
+    local head = self.heads[1]
+    check_input("MultiHeadAttentionWrapper", x, head.W_query.in_features, 3, head.mask.shape[1])
+    local outs = {}
+    for i, h in ipairs(self.heads) do
+        outs[i] = h(x)
+    end
+    return torch.cat(outs, -1)
+end
+
+nn.MultiHeadAttentionWrapper = MultiHeadAttentionWrapper
+
+local MultiHeadAttention = nn.Module:extend("MultiHeadAttention")
+MultiHeadAttention.use_fused = true
+
+function MultiHeadAttention:__init(...)
+    local a = ch3_args("MultiHeadAttention", true, ...)
+    if a.d_out % a.num_heads ~= 0 then
+        fail("MultiHeadAttention: d_out (%d) must be divisible by num_heads (%d)", a.d_out, a.num_heads)
+    end
+    self.d_out = a.d_out
+    self.num_heads = a.num_heads
+    self.head_dim = a.d_out // a.num_heads
+    qkv_layers(self, a.d_in, a.d_out, a.qkv_bias)
+    self.out_proj = nn.Linear(a.d_out, a.d_out)
+    self.dropout = nn.Dropout(a.dropout)
+    self:register_buffer("mask", causal_buffer(a.context_length))
+end
+
+function MultiHeadAttention:forward(x)
+    check_input("MultiHeadAttention", x, self.W_query.in_features, 3, self.mask.shape[1])
+    -- [b, n, d_out] -> [b, num_heads, n, head_dim]: the book's view + transpose
+    local keys = A.split_heads(self.W_key(x), self.num_heads)
+    local queries = A.split_heads(self.W_query(x), self.num_heads)
+    local values = A.split_heads(self.W_value(x), self.num_heads)
+    local context = attend(self, queries, keys, values, {causal = self.mask, fill = -math.huge,
+                                                         dropout = self.dropout})
+    return self.out_proj(A.merge_heads(context)) -- [b, n, d_out]
+end
+
+nn.MultiHeadAttention = MultiHeadAttention
+
+-- ---- seed 002, the annotated transformer ---------------------------------------------------------------
+
+local MultiHeadedAttention = nn.Module:extend("MultiHeadedAttention")
+MultiHeadedAttention.use_fused = true
+
+function MultiHeadedAttention:__init(...)
+    local usage = "nn.MultiHeadedAttention(h, d_model [, dropout = 0.1])"
+    local a = bind("MultiHeadedAttention", usage, {"h", "d_model", "dropout"}, {dropout = 0.1}, ...)
+    local h = check_size("MultiHeadedAttention", "h", a.h)
+    local d_model = check_size("MultiHeadedAttention", "d_model", a.d_model)
+    local p = check_p("MultiHeadedAttention", a.dropout)
+    if d_model % h ~= 0 then
+        fail("MultiHeadedAttention: d_model (%d) must be divisible by h (%d)", d_model, h)
+    end
+    self.d_k = d_model // h
+    self.h = h
+    -- clones(Linear(d_model, d_model), 4) deep-copies ONE layer: four equal layers, one draw of the
+    -- generator. Drawing the same numbers four times from one saved state gives exactly that.
+    local state, layers = torch.get_rng_state(), {}
+    for i = 1, 4 do
+        torch.set_rng_state(state)
+        layers[i] = nn.Linear(d_model, d_model)
+    end
+    self.fc_layers = nn.ModuleList(layers)
+    self.attn = nil -- the weights of the last forward (staged path)
+    self.dropout = nn.Dropout(p)
+end
+
+-- mask: nil, or a tensor [b or 1, n or 1, m] in which 0 (false) hides a key from a query.
+function MultiHeadedAttention:forward(query, key, value, mask)
+    local d_model = self.h * self.d_k
+    local b, n, m = check_qkv("MultiHeadedAttention", query, key, value, d_model, d_model)
+    if value.shape[3] ~= d_model then
+        fail("MultiHeadedAttention: values' last dim must be %d, got shape %s", d_model, dims(value))
+    end
+    local hidden
+    if mask ~= nil then
+        if not torch.is_tensor(mask) or mask.ndim ~= 3 or (mask.shape[1] ~= b and mask.shape[1] ~= 1)
+           or (mask.shape[2] ~= n and mask.shape[2] ~= 1) or mask.shape[3] ~= m then
+            fail("MultiHeadedAttention: mask must have shape [%d or 1, %d or 1, %d] (batch, "
+                 .. "queries, keys), got %s", b, n, m, describe(mask))
+        end
+        hidden = mask:unsqueeze(2):eq(0) -- the same mask for all h heads
+    end
+    local projections = {}
+    for i, x in ipairs({query, key, value}) do
+        projections[i] = A.split_heads(self.fc_layers[i](x), self.h) -- Python: view(b, -1, h, d_k).transpose(1, 2)
+    end
+    local context = attend(self, projections[1], projections[2], projections[3],
+                           {hidden = hidden, fill = -1e9, dropout = self.dropout})
+    rawset(self, "attn", rawget(self, "last_weights"))
+    return self.fc_layers[4](A.merge_heads(context))
+end
+
+nn.MultiHeadedAttention = MultiHeadedAttention
+
+-- ---- seed 001, d2l -------------------------------------------------------------------------------------
+
+local DotProductAttention = nn.Module:extend("DotProductAttention")
+DotProductAttention.use_fused = true
+
+function DotProductAttention:__init(...)
+    local a = bind("DotProductAttention", "nn.DotProductAttention(dropout)", {"dropout"}, {}, ...)
+    self.dropout = nn.Dropout(check_p("DotProductAttention", a.dropout))
+end
+
+-- queries [b, n, d], keys [b, m, d], values [b, m, dv]; valid_lens nil, [b] or [b, n].
+function DotProductAttention:forward(queries, keys, values, valid_lens)
+    local b, n, m = check_qkv("DotProductAttention", queries, keys, values)
+    local hidden = valid_lens ~= nil and valid_len_hidden("DotProductAttention", valid_lens, b, n, m) or nil
+    return attend(self, queries, keys, values, {hidden = hidden, fill = -1e6, dropout = self.dropout})
+end
+
+nn.DotProductAttention = DotProductAttention
+
+local MLPAttention = nn.Module:extend("MLPAttention")
+
+function MLPAttention:__init(...)
+    local a = bind("MLPAttention", "nn.MLPAttention(key_size, query_size, units, dropout)",
+                   {"key_size", "query_size", "units", "dropout"}, {}, ...)
+    local key_size = check_size("MLPAttention", "key_size", a.key_size)
+    local query_size = check_size("MLPAttention", "query_size", a.query_size)
+    local units = check_size("MLPAttention", "units", a.units)
+    self.W_k = nn.Linear(key_size, units, {bias = false})
+    self.W_q = nn.Linear(query_size, units, {bias = false})
+    self.v = nn.Linear(units, 1, {bias = false})
+    self.dropout = nn.Dropout(check_p("MLPAttention", a.dropout))
+end
+
+-- Additive scores vᵀ tanh(W_q q_i + W_k k_j), [b, n, m] (attention.additive: the projections meet by
+-- broadcasting, [b, n, 1, units] + [b, 1, m, units]); no scaling. d2l's 2020 PyTorch code applied W_k to
+-- the queries and W_q to the keys (possible only when key_size = query_size) and left out the tanh;
+-- this follows its formula, as d2l's later AdditiveAttention does. The toy's output is the same.
+function MLPAttention:forward(queries, keys, values, valid_lens)
+    local b, n, m = check_qkv("MLPAttention", queries, keys, values, self.W_q.in_features, self.W_k.in_features)
+    local hidden = valid_lens ~= nil and valid_len_hidden("MLPAttention", valid_lens, b, n, m) or nil
+    local scores = A.additive(queries, keys, self.W_q.weight, self.W_k.weight, self.v.weight)
+    return attend(self, nil, keys, values, {scores = scores, hidden = hidden, fill = -1e6, dropout = self.dropout})
+end
+
+nn.MLPAttention = MLPAttention
+
+end

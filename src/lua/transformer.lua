@@ -1,0 +1,482 @@
+-- transformer.lua — the Transformer's layers as fields of nn, written the way seed 002 (Python Deep Learning,
+-- ch. 7, after the Annotated Transformer) writes them in PyTorch:
+--
+--   nn.LayerNorm, nn.Embedding, nn.ReLU/GELU/SiLU              PyTorch's own layers
+--   nn.positional_encoding, nn.PositionalEncoding              the static (sinusoidal) encoding
+--   nn.Embeddings                                              nn.Embedding times sqrt(d_model)
+--   nn.clones, nn.subsequent_mask                              the seed's helpers
+--   nn.PositionwiseFFN, nn.SublayerConnection,
+--   nn.EncoderBlock, nn.Encoder, nn.DecoderBlock, nn.Decoder   the seed's classes
+--   nn.BERTEmbedding                                           token + segment + position embeddings
+--
+-- Ids are 1-based: token id 1 is the first row of an embedding (PyTorch's id 0). Masks follow the seed's
+-- attention(): a 0 (false) in the mask hides a position, 1 (true) lets it be seen. The blocks take their
+-- attention module as an argument (EncoderBlock(size, self_attn, ffn, dropout)), as the seed does, and
+-- create their children in the seed's order, so a seeded model gets PyTorch's numbers.
+local torch, nn = torch, require("attn.nn")
+local F = nn.functional
+local C = debug.getregistry()["attn.functional"] -- gelu and silu from src/bind/layers.c
+
+local function check_tensor(fn, what, v, level)
+    if not torch.is_tensor(v) then
+        error(string.format("%s: %s must be a tensor, got %s", fn, what, type(v)), level + 1)
+    end
+end
+
+local function check_size(fn, what, n, level)
+    if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) or n < 1 then
+        error(string.format("%s: %s must be a positive integer, got %s", fn, what, tostring(n)), level + 1)
+    end
+    return math.tointeger(n)
+end
+
+local function check_opts(fn, opts, example, level)
+    if opts ~= nil and type(opts) ~= "table" then
+        error(string.format("%s: the options must be a table such as %s, got %s", fn, example, type(opts)),
+              level + 1)
+    end
+    return opts or {}
+end
+
+local function check_p(fn, p, level)
+    if p == nil then
+        return 0.1
+    end
+    if type(p) ~= "number" or not (p >= 0 and p <= 1) then
+        error(string.format("%s: dropout must be a probability between 0 and 1, got %s", fn, tostring(p)), level + 1)
+    end
+    return p
+end
+
+-- Python's repr of a float: the shortest text that reads back the same (1e-05, 0.1, 1.0).
+local function py_float(x)
+    local s
+    for digits = 1, 17 do
+        s = string.format("%." .. digits .. "g", x)
+        if tonumber(s) == x then
+            break
+        end
+    end
+    if not s:find("[%.eni]") then
+        s = s .. ".0"
+    end
+    return s
+end
+
+local function shape_text(t)
+    return tostring(t.shape):match("%((.*)%)")
+end
+
+-- ---- functional ----------------------------------------------------------------------------------
+
+F.relu = function(x) return torch.relu(x) end
+F.gelu = C.gelu
+F.silu = C.silu
+F.layer_norm = function(...) return torch.layer_norm(...) end
+F.embedding = function(input, weight) return torch.embedding(weight, input) end
+
+-- ---- LayerNorm -----------------------------------------------------------------------------------
+
+local LayerNorm = nn.Module:extend("LayerNorm")
+
+--- nn.LayerNorm(normalized_shape [, {eps = 1e-5, elementwise_affine = true, bias = true}])
+function LayerNorm:__init(normalized_shape, opts)
+    opts = check_opts("LayerNorm", opts, "{eps = 1e-6}", 3)
+    local shape = type(normalized_shape) == "number" and {normalized_shape} or normalized_shape
+    if type(shape) ~= "table" or #shape == 0 then
+        error("LayerNorm: normalized_shape must be a size or a list of sizes, e.g. nn.LayerNorm(4), got "
+              .. tostring(normalized_shape), 3)
+    end
+    local sizes = {}
+    for i = 1, #shape do
+        sizes[i] = check_size("LayerNorm", "normalized_shape", shape[i], 3)
+    end
+    local eps = opts.eps == nil and 1e-5 or opts.eps
+    if type(eps) ~= "number" or not (eps >= 0 and eps < math.huge) then
+        error("LayerNorm: eps must be a finite number >= 0, got " .. tostring(eps), 3)
+    end
+    self.normalized_shape = sizes
+    self.eps = eps
+    self.elementwise_affine = opts.elementwise_affine ~= false
+    if self.elementwise_affine then
+        self.weight = nn.Parameter(torch.ones(sizes))
+        self.bias = opts.bias ~= false and nn.Parameter(torch.zeros(sizes)) or false
+    else
+        self.weight, self.bias = false, false
+    end
+end
+
+function LayerNorm:forward(x)
+    check_tensor("LayerNorm", "input", x, 2)
+    local n = #self.normalized_shape
+    local ok = x.ndim >= n
+    for i = 1, n do
+        ok = ok and x.shape[x.ndim - n + i] == self.normalized_shape[i]
+    end
+    if not ok then
+        error(string.format("LayerNorm: expected an input whose last %s %s, got shape [%s]",
+                            n == 1 and "dim is" or "dims are", table.concat(self.normalized_shape, ", "),
+                            shape_text(x)), 2)
+    end
+    return torch.layer_norm(x, self.normalized_shape, self.weight or nil, self.bias or nil, self.eps)
+end
+
+function LayerNorm:extra_repr()
+    return string.format("(%s,), eps=%s, elementwise_affine=%s", table.concat(self.normalized_shape, ", "),
+                         py_float(self.eps), self.elementwise_affine and "True" or "False")
+end
+
+nn.LayerNorm = LayerNorm
+
+-- ---- Embedding -----------------------------------------------------------------------------------
+
+local Embedding = nn.Module:extend("Embedding")
+
+--- nn.Embedding(num_embeddings, embedding_dim [, {padding_idx = id}])
+function Embedding:__init(num_embeddings, embedding_dim, opts)
+    opts = check_opts("Embedding", opts, "{padding_idx = 1}", 3)
+    self.num_embeddings = check_size("Embedding", "num_embeddings", num_embeddings, 3)
+    self.embedding_dim = check_size("Embedding", "embedding_dim", embedding_dim, 3)
+    local pad = opts.padding_idx
+    if pad ~= nil then
+        if math.type(pad) ~= "integer" and not (type(pad) == "number" and pad == math.floor(pad)) or pad == 0
+           or math.abs(pad) > self.num_embeddings then
+            error(string.format("Embedding: padding_idx must be an id from 1 to %d (or -1 for the last), got %s",
+                                self.num_embeddings, tostring(pad)), 3)
+        end
+        pad = math.tointeger(pad < 0 and self.num_embeddings + pad + 1 or pad)
+    end
+    self.padding_idx = pad
+    self.weight = nn.Parameter(torch.empty(self.num_embeddings, self.embedding_dim))
+    self:reset_parameters()
+end
+
+-- PyTorch's reset_parameters: init.normal_(weight), then the padding row set to zeros.
+function Embedding:reset_parameters()
+    self.weight:normal_(0, 1)
+    if self.padding_idx then
+        self.weight[self.padding_idx]:zero_()
+    end
+end
+
+function Embedding:forward(input)
+    if type(input) == "table" and not torch.is_tensor(input) then
+        input = torch.tensor(input)
+    end
+    check_tensor("Embedding", "input (a tensor of ids)", input, 2)
+    local ok, out = pcall(torch.embedding, self.weight, input)
+    if not ok then
+        error((tostring(out):gsub("^embedding:", "Embedding:")), 2)
+    end
+    return out
+end
+
+function Embedding:extra_repr()
+    local s = string.format("%d, %d", self.num_embeddings, self.embedding_dim)
+    if self.padding_idx then
+        s = s .. ", padding_idx=" .. self.padding_idx
+    end
+    return s
+end
+
+nn.Embedding = Embedding
+
+-- ---- activations as modules ----------------------------------------------------------------------
+
+local function activation_class(name, fn, repr)
+    local cls = nn.Module:extend(name)
+    cls.forward = function(self, x)
+        check_tensor(name, "input", x, 2)
+        return fn(x, self)
+    end
+    cls.extra_repr = function(self) return repr and repr(self) or "" end
+    nn[name] = cls
+    return cls
+end
+
+activation_class("ReLU", function(x) return torch.relu(x) end)
+activation_class("SiLU", function(x) return C.silu(x) end)
+local GELU = activation_class("GELU", function(x, self) return C.gelu(x, {approximate = self.approximate}) end,
+    function(self) return "approximate='" .. self.approximate .. "'" end)
+
+--- nn.GELU([{approximate = "none" | "tanh"}])
+function GELU:__init(opts)
+    opts = check_opts("GELU", opts, "{approximate = \"tanh\"}", 3)
+    local a = opts.approximate or "none"
+    if a ~= "none" and a ~= "tanh" then
+        error("GELU: approximate must be \"none\" or \"tanh\", got " .. tostring(a), 3)
+    end
+    self.approximate = a
+end
+
+-- ---- positional encoding -------------------------------------------------------------------------
+
+--- nn.positional_encoding(max_len, d_model) — the [max_len, d_model] matrix of Attention Is All You Need:
+--- PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), computed with the Annotated
+--- Transformer's operations so the float32 results are PyTorch's.
+function nn.positional_encoding(max_len, d_model)
+    max_len = check_size("positional_encoding", "max_len", max_len, 2)
+    d_model = check_size("positional_encoding", "d_model", d_model, 2)
+    if d_model % 2 ~= 0 then
+        error(string.format("positional_encoding: d_model must be even (sin and cos columns alternate), got %d",
+                            d_model), 2)
+    end
+    local position = torch.arange(0, max_len):unsqueeze(2)                                      -- [L, 1]
+    local div_term = torch.exp(torch.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))  -- [d/2]
+    local angles = position * div_term                                                         -- [L, d/2]
+    -- Python: pe[:, 0::2] = sin(angles); pe[:, 1::2] = cos(angles)
+    return torch.stack({torch.sin(angles), torch.cos(angles)}, 3):view(max_len, d_model)
+end
+
+local PositionalEncoding = nn.Module:extend("PositionalEncoding")
+
+--- nn.PositionalEncoding(d_model [, dropout [, max_len]]) — adds the static encoding to [b, n, d_model]
+function PositionalEncoding:__init(d_model, dropout, max_len)
+    d_model = check_size("PositionalEncoding", "d_model", d_model, 3)
+    max_len = max_len == nil and 5000 or check_size("PositionalEncoding", "max_len", max_len, 3)
+    self.dropout = nn.Dropout(check_p("PositionalEncoding", dropout, 3))
+    local ok, pe = pcall(nn.positional_encoding, max_len, d_model)
+    if not ok then
+        error((tostring(pe):gsub("^positional_encoding:", "PositionalEncoding:")), 3)
+    end
+    self:register_buffer("pe", pe:unsqueeze(1)) -- [1, max_len, d_model]
+end
+
+function PositionalEncoding:forward(x)
+    check_tensor("PositionalEncoding", "input", x, 2)
+    local pe = self.pe
+    if x.ndim < 2 or x.shape[-1] ~= pe.shape[3] or x.shape[-2] > pe.shape[2] then
+        error(string.format("PositionalEncoding: expected an input [..., n, %d] with n <= max_len = %d, got shape [%s]",
+                            pe.shape[3], pe.shape[2], shape_text(x)), 2)
+    end
+    -- Python: x + self.pe[:, :x.size(1)]
+    return self.dropout(x + pe:narrow(2, 1, x.shape[-2]))
+end
+
+nn.PositionalEncoding = PositionalEncoding
+
+local Embeddings = nn.Module:extend("Embeddings")
+
+--- nn.Embeddings(d_model, vocab) — the Annotated Transformer's token embedding, scaled by sqrt(d_model)
+function Embeddings:__init(d_model, vocab)
+    self.lut = nn.Embedding(check_size("Embeddings", "vocab", vocab, 3), check_size("Embeddings", "d_model", d_model, 3))
+    self.d_model = math.tointeger(d_model)
+end
+
+function Embeddings:forward(x)
+    return self.lut(x) * math.sqrt(self.d_model)
+end
+
+nn.Embeddings = Embeddings
+
+-- ---- the seed's helpers --------------------------------------------------------------------------
+
+--- nn.clones(module, N) — N deep copies of module in an nn.ModuleList (the seed's clones(), on GitHub).
+function nn.clones(module, N)
+    N = check_size("clones", "N", N, 2)
+    local list = {}
+    for i = 1, N do
+        list[i] = nn.deepcopy(module)
+    end
+    return nn.ModuleList(list)
+end
+
+--- nn.subsequent_mask(n) — bool [1, n, n], true where position i may attend to j (j <= i).
+function nn.subsequent_mask(n)
+    n = check_size("subsequent_mask", "n", n, 2)
+    return torch.triu(torch.ones(1, n, n), 1):eq(0)
+end
+
+-- ---- position-wise feed-forward --------------------------------------------------------------------
+
+local ACTIVATIONS = {silu = C.silu, relu = torch.relu, gelu = C.gelu}
+
+local PositionwiseFFN = nn.Module:extend("PositionwiseFFN")
+
+--- nn.PositionwiseFFN(d_model, d_ff [, dropout [, {activation = "silu"}]])
+function PositionwiseFFN:__init(d_model, d_ff, dropout, opts)
+    opts = check_opts("PositionwiseFFN", opts, "{activation = \"relu\"}", 3)
+    local act = opts.activation or "silu"
+    if not ACTIVATIONS[act] then
+        error("PositionwiseFFN: activation must be \"silu\", \"relu\" or \"gelu\", got " .. tostring(act), 3)
+    end
+    self.w_1 = nn.Linear(check_size("PositionwiseFFN", "d_model", d_model, 3), check_size("PositionwiseFFN", "d_ff", d_ff, 3))
+    self.w_2 = nn.Linear(d_ff, d_model)
+    self.dropout = nn.Dropout(check_p("PositionwiseFFN", dropout, 3))
+    self.activation = act
+end
+
+function PositionwiseFFN:forward(x)
+    return self.w_2(self.dropout(ACTIVATIONS[self.activation](self.w_1(x))))
+end
+
+nn.PositionwiseFFN = PositionwiseFFN
+
+-- ---- residual connection and blocks ----------------------------------------------------------------
+
+local function check_norm_first(fn, opts, level)
+    opts = check_opts(fn, opts, "{norm_first = false}", level + 1)
+    if opts.norm_first ~= nil and type(opts.norm_first) ~= "boolean" then
+        error(fn .. ": norm_first must be true (pre-LN) or false (post-LN), got " .. tostring(opts.norm_first),
+              level + 1)
+    end
+    return opts.norm_first ~= false
+end
+
+local SublayerConnection = nn.Module:extend("SublayerConnection")
+
+--- nn.SublayerConnection(size [, dropout [, {norm_first = true}]]) — residual connection around a sublayer
+function SublayerConnection:__init(size, dropout, opts)
+    self.norm = nn.LayerNorm(check_size("SublayerConnection", "size", size, 3))
+    self.dropout = nn.Dropout(check_p("SublayerConnection", dropout, 3))
+    self.norm_first = check_norm_first("SublayerConnection", opts, 3)
+end
+
+function SublayerConnection:forward(x, sublayer)
+    check_tensor("SublayerConnection", "input", x, 2)
+    if type(sublayer) ~= "function" and not (type(sublayer) == "table" and getmetatable(sublayer)
+                                               and getmetatable(sublayer).__call) then
+        error("SublayerConnection: the second argument must be the sublayer: a module or a function of x, got "
+              .. type(sublayer), 2)
+    end
+    if self.norm_first then
+        return x + self.dropout(sublayer(self.norm(x)))  -- pre-LN: x + Sublayer(LayerNorm(x))
+    end
+    return self.norm(x + self.dropout(sublayer(x)))      -- post-LN: LayerNorm(x + Sublayer(x))
+end
+
+function SublayerConnection:extra_repr()
+    return self.norm_first and "" or "norm_first=False"
+end
+
+nn.SublayerConnection = SublayerConnection
+
+local function check_module(fn, what, m, level)
+    if not (type(m) == "table" and getmetatable(m) and getmetatable(m).__call and m.parameters) then
+        error(string.format("%s: %s must be a module, got %s", fn, what, torch.is_tensor(m) and "a tensor" or type(m)),
+              level + 1)
+    end
+    return m
+end
+
+local EncoderBlock = nn.Module:extend("EncoderBlock")
+
+--- nn.EncoderBlock(size, self_attn, ffn [, dropout [, {norm_first = true}]])
+function EncoderBlock:__init(size, self_attn, ffn, dropout, opts)
+    size = check_size("EncoderBlock", "size", size, 3)
+    self.self_attn = check_module("EncoderBlock", "self_attn", self_attn, 3)
+    self.ffn = check_module("EncoderBlock", "ffn", ffn, 3)
+    self.sublayers = nn.clones(SublayerConnection(size, check_p("EncoderBlock", dropout, 3),
+                                                  {norm_first = check_norm_first("EncoderBlock", opts, 3)}), 2)
+    self.size = size
+end
+
+function EncoderBlock:forward(x, mask)
+    x = self.sublayers[1](x, function(y) return self.self_attn(y, y, y, mask) end)
+    return self.sublayers[2](x, self.ffn)
+end
+
+nn.EncoderBlock = EncoderBlock
+
+local Encoder = nn.Module:extend("Encoder")
+
+--- nn.Encoder(block, N) — N copies of block, then a LayerNorm
+function Encoder:__init(block, N)
+    check_module("Encoder", "block", block, 3)
+    if math.type(block.size) ~= "integer" then
+        error("Encoder: block must be a block with a size field, such as nn.EncoderBlock(...)", 3)
+    end
+    self.blocks = nn.clones(block, check_size("Encoder", "N", N, 3))
+    self.norm = nn.LayerNorm(block.size)
+end
+
+function Encoder:forward(x, mask)
+    for _, layer in ipairs(self.blocks) do
+        x = layer(x, mask)
+    end
+    return self.norm(x)
+end
+
+nn.Encoder = Encoder
+
+local DecoderBlock = nn.Module:extend("DecoderBlock")
+
+--- nn.DecoderBlock(size, self_attn, encoder_attn, ffn [, dropout [, {norm_first = true}]])
+function DecoderBlock:__init(size, self_attn, encoder_attn, ffn, dropout, opts)
+    self.size = check_size("DecoderBlock", "size", size, 3)
+    self.self_attn = check_module("DecoderBlock", "self_attn", self_attn, 3)
+    self.encoder_attn = check_module("DecoderBlock", "encoder_attn", encoder_attn, 3)
+    self.ffn = check_module("DecoderBlock", "ffn", ffn, 3)
+    self.sublayers = nn.clones(SublayerConnection(self.size, check_p("DecoderBlock", dropout, 3),
+                                                  {norm_first = check_norm_first("DecoderBlock", opts, 3)}), 3)
+end
+
+function DecoderBlock:forward(x, encoder_states, source_mask, target_mask)
+    check_tensor("DecoderBlock", "encoder_states", encoder_states, 2)
+    x = self.sublayers[1](x, function(y) return self.self_attn(y, y, y, target_mask) end)
+    x = self.sublayers[2](x, function(y) return self.encoder_attn(y, encoder_states, encoder_states, source_mask) end)
+    return self.sublayers[3](x, self.ffn)
+end
+
+nn.DecoderBlock = DecoderBlock
+
+local Decoder = nn.Module:extend("Decoder")
+
+--- nn.Decoder(block, N, vocab_size) — N copies of block, a LayerNorm, a projection and log_softmax
+function Decoder:__init(block, N, vocab_size)
+    check_module("Decoder", "block", block, 3)
+    if math.type(block.size) ~= "integer" then
+        error("Decoder: block must be a block with a size field, such as nn.DecoderBlock(...)", 3)
+    end
+    self.blocks = nn.clones(block, check_size("Decoder", "N", N, 3))
+    self.norm = nn.LayerNorm(block.size)
+    self.projection = nn.Linear(block.size, check_size("Decoder", "vocab_size", vocab_size, 3))
+end
+
+function Decoder:forward(x, encoder_states, source_mask, target_mask)
+    for _, layer in ipairs(self.blocks) do
+        x = layer(x, encoder_states, source_mask, target_mask)
+    end
+    return torch.log_softmax(self.projection(self.norm(x)), -1)
+end
+
+nn.Decoder = Decoder
+
+-- ---- BERT's input ------------------------------------------------------------------------------------
+
+local BERTEmbedding = nn.Module:extend("BERTEmbedding")
+
+--- nn.BERTEmbedding(vocab_size, d_model [, {max_len = 512, segments = 2}])
+function BERTEmbedding:__init(vocab_size, d_model, opts)
+    opts = check_opts("BERTEmbedding", opts, "{max_len = 128}", 3)
+    vocab_size = check_size("BERTEmbedding", "vocab_size", vocab_size, 3)
+    d_model = check_size("BERTEmbedding", "d_model", d_model, 3)
+    self.token = nn.Embedding(vocab_size, d_model)
+    self.segment = nn.Embedding(check_size("BERTEmbedding", "segments", opts.segments or 2, 3), d_model)
+    self.position = nn.Embedding(check_size("BERTEmbedding", "max_len", opts.max_len or 512, 3), d_model)
+end
+
+function BERTEmbedding:forward(tokens, segments)
+    if type(tokens) == "table" and not torch.is_tensor(tokens) then
+        tokens = torch.tensor(tokens)
+    end
+    check_tensor("BERTEmbedding", "tokens", tokens, 2)
+    if tokens.ndim < 1 then
+        error("BERTEmbedding: tokens must have a sequence dim, e.g. [batch, n], got a 0-d tensor", 2)
+    end
+    if segments == nil then
+        segments = torch.ones(tokens.shape)
+    elseif type(segments) == "table" and not torch.is_tensor(segments) then
+        segments = torch.tensor(segments)
+    end
+    local n = tokens.shape[-1]
+    if n > self.position.num_embeddings then
+        error(string.format("BERTEmbedding: %d tokens, but max_len is %d", n, self.position.num_embeddings), 2)
+    end
+    local positions = torch.arange(1, n + 1)  -- Python: torch.arange(n) (0-based ids)
+    return self.token(tokens) + self.segment(segments) + self.position(positions)
+end
+
+nn.BERTEmbedding = BERTEmbedding
+
+return nn
