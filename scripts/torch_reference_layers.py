@@ -295,13 +295,13 @@ def gen_transformer(write, f32s):
             ln.weight.copy_(torch.randn(*norm, generator=g))
             ln.bias.copy_(torch.randn(*norm, generator=g))
         x = torch.randn(*shape, generator=g) * 2 + 0.5
-        case(c, kind="layernorm", normalized_shape=",".join(str(s) for s in norm))
+        case(c, what="layernorm", normalized_shape=",".join(str(s) for s in norm))
         tensor(c, "x", x)
         params(c, ln)
         tensor(c, "y", ln(x))
     # activations through the functional API
     x = torch.randn(3, 7, generator=g) * 3
-    case("act", kind="activations")
+    case("act", what="activations")
     tensor("act", "x", x)
     tensor("act", "gelu", F.gelu(x))
     tensor("act", "gelu_tanh", F.gelu(x, approximate="tanh"))
@@ -311,29 +311,29 @@ def gen_transformer(write, f32s):
     torch.manual_seed(5)
     emb = torch.nn.Embedding(10, 4)
     ids = torch.tensor([[0, 1, 3, 4], [4, 3, 2, 9]])
-    case("emb", kind="embedding", seed=5, num=10, dim=4)
+    case("emb", what="embedding", seed=5, num=10, dim=4)
     params("emb", emb)
     tensor("emb", "ids", ids)
     tensor("emb", "y", emb(ids))
     torch.manual_seed(6)
     emb = torch.nn.Embedding(6, 3, padding_idx=0)
-    case("emb_pad", kind="embedding", seed=6, num=6, dim=3, padding_idx=0)
+    case("emb_pad", what="embedding", seed=6, num=6, dim=3, padding_idx=0)
     params("emb_pad", emb)
     # positional encoding: the matrix, and the module on an input
     for c, max_len, d in [("pe1", 100, 20), ("pe2", 200, 16), ("pe3", 6, 4)]:
-        case(c, kind="pe_matrix", max_len=max_len, d_model=d)
+        case(c, what="pe_matrix", max_len=max_len, d_model=d)
         tensor(c, "pe", PositionalEncoding(d, 0.0, max_len).pe[0])
     torch.manual_seed(8)
     pe = PositionalEncoding(8, 0.1, 50).eval()
     x = torch.rand(2, 5, 8)
-    case("pe_mod", kind="pe_module", seed=8, d_model=8, dropout=0.1, max_len=50)
+    case("pe_mod", what="pe_module", seed=8, d_model=8, dropout=0.1, max_len=50)
     tensor("pe_mod", "x", x)
     tensor("pe_mod", "y", pe(x))
     # Embeddings (times sqrt(d_model)) then PositionalEncoding, as the seed's source_embeddings
     torch.manual_seed(9)
     src = torch.nn.Sequential(Embeddings(8, 11), PositionalEncoding(8, 0.1, 40)).eval()
     ids = torch.tensor([[1, 5, 7, 2], [3, 3, 10, 0]])
-    case("src_emb", kind="embeddings", seed=9, d_model=8, vocab=11, dropout=0.1, max_len=40)
+    case("src_emb", what="embeddings", seed=9, d_model=8, vocab=11, dropout=0.1, max_len=40)
     params("src_emb", src)
     tensor("src_emb", "ids", ids)
     tensor("src_emb", "y", src(ids))
@@ -343,7 +343,7 @@ def gen_transformer(write, f32s):
         ffn = PositionwiseFFN(8, 32, 0.1)
         ffn.train(bool(train))
         x = torch.rand(2, 5, 8)
-        case(c, kind="ffn", seed=10, d_model=8, d_ff=32, dropout=0.1, train=train, batch=2, n=5)
+        case(c, what="ffn", seed=10, d_model=8, d_ff=32, dropout=0.1, train=train, batch=2, n=5)
         tensor(c, "x", x)
         params(c, ffn)
         tensor(c, "y", ffn(x))
@@ -356,7 +356,7 @@ def gen_transformer(write, f32s):
         block.train(bool(train))
         x = torch.rand(2, 5, 8)
         mask = pad_mask(2, 5, [5, 3]) if masked else None
-        case(c, kind="encoder_block", seed=11, d_model=8, heads=2, d_ff=16, dropout=0.1, post_ln=post,
+        case(c, what="encoder_block", seed=11, d_model=8, heads=2, d_ff=16, dropout=0.1, post_ln=post,
              train=train, masked=masked, batch=2, n=5)
         tensor(c, "x", x)
         if masked:
@@ -370,7 +370,7 @@ def gen_transformer(write, f32s):
                                    post_ln=bool(post)), 2).eval()
         x = torch.rand(2, 6, 8)
         mask = pad_mask(2, 6, [6, 4])
-        case(c, kind="encoder", seed=12, d_model=8, heads=2, d_ff=16, dropout=0.1, post_ln=post, N=2,
+        case(c, what="encoder", seed=12, d_model=8, heads=2, d_ff=16, dropout=0.1, post_ln=post, N=2,
              batch=2, n=6)
         tensor(c, "x", x)
         tensor(c, "mask", mask)
@@ -385,7 +385,7 @@ def gen_transformer(write, f32s):
         x, memory = torch.rand(2, 4, 8), torch.rand(2, 5, 8)
         source_mask = pad_mask(2, 5, [5, 2])
         target_mask = pad_mask(2, 4, [4, 3]) & subsequent_mask(4)
-        case(c, kind="decoder_block", seed=13, d_model=8, heads=2, d_ff=16, dropout=0.1, post_ln=post,
+        case(c, what="decoder_block", seed=13, d_model=8, heads=2, d_ff=16, dropout=0.1, post_ln=post,
              train=train, batch=2, n=4, m=5)
         for name, t in [("x", x), ("memory", memory), ("source_mask", source_mask), ("target_mask", target_mask)]:
             tensor(c, name, t)
@@ -397,7 +397,7 @@ def gen_transformer(write, f32s):
                                PositionwiseFFN(8, 16, 0.1), 0.1), 2, 11).eval()
     x, memory = torch.rand(2, 4, 8), torch.rand(2, 5, 8)
     source_mask, target_mask = pad_mask(2, 5, [5, 5]), subsequent_mask(4)
-    case("decoder", kind="decoder", seed=14, d_model=8, heads=2, d_ff=16, dropout=0.1, N=2, vocab=11,
+    case("decoder", what="decoder", seed=14, d_model=8, heads=2, d_ff=16, dropout=0.1, N=2, vocab=11,
          batch=2, n=4, m=5)
     for name, t in [("x", x), ("memory", memory), ("source_mask", source_mask), ("target_mask", target_mask)]:
         tensor("decoder", name, t)
@@ -408,7 +408,7 @@ def gen_transformer(write, f32s):
     bert = BERTEmbedding(20, 8, max_len=16)
     tokens = torch.tensor([[1, 5, 7, 2, 9, 4, 2]])
     segments = torch.tensor([[0, 0, 0, 0, 1, 1, 1]])
-    case("bert", kind="bert", seed=15, vocab=20, d_model=8, max_len=16)
+    case("bert", what="bert", seed=15, vocab=20, d_model=8, max_len=16)
     params("bert", bert)
     tensor("bert", "tokens", tokens)
     tensor("bert", "segments", segments)

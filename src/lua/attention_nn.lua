@@ -57,7 +57,7 @@ local function describe(v)
     elseif v ~= v then
         return "nan" -- not C's "-nan"
     end
-    return tostring(v)
+    return tostring(math.tointeger(v) or v) -- 11, not 11.0
 end
 
 -- Python's argument binding: positional arguments in the order of `names`, then an optional trailing
@@ -115,7 +115,7 @@ local function check_bool(class, name, v)
     return v
 end
 
--- x of shape [num_tokens, d_in] or [batch, num_tokens, d_in] (ranks lists the ones allowed).
+-- x of shape [batch, num_tokens, d_in] (ranks = 3), or also [num_tokens, d_in] (ranks = 2).
 local function check_input(class, x, d_in, ranks, context_length)
     local want = ranks == 3 and string.format("[batch, num_tokens, %d]", d_in)
                  or string.format("[num_tokens, %d] or [batch, num_tokens, %d]", d_in, d_in)
@@ -185,7 +185,7 @@ local function valid_len_hidden(class, lens, b, n, m)
         if len ~= math.floor(len) or len < 0 then
             fail("%s: valid lengths must be whole numbers >= 0, got %s", class, describe(len))
         elseif len > m then
-            fail("%s: valid length %d is longer than the sequence of %d keys", class, len, m)
+            fail("%s: valid length %s is longer than the sequence of %d keys", class, describe(len), m)
         end
     end
     return A.valid_len_mask(m, lens) -- [b, 1, m] or [b, n, m]
@@ -206,7 +206,9 @@ end
 
 -- The attention of q [..., n, d] over k [..., m, d], v [..., m, dv] -> [..., n, dv]. spec:
 --   hidden   bool mask broadcastable to the scores [..., n, m], true = hidden; or
---   causal   a causal-mask buffer (ch. 3's self.mask, 1 = hidden), cut to [n, m] when needed
+--   causal   a causal-mask buffer (ch. 3's self.mask, 1 = hidden), cut to [n, m] when needed; the
+--            fused path takes it to be the triu mask it was made as (a user who edits m.mask sets
+--            m.use_fused = false)
 --   fill     the value of hidden scores: -inf (ch. 3), -1e9 (annotated transformer), -1e6 (d2l)
 --   scores   scores computed elsewhere (MLPAttention's additive ones): not scaled, never fused
 --   dropout  the module's nn.Dropout, applied to the weights
@@ -214,9 +216,9 @@ local function attend(self, q, k, v, spec)
     local drop = spec.dropout
     local dropping = drop ~= nil and drop.training and drop.p > 0
     local n, m = (q or spec.scores).shape[-2], k.shape[-2]
-    local causal = spec.causal ~= nil or (spec.hidden ~= nil and is_causal(spec.hidden, n, m))
-    if self.use_fused ~= false and A.fused and not dropping and not spec.scores
-       and (causal or spec.hidden == nil) then
+    local hides = spec.hidden ~= nil and spec.hidden:sum():item() > 0 -- a padding mask may hide nothing
+    local causal = spec.causal ~= nil or (hides and is_causal(spec.hidden, n, m))
+    if self.use_fused ~= false and A.fused and not dropping and not spec.scores and (causal or not hides) then
         rawset(self, "last_weights", nil) -- none on this path; stale ones would mislead
         return A.fused(q, k, v, {causal = causal})
     end
@@ -359,6 +361,16 @@ end
 
 nn.MultiHeadAttentionWrapper = MultiHeadAttentionWrapper
 
+-- [b, h, n, dh] -> [b, n, h * dh]. The fused path already lays its result out as [b, n, h, dh] in
+-- memory (a transposed view): then the book's transpose + view copies nothing.
+local function merge_heads(context)
+    local t = context:transpose(2, 3)
+    if t:is_contiguous() then
+        return t:view(t.shape[1], t.shape[2], t.shape[3] * t.shape[4])
+    end
+    return A.merge_heads(context)
+end
+
 local MultiHeadAttention = nn.Module:extend("MultiHeadAttention")
 MultiHeadAttention.use_fused = true
 
@@ -384,7 +396,7 @@ function MultiHeadAttention:forward(x)
     local values = A.split_heads(self.W_value(x), self.num_heads)
     local context = attend(self, queries, keys, values, {causal = self.mask, fill = -math.huge,
                                                          dropout = self.dropout})
-    return self.out_proj(A.merge_heads(context)) -- [b, n, d_out]
+    return self.out_proj(merge_heads(context)) -- [b, n, d_out]
 end
 
 nn.MultiHeadAttention = MultiHeadAttention
@@ -440,7 +452,7 @@ function MultiHeadedAttention:forward(query, key, value, mask)
     local context = attend(self, projections[1], projections[2], projections[3],
                            {hidden = hidden, fill = -1e9, dropout = self.dropout})
     rawset(self, "attn", rawget(self, "last_weights"))
-    return self.fc_layers[4](A.merge_heads(context))
+    return self.fc_layers[4](merge_heads(context))
 end
 
 nn.MultiHeadedAttention = MultiHeadedAttention

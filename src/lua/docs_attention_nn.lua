@@ -147,7 +147,8 @@ mha = nn.MultiHeadAttentionWrapper(3, 1, 6, 0.0, 2)    -- exercise 3.2: d_out = 
 
 mdef("MultiHeadAttentionWrapper", "forward", "mha:forward(x)", [=[
 Runs every head on x [b, num_tokens, d_in] and joins the results: torch.cat({head1(x), ...}, -1).
-Each head keeps its own last_weights.]=], [=[
+Each head keeps its own last_weights and use_fused (set it on the heads, for _, head in
+ipairs(mha.heads) do head.use_fused = false end, to keep every head's weights).]=], [=[
 torch.manual_seed(123)
 mha = nn.MultiHeadAttentionWrapper(3, 2, 6, 0.0, 2)
 mha:forward(torch.stack({inputs, inputs}, 1))[1][6]
@@ -203,6 +204,7 @@ torch.manual_seed(0)
 mha = nn.MultiHeadedAttention(2, 8, 0.0)
 x = torch.rand(1, 3, 8)
 subsequent = torch.tril(torch.ones(1, 3, 3))    -- 1 = may see; 0 = hidden
+mha.use_fused = false                           -- staged, so that mha.attn holds the weights
 out = mha(x, x, x, subsequent)
 out.shape, mha.attn.shape
 --> torch.Size([1, 3, 8])	torch.Size([1, 2, 3, 3])]=])

@@ -12,7 +12,10 @@
 -- Ids are 1-based: token id 1 is the first row of an embedding (PyTorch's id 0). Masks follow the seed's
 -- attention(): a 0 (false) in the mask hides a position, 1 (true) lets it be seen. The blocks take their
 -- attention module as an argument (EncoderBlock(size, self_attn, ffn, dropout)), as the seed does, and
--- create their children in the seed's order, so a seeded model gets PyTorch's numbers.
+-- create their children in the seed's order, so a seeded model gets PyTorch's numbers. The seed's printed
+-- forward methods lost their lambdas ("x = self.sublayers0)"); they are the Annotated Transformer's:
+-- sublayers[0](x, lambda x: self.self_attn(x, x, x, mask)), then sublayers[1](x, self.ffn). The seed calls
+-- its encoder post-LN, but its SublayerConnection is pre-LN: x + dropout(sublayer(norm(x))).
 local torch, nn = torch, require("attn.nn")
 local F = nn.functional
 local C = debug.getregistry()["attn.functional"] -- gelu and silu from src/bind/layers.c
@@ -114,7 +117,7 @@ function LayerNorm:forward(x)
         ok = ok and x.shape[x.ndim - n + i] == self.normalized_shape[i]
     end
     if not ok then
-        error(string.format("LayerNorm: expected an input whose last %s %s, got shape [%s]",
+        error(string.format("LayerNorm: expected an input whose last %s %s, got shape %s",
                             n == 1 and "dim is" or "dims are", table.concat(self.normalized_shape, ", "),
                             shape_text(x)), 2)
     end
@@ -122,7 +125,8 @@ function LayerNorm:forward(x)
 end
 
 function LayerNorm:extra_repr()
-    return string.format("(%s,), eps=%s, elementwise_affine=%s", table.concat(self.normalized_shape, ", "),
+    local shape = table.concat(self.normalized_shape, ", ") -- a Python tuple: (8,) or (3, 4)
+    return string.format("(%s%s), eps=%s, elementwise_affine=%s", shape, #self.normalized_shape == 1 and "," or "",
                          py_float(self.eps), self.elementwise_affine and "True" or "False")
 end
 
@@ -183,21 +187,23 @@ nn.Embedding = Embedding
 
 -- ---- activations as modules ----------------------------------------------------------------------
 
-local function activation_class(name, fn, repr)
+local function activation_class(name, fn)
     local cls = nn.Module:extend(name)
     cls.forward = function(self, x)
         check_tensor(name, "input", x, 2)
         return fn(x, self)
     end
-    cls.extra_repr = function(self) return repr and repr(self) or "" end
     nn[name] = cls
     return cls
 end
 
 activation_class("ReLU", function(x) return torch.relu(x) end)
 activation_class("SiLU", function(x) return C.silu(x) end)
-local GELU = activation_class("GELU", function(x, self) return C.gelu(x, {approximate = self.approximate}) end,
-    function(self) return "approximate='" .. self.approximate .. "'" end)
+local GELU = activation_class("GELU", function(x, self) return C.gelu(x, {approximate = self.approximate}) end)
+
+function GELU:extra_repr()
+    return "approximate='" .. self.approximate .. "'"
+end
 
 --- nn.GELU([{approximate = "none" | "tanh"}])
 function GELU:__init(opts)
@@ -221,11 +227,17 @@ function nn.positional_encoding(max_len, d_model)
         error(string.format("positional_encoding: d_model must be even (sin and cos columns alternate), got %d",
                             d_model), 2)
     end
-    local position = torch.arange(0, max_len):unsqueeze(2)                                      -- [L, 1]
-    local div_term = torch.exp(torch.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))  -- [d/2]
-    local angles = position * div_term                                                         -- [L, d/2]
-    -- Python: pe[:, 0::2] = sin(angles); pe[:, 1::2] = cos(angles)
-    return torch.stack({torch.sin(angles), torch.cos(angles)}, 3):view(max_len, d_model)
+    local ok, pe = pcall(function()
+        local position = torch.arange(0, max_len):unsqueeze(2)                                      -- [L, 1]
+        local div_term = torch.exp(torch.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))  -- [d/2]
+        local angles = position * div_term                                                         -- [L, d/2]
+        -- Python: pe[:, 0::2] = sin(angles); pe[:, 1::2] = cos(angles)
+        return torch.stack({torch.sin(angles), torch.cos(angles)}, 3):view(max_len, d_model)
+    end)
+    if not ok then -- too large for memory: the message without this file's position
+        error("positional_encoding: " .. tostring(pe):gsub("^[^:]*:%d+: ", ""), 2)
+    end
+    return pe
 end
 
 local PositionalEncoding = nn.Module:extend("PositionalEncoding")
@@ -246,7 +258,7 @@ function PositionalEncoding:forward(x)
     check_tensor("PositionalEncoding", "input", x, 2)
     local pe = self.pe
     if x.ndim < 2 or x.shape[-1] ~= pe.shape[3] or x.shape[-2] > pe.shape[2] then
-        error(string.format("PositionalEncoding: expected an input [..., n, %d] with n <= max_len = %d, got shape [%s]",
+        error(string.format("PositionalEncoding: expected an input [..., n, %d] with n <= max_len = %d, got shape %s",
                             pe.shape[3], pe.shape[2], shape_text(x)), 2)
     end
     -- Python: x + self.pe[:, :x.size(1)]

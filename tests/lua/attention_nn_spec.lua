@@ -312,7 +312,7 @@ describe("against PyTorch running the books' Python classes (tests/data/torch/at
 
     for _, case in ipairs(cases) do
         local label = string.format("%s seed %s mask %s lens %s mode %s: %s", case.kind, case.seed,
-                                    case.mask or "-", case.lens, case.mode, case.what)
+                                    case.mask or "-", case.lens or "-", case.mode, case.what)
         it(label .. " (staged), within 1e-6", function()
             local out, weights = run(case, false)
             local t = case.what == "out" and out or weights
@@ -333,6 +333,60 @@ describe("against PyTorch running the books' Python classes (tests/data/torch/at
 end)
 
 describe("the path each forward takes", function()
+    -- Counts the calls of attention.fused (the classes call it through the same table).
+    local function fused_calls(f)
+        local real, calls = attention.fused, 0
+        attention.fused = function(...) calls = calls + 1 return real(...) end
+        local ok, err = pcall(f)
+        attention.fused = real
+        assert(ok, err)
+        return calls
+    end
+
+    it("uses attention.fused exactly when it computes the same thing", function()
+        if not HAS_FUSED then return end
+        local x = torch.rand(2, 5, 8)
+        local function mha(p) return nn.MultiHeadAttention(8, 8, 6, p, 2) end
+        local function ann(p) return nn.MultiHeadedAttention(2, 8, p) end
+        local CASES = {
+            {"SelfAttention_v1", 1, function() nn.SelfAttention_v1(8, 4)(x) end},
+            {"SelfAttention_v2", 1, function() nn.SelfAttention_v2(8, 4)(x[1]) end},
+            {"CausalAttention, dropout 0, training mode", 1, function() nn.CausalAttention(8, 4, 5, 0.0)(x) end},
+            {"CausalAttention, dropout 0.5, training mode", 0, function() nn.CausalAttention(8, 4, 5, 0.5)(x) end},
+            {"CausalAttention, dropout 0.5, eval mode", 1, function() nn.CausalAttention(8, 4, 5, 0.5):eval()(x) end},
+            {"MultiHeadAttentionWrapper: each head", 3, function() nn.MultiHeadAttentionWrapper(8, 4, 5, 0, 3)(x) end},
+            {"MultiHeadAttention, eval", 1, function() mha(0.1):eval()(x) end},
+            {"MultiHeadAttention, training", 0, function() mha(0.1)(x) end},
+            {"MultiHeadAttention, use_fused = false", 0, function()
+                local m = mha(0.0)
+                m.use_fused = false
+                m(x)
+            end},
+            {"MultiHeadedAttention, no mask", 1, function() ann(0.1):eval()(x, x, x) end},
+            {"MultiHeadedAttention, the causal mask", 1, function()
+                ann(0.1):eval()(x, x, x, torch.tril(torch.ones(1, 5, 5)))
+            end},
+            {"MultiHeadedAttention, a padding mask that hides nothing", 1, function()
+                ann(0.1):eval()(x, x, x, torch.ones(2, 1, 5))
+            end},
+            {"MultiHeadedAttention, a padding mask", 0, function()
+                ann(0.1):eval()(x, x, x, torch.tensor{{{1, 1, 1, 0, 0}}, {{1, 1, 1, 1, 1}}})
+            end},
+            {"MultiHeadedAttention, training with dropout", 0, function() ann(0.1)(x, x, x) end},
+            {"DotProductAttention, no valid_lens", 1, function() nn.DotProductAttention(0.5):eval()(x, x, x) end},
+            {"DotProductAttention, valid_lens", 0, function() nn.DotProductAttention(0.5):eval()(x, x, x, {2, 5}) end},
+            {"MLPAttention: additive scores, never fused", 0, function() nn.MLPAttention(8, 8, 4, 0):eval()(x, x, x) end},
+        }
+        local wrong = {}
+        for _, case in ipairs(CASES) do
+            local calls = fused_calls(case[3])
+            if calls ~= case[2] then
+                wrong[#wrong + 1] = string.format("%s: %d calls, expected %d", case[1], calls, case[2])
+            end
+        end
+        assert.are.same({}, wrong)
+    end)
+
     it("keeps the weights of the staged path in m.last_weights (training mode with dropout: staged)", function()
         torch.manual_seed(123)
         local mha = nn.MultiHeadAttention(3, 4, 6, 0.5, 2)
