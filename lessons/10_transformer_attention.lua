@@ -137,7 +137,7 @@ lesson.step("the effect of 1/√d_k on softmax, for growing d_k", function()
                             d_k, u[1], u[2], u[3], u[4], c[1], c[2], c[3], c[4]))
     end
     lesson.check("all 40 numbers as PyTorch computes them", sharpness, pytorch("sharpness"), {tol = 1e-5})
-    -- the trend, from the table: unscaled, softmax sharpens with every larger d_k; scaled, it does not
+    -- the trend, from the table: unscaled, softmax sharpens with every larger d_k
     sharper = true
     for i = 2, 5 do
         local a, b = sharpness[i - 1][1]:tolist(), sharpness[i][1]:tolist()
@@ -167,7 +167,7 @@ is 0, so a 1 means "may attend".
 ]]
 
 lesson.step("the seed's attention()", function()
-    function seed_attention(query, key, value, mask, dropout)   -- Python: def attention(query, key, value, mask=None, dropout=None):
+    function seed_attention(query, key, value, mask, dropout)   -- Python: mask=None, dropout=None
         local d_k = query:size(-1)                              -- Python: d_k = query.size(-1)
         -- 1) and 2) Compute the alignment scores with scaling
         local scores = query:matmul(key:transpose(-2, -1)) / math.sqrt(d_k)
@@ -236,7 +236,8 @@ lesson.step("a row with every key hidden: 1/n with -1e9, nan with -inf", functio
     mask_pad = mask:clone()
     mask_pad[4]:fill_(0)                                       -- Python: mask_pad[3] = 0
     _, p_pad = seed_attention(query, key, value, mask_pad)
-    w_pad = attention.softmax(attention.mask(attention.scale(attention.scores(query, key), 4), mask_pad:eq(0)), -1)
+    scaled_pad = attention.scale(attention.scores(query, key), 4)
+    w_pad = attention.softmax(attention.mask(scaled_pad, mask_pad:eq(0)), -1)
     lesson.show("mask_pad", mask_pad)
     lesson.show("-1e9 (the seed)", p_pad)
     lesson.show("-inf (ch. 3)", w_pad)
@@ -248,7 +249,8 @@ lesson.say[[
 The full TA is multi-head attention (MHA): h heads, each attending over its own linear projection
 of Q, K and V, their outputs concatenated and projected once more:
 
-    MultiHead(Q, K, V) = Concat(head_1, …, head_h)·W^O,   head_i = Attention(Q·W_i^Q, K·W_i^K, V·W_i^V)
+    MultiHead(Q, K, V) = Concat(head_1, …, head_h)·W^O
+    head_i = Attention(Q·W_i^Q, K·W_i^K, V·W_i^V)
 
 The seed's class MultiHeadedAttention(h, d_model) creates 4 fully connected layers with clones:
 three for the query, key and value projections (all h heads at once, d_model → h × d_k) and one
@@ -313,7 +315,7 @@ the tokens (Python's transpose(1, 2): dims count from 1 in attn).
 lesson.step("the seed's forward, by hand", function()
     batch_samples = x:size(1)                                       -- Python: query.size(0)
     projections = {}
-    for i, t in ipairs({x, x, x}) do                                 -- Python: for l, x in zip(self.fc_layers, (query, key, value))
+    for i, t in ipairs({x, x, x}) do                  -- Python: zip(self.fc_layers, (query, key, value))
         projections[i] = mha.fc_layers[i](t):view(batch_samples, -1, mha.h, mha.d_k):transpose(2, 3)
     end
     heads, p_heads = seed_attention(projections[1], projections[2], projections[3], nil, mha.dropout)

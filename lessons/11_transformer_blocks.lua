@@ -61,7 +61,7 @@ math.sin and math.cos, as an independent check.
 ]]
 
 lesson.step("the positional encoding matrix", function()
-    pe = nn.positional_encoding(10, 8)              -- Python: PositionalEncoding(8, 0., max_len=10).pe[0]
+    pe = nn.positional_encoding(10, 8)              -- Python: PositionalEncoding(8, 0., 10).pe[0]
     formula = {}
     for pos = 0, 9 do
         formula[pos + 1] = {}
@@ -72,7 +72,7 @@ lesson.step("the positional encoding matrix", function()
     end
     positions = {}
     for pos = 0, 9 do positions[pos + 1] = "pos " .. pos end
-    torch.set_printoptions{precision = 2, sci_mode = false}   -- Python: torch.set_printoptions(precision=2, sci_mode=False)
+    torch.set_printoptions{precision = 2, sci_mode = false}   -- Python: precision=2, sci_mode=False
     attention.heatmap(pe, {rows = positions})
     torch.set_printoptions{profile = "default"}
     lesson.show("pe", pe)
@@ -88,7 +88,7 @@ mode). The two "the" now differ.
 ]]
 
 lesson.step("x = embeddings + positional encoding", function()
-    pos_enc = nn.PositionalEncoding(8, 0.1, 50)      -- Python: PositionalEncoding(d_model=8, dropout=0.1, max_len=50)
+    pos_enc = nn.PositionalEncoding(8, 0.1, 50)      -- d_model, dropout, max_len
     pos_enc:eval()
     x = pos_enc(emb)
     lesson.show("x", x)
@@ -126,7 +126,7 @@ two layers (off in evaluation mode).
 
 lesson.step("the position-wise FFN (SiLU)", function()
     torch.manual_seed(21)
-    ffn = nn.PositionwiseFFN(8, 32, 0.1)             -- Python: PositionwiseFFN(d_model=8, d_ff=32, dropout=0.1)
+    ffn = nn.PositionwiseFFN(8, 32, 0.1)             -- d_model, d_ff, dropout
     ffn:eval()
     ffn_out = ffn(x)
     inner = ffn.w_1(x)
@@ -142,10 +142,12 @@ lesson.section("Implementing the encoder")
 lesson.say[[
 The two kinds of encoder block differ only in where LayerNorm sits. Post-LN, the original
 Transformer (Figure 7.9, left): each sublayer's output is LayerNorm(x + Sublayer(x)). Pre-LN
-(right): x + Sublayer(LayerNorm(x)). The seed's SublayerConnection is the pre-LN one; attn's
-nn.SublayerConnection and blocks take {norm_first = false} for post-LN. Each block has two
-sublayers: multi-head self-attention (2 heads) and the FFN. The source mask is all ones: no
-padding, every token may attend to every token.
+(right): x + Sublayer(LayerNorm(x)). The seed says it implements the post-LN encoder, and that
+SublayerConnection matches LayerNorm(x + SubLayer(x)); but its code, the Annotated Transformer's,
+returns x + self.dropout(sublayer(self.norm(x))): the pre-LN form, as the checks below confirm.
+attn's nn.SublayerConnection and blocks follow the code and take {norm_first = false} for post-LN.
+Each block has two sublayers: multi-head self-attention (2 heads) and the FFN. The source mask is
+all ones: no padding, every token may attend to every token.
 
 We build the post-LN block from a seed, then the pre-LN block from the same seed, so that both
 have the same weights, and run both on x.
@@ -154,8 +156,8 @@ have the same weights, and run both on x.
 lesson.step("an encoder block, post-LN", function()
     src_mask = torch.ones(1, 1, 6)                  -- 1 = may attend (the seed's convention)
     torch.manual_seed(22)
-    block_post = nn.EncoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1), nn.PositionwiseFFN(8, 32, 0.1), 0.1,
-                                 {norm_first = false})   -- post-LN; the seed's class is pre-LN only
+    block_post = nn.EncoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1), nn.PositionwiseFFN(8, 32, 0.1),
+                                 0.1, {norm_first = false})   -- post-LN; the seed's code is pre-LN
     block_post:eval()
     y_post = block_post(x, src_mask)
     -- by hand: LayerNorm(x + MHA(x)), then LayerNorm(h + FFN(h))
@@ -169,7 +171,8 @@ end)
 
 lesson.step("the same block, pre-LN (the seed's SublayerConnection)", function()
     torch.manual_seed(22)
-    block_pre = nn.EncoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1), nn.PositionwiseFFN(8, 32, 0.1), 0.1)
+    block_pre = nn.EncoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1), nn.PositionwiseFFN(8, 32, 0.1),
+                                0.1)
     block_pre:eval()
     y_pre = block_pre(x, src_mask)
     -- by hand: h = x + MHA(LayerNorm(x)), then h + FFN(LayerNorm(h))
@@ -181,6 +184,8 @@ lesson.step("the same block, pre-LN (the seed's SublayerConnection)", function()
     lesson.check("pre-LN block as PyTorch computes it", y_pre, pytorch("enc_pre"), {tol = 1e-5})
     lesson.check("= h + FFN(LayerNorm(h)), h = x + MHA(LayerNorm(x))", y_pre, y_pre_hand, {tol = 1e-6})
     lesson.check("the same weights as the post-LN block", torch.equal(block_pre.ffn.w_1.weight, block_post.ffn.w_1.weight), true)
+    lesson.check("the seed's SublayerConnection is not post-LN: outputs differ by more than 0.1",
+                 (y_pre - y_post):abs():max():item() > 0.1, true)
 end)
 
 lesson.say[[
@@ -209,7 +214,8 @@ decoder will attend to.
 
 lesson.step("the Encoder: N = 2 blocks and a final LayerNorm", function()
     torch.manual_seed(23)
-    encoder = nn.Encoder(nn.EncoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1), nn.PositionwiseFFN(8, 32, 0.1), 0.1), 2)
+    encoder = nn.Encoder(nn.EncoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1),
+                                         nn.PositionwiseFFN(8, 32, 0.1), 0.1), 2)
     encoder:eval()
     memory = encoder(x, src_mask)
     -- the same by hand: block 1, block 2, LayerNorm
@@ -239,7 +245,8 @@ lesson.step("a decoder block: causal self-attention and cross-attention", functi
     tgt, tgt_words = ids_of(tgt_vocab, "<s> die Katze saß")
     torch.manual_seed(24)
     tgt_tok = nn.Embeddings(8, #tgt_vocab)
-    dec_block = nn.DecoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1), nn.MultiHeadedAttention(2, 8, 0.1),
+    dec_block = nn.DecoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1),      -- self-attention
+                                nn.MultiHeadedAttention(2, 8, 0.1),          -- cross-attention
                                 nn.PositionwiseFFN(8, 32, 0.1), 0.1)
     dec_block:eval()
     dec_block.self_attn.use_fused, dec_block.encoder_attn.use_fused = false, false
@@ -280,7 +287,8 @@ so its guess means nothing yet, but it is computed the same way as PyTorch's.
 
 lesson.step("the Decoder: N = 2 blocks, projection, log_softmax, the next word", function()
     torch.manual_seed(25)
-    decoder = nn.Decoder(nn.DecoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1), nn.MultiHeadedAttention(2, 8, 0.1),
+    decoder = nn.Decoder(nn.DecoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1),
+                                         nn.MultiHeadedAttention(2, 8, 0.1),
                                          nn.PositionwiseFFN(8, 32, 0.1), 0.1), 2, #tgt_vocab)
     decoder:eval()
     log_probs = decoder(y, memory, src_mask, tgt_mask)   -- [1, 4, 9]
@@ -288,7 +296,7 @@ lesson.step("the Decoder: N = 2 blocks, projection, log_softmax, the next word",
     _, best = probs:max(1)
     next_word = tgt_vocab[math.tointeger(best:item())]
     lesson.show("log_probs", log_probs)
-    lesson.show("probabilities after 'saß'", probs)
+    lesson.show("probs", probs)
     lesson.show("next word", next_word)
     lesson.check("log_probs as PyTorch computes them", log_probs, pytorch("log_probs"), {tol = 1e-5})
     lesson.check("every row of probabilities sums to 1", log_probs:exp():sum(-1), torch.ones(1, 4), {tol = 1e-6})
@@ -307,11 +315,12 @@ vocabulary of 12 tokens and d_model = 8. Segment ids are 1 (A) and 2 (B) in Lua,
 ]]
 
 lesson.step("BERT's input: token + segment + position embeddings", function()
-    bert_vocab = {"[PAD]", "[CLS]", "[SEP]", "[MASK]", "my", "dog", "is", "cute", "he", "likes", "play", "##ing"}
+    bert_vocab = {"[PAD]", "[CLS]", "[SEP]", "[MASK]",
+                  "my", "dog", "is", "cute", "he", "likes", "play", "##ing"}
     tokens, bert_words = ids_of(bert_vocab, "[CLS] my dog is cute [SEP] he likes play ##ing [SEP]")
     segments = torch.tensor({{1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2}})   -- Python: [[0] * 6 + [1] * 5]
     torch.manual_seed(26)
-    bert = nn.BERTEmbedding(#bert_vocab, 8, {max_len = 16})        -- Python: BERTEmbedding(12, 8, max_len=16)
+    bert = nn.BERTEmbedding(#bert_vocab, 8, {max_len = 16})        -- Python: max_len=16
     token_part = bert.token(tokens)
     segment_part = bert.segment(segments)
     position_part = bert.position(torch.arange(1, 12))            -- Python: torch.arange(11)

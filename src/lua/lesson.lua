@@ -9,7 +9,10 @@
 --       lesson.show("attn_scores_2", attn_scores_2)
 --       lesson.check("ω2 (In [3])", attn_scores_2, [=[tensor([0.9544, 1.4950, ...])]=])
 --   end)
--- Run as a script it prints as it goes. The command-line modes (--step, --step=line, --check, --list)
+-- Where the book prints no numbers, a lesson compares its seeded results with PyTorch's:
+--       lesson.check("LayerNorm", y, lesson.reference("lessons_seed002.txt", "l11.ln"), {tol = 1e-5})
+-- (tests/data/torch/<file>, written by a script under scripts/). lesson.heatmaps draws matrices side
+-- by side. Run as a script it prints as it goes. The command-line modes (--step, --step=line, --check, --list)
 -- run it through lesson_run.lua, which sets lesson.mode before the lesson starts:
 --   "run"    print everything (a plain script run)
 --   "step"   pause after every step: Enter next, r repeat, s skip to the next section, q quit
