@@ -337,14 +337,62 @@ lesson.step("BERT's input: token + segment + position embeddings", function()
     lesson.check("e = token + segment + position", e, token_part + segment_part + position_part, {tol = 1e-6})
 end)
 
+lesson.say[[
+The seed gives BERT's sizes: BERT_BASE has 12 encoder blocks with 12 heads and d_model = 768,
+110M parameters in all; BERT_LARGE 24 blocks, 16 heads, d_model = 1024, 340M; both with a WordPiece
+vocabulary of 30,000 tokens. We count what our classes hold for these sizes: one encoder block
+(the seed's, with an FFN of 4·d_model, as in BERT) built for real, times the number of blocks,
+plus the three embedding tables: 30,000 tokens, 512 positions (BERT's longest input) and 2 segments.
+]]
+
+lesson.step("BERT_BASE and BERT_LARGE: counting the parameters", function()
+    function block_parameters(d_model, heads)        -- one encoder block, FFN of 4·d_model
+        local block = nn.EncoderBlock(d_model, nn.MultiHeadedAttention(heads, d_model, 0.1),
+                                      nn.PositionwiseFFN(d_model, 4 * d_model, 0.1), 0.1)
+        return block:num_parameters()               -- Python: sum(p.numel() for p in block.parameters())
+    end
+    base_block, large_block = block_parameters(768, 12), block_parameters(1024, 16)
+    bert_base = 12 * base_block + (30000 + 512 + 2) * 768
+    bert_large = 24 * large_block + (30000 + 512 + 2) * 1024
+    print(string.format("BERT_BASE:  12 × %d + %d × 768  = %d (%.1fM; the seed: 110M, %+.1f%%)", base_block,
+                        30000 + 512 + 2, bert_base, bert_base / 1e6, (bert_base / 110e6 - 1) * 100))
+    print(string.format("BERT_LARGE: 24 × %d + %d × 1024 = %d (%.1fM; the seed: 340M, %+.1f%%)", large_block,
+                        30000 + 512 + 2, bert_large, bert_large / 1e6, (bert_large / 340e6 - 1) * 100))
+    lesson.check("a 768-wide block holds as many parameters as PyTorch's", base_block, pytorch("block768.params"):item())
+    lesson.check("a 1024-wide block holds as many parameters as PyTorch's", large_block, pytorch("block1024.params"):item())
+    lesson.check("BERT_BASE: within 2% of the seed's 110M", math.abs(bert_base / 110e6 - 1) < 0.02, true)
+    lesson.check("BERT_LARGE: within 2% of the seed's 340M", math.abs(bert_large / 340e6 - 1) < 0.02, true)
+end)
+
+lesson.say[[
+Both counts fall a little short of the seed's rounded figures: the released models have a few
+parts our classes leave out (a LayerNorm on the embeddings, a pooling layer for [CLS], a vocabulary
+of 30,522 WordPieces).
+]]
+
 lesson.section("Generative Pre-trained Transformer")
 
 lesson.say[[
 GPT is a decoder-only model: decoder blocks without the cross-attention sublayer, so the only
-difference from an encoder block is the mask. BERT's self-attention is bidirectional: every token
-attends to every token, before and after it. GPT's is causal (unidirectional): a token attends
-only to itself and the tokens before it. Here are both masks for the first sequence, [CLS] my dog
-is cute [SEP] (columns are the key positions 1 to 6):
+difference from an encoder block is the mask. The seed gives its size: 12 decoder layers with 12
+heads, d_model = 768, an FFN of 3,072, a BPE vocabulary of 40,000 tokens and 117M parameters. A
+GPT block therefore holds exactly the parameters of the 768-wide encoder block counted above
+(whose FFN is 4 · 768 = 3,072), and the seed's GPT adds a static positional encoding, which has
+no parameters.
+]]
+
+lesson.step("GPT: counting the parameters", function()
+    gpt = 12 * base_block + 40000 * 768                   -- 12 blocks + the token embeddings
+    print(string.format("GPT: 12 × %d + 40000 × 768 = %d (%.1fM; the seed: 117M, %+.1f%%)", base_block, gpt,
+                        gpt / 1e6, (gpt / 117e6 - 1) * 100))
+    lesson.check("GPT: within 2% of the seed's 117M", math.abs(gpt / 117e6 - 1) < 0.02, true)
+end)
+
+lesson.say[[
+BERT's self-attention is bidirectional: every token attends to every token, before and after it.
+GPT's is causal (unidirectional): a token attends only to itself and the tokens before it. Here
+are both masks for the first sequence, [CLS] my dog is cute [SEP] (columns are the key positions
+1 to 6):
 ]]
 
 lesson.step("the masks: bidirectional (BERT) and causal (GPT)", function()

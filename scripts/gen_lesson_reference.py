@@ -177,6 +177,14 @@ def lesson11():
     e = bert(tokens, segments)
     put("l11.bert.e", e)
 
+    # the parameters of one encoder block at BERT_BASE's and BERT_LARGE's sizes (FFN of 4 d_model)
+    for d_model, heads in [(768, 12), (1024, 16)]:
+        block = EncoderBlock(d_model, MultiHeadedAttention(heads, d_model, 0.1),
+                             PositionwiseFFN(d_model, 4 * d_model, 0.1), 0.1)
+        n = sum(p.numel() for p in block.parameters())
+        assert n < 2 ** 24  # exact in float32
+        put("l11.block%d.params" % d_model, torch.tensor(float(n)))
+
     # bidirectional (BERT) and causal (GPT) self-attention on the first sentence
     torch.manual_seed(27)
     mha = MultiHeadedAttention(2, 8, 0.1).eval()
