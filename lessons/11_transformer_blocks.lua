@@ -54,8 +54,8 @@ embedding and unique to each position, computed once:
 
     PE(pos, 2i) = sin(pos / 10000^(2i/d_model)),   PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model))
 
-Even columns are sines and odd columns cosines, with wavelengths growing from 2π (the first pair)
-to 10000·2π. nn.positional_encoding(max_len, d_model) computes the matrix with the Annotated
+Even columns are sines and odd columns cosines; pair i has wavelength 2π·10000^(2i/d_model),
+growing geometrically from 2π (here, with d_model = 8, up to 2π·10000^(6/8) = 2π·1000). nn.positional_encoding(max_len, d_model) computes the matrix with the Annotated
 Transformer's float32 operations; we also compute the formula in double precision, with Lua's
 math.sin and math.cos, as an independent check.
 ]]
@@ -191,9 +191,9 @@ end)
 lesson.say[[
 Same weights, same input, different outputs. A post-LN block ends with a LayerNorm, so each
 token's output has mean 0 and standard deviation 1 (with LayerNorm's initial weight 1 and bias 0).
-A pre-LN block ends with a residual sum: its output keeps the scale of x (the residual stream
-that the seed says makes pre-LN training stable without a warm-up, and that the Encoder closes
-with one final LayerNorm).
+A pre-LN block ends with a residual sum: its output keeps the scale of x, and the seed's Encoder
+closes the stack with one final LayerNorm. (In training, the seed says, post-LN needs a warm-up of
+the learning rate and pre-LN does not, but pre-LN may suffer representation collapse.)
 ]]
 
 lesson.step("post-LN vs pre-LN: the scale of each token's output", function()
@@ -235,7 +235,10 @@ The decoder reads the target sequence generated so far, shifted by one: it start
 block has three sublayers: masked self-attention over the target (a token may attend only to
 itself and earlier tokens, the causal mask nn.subsequent_mask), attention over the encoder's
 memory (queries from the decoder, keys and values from the encoder: cross-attention), and the
-FFN. Our made-up target vocabulary is German; the decoder has seen "<s> die Katze saß" and will
+FFN. (The seed's text says source_mask is the mask of the decoder's self-attention. Its
+DecoderBlock.forward, whose lines its listing lost in conversion, is the Annotated Transformer's,
+which gives target_mask to the self-attention and source_mask to the cross-attention, as attn does.)
+Our made-up target vocabulary is German; the decoder has seen "<s> die Katze saß" and will
 predict the next word. The target gets its own Embeddings and the same positional encoding.
 mha.use_fused = false keeps each attention's weights in .attn, so we can look at them.
 ]]
