@@ -1,6 +1,6 @@
 #!/bin/sh
-# Regenerates tests/data/torch/*.txt: numbers made by PyTorch itself (random streams, sums, softmax),
-# which the C and Lua tests compare attn against.
+# Regenerates tests/data/torch/*.txt: numbers made by PyTorch itself (random streams, sums, softmax,
+# the lessons' seeded computations), which the C and Lua tests and the lessons compare attn against.
 # Uses Debian's python3-torch (a build without MKL, so dropout shows the "default" Bernoulli flavour)
 # and Debian's /usr/bin/python3, not whatever python3 is first on PATH. Installs the package if missing
 # (through scripts/install-deps.sh). Run from anywhere; writes into the repository.
@@ -14,3 +14,5 @@ sh scripts/install-deps.sh python3-torch # a few minutes the first time
 # must be the vectorised ones (see the CPU capability check in the script), so no override of them.
 unset ATEN_CPU_CAPABILITY
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_torch_reference.py tests/data/torch
+# the lessons' seeded computations (lessons/10_*, lessons/11_*): lessons_seed002.txt
+OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_lesson_reference.py tests/data/torch

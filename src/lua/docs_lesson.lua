@@ -69,8 +69,9 @@ Compares what attn computed with what the book printed, prints "✓ what" or "�
 true or false. expected is the book's printed text, compared character for character with attn's
 print of computed (on a failure the numbers read from both texts give the largest difference and
 its index); or a number or nested table of numbers, compared within the absolute tolerance tol,
-which must be given for a table (a single number without tol must be equal); or a boolean, for
-plain equality. On a failure it also prints the expected and the computed values. In --check mode
+which must be given for a table (a single number without tol must be equal); or a tensor, such as
+PyTorch's numbers from lesson.reference, compared like a table of numbers within tol; or a
+boolean, for plain equality. On a failure it also prints the expected and the computed values. In --check mode
 only failures are printed.]=], [==[
 w = torch.softmax(inputs:matmul(inputs[2]), 1)   -- inputs: see ?torch.tensor
 lesson.capture(lesson.check, "α2 (In [7])", w, [=[tensor([0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581])]=])
@@ -81,6 +82,30 @@ print(lesson.capture(lesson.check, "sum", w:sum(), 1.5, {tol = 1e-6}))
 -->       got       tensor(1.)
 -->       largest difference 5.0e-01, tolerance 1e-06
 --> ]==])
+
+ldef("reference", "lesson.reference(file, name)", [=[
+A tensor PyTorch computed, for the expected side of a check: the float32 tensor named name in
+tests/data/torch/<file> (found beside the lesson's lessons/ folder, else under the current
+directory). Each line of such a file is "tensor name=N shape=2,3 : 0x3f800000 ...", the values as
+float32 bit patterns, written by a script under scripts/ that runs the lesson's seeded computations
+in PyTorch (scripts/gen_lesson_reference.py for lessons 10 and 11). So a lesson's check compares
+attn with PyTorch, not with attn itself: lesson.check("LayerNorm", y, lesson.reference(file,
+"l11.ln"), {tol = 1e-5}).]=], [=[
+scores = lesson.reference("lessons_seed002.txt", "l10.scores")   -- lesson 10's Q·Kᵀ, by PyTorch
+scores.shape
+--> torch.Size([3, 5])]=])
+
+ldef("heatmaps", "lesson.heatmaps{{title, t [, opts]}, ...}", [=[
+Draws matrices with attention.heatmap (opts as there: rows, cols, range, ...), each under its
+title, next to each other when they fit in lesson.width (80) columns, else one below the other:
+for patterns a lesson compares, such as a bidirectional and a causal mask. Like lesson.show it only
+displays, so a step's echo leaves it out, and it prints nothing in --check mode.]=], [=[
+print(lesson.capture(lesson.heatmaps, {{"causal", torch.tril(torch.ones(2, 2)), {range = {0, 1}}},
+                                       {"all", torch.ones(2, 2), {range = {0, 1}}}}))
+--> causal      all
+--> 1.█  0.     1.█  1.█
+--> 1.█  1.█    1.█  1.█
+-->]=])
 
 ldef("capture", "lesson.capture(fn, ...)", [=[
 Runs fn(...) and returns, as a string, what the lesson library printed meanwhile (without colour)

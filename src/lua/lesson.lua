@@ -9,7 +9,10 @@
 --       lesson.show("attn_scores_2", attn_scores_2)
 --       lesson.check("ω2 (In [3])", attn_scores_2, [=[tensor([0.9544, 1.4950, ...])]=])
 --   end)
--- Run as a script it prints as it goes. The command-line modes (--step, --step=line, --check, --list)
+-- Where the book prints no numbers, a lesson compares its seeded results with PyTorch's:
+--       lesson.check("LayerNorm", y, lesson.reference("lessons_seed002.txt", "l11.ln"), {tol = 1e-5})
+-- (tests/data/torch/<file>, written by a script under scripts/). lesson.heatmaps draws matrices side
+-- by side. Run as a script it prints as it goes. The command-line modes (--step, --step=line, --check, --list)
 -- run it through lesson_run.lua, which sets lesson.mode before the lesson starts:
 --   "run"    print everything (a plain script run)
 --   "step"   pause after every step: Enter next, r repeat, s skip to the next section, q quit
@@ -252,6 +255,118 @@ function lesson.step(title, fn)
             return
         end
     end
+end
+
+-- lesson.heatmaps{{title, t [, opts]}, ...}: matrices drawn with attention.heatmap (opts as there),
+-- each under its title; next to each other when they fit in lesson.width columns, else one below
+-- the other. For patterns a lesson compares (a bidirectional and a causal mask).
+function lesson.heatmaps(list)
+    if type(list) ~= "table" or #list == 0 then
+        error("lesson.heatmaps: expected a list such as {{\"BERT\", w1}, {\"GPT\", w2}}, got " .. type(list), 2)
+    end
+    local heatmap = require("attn.heatmap")
+    local blocks, widths = {}, {}
+    for i, item in ipairs(list) do
+        if type(item) ~= "table" or not torch.is_tensor(item[2]) then
+            error("lesson.heatmaps: item " .. i .. " must be {title, tensor [, opts]}", 2)
+        end
+        local opts = {}
+        for k, v in pairs(item[3] or {}) do opts[k] = v end
+        if opts.color == nil then opts.color = lesson.color end
+        local lines = {tostring(item[1])}
+        for l in (heatmap.render(item[2], opts) .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = l end
+        local w = 0
+        for _, l in ipairs(lines) do
+            w = math.max(w, width((l:gsub("\27%[[%d;]*m", ""))))
+        end
+        blocks[i], widths[i] = lines, w
+    end
+    local total, gap = -4, "    "
+    for _, w in ipairs(widths) do total = total + w + #gap end
+    if total > lesson.width then
+        for i, lines in ipairs(blocks) do
+            write(i > 1 and "\n" or "", table.concat(lines, "\n"), "\n")
+        end
+        return
+    end
+    local height = 0
+    for _, lines in ipairs(blocks) do height = math.max(height, #lines) end
+    for r = 1, height do
+        local row = {}
+        for i, lines in ipairs(blocks) do
+            local l = lines[r] or ""
+            local pad = i < #blocks and string.rep(" ", widths[i] - width((l:gsub("\27%[[%d;]*m", "")))) or ""
+            row[i] = l .. pad
+        end
+        write((table.concat(row, gap):gsub("%s+$", "")), "\n")
+    end
+end
+
+---------------------------------------------------------------------------------------------------
+-- Reference data: numbers PyTorch computed (tests/data/torch/*.txt)
+---------------------------------------------------------------------------------------------------
+
+-- The files already read: path -> {name -> {shape = {...}, values = {...}}}.
+local references = {}
+
+-- Where the reference files are: tests/data/torch of the repository the lesson file is in (lessons/
+-- sits beside tests/), else of the current directory.
+local function reference_path(file)
+    local candidates = {}
+    for level = 3, 8 do
+        local info = debug.getinfo(level, "S")
+        if not info then break end
+        if info.source:match("^@") then   -- a file's chunk (attn's own library is "=[attn]/...")
+            local dir = info.source:match("^@(.*)/[^/]*$") or "."
+            candidates[#candidates + 1] = dir .. "/../tests/data/torch/" .. file
+            break
+        end
+    end
+    candidates[#candidates + 1] = "tests/data/torch/" .. file
+    for _, path in ipairs(candidates) do
+        local f = io.open(path, "r")
+        if f then f:close() return path end
+    end
+    return nil, table.concat(candidates, ", ")
+end
+
+-- Reads "tensor name=N shape=2,3 : 0x3f800000 ..." lines (float32 bit patterns; '#' lines are comments).
+local function read_reference(path)
+    local by_name = {}
+    local n = 0
+    for line in io.lines(path) do
+        n = n + 1
+        if not line:match("^#") and line:match("%S") then
+            local name, shape, values = line:match("^tensor name=(%S+) shape=(%S*) : ?(.*)$")
+            if not name then
+                error(string.format("lesson.reference: %s line %d is not 'tensor name=N shape=S : values'",
+                                    path, n), 0)
+            end
+            local dims, vals = {}, {}
+            for d in shape:gmatch("%d+") do dims[#dims + 1] = tonumber(d) end
+            for hex in values:gmatch("%S+") do
+                vals[#vals + 1] = string.unpack("<f", string.pack("<I4", tonumber(hex)))
+            end
+            by_name[name] = {shape = dims, values = vals}
+        end
+    end
+    return by_name
+end
+
+-- lesson.reference(file, name) -> the float32 tensor named name in tests/data/torch/<file>: a number
+-- PyTorch computed (scripts/gen_lesson_reference.py), the expected side of a lesson's check.
+function lesson.reference(file, name)
+    check_string("reference", 1, file)
+    check_string("reference", 2, name)
+    local path, tried = reference_path(file)
+    if not path then
+        error("lesson.reference: cannot find " .. file .. " (looked for " .. tried .. ")", 2)
+    end
+    references[path] = references[path] or read_reference(path)
+    local r = references[path][name]
+    if not r then error("lesson.reference: no tensor named " .. name .. " in " .. path, 2) end
+    local t = torch.tensor(#r.values == 1 and #r.shape == 0 and r.values[1] or r.values)
+    return #r.shape > 0 and t:view(table.unpack(r.shape)) or t
 end
 
 ---------------------------------------------------------------------------------------------------

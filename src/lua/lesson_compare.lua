@@ -7,8 +7,9 @@
 -- two differ most. Three kinds of expected value:
 --   text     compared character for character with attn's print of `computed` (tostring); the
 --            numbers read from both texts give the largest difference and its place
---   number   a number, or a nested table of numbers: compared with the computed number / tensor /
---            table within opts.tol (absolute); without opts.tol a single number must be equal
+--   number   a number, or a nested table of numbers, or a tensor (numbers PyTorch computed, read
+--            with lesson.reference): compared with the computed number / tensor / table within
+--            opts.tol (absolute); without opts.tol a single number must be equal
 --   boolean  plain equality
 
 local compare = {}
@@ -205,6 +206,7 @@ end
 -- A nested table of numbers in Lua syntax, for the "expected" line.
 local function table_str(v)
     if type(v) == "number" then return string.format("%.8g", v) end
+    if is_tensor(v) then return render(v) end
     local parts = {}
     for i = 1, #v do parts[i] = table_str(v[i]) end
     return "{" .. table.concat(parts, ", ") .. "}"
@@ -253,9 +255,10 @@ function compare.check(computed, expected, opts)
                            "not equal (give {tol = ...} to compare within a tolerance)"}
         end
         return check_numbers(computed, expected, tol)
-    elseif kind == "table" then
+    elseif kind == "table" or is_tensor(expected) then
         if tol == nil then
-            error("lesson.check: a table of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}", 3)
+            error("lesson.check: a " .. (kind == "table" and "table" or "tensor") ..
+                  " of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}", 3)
         end
         return check_numbers(computed, expected, tol)
     end

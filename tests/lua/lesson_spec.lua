@@ -119,6 +119,103 @@ describe("lesson.check", function()
     end)
 end)
 
+describe("lesson.check against a tensor (PyTorch's numbers)", function()
+    it("compares within the stated tolerance and needs one", function()
+        assert.is_true(check("t", torch.ones(2, 2), torch.ones(2, 2) + 1e-6, {tol = 1e-5}))
+        assert.is_false(check("t", torch.ones(2, 2), torch.ones(2, 2) + 1e-4, {tol = 1e-5}))
+        local out = lesson.capture(lesson.check, "t", torch.zeros(3), torch.tensor{0, 0, 0.5}, {tol = 1e-5})
+        assert.matches("expected  tensor([0.0000, 0.0000, 0.5000])", out, 1, true)
+        assert.matches("largest difference 5.0e-01 at [3], tolerance 1e-05", out, 1, true)
+        out = lesson.capture(lesson.check, "t", torch.zeros(2, 3), torch.zeros(3, 2), {tol = 0})
+        assert.matches("shape [2, 3], expected [3, 2]", out, 1, true)
+        assert.has_error(function() lesson.check("t", torch.ones(2), torch.ones(2)) end,
+            "lesson.check: a tensor of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}")
+    end)
+end)
+
+describe("lesson.reference", function()
+    -- a repository in miniature: root/lessons/x.lua and root/tests/data/torch/ref.txt
+    local root
+    setup(function()
+        root = os.tmpname()
+        os.remove(root)
+        assert(os.execute("mkdir -p " .. root .. "/lessons " .. root .. "/tests/data/torch"))
+        local f = assert(io.open(root .. "/tests/data/torch/ref.txt", "w"))
+        f:write("# a comment\n",
+                "tensor name=a.m shape=2,2 : 0x3f800000 0x40000000 0x3f000000 0xbf800000\n",
+                "tensor name=a.s shape= : 0x3e800000\n")
+        f:close()
+    end)
+    teardown(function() os.execute("rm -rf " .. root) end)
+
+    local function lesson_at(text)
+        local path = root .. "/lessons/x.lua"
+        local f = assert(io.open(path, "w"))
+        f:write(text)
+        f:close()
+        local passed, failed, how
+        local out = lesson.capture(function() passed, failed, how = run.file(path, {mode = "check"}) end)
+        lesson.mode = "run"
+        return out, passed, failed, how
+    end
+
+    it("reads tensors from tests/data/torch beside the lesson's folder, bit for bit", function()
+        local out, passed, failed, how = lesson_at([[
+lesson.step("ref", function()
+    m = lesson.reference("ref.txt", "a.m")
+    lesson.check("values", m, {{1, 2}, {0.5, -1}}, {tol = 0})
+    lesson.check("shape", m.shape, "torch.Size([2, 2])")
+    lesson.check("0-d", lesson.reference("ref.txt", "a.s"), 0.25)
+end)
+]])
+        assert.are.same({"", 3, 0, "ok"}, {out, passed, failed, how})
+    end)
+
+    it("names a missing tensor, a missing file and a bad line", function()
+        local out = lesson_at('lesson.reference("ref.txt", "a.nope")')
+        assert.matches("no tensor named a.nope in .*/lessons/%.%./tests/data/torch/ref%.txt", out)
+        out = lesson_at('lesson.reference("nope.txt", "a.m")')
+        assert.matches("lesson.reference: cannot find nope.txt (looked for", out, 1, true)
+        local f = assert(io.open(root .. "/tests/data/torch/bad.txt", "w"))
+        f:write("tensor a.m : 0x0\n")
+        f:close()
+        out = lesson_at('lesson.reference("bad.txt", "a.m")')
+        assert.matches("bad.txt line 1 is not 'tensor name=N shape=S : values'", out, 1, true)
+        assert.has_error(function() lesson.reference(1, "x") end, "lesson.reference: argument 1 must be a string, got number")
+    end)
+end)
+
+describe("lesson.heatmaps", function()
+    local A = {"causal", torch.tril(torch.ones(2, 2)), {range = {0, 1}}}
+    local B = {"all", torch.ones(2, 2), {range = {0, 1}}}
+
+    it("draws matrices side by side when they fit, else one below the other", function()
+        lesson.begin(nil)
+        assert.are.equal("causal      all\n1.█  0.     1.█  1.█\n1.█  1.█    1.█  1.█\n",
+                         lesson.capture(lesson.heatmaps, {A, B}))
+        local width = lesson.width
+        lesson.width = 10
+        local ok, out = pcall(lesson.capture, lesson.heatmaps, {A, B})
+        lesson.width = width
+        assert.is_true(ok)
+        assert.are.equal("causal\n1.█  0.\n1.█  1.█\n\nall\n1.█  1.█\n1.█  1.█\n", out)
+    end)
+
+    it("prints nothing in check mode, and names bad arguments", function()
+        lesson.mode = "check"
+        local out = lesson.capture(lesson.heatmaps, {A})
+        lesson.mode = "run"
+        assert.are.equal("", out)
+        assert.has_error(function() lesson.heatmaps({}) end)
+        assert.has_error(function() lesson.heatmaps({{"x", 1}}) end, "lesson.heatmaps: item 1 must be {title, tensor [, opts]}")
+    end)
+
+    it("is left out of a step's echo, like lesson.show", function()
+        local info = source.read(lesson_file('lesson.step("s", function()\n    lesson.heatmaps{{"a", w}}\nend)\n'))
+        assert.is_true(info.hidden[2])
+    end)
+end)
+
 describe("lesson_compare.numbers", function()
     it("reads the numbers of printed tensors, inf and nan included", function()
         local n = compare.numbers("tensor([[0.2899,   -inf],\n        [1.0000e-05, nan]])")

@@ -1,0 +1,437 @@
+-- 11_transformer_blocks.lua — seed 002 (Python Deep Learning, 3rd ed., ch. 7) §Building transformers with
+-- attention to §Generative Pre-trained Transformer: embeddings and the static positional encoding,
+-- LayerNorm, the position-wise FFN, an encoder block in post-LN and pre-LN form, the Encoder (N = 2), a
+-- decoder step with the causal mask and cross-attention, BERT's input embeddings, and the attention
+-- patterns of BERT (bidirectional) and GPT (causal).
+--   ./attn lessons/11_transformer_blocks.lua           straight through
+--   ./attn --step lessons/11_transformer_blocks.lua    one step at a time
+-- The seed prints no numbers here: every input is seeded, and every seeded result is checked against
+-- PyTorch's own (scripts/gen_lesson_reference.py, the seed's classes with the same seeds), stored in
+-- tests/data/torch/lessons_seed002.txt, the expected side of the checks only.
+
+lesson.title("Transformer blocks: encoder, decoder, BERT and GPT",
+             {source = "seed 002 (Python Deep Learning ch. 7) §Building transformers with attention – §GPT"})
+
+-- What PyTorch computed for this lesson (scripts/gen_lesson_reference.py).
+local function pytorch(name)
+    return lesson.reference("lessons_seed002.txt", "l11." .. name)
+end
+
+lesson.section("Transformer encoder")
+
+lesson.say[[
+The encoder takes a sequence of tokens. A lookup table turns each token into a d_model-dimensional
+embedding vector: the token's id picks a row of the table, a matrix learned with the rest of the
+model. The Annotated Transformer's Embeddings (which the seed uses and leaves out of its text)
+multiply that row by √d_model. We make up a tiny source vocabulary and a sentence, with d_model = 8.
+Lua counts ids from 1 (the first row of the table is id 1), PyTorch from 0.
+]]
+
+lesson.step("token embeddings × √d_model", function()
+    src_vocab = {"<pad>", "<s>", "</s>", "the", "cat", "sat", "on", "mat"}
+    function ids_of(vocab, sentence)                  -- {"the", ...} -> a [1, n] tensor of ids
+        local index, ids, words = {}, {}, {}
+        for i, w in ipairs(vocab) do index[w] = i end
+        for w in sentence:gmatch("%S+") do
+            ids[#ids + 1], words[#words + 1] = index[w], w
+        end
+        return torch.tensor({ids}), words
+    end
+    src, src_words = ids_of(src_vocab, "the cat sat on the mat")
+    torch.manual_seed(20)
+    src_tok = nn.Embeddings(8, #src_vocab)            -- Python: Embeddings(d_model=8, vocab=8)
+    emb = src_tok(src)
+    lesson.show("src", src)
+    lesson.show("emb", emb)
+    lesson.check("emb as PyTorch computes it", emb, pytorch("emb"), {tol = 1e-5})
+    lesson.check("both 'the' get the same row", torch.equal(emb[1][1], emb[1][5]), true)
+end)
+
+lesson.say[[
+Attention does not see the order of the tokens: both "the" above are the same vector wherever
+they stand. So the original Transformer adds a static positional encoding, a vector as long as the
+embedding and unique to each position, computed once:
+
+    PE(pos, 2i) = sin(pos / 10000^(2i/d_model)),   PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model))
+
+Even columns are sines and odd columns cosines; pair i has wavelength 2π·10000^(2i/d_model),
+growing geometrically from 2π (here, with d_model = 8, up to 2π·10000^(6/8) = 2π·1000). nn.positional_encoding(max_len, d_model) computes the matrix with the Annotated
+Transformer's float32 operations; we also compute the formula in double precision, with Lua's
+math.sin and math.cos, as an independent check.
+]]
+
+lesson.step("the positional encoding matrix", function()
+    pe = nn.positional_encoding(10, 8)              -- Python: PositionalEncoding(8, 0., 10).pe[0]
+    formula = {}
+    for pos = 0, 9 do
+        formula[pos + 1] = {}
+        for c = 0, 7 do
+            local angle = pos / 10000 ^ ((c - c % 2) / 8)
+            formula[pos + 1][c + 1] = c % 2 == 0 and math.sin(angle) or math.cos(angle)
+        end
+    end
+    positions = {}
+    for pos = 0, 9 do positions[pos + 1] = "pos " .. pos end
+    torch.set_printoptions{precision = 2, sci_mode = false}   -- Python: precision=2, sci_mode=False
+    attention.heatmap(pe, {rows = positions})
+    torch.set_printoptions{profile = "default"}
+    lesson.show("pe", pe)
+    lesson.check("pe as PyTorch computes it", pe, pytorch("pe"), {tol = 1e-5})
+    lesson.check("pe is the formula (double precision)", pe, formula, {tol = 1e-6})
+end)
+
+lesson.say[[
+The input of the first encoder block is the sum: embedding plus the encoding of its position.
+This is the seed's source_embeddings, torch.nn.Sequential(Embeddings(d_model, vocab),
+c(position)): nn.PositionalEncoding adds pe's first n rows (and applies dropout, off in evaluation
+mode). The two "the" now differ.
+]]
+
+lesson.step("x = embeddings + positional encoding", function()
+    pos_enc = nn.PositionalEncoding(8, 0.1, 50)      -- d_model, dropout, max_len
+    pos_enc:eval()
+    x = pos_enc(emb)
+    lesson.show("x", x)
+    lesson.check("x as PyTorch computes it", x, pytorch("x"), {tol = 1e-5})
+    lesson.check("x = emb + pe[1..6]", x[1], emb[1] + pe:narrow(1, 1, 6), {tol = 1e-6})
+    lesson.check("the two 'the' differ now", torch.equal(x[1][1], x[1][5]), false)
+end)
+
+lesson.say[[
+Every sublayer of a block is wrapped in a residual connection with layer normalisation. LayerNorm
+normalises each token's vector on its own: subtract the mean of its d_model numbers, divide by the
+square root of their (biased) variance plus ε = 1e-5, then scale and shift by learned weight and
+bias, which start as 1 and 0. By hand, then with nn.LayerNorm(8):
+]]
+
+lesson.step("LayerNorm, by hand and nn.LayerNorm", function()
+    mean = x:mean(-1, true)                          -- Python: x.mean(-1, keepdim=True)
+    var = (x - mean):pow(2):mean(-1, true)           -- biased: divided by d_model, not d_model − 1
+    by_hand = (x - mean) / (var + 1e-5):sqrt()
+    ln = nn.LayerNorm(8)
+    normed = ln(x)
+    lesson.show("normed", normed)
+    lesson.show("row means", normed:mean(-1))
+    lesson.show("row variances", (normed - normed:mean(-1, true)):pow(2):mean(-1))
+    lesson.check("nn.LayerNorm as PyTorch computes it", normed, pytorch("ln"), {tol = 1e-5})
+    lesson.check("nn.LayerNorm is the formula", normed, by_hand, {tol = 1e-6})
+end)
+
+lesson.say[[
+The other sublayer is the position-wise feed-forward network, FFN(x) = act(x·W1 + b1)·W2 + b2,
+applied to every token separately with the same weights. The original Transformer used ReLU; the
+seed uses SiLU, silu(z) = z·sigmoid(z), and an inner size d_ff (here 32). Dropout sits between the
+two layers (off in evaluation mode).
+]]
+
+lesson.step("the position-wise FFN (SiLU)", function()
+    torch.manual_seed(21)
+    ffn = nn.PositionwiseFFN(8, 32, 0.1)             -- d_model, d_ff, dropout
+    ffn:eval()
+    ffn_out = ffn(x)
+    inner = ffn.w_1(x)
+    ffn_by_hand = ffn.w_2(inner * torch.sigmoid(inner))   -- Python: w_2(silu(w_1(x)))
+    lesson.show("ffn_out", ffn_out)
+    lesson.check("FFN as PyTorch computes it", ffn_out, pytorch("ffn"), {tol = 1e-5})
+    lesson.check("FFN is w_2(z·sigmoid(z)) with z = w_1(x)", ffn_out, ffn_by_hand, {tol = 1e-6})
+    lesson.check("token by token: FFN of token 3 alone is row 3", ffn(x[1][3]), ffn_out[1][3], {tol = 1e-6})
+end)
+
+lesson.section("Implementing the encoder")
+
+lesson.say[[
+The two kinds of encoder block differ only in where LayerNorm sits. Post-LN, the original
+Transformer (Figure 7.9, left): each sublayer's output is LayerNorm(x + Sublayer(x)). Pre-LN
+(right): x + Sublayer(LayerNorm(x)). The seed says it implements the post-LN encoder, and that
+SublayerConnection matches LayerNorm(x + SubLayer(x)); but its code, the Annotated Transformer's,
+returns x + self.dropout(sublayer(self.norm(x))): the pre-LN form, as the checks below confirm.
+attn's nn.SublayerConnection and blocks follow the code and take {norm_first = false} for post-LN.
+Each block has two sublayers: multi-head self-attention (2 heads) and the FFN. The source mask is
+all ones: no padding, every token may attend to every token.
+
+We build the post-LN block from a seed, then the pre-LN block from the same seed, so that both
+have the same weights, and run both on x.
+]]
+
+lesson.step("an encoder block, post-LN", function()
+    src_mask = torch.ones(1, 1, 6)                  -- 1 = may attend (the seed's convention)
+    torch.manual_seed(22)
+    block_post = nn.EncoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1), nn.PositionwiseFFN(8, 32, 0.1),
+                                 0.1, {norm_first = false})   -- post-LN; the seed's code is pre-LN
+    block_post:eval()
+    y_post = block_post(x, src_mask)
+    -- by hand: LayerNorm(x + MHA(x)), then LayerNorm(h + FFN(h))
+    local s = block_post.sublayers
+    h_post = s[1].norm(x + block_post.self_attn(x, x, x, src_mask))
+    y_post_hand = s[2].norm(h_post + block_post.ffn(h_post))
+    lesson.show("y_post", y_post)
+    lesson.check("post-LN block as PyTorch computes it", y_post, pytorch("enc_post"), {tol = 1e-5})
+    lesson.check("= LayerNorm(h + FFN(h)), h = LayerNorm(x + MHA(x))", y_post, y_post_hand, {tol = 1e-6})
+end)
+
+lesson.step("the same block, pre-LN (the seed's SublayerConnection)", function()
+    torch.manual_seed(22)
+    block_pre = nn.EncoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1), nn.PositionwiseFFN(8, 32, 0.1),
+                                0.1)
+    block_pre:eval()
+    y_pre = block_pre(x, src_mask)
+    -- by hand: h = x + MHA(LayerNorm(x)), then h + FFN(LayerNorm(h))
+    local s = block_pre.sublayers
+    local n1 = s[1].norm(x)
+    h_pre = x + block_pre.self_attn(n1, n1, n1, src_mask)
+    y_pre_hand = h_pre + block_pre.ffn(s[2].norm(h_pre))
+    lesson.show("y_pre", y_pre)
+    lesson.check("pre-LN block as PyTorch computes it", y_pre, pytorch("enc_pre"), {tol = 1e-5})
+    lesson.check("= h + FFN(LayerNorm(h)), h = x + MHA(LayerNorm(x))", y_pre, y_pre_hand, {tol = 1e-6})
+    lesson.check("the same weights as the post-LN block", torch.equal(block_pre.ffn.w_1.weight, block_post.ffn.w_1.weight), true)
+    lesson.check("the seed's SublayerConnection is not post-LN: outputs differ by more than 0.1",
+                 (y_pre - y_post):abs():max():item() > 0.1, true)
+end)
+
+lesson.say[[
+Same weights, same input, different outputs. A post-LN block ends with a LayerNorm, so each
+token's output has mean 0 and standard deviation 1 (with LayerNorm's initial weight 1 and bias 0).
+A pre-LN block ends with a residual sum: its output keeps the scale of x, and the seed's Encoder
+closes the stack with one final LayerNorm. (In training, the seed says, post-LN needs a warm-up of
+the learning rate and pre-LN does not, but pre-LN may suffer representation collapse.)
+]]
+
+lesson.step("post-LN vs pre-LN: the scale of each token's output", function()
+    function row_std(t) return (t - t:mean(-1, true)):pow(2):mean(-1):sqrt() end
+    lesson.show("std of x's rows", row_std(x))
+    lesson.show("std of y_post's rows", row_std(y_post))
+    lesson.show("std of y_pre's rows", row_std(y_pre))
+    lesson.check("post-LN: every row has standard deviation 1", row_std(y_post), torch.ones(1, 6), {tol = 1e-4})
+    lesson.check("post-LN: every row has mean 0", y_post:mean(-1), torch.zeros(1, 6), {tol = 1e-6})
+end)
+
+lesson.say[[
+The seed's Encoder stacks N copies of a block (the original has N = 6; we take N = 2) and ends
+with a LayerNorm. Each block's output is the next one's input. clones makes deep copies, so both
+blocks start with equal weights; training would make them differ. The output is the memory the
+decoder will attend to.
+]]
+
+lesson.step("the Encoder: N = 2 blocks and a final LayerNorm", function()
+    torch.manual_seed(23)
+    encoder = nn.Encoder(nn.EncoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1),
+                                         nn.PositionwiseFFN(8, 32, 0.1), 0.1), 2)
+    encoder:eval()
+    memory = encoder(x, src_mask)
+    -- the same by hand: block 1, block 2, LayerNorm
+    memory_hand = encoder.norm(encoder.blocks[2](encoder.blocks[1](x, src_mask), src_mask))
+    lesson.show("#encoder.blocks", #encoder.blocks)
+    lesson.show("memory", memory)
+    lesson.check("the Encoder as PyTorch computes it", memory, pytorch("memory"), {tol = 1e-5})
+    lesson.check("= norm(block 2(block 1(x)))", memory, memory_hand, {tol = 1e-6})
+    lesson.check("clones: the two blocks start equal",
+                 torch.equal(encoder.blocks[1].self_attn.fc_layers[1].weight, encoder.blocks[2].self_attn.fc_layers[1].weight), true)
+end)
+
+lesson.section("Implementing the decoder")
+
+lesson.say[[
+The decoder reads the target sequence generated so far, shifted by one: it starts with <s>. Its
+block has three sublayers: masked self-attention over the target (a token may attend only to
+itself and earlier tokens, the causal mask nn.subsequent_mask), attention over the encoder's
+memory (queries from the decoder, keys and values from the encoder: cross-attention), and the
+FFN. (The seed's text says source_mask is the mask of the decoder's self-attention. Its
+DecoderBlock.forward, whose lines its listing lost in conversion, is the Annotated Transformer's,
+which gives target_mask to the self-attention and source_mask to the cross-attention, as attn does.)
+Our made-up target vocabulary is German; the decoder has seen "<s> die Katze saß" and will
+predict the next word. The target gets its own Embeddings and the same positional encoding.
+mha.use_fused = false keeps each attention's weights in .attn, so we can look at them.
+]]
+
+lesson.step("a decoder block: causal self-attention and cross-attention", function()
+    tgt_vocab = {"<pad>", "<s>", "</s>", "die", "Katze", "saß", "auf", "der", "Matte"}
+    tgt, tgt_words = ids_of(tgt_vocab, "<s> die Katze saß")
+    torch.manual_seed(24)
+    tgt_tok = nn.Embeddings(8, #tgt_vocab)
+    dec_block = nn.DecoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1),      -- self-attention
+                                nn.MultiHeadedAttention(2, 8, 0.1),          -- cross-attention
+                                nn.PositionwiseFFN(8, 32, 0.1), 0.1)
+    dec_block:eval()
+    dec_block.self_attn.use_fused, dec_block.encoder_attn.use_fused = false, false
+    y = pos_enc(tgt_tok(tgt))
+    tgt_mask = nn.subsequent_mask(4)                 -- [1, 4, 4], true = may attend
+    dec_out = dec_block(y, memory, src_mask, tgt_mask)
+    lesson.show("tgt_mask", tgt_mask)
+    lesson.heatmaps{{"self-attention, head 1", dec_block.self_attn.attn[1][1], {rows = tgt_words, cols = tgt_words}},
+                    {"cross-attention, head 1", dec_block.encoder_attn.attn[1][1], {rows = tgt_words, cols = src_words}}}
+    lesson.show("dec_out", dec_out)
+    lesson.check("the target input y as PyTorch computes it", y, pytorch("y"), {tol = 1e-5})
+    lesson.check("self-attention weights [1, 2, 4, 4] as PyTorch's", dec_block.self_attn.attn, pytorch("dec_self_attn"), {tol = 1e-5})
+    lesson.check("cross-attention weights [1, 2, 4, 6] as PyTorch's", dec_block.encoder_attn.attn, pytorch("dec_cross_attn"), {tol = 1e-5})
+    lesson.check("the decoder block's output as PyTorch computes it", dec_out, pytorch("dec_out"), {tol = 1e-5})
+    lesson.check("self-attention: no weight above the diagonal",
+                 torch.equal(torch.tril(dec_block.self_attn.attn[1][1]), dec_block.self_attn.attn[1][1]), true)
+end)
+
+lesson.say[[
+What the causal mask buys: position t's output depends only on tokens 1 … t. So running the block
+on the first 3 target tokens alone gives exactly the first 3 rows of the output for all 4. This is
+why training can feed the whole target at once, while generation adds one token at a time.
+]]
+
+lesson.step("causality: a shorter target gives the same first rows", function()
+    y3 = y:narrow(2, 1, 3)                           -- Python: y[:, :3]
+    out3 = dec_block(y3, memory, src_mask, nn.subsequent_mask(3))
+    lesson.show("out3", out3)
+    lesson.check("the first 3 rows of dec_out", out3, dec_out:narrow(2, 1, 3), {tol = 1e-6})
+end)
+
+lesson.say[[
+The seed's Decoder stacks N such blocks, normalises, projects each position onto the target
+vocabulary with a Linear layer and takes log_softmax: row t holds the log-probabilities of the
+token that follows token t. The last row predicts the word after "saß". The model is untrained,
+so its guess means nothing yet, but it is computed the same way as PyTorch's.
+]]
+
+lesson.step("the Decoder: N = 2 blocks, projection, log_softmax, the next word", function()
+    torch.manual_seed(25)
+    decoder = nn.Decoder(nn.DecoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1),
+                                         nn.MultiHeadedAttention(2, 8, 0.1),
+                                         nn.PositionwiseFFN(8, 32, 0.1), 0.1), 2, #tgt_vocab)
+    decoder:eval()
+    log_probs = decoder(y, memory, src_mask, tgt_mask)   -- [1, 4, 9]
+    probs = log_probs[1][4]:exp()                         -- after "saß"
+    _, best = probs:max(1)
+    next_word = tgt_vocab[math.tointeger(best:item())]
+    lesson.show("log_probs", log_probs)
+    lesson.show("probs", probs)
+    lesson.show("next word", next_word)
+    lesson.check("log_probs as PyTorch computes them", log_probs, pytorch("log_probs"), {tol = 1e-5})
+    lesson.check("every row of probabilities sums to 1", log_probs:exp():sum(-1), torch.ones(1, 4), {tol = 1e-6})
+    lesson.check("PyTorch picks the same next word", best:item(), pytorch("log_probs")[1][4]:argmax():item() + 0)
+end)
+
+lesson.section("Bidirectional Encoder Representations from Transformers")
+
+lesson.say[[
+BERT is an encoder-only model. Its input is one sequence, or a pair of sequences A and B joined
+into one: it starts with the classification token [CLS] and each sequence ends with [SEP]. Each
+token's input embedding is the sum of three learned embeddings (Figure 7.11): the token's, its
+segment's (A or B), and its position's (BERT learns position embeddings instead of using the
+static encoding). Here is the figure's pair "my dog is cute" / "he likes playing", with a made-up
+vocabulary of 12 tokens and d_model = 8. Segment ids are 1 (A) and 2 (B) in Lua, 0 and 1 in PyTorch.
+]]
+
+lesson.step("BERT's input: token + segment + position embeddings", function()
+    bert_vocab = {"[PAD]", "[CLS]", "[SEP]", "[MASK]",
+                  "my", "dog", "is", "cute", "he", "likes", "play", "##ing"}
+    tokens, bert_words = ids_of(bert_vocab, "[CLS] my dog is cute [SEP] he likes play ##ing [SEP]")
+    segments = torch.tensor({{1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2}})   -- Python: [[0] * 6 + [1] * 5]
+    torch.manual_seed(26)
+    bert = nn.BERTEmbedding(#bert_vocab, 8, {max_len = 16})        -- Python: max_len=16
+    token_part = bert.token(tokens)
+    segment_part = bert.segment(segments)
+    position_part = bert.position(torch.arange(1, 12))            -- Python: torch.arange(11)
+    e = bert(tokens, segments)
+    lesson.show("tokens", tokens)
+    lesson.show("token embeddings", token_part)
+    lesson.show("segment embeddings", segment_part)
+    lesson.show("position embeddings", position_part)
+    lesson.show("e = their sum", e)
+    lesson.check("token embeddings as PyTorch's", token_part, pytorch("bert.token"), {tol = 1e-5})
+    lesson.check("segment embeddings as PyTorch's", segment_part, pytorch("bert.segment"), {tol = 1e-5})
+    lesson.check("position embeddings as PyTorch's", position_part, pytorch("bert.position"), {tol = 1e-5})
+    lesson.check("BERT's input as PyTorch computes it", e, pytorch("bert.e"), {tol = 1e-5})
+    lesson.check("e = token + segment + position", e, token_part + segment_part + position_part, {tol = 1e-6})
+end)
+
+lesson.say[[
+The seed gives BERT's sizes: BERT_BASE has 12 encoder blocks with 12 heads and d_model = 768,
+110M parameters in all; BERT_LARGE 24 blocks, 16 heads, d_model = 1024, 340M; both with a WordPiece
+vocabulary of 30,000 tokens. We count what our classes hold for these sizes: one encoder block
+(the seed's, with an FFN of 4·d_model, as in BERT) built for real, times the number of blocks,
+plus the three embedding tables: 30,000 tokens, 512 positions (BERT's longest input) and 2 segments.
+]]
+
+lesson.step("BERT_BASE and BERT_LARGE: counting the parameters", function()
+    function block_parameters(d_model, heads)        -- one encoder block, FFN of 4·d_model
+        local block = nn.EncoderBlock(d_model, nn.MultiHeadedAttention(heads, d_model, 0.1),
+                                      nn.PositionwiseFFN(d_model, 4 * d_model, 0.1), 0.1)
+        return block:num_parameters()               -- Python: sum(p.numel() for p in block.parameters())
+    end
+    base_block, large_block = block_parameters(768, 12), block_parameters(1024, 16)
+    bert_base = 12 * base_block + (30000 + 512 + 2) * 768
+    bert_large = 24 * large_block + (30000 + 512 + 2) * 1024
+    print(string.format("BERT_BASE:  12 × %d + %d × 768  = %d (%.1fM; the seed: 110M, %+.1f%%)", base_block,
+                        30000 + 512 + 2, bert_base, bert_base / 1e6, (bert_base / 110e6 - 1) * 100))
+    print(string.format("BERT_LARGE: 24 × %d + %d × 1024 = %d (%.1fM; the seed: 340M, %+.1f%%)", large_block,
+                        30000 + 512 + 2, bert_large, bert_large / 1e6, (bert_large / 340e6 - 1) * 100))
+    lesson.check("a 768-wide block holds as many parameters as PyTorch's", base_block, pytorch("block768.params"):item())
+    lesson.check("a 1024-wide block holds as many parameters as PyTorch's", large_block, pytorch("block1024.params"):item())
+    lesson.check("BERT_BASE: within 2% of the seed's 110M", math.abs(bert_base / 110e6 - 1) < 0.02, true)
+    lesson.check("BERT_LARGE: within 2% of the seed's 340M", math.abs(bert_large / 340e6 - 1) < 0.02, true)
+end)
+
+lesson.say[[
+Both counts fall a little short of the seed's rounded figures: the released models have a few
+parts our classes leave out (a LayerNorm on the embeddings, a pooling layer for [CLS], a vocabulary
+of 30,522 WordPieces).
+]]
+
+lesson.section("Generative Pre-trained Transformer")
+
+lesson.say[[
+GPT is a decoder-only model: decoder blocks without the cross-attention sublayer, so the only
+difference from an encoder block is the mask. The seed gives its size: 12 decoder layers with 12
+heads, d_model = 768, an FFN of 3,072, a BPE vocabulary of 40,000 tokens and 117M parameters. A
+GPT block therefore holds exactly the parameters of the 768-wide encoder block counted above
+(whose FFN is 4 · 768 = 3,072), and the seed's GPT adds a static positional encoding, which has
+no parameters.
+]]
+
+lesson.step("GPT: counting the parameters", function()
+    gpt = 12 * base_block + 40000 * 768                   -- 12 blocks + the token embeddings
+    print(string.format("GPT: 12 × %d + 40000 × 768 = %d (%.1fM; the seed: 117M, %+.1f%%)", base_block, gpt,
+                        gpt / 1e6, (gpt / 117e6 - 1) * 100))
+    lesson.check("GPT: within 2% of the seed's 117M", math.abs(gpt / 117e6 - 1) < 0.02, true)
+end)
+
+lesson.say[[
+BERT's self-attention is bidirectional: every token attends to every token, before and after it.
+GPT's is causal (unidirectional): a token attends only to itself and the tokens before it. Here
+are both masks for the first sequence, [CLS] my dog is cute [SEP] (columns are the key positions
+1 to 6):
+]]
+
+lesson.step("the masks: bidirectional (BERT) and causal (GPT)", function()
+    words6 = {table.unpack(bert_words, 1, 6)}
+    bert_mask = torch.ones(1, 6, 6)                  -- every query sees every key
+    gpt_mask = nn.subsequent_mask(6)                 -- query i sees keys 1 … i
+    lesson.heatmaps{{"BERT: bidirectional", bert_mask[1], {rows = words6, cols = {1, 2, 3, 4, 5, 6}, range = {0, 1}}},
+                    {"GPT: causal", gpt_mask[1]:float(), {rows = words6, cols = {1, 2, 3, 4, 5, 6}, range = {0, 1}}}}
+    lesson.show("keys each query sees, BERT", bert_mask[1]:sum(-1))
+    lesson.show("keys each query sees, GPT", gpt_mask[1]:float():sum(-1))
+    lesson.check("GPT: query i sees i keys", gpt_mask[1]:float():sum(-1), {1, 2, 3, 4, 5, 6}, {tol = 0})
+end)
+
+lesson.say[[
+The same attention module (one seed, the same weights) on the same six embeddings from above,
+once with each mask. BERT's [CLS] attends to the whole sequence, which is why its output can
+stand for the sequence in classification. Under GPT's mask, [CLS] sees only itself (weight 1) and
+only the last token sees everything, which is why GPT puts its classification token, [EXTRACT],
+at the end.
+]]
+
+lesson.step("the attention weights under each mask", function()
+    torch.manual_seed(27)
+    mha = nn.MultiHeadedAttention(2, 8, 0.1)
+    mha:eval()
+    mha.use_fused = false
+    x6 = e:narrow(2, 1, 6)                           -- Python: e[:, :6]
+    mha(x6, x6, x6, bert_mask)
+    bert_attn = mha.attn
+    mha(x6, x6, x6, gpt_mask)
+    gpt_attn = mha.attn
+    lesson.heatmaps{{"BERT, head 1", bert_attn[1][1], {rows = words6, cols = words6}},
+                    {"GPT, head 1", gpt_attn[1][1], {rows = words6, cols = words6}}}
+    lesson.check("BERT's weights as PyTorch computes them", bert_attn, pytorch("bert_attn"), {tol = 1e-5})
+    lesson.check("GPT's weights as PyTorch computes them", gpt_attn, pytorch("gpt_attn"), {tol = 1e-5})
+    lesson.check("BERT: every weight is above 0", bert_attn:min():item() > 0, true)
+    lesson.check("GPT: [CLS] attends only to itself", gpt_attn[1][1][1], {1, 0, 0, 0, 0, 0}, {tol = 0})
+    lesson.check("GPT: no weight above the diagonal", torch.equal(torch.tril(gpt_attn[1][2]), gpt_attn[1][2]), true)
+end)

@@ -1,0 +1,221 @@
+"""PyTorch's numbers for the seed-002 lessons (lessons/10_transformer_attention.lua and
+lessons/11_transformer_blocks.lua): tests/data/torch/lessons_seed002.txt.
+
+Every seeded computation of those lessons is done here again, in PyTorch, with the same seeds and in the
+same order (modules built in the same order draw the same numbers from the generator), and the results
+are written as float32 bit patterns. The lessons read them with lesson.reference(file, name) and check
+attn's values against them, so a lesson's LayerNorm, blocks and embeddings are compared with PyTorch,
+not with attn itself. The classes are seed 002's as the seed writes them (scripts/torch_reference_layers.py).
+
+Ids: the lessons count token ids from 1 (Lua), PyTorch from 0; the ids below are the lessons' minus 1.
+
+Run through scripts/gen-torch-reference.sh (Debian's python3-torch, /usr/bin/python3, one thread).
+File format, one tensor a line ('#' lines are comments):
+    tensor name=<lesson>.<what> shape=2,3 : 0x3f800000 ...      (shape empty for a 0-d tensor)
+"""
+import math
+import os
+import platform
+import struct
+import subprocess
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_reference_layers import (  # noqa: E402  (the seed's classes)
+    BERTEmbedding, Decoder, DecoderBlock, Embeddings, Encoder, EncoderBlock, MultiHeadedAttention,
+    PositionalEncoding, PositionwiseFFN, attention, subsequent_mask)
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch")
+lines = []
+
+
+def f32(x):
+    return "0x%08x" % struct.unpack("<I", struct.pack("<f", float(x)))[0]
+
+
+def put(name, t):
+    t = torch.as_tensor(t).detach().to(torch.float32)
+    lines.append("tensor name=%s shape=%s : %s" % (name, ",".join(str(s) for s in t.shape),
+                                                   " ".join(f32(v) for v in t.reshape(-1).tolist())))
+
+
+# ---- lessons/10_transformer_attention.lua -------------------------------------------------------------
+
+def lesson10():
+    # Transformer attention: Attention(Q, K, V) = softmax(QKᵀ/√d_k) V, m = 3 queries, n = 5 keys
+    torch.manual_seed(10)
+    Q, K, V = torch.rand(3, 4), torch.rand(5, 4), torch.rand(5, 3)
+    scores = Q @ K.T
+    scaled = scores / math.sqrt(K.size(-1))
+    weights = scaled.softmax(dim=-1)
+    put("l10.scores", scores)
+    put("l10.scaled", scaled)
+    put("l10.weights", weights)
+    put("l10.A", weights @ V)
+
+    # 1/√d_k and the sharpness of softmax: 200 queries, 10 keys, per d_k
+    # ([5 d_k, 2 (unscaled, scaled), 4 (std, max weight, entropy, 1 - sum of squares)])
+    torch.manual_seed(11)
+    rows = []
+    for d_k in [4, 16, 64, 256, 1024]:
+        q, k = torch.randn(200, d_k), torch.randn(10, d_k)
+        s = q @ k.T
+        row = []
+        for t in [s, s / math.sqrt(d_k)]:
+            w = t.softmax(dim=-1)
+            std = ((t - t.mean()) ** 2).mean().sqrt()
+            max_w = w.max(dim=-1).values.mean()
+            entropy = -(w * t.log_softmax(dim=-1)).sum(dim=-1).mean()
+            slope = (1 - (w * w).sum(dim=-1)).mean()
+            row.append(torch.stack([std, max_w, entropy, slope]))
+        rows.append(torch.stack(row))
+    put("l10.sharpness", torch.stack(rows))
+
+    # Implementing TA: the seed's attention() with its mask (1 = visible)
+    torch.manual_seed(12)
+    query, key, value = torch.rand(4, 4), torch.rand(4, 4), torch.rand(4, 4)
+    mask = torch.tril(torch.ones(4, 4))
+    x, p_attn = attention(query, key, value, mask=mask)
+    put("l10.ta.p_attn", p_attn)
+    put("l10.ta.x", x)
+
+    # MultiHeadedAttention(h = 2, d_model = 6), eval mode, self-attention on 4 tokens
+    torch.manual_seed(13)
+    mha = MultiHeadedAttention(2, 6, 0.1).eval()
+    x = torch.rand(1, 4, 6)
+    for i, layer in enumerate(mha.fc_layers):
+        put("l10.mha.fc%d.weight" % (i + 1), layer.weight)
+        put("l10.mha.fc%d.bias" % (i + 1), layer.bias)
+    projections = [l(t).view(1, -1, 2, 3).transpose(1, 2) for l, t in zip(mha.fc_layers, (x, x, x))]
+    put("l10.mha.query", projections[0])
+    out = mha(x, x, x)
+    put("l10.mha.attn", mha.attn)
+    put("l10.mha.out", out)
+    out = mha(x, x, x, subsequent_mask(4))
+    put("l10.mha.causal.attn", mha.attn)
+    put("l10.mha.causal.out", out)
+
+
+# ---- lessons/11_transformer_blocks.lua ----------------------------------------------------------------
+
+# the lessons' made-up vocabularies (Lua ids are these positions + 1)
+SRC_VOCAB = ["<pad>", "<s>", "</s>", "the", "cat", "sat", "on", "mat"]
+TGT_VOCAB = ["<pad>", "<s>", "</s>", "die", "Katze", "saß", "auf", "der", "Matte"]
+BERT_VOCAB = ["[PAD]", "[CLS]", "[SEP]", "[MASK]", "my", "dog", "is", "cute", "he", "likes", "play", "##ing"]
+
+
+def ids(vocab, words):
+    return torch.tensor([[vocab.index(w) for w in words.split()]])
+
+
+def lesson11():
+    # the positional encoding matrix, 10 positions, d_model = 8
+    put("l11.pe", PositionalEncoding(8, 0.0, 10).pe[0])
+
+    # source embeddings: Embeddings (times √d_model) then the positional encoding
+    torch.manual_seed(20)
+    tok = Embeddings(8, len(SRC_VOCAB))
+    pos = PositionalEncoding(8, 0.1, 50).eval()
+    src = ids(SRC_VOCAB, "the cat sat on the mat")
+    emb = tok(src)
+    x = pos(emb)
+    put("l11.emb", emb)
+    put("l11.x", x)
+
+    # LayerNorm (weight 1, bias 0) of x
+    put("l11.ln", torch.nn.LayerNorm(8)(x))
+
+    # the position-wise FFN, SiLU
+    torch.manual_seed(21)
+    ffn = PositionwiseFFN(8, 32, 0.1).eval()
+    put("l11.ffn", ffn(x))
+
+    # one encoder block, post-LN and pre-LN, from the same seed (the same weights)
+    src_mask = torch.ones(1, 1, 6)
+    for name, post in [("post", True), ("pre", False)]:
+        torch.manual_seed(22)
+        block = EncoderBlock(8, MultiHeadedAttention(2, 8, 0.1), PositionwiseFFN(8, 32, 0.1), 0.1,
+                             post_ln=post).eval()
+        put("l11.enc_%s" % name, block(x, src_mask))
+
+    # the Encoder: N = 2 blocks (pre-LN, the seed's SublayerConnection), then LayerNorm
+    torch.manual_seed(23)
+    encoder = Encoder(EncoderBlock(8, MultiHeadedAttention(2, 8, 0.1), PositionwiseFFN(8, 32, 0.1), 0.1), 2).eval()
+    memory = encoder(x, src_mask)
+    put("l11.memory", memory)
+
+    # a decoder block: target embeddings, causal self-attention, cross-attention to the memory
+    torch.manual_seed(24)
+    tgt_tok = Embeddings(8, len(TGT_VOCAB))
+    block = DecoderBlock(8, MultiHeadedAttention(2, 8, 0.1), MultiHeadedAttention(2, 8, 0.1),
+                         PositionwiseFFN(8, 32, 0.1), 0.1).eval()
+    tgt = ids(TGT_VOCAB, "<s> die Katze saß")
+    y = PositionalEncoding(8, 0.1, 50).eval()(tgt_tok(tgt))
+    tgt_mask = subsequent_mask(4)
+    out = block(y, memory, src_mask, tgt_mask)
+    put("l11.y", y)
+    put("l11.dec_self_attn", block.self_attn.attn)
+    put("l11.dec_cross_attn", block.encoder_attn.attn)
+    put("l11.dec_out", out)
+
+    # the Decoder: N = 2 blocks, LayerNorm, projection to the target vocabulary, log_softmax
+    torch.manual_seed(25)
+    decoder = Decoder(DecoderBlock(8, MultiHeadedAttention(2, 8, 0.1), MultiHeadedAttention(2, 8, 0.1),
+                                   PositionwiseFFN(8, 32, 0.1), 0.1), 2, len(TGT_VOCAB)).eval()
+    put("l11.log_probs", decoder(y, memory, src_mask, tgt_mask))
+
+    # BERT's input: token + segment + position embeddings
+    torch.manual_seed(26)
+    bert = BERTEmbedding(len(BERT_VOCAB), 8, max_len=16)
+    tokens = ids(BERT_VOCAB, "[CLS] my dog is cute [SEP] he likes play ##ing [SEP]")
+    segments = torch.tensor([[0] * 6 + [1] * 5])
+    put("l11.bert.token", bert.token(tokens))
+    put("l11.bert.segment", bert.segment(segments))
+    put("l11.bert.position", bert.position(torch.arange(tokens.size(-1))))
+    e = bert(tokens, segments)
+    put("l11.bert.e", e)
+
+    # the parameters of one encoder block at BERT_BASE's and BERT_LARGE's sizes (FFN of 4 d_model)
+    for d_model, heads in [(768, 12), (1024, 16)]:
+        block = EncoderBlock(d_model, MultiHeadedAttention(heads, d_model, 0.1),
+                             PositionwiseFFN(d_model, 4 * d_model, 0.1), 0.1)
+        n = sum(p.numel() for p in block.parameters())
+        assert n < 2 ** 24  # exact in float32
+        put("l11.block%d.params" % d_model, torch.tensor(float(n)))
+
+    # bidirectional (BERT) and causal (GPT) self-attention on the first sentence
+    torch.manual_seed(27)
+    mha = MultiHeadedAttention(2, 8, 0.1).eval()
+    x6 = e[:, :6]
+    mha(x6, x6, x6, torch.ones(1, 6, 6))
+    put("l11.bert_attn", mha.attn)
+    mha(x6, x6, x6, subsequent_mask(6))
+    put("l11.gpt_attn", mha.attn)
+
+
+def header():
+    deb = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-torch"],
+                         capture_output=True, text=True).stdout.strip() or "?"
+    return ("# seed 002's lessons (lessons/10_transformer_attention.lua, lessons/11_transformer_blocks.lua):"
+            " every seeded computation, in PyTorch\n"
+            "# made by scripts/gen_lesson_reference.py with torch %s (Debian python3-torch %s), Python %s, %s\n"
+            "# format: tensor name=N shape=S : values (float32 bit patterns, row-major)\n"
+            % (torch.__version__, deb, platform.python_version(), platform.machine()))
+
+
+def main():
+    torch.set_num_threads(1)
+    lesson10()
+    lesson11()
+    path = os.path.join(OUT, "lessons_seed002.txt")
+    with open(path, "w") as f:
+        f.write(header())
+        for line in lines:
+            f.write(line + "\n")
+    print("wrote %s (%d tensors)" % (path, len(lines)))
+
+
+if __name__ == "__main__":
+    main()
