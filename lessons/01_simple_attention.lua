@@ -26,7 +26,7 @@ lesson.step("the inputs x^(1) … x^(6)", function()
         {0.05, 0.80, 0.55},   -- step     (x^(6))
     }
     lesson.show("inputs.shape", inputs.shape)
-    lesson.check("6 tokens, 3 dimensions each", inputs.shape, "torch.Size([6, 3])")
+    lesson.check("6 tokens, 3 dimensions each (the book's numbers)", inputs.shape, {6, 3}, {tol = 0})
 end)
 
 lesson.say[[
@@ -77,18 +77,21 @@ lesson.step("the same scores by matmul", function()
     lesson.show("scores_by_matmul", scores_by_matmul)
     lesson.check("ω2 by matmul (In [3]'s values)", scores_by_matmul,
         [=[tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])]=])
+    lesson.agree("matmul gives the loop's scores (to float32 rounding)", scores_by_matmul, attn_scores_2, {tol = 2e-7})
 end)
 
 lesson.say[[
 Scores become attention weights α2j by normalising them to sum to 1. The simplest way divides
-each score by their sum. (The sum prints as 1.0000, not 1.: added up in float32 it is
-1.0000001. attn adds in float32, in order, as PyTorch does.)
+each score by their sum. (The book's sum prints as 1.0000, not 1.: added up in float32 it is not
+exactly 1, as its nine significant digits below show. attn adds in float32, in order, as
+PyTorch does.)
 ]]
 
 lesson.step("naive normalisation α2j = ω2j / Σ ω2j", function()
     attn_weights_2_tmp = attn_scores_2 / attn_scores_2:sum()
     lesson.show("Attention weights", attn_weights_2_tmp)
     lesson.show("Sum", attn_weights_2_tmp:sum())
+    lesson.show("Sum to 9 significant digits", string.format("%.9g", attn_weights_2_tmp:sum():item()))
     lesson.check("weights by the sum (In [5])", attn_weights_2_tmp,
         [=[tensor([0.1455, 0.2278, 0.2249, 0.1285, 0.1077, 0.1656])]=])
     lesson.check("their sum (In [5])", attn_weights_2_tmp:sum(), [=[tensor(1.0000)]=])
@@ -126,33 +129,41 @@ lesson.step("torch.softmax", function()
 end)
 
 lesson.say[[
-Why not keep softmax_naive? The book warns that it overflows and underflows. float32 holds
-numbers up to about 3.4e38, and exp(89) is already beyond that: for scores around 1000, every
-exp(ω) is inf and inf / inf is nan. For scores around -1000 every exp(ω) is 0 and 0 / 0 is nan.
-A stable softmax subtracts the largest score first, which changes nothing mathematically
-(the factor exp(-max) cancels) but keeps every exp between 0 and 1. The weights of
-(1000, 999, 998) are then those of (0, -1, -2): 1, e^-1 and e^-2, divided by their sum.
+Why not keep softmax_naive? The book warns that it overflows and underflows. float32 has a
+largest number, and exp of a score not far above 88 is already beyond it (both are printed
+below): for scores around 1000, every exp(ω) is inf and inf / inf is nan. For scores around
+-1000 every exp(ω) is 0 and 0 / 0 is nan. A stable softmax subtracts the largest score first,
+which changes nothing mathematically (the factor exp(-max) cancels) but keeps every exp between
+0 and 1. The weights of (1000, 999, 998) are then those of (0, -1, -2): 1, e^-1 and e^-2,
+divided by their sum. The book prints no numbers here; each result below is compared with the
+same formula computed apart, in Lua's double precision (math.exp).
 ]]
 
 lesson.step("why the naive softmax fails: scores of 1000", function()
+    largest_float32 = string.unpack("<f", string.pack("<I4", 0x7f7fffff))   -- bits of the largest float32
     big = torch.tensor{1000, 999, 998}
     exp_big = torch.exp(big)
     naive_big = softmax_naive(big)
     naive_small = softmax_naive(-big)
     stable = torch.softmax(big, 1)
+    lesson.show("largest float32", string.format("%.4e", largest_float32))
+    lesson.show("torch.exp(torch.tensor{88, 89})", torch.exp(torch.tensor{88, 89}))
     lesson.show("torch.exp(big)", exp_big)
     lesson.show("softmax_naive(big)", naive_big)
     lesson.show("softmax_naive(-big)", naive_small)
     lesson.show("torch.softmax(big, 1)", stable)
-    -- Not the book's numbers (it prints none here): facts of float32 and of exp, computed apart
-    -- from attn's tensors (the weights in double precision with Lua's math.exp).
-    local e = {1, math.exp(-1), math.exp(-2)}
-    local total = e[1] + e[2] + e[3]
-    lesson.check("exp(1000) overflows float32 to inf", exp_big[1], math.huge)
-    lesson.check("so softmax_naive gives nan (inf / inf)", naive_big[1] ~= naive_big[1], true)
-    lesson.check("exp(-1000) underflows to 0: nan again (0 / 0)", naive_small[1] ~= naive_small[1], true)
-    lesson.check("torch.softmax is fine: 1, e^-1, e^-2 over their sum", stable,
-        {e[1] / total, e[2] / total, e[3] / total}, {tol = 1e-6})
+    -- the same formulas in double precision, apart from attn's tensors
+    local e = {math.exp(1000), math.exp(999), math.exp(998)}       -- inf in double precision too
+    local z = {math.exp(-1000), math.exp(-999), math.exp(-998)}    -- 0
+    local s = {1, math.exp(-1), math.exp(-2)}                      -- the stable form's exps
+    local total = s[1] + s[2] + s[3]
+    lesson.agree("exp(1000) overflows to inf, as in double precision", exp_big, e)
+    lesson.agree("so softmax_naive gives nan: inf / inf", naive_big,
+        {e[1] / (e[1] + e[2] + e[3]), e[2] / (e[1] + e[2] + e[3]), e[3] / (e[1] + e[2] + e[3])})
+    lesson.agree("exp(-1000) underflows to 0: nan again, 0 / 0", naive_small,
+        {z[1] / (z[1] + z[2] + z[3]), z[2] / (z[1] + z[2] + z[3]), z[3] / (z[1] + z[2] + z[3])})
+    lesson.agree("torch.softmax is fine: 1, e^-1, e^-2 over their sum", stable,
+        {s[1] / total, s[2] / total, s[3] / total}, {tol = 1e-7})
 end)
 
 lesson.say[[
@@ -268,4 +279,5 @@ lesson.step("row 2 of Z is z^(2)", function()
     lesson.check("z^(2) again (In [14])", context_vec_2, [=[tensor([0.4419, 0.6515, 0.5683])]=])
     lesson.check("row 2 of Z prints as z^(2) (In [14]'s values)", z_2,
         [=[tensor([0.4419, 0.6515, 0.5683])]=])
+    lesson.agree("row 2 of Z is the z^(2) of the loop", z_2, context_vec_2, {tol = 1e-7})
 end)

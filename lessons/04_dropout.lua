@@ -81,9 +81,9 @@ lesson.step("the 1/(1 − p) scaling keeps the mean", function()
         lesson.show(string.format("p = %.1f", p), string.format(
             "kept entries = %g (1/(1 − p) = %g), share dropped = %.4f, mean = %.4f",
             kept, 1 / (1 - p), dropped_share, mean))
-        lesson.check(string.format("p = %.1f: kept entries are 1/(1 − p)", p), kept, 1 / (1 - p), {tol = 1e-6})
-        lesson.check(string.format("p = %.1f: the mean stays 1 (within 0.01 on 10^6 entries)", p),
-            mean, 1, {tol = 0.01})
+        lesson.agree(string.format("p = %.1f: kept entries are 1/(1 − p)", p), kept, 1 / (1 - p), {tol = 1e-6})
+        lesson.agree(string.format("p = %.1f: the mean stays 1 = (1 − p) · 1/(1 − p), on 10^6 entries", p),
+            mean, (1 - p) * (1 / (1 - p)), {tol = 5e-3})
     end
 end)
 
@@ -104,7 +104,8 @@ tensor([[2.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
         [0.4350, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
         [0.0000, 0.3327, 0.0000, 0.0000, 0.0000, 0.0000]])]=])
     -- `dropped` (In [43]) holds the same mask, times 2: both dropouts started from the seed 123
-    lesson.check("the kept weights are exactly 2·α", torch.equal(dropped_weights, dropped * attn_weights), true)
+    lesson.agree("the kept weights are exactly 2·α: the mask of In [43] times α", dropped_weights,
+        dropped * attn_weights)
 end)
 
 lesson.say[[
@@ -144,14 +145,22 @@ seeded with 123, but turn it into a keep/drop mask differently. Without MKL, PyT
 64-bit uniform number per entry from the Twister and keeps the entry if it is below 1 − p. With
 MKL, PyTorch draws a single 32-bit number from the Twister and hands it to MKL as the seed of
 MKL's own generator, which then makes the whole mask. So the masks differ — and so does how far
-each flavour advances the Twister. We can see that without looking inside: after a dropout of a
-6 × 6 and of a 60 × 60 matrix, the next torch.rand number is the same in the "mkl" flavour (one
-draw either way) and different in the "default" flavour (36 draws versus 3600).]]
+each flavour advances the Twister. We can see that without looking inside, by the next torch.rand
+number after a dropout of a 6 × 6 and of a 60 × 60 matrix. In the "mkl" flavour it is the number
+that follows a single torch.rand draw, whatever the size. In the "default" flavour each entry's
+64-bit number is two of the Twister's 32-bit draws, and a float32 torch.rand number takes one: a
+6 × 6 dropout moves the generator as far as torch.rand(72), a 60 × 60 one as far as
+torch.rand(7200).]]
 
 lesson.step("counting draws: one per tensor (mkl) or one per entry (default)", function()
-    local function next_rand_after(n)
+    local function next_rand_after(n)              -- after a dropout of an n × n matrix
         torch.manual_seed(123)
         nn.Dropout(0.5)(torch.ones(n, n))
+        return torch.rand(1)[1]
+    end
+    local function next_rand_after_rand(k)         -- after k torch.rand numbers
+        torch.manual_seed(123)
+        torch.rand(k)
         return torch.rand(1)[1]
     end
     local after = {}
@@ -162,8 +171,11 @@ lesson.step("counting draws: one per tensor (mkl) or one per entry (default)", f
             after[flavor][1], after[flavor][2]))
     end
     torch.set_bernoulli_flavor("mkl")
-    lesson.check("mkl: the mask size does not change how far the generator moves", after.mkl[1] == after.mkl[2], true)
-    lesson.check("default: every entry moves the generator", after.default[1] ~= after.default[2], true)
+    local rand_1, rand_72, rand_7200 = next_rand_after_rand(1), next_rand_after_rand(72), next_rand_after_rand(7200)
+    lesson.show("after torch.rand(1), (72), (7200)", string.format("%.4f, %.4f, %.4f", rand_1, rand_72, rand_7200))
+    lesson.agree("mkl: one draw, whatever the mask's size (as torch.rand(1))", after.mkl, {rand_1, rand_1})
+    lesson.agree("default: two draws per entry (as torch.rand(72) and torch.rand(7200))", after.default,
+        {rand_72, rand_7200})
 end)
 
 lesson.say[[
@@ -174,5 +186,5 @@ lesson.step("dropout is off in evaluation mode", function()
     dropout:eval()
     evaluated = dropout(attn_weights)
     dropout:train()
-    lesson.check("eval(): dropout(attn_weights) is attn_weights", torch.equal(evaluated, attn_weights), true)
+    lesson.agree("eval(): dropout(attn_weights) is attn_weights", evaluated, attn_weights)
 end)

@@ -3,8 +3,9 @@
 -- small made-up encoder and decoder states.
 --   ./attn lessons/09_bahdanau_luong.lua           straight through
 --   ./attn --step lessons/09_bahdanau_luong.lua    one step at a time
--- The seed gives formulas here, no numbers: the states and weights are random (seeded), and the checks
--- compare two computations of the same quantity (the formula written out by hand, and attn's stage).
+-- The seed gives formulas here, no numbers: the states and weights are random (seeded), and the
+-- identities (lesson.agree) compare two computations of the same quantity (the formula written out by
+-- hand, and attn's stage). The one check is the seed's own number: the weights sum to 1.
 
 lesson.title("Bahdanau and Luong attention: one decoder step by hand",
              {source = "seed 002 ch. 7, Bahdanau attention, Luong attention"})
@@ -83,7 +84,7 @@ lesson.step("form 2: vᵀ tanh(W1 h_i + W2 s_{t−1}) with W = [W1 W2]", functio
     lesson.show("W1 h_i, one row per i", H:matmul(W1.T))
     lesson.show("W2 s_{t−1}", s_prev:matmul(W2.T))
     lesson.show("e (form 2)", e_sum)
-    lesson.check("form 2 gives form 1's scores", e_sum, e_concat:tolist(), {tol = 1e-6})
+    lesson.agree("form 2 gives form 1's scores", e_sum, e_concat, {tol = 1e-6})
 end)
 
 lesson.say[[
@@ -96,7 +97,7 @@ score (lesson 07). The result is [1, 4]: one row for the one query.
 lesson.step("attention.additive(s_{t−1}, H, W2, W1, v)", function()
     e = attention.additive(s_prev, H, W2, W1, v)
     lesson.show("e", e)
-    lesson.check("attention.additive gives the hand-computed scores", e, {e_concat:tolist()}, {tol = 1e-6})
+    lesson.agree("attention.additive gives the hand-computed scores", e, e_concat:view(1, 4), {tol = 1e-6})
 end)
 
 lesson.say[[
@@ -125,7 +126,7 @@ lesson.step("the context vector c_t = Σ α_{t,i} h_i", function()
     c_t = attention.weighted_sum(alpha, H)
     lesson.show("c_t by the loop", c_loop)
     lesson.show("c_t = α·H", c_t)
-    lesson.check("α·H is the weighted sum of the h_i", c_t, {c_loop:tolist()}, {tol = 1e-6})
+    lesson.agree("α·H is the weighted sum of the h_i", c_t, c_loop:view(1, 3), {tol = 1e-6})
 end)
 
 lesson.say[[
@@ -169,7 +170,7 @@ lesson.step("Luong's dot score e_{t,i} = s_tᵀ h_i", function()
     e_dot = attention.dot(s_t, H)               -- Python: s_t @ H.T
     lesson.show("by the loop", e_dot_loop)
     lesson.show("attention.dot(s_t, H)", e_dot)
-    lesson.check("attention.dot gives s_tᵀ h_i", e_dot, {e_dot_loop:tolist()}, {tol = 1e-6})
+    lesson.agree("attention.dot gives s_tᵀ h_i", e_dot, e_dot_loop:view(1, 4), {tol = 1e-6})
 end)
 
 lesson.say[[
@@ -186,9 +187,8 @@ lesson.step("Luong's general score e_{t,i} = s_tᵀ W_m h_i", function()
     lesson.show("W_m", W_m)
     lesson.show("s_t·W_m·Hᵀ", e_general_hand)
     lesson.show("attention.general(s_t, W_m, H)", e_general)
-    lesson.check("attention.general gives s_tᵀ W_m h_i", e_general, e_general_hand:tolist(), {tol = 1e-6})
-    lesson.check("with W_m = I it is the dot score", attention.general(s_t, torch.eye(3), H),
-        e_dot:tolist(), {tol = 1e-6})
+    lesson.agree("attention.general gives s_tᵀ W_m h_i", e_general, e_general_hand, {tol = 1e-6})
+    lesson.agree("with W_m = I it is the dot score", attention.general(s_t, torch.eye(3), H), e_dot, {tol = 1e-6})
 end)
 
 lesson.say[[

@@ -134,14 +134,20 @@ static int push_lesson_files(lua_State *L, const char *dir) {
 
 /* ---- the modes ------------------------------------------------------------------------------- */
 
-/* run.file(path, {mode=, tap=, first=}) -> passed, failed, how. Returns how's first letter
- * ('o'k, 'q'uit, 'e'rror: the lesson stopped with an error), or 'i' when run.file itself raised one
- * (Ctrl-C: every lesson stops), and adds to the counts. */
-static int run_file(lua_State *L, const char *path, const char *mode, int tap, long *passed, long *failed) {
+/* The counts of the lessons run so far: every lesson.check and lesson.agree passed or failed, and how
+ * many of them were lesson.agree's identities. */
+typedef struct {
+    long passed, failed, identities;
+} counts;
+
+/* run.file(path, {mode=, tap=, first=}) -> passed, failed, how, identities. Returns how's first
+ * letter ('o'k, 'q'uit, 'e'rror: the lesson stopped with an error), or 'i' when run.file itself
+ * raised one (Ctrl-C: every lesson stops), and adds to the counts. */
+static int run_file(lua_State *L, const char *path, const char *mode, int tap, counts *n) {
     int how = 'e';
     if (!push_runner(L, "file")) {
         report_top(L);
-        (*failed)++;
+        n->failed++;
         return how;
     }
     lua_pushstring(L, path);
@@ -150,23 +156,25 @@ static int run_file(lua_State *L, const char *path, const char *mode, int tap, l
     lua_setfield(L, -2, "mode");
     lua_pushboolean(L, tap);
     lua_setfield(L, -2, "tap");
-    lua_pushinteger(L, *passed + *failed + 1);
+    lua_pushinteger(L, n->passed + n->failed + 1);
     lua_setfield(L, -2, "first");
-    if (attn_pcall(L, 2, 3, 0) != LUA_OK) {
+    if (attn_pcall(L, 2, 4, 0) != LUA_OK) {
         report_top(L);
-        (*failed)++;
+        n->failed++;
         return 'i';
     }
-    *passed += (long)lua_tointeger(L, -3);
-    *failed += (long)lua_tointeger(L, -2);
-    if (lua_isstring(L, -1)) how = lua_tostring(L, -1)[0];
-    lua_pop(L, 3);
+    n->passed += (long)lua_tointeger(L, -4);
+    n->failed += (long)lua_tointeger(L, -3);
+    if (lua_isstring(L, -2)) how = lua_tostring(L, -2)[0];
+    n->identities += (long)lua_tointeger(L, -1);
+    lua_pop(L, 4);
     return how;
 }
 
-/* --check: every lesson in a state of its own, without colour; failures (or TAP) and a summary. */
+/* --check: every lesson in a state of its own, without colour; failures (or TAP) and a summary:
+ * how many checks were identities (lesson.agree), then "N passed, N failed" as the last line. */
 static int check_all(lua_State *L, char **files, int nfiles, int tap) {
-    long passed = 0, failed = 0;
+    counts c = {0, 0, 0};
     int n = nfiles, stop = 0;
     char buf[4096];
     if (n == 0) { /* no files: every lesson there is */
@@ -189,32 +197,35 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
         }
         if (LL == NULL) {
             fprintf(stderr, "attn: %s: cannot create state: not enough memory\n", path);
-            failed++;
+            c.failed++;
             continue;
         }
         lua_gc(LL, LUA_GCSTOP);
         if (attn_open(LL) != LUA_OK) {
             report_top(LL);
-            failed++;
+            c.failed++;
         } else {
             lua_gc(LL, LUA_GCRESTART);
             attn_lesson_setup(LL, 0);
-            stop = run_file(LL, path, "check", tap, &passed, &failed) == 'i';
+            stop = run_file(LL, path, "check", tap, &c) == 'i';
         }
         lua_close(LL);
         fflush(stdout);
         if (stop) break;
     }
     if (nfiles == 0) lua_pop(L, 1);
-    if (tap) printf("1..%ld\n# %ld passed, %ld failed\n", passed + failed, passed, failed);
-    else printf("%ld passed, %ld failed\n", passed, failed);
+    if (tap) printf("1..%ld\n", c.passed + c.failed);
+    if (c.identities > 0)
+        printf("%s%ld checks: %ld against the book or PyTorch, %ld identities\n", tap ? "# " : "",
+               c.passed + c.failed, c.passed + c.failed - c.identities, c.identities);
+    printf("%s%ld passed, %ld failed\n", tap ? "# " : "", c.passed, c.failed);
     fflush(stdout);
-    return failed == 0;
+    return c.failed == 0;
 }
 
 /* --step / --step=line: the lessons one after another in this state; q ends them all. */
 static int step_all(lua_State *L, char **files, int nfiles, const char *mode) {
-    long passed = 0, failed = 0;
+    counts c = {0, 0, 0};
     char buf[4096];
     const char *dir = lessons_dir(buf, sizeof buf);
     if (nfiles == 0) {
@@ -230,7 +241,7 @@ static int step_all(lua_State *L, char **files, int nfiles, const char *mode) {
             else lua_pushnil(L);
             if (attn_pcall(L, 2, 1, 0) == LUA_OK && lua_isstring(L, -1)) path = lua_tostring(L, -1);
         }
-        how = run_file(L, path, mode, 0, &passed, &failed);
+        how = run_file(L, path, mode, 0, &c);
         lua_settop(L, 0);
         if (how == 'q') return 1;
         if (how != 'o') return 0;

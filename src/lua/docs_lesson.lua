@@ -15,11 +15,13 @@ The library a lesson is written with. A lesson is a plain Lua script in lessons/
 rebuilds a book section's worked examples: lesson.title, then for each section lesson.section,
 and before each step a paragraph lesson.say; each lesson.step runs a function whose source lines
 are echoed first (a trailing "-- Python: ..." comment shows the book's line beside the Lua one);
-inside it lesson.show prints values and lesson.check compares them with the book. Run a lesson
+inside it lesson.show prints values, lesson.check compares them with the book (or with PyTorch's
+numbers, lesson.reference) and lesson.agree with another computation of attn's (an identity, such
+as a loop and a matmul). Run a lesson
 with ./attn lessons/X.lua (straight through), ./attn --step lessons/X.lua (Enter next, r repeat,
 s next section, q quit), ./attn --step=line lessons/X.lua (line by line), ./attn --check
-lessons/*.lua (failures only and "N passed, N failed"), ./attn --list. Globals set in a step stay
-visible to later steps.]=], [=[
+lessons/*.lua (failures only, how many checks were identities, and "N passed, N failed" last),
+./attn --list. Globals set in a step stay visible to later steps.]=], [=[
 lesson.capture(lesson.section, "3.3.1  A simple self-attention mechanism"):match("══ (.-) ═")
 --> 3.3.1  A simple self-attention mechanism]=], lesson)
 
@@ -47,8 +49,9 @@ print(lesson.capture(lesson.say, "  The score ω2j is the dot product x^(2) · x
 
 ldef("step", "lesson.step(title, fn)", [=[
 One step of a lesson: prints a header "── step 2/9 · title ───" (the count is of the steps in the
-lesson's file), echoes fn's source lines (not the lesson.show and lesson.check calls: a check's
-expected side is the book's text, which a lesson does not print as its own), then calls fn. In
+lesson's file), echoes fn's source lines (not the lesson.show, lesson.check and lesson.agree calls:
+a check's expected side is the book's text, which a lesson does not print as its own), then calls
+fn. In
 --step mode it then waits for a key: Enter goes on, r runs the step again, s runs the rest of the
 section without pausing or printing, q quits. Globals fn assigns stay for later steps.]=], [=[
 out = lesson.capture(lesson.step, "scores", function() scores = inputs:matmul(inputs[2]) end)
@@ -66,13 +69,15 @@ lesson.capture(lesson.show, "Sum", torch.softmax(inputs[2], 1):sum())   -- input
 
 ldef("check", "lesson.check(what, computed, expected [, {tol = ...}])", [=[
 Compares what attn computed with what the book printed, prints "✓ what" or "✗ what" and returns
-true or false. expected is the book's printed text, compared character for character with attn's
-print of computed (on a failure the numbers read from both texts give the largest difference and
-its index); or a number or nested table of numbers, compared within the absolute tolerance tol,
-which must be given for a table (a single number without tol must be equal); or a tensor, such as
-PyTorch's numbers from lesson.reference, compared like a table of numbers within tol; or a
-boolean, for plain equality. On a failure it also prints the expected and the computed values. In --check mode
-only failures are printed.]=], [==[
+true or false. The expected side is the book's (or PyTorch's), never attn's: the book's printed
+text, compared character for character with attn's print of computed (on a failure the numbers
+read from both texts give the largest difference and its index); or the book's numbers, a number
+or nested table of numbers, compared within the absolute tolerance tol, which must be given for a
+table (a single number without tol must be equal); or a tensor from lesson.reference (PyTorch's
+numbers), compared like a table within tol; or a boolean, for plain equality. Any other tensor as
+the expected side is an error that points to lesson.agree, which compares two computations. On a
+failure it also prints the expected and the computed values. In --check mode only failures are
+printed.]=], [==[
 w = torch.softmax(inputs:matmul(inputs[2]), 1)   -- inputs: see ?torch.tensor
 lesson.capture(lesson.check, "α2 (In [7])", w, [=[tensor([0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581])]=])
 -->   ✓ α2 (In [7])
@@ -83,6 +88,25 @@ print(lesson.capture(lesson.check, "sum", w:sum(), 1.5, {tol = 1e-6}))
 -->       largest difference 5.0e-01, tolerance 1e-06
 --> ]==])
 
+ldef("agree", "lesson.agree(what, a, b [, {tol = ...}])", [=[
+An identity: two computations of attn's that must give the same value, such as a loop and a
+matmul, a library class and the lesson's own, masking with -inf before softmax and renormalising
+after it; or a computed value and the value the lesson's own reasoning predicts (a row of softmax
+weights sums to 1, a refused call returns false). Not for the book's numbers: those are
+lesson.check's. a and b are tensors, numbers, booleans, strings, torch.Size, nested tables of
+numbers or booleans, or lists of any of these; they must have the same shape and agree element by
+element within the absolute tolerance tol (default 0: exactly; nan equals nan). Prints "≡ what"
+with the largest difference and tol ("exact" when there is none), or "✗ what" with a, b and where
+they differ most; returns true or false. It counts as a check in --check (a failed identity fails
+the run), and the summary says how many of the checks were identities.]=], [=[
+x = inputs[2]                                     -- inputs: see ?torch.tensor
+by_loop = torch.empty(6)
+for i, x_i in ipairs(inputs) do by_loop[i] = torch.dot(x_i, x) end
+lesson.capture(lesson.agree, "loop = matmul", by_loop, inputs:matmul(x), {tol = 2e-7})
+-->   ≡ loop = matmul (largest difference 1.19e-07, tolerance 2e-07)
+lesson.capture(lesson.agree, "row 2 of X·Xᵀ", inputs:matmul(inputs.T)[2], inputs:matmul(x))
+-->   ≡ row 2 of X·Xᵀ (exact)]=])
+
 ldef("reference", "lesson.reference(file, name)", [=[
 A tensor PyTorch computed, for the expected side of a check: the float32 tensor named name in
 tests/data/torch/<file> (found beside the lesson's lessons/ folder, else under the current
@@ -90,7 +114,8 @@ directory). Each line of such a file is "tensor name=N shape=2,3 : 0x3f800000 ..
 float32 bit patterns, written by a script under scripts/ that runs the lesson's seeded computations
 in PyTorch (scripts/gen_lesson_reference.py for lessons 10 and 11). So a lesson's check compares
 attn with PyTorch, not with attn itself: lesson.check("LayerNorm", y, lesson.reference(file,
-"l11.ln"), {tol = 1e-5}).]=], [=[
+"l11.ln"), {tol = 1e-5}). Only the tensor lesson.reference returns is taken as a check's expected
+side; a tensor made from it (a view, a slice) is attn's own.]=], [=[
 scores = lesson.reference("lessons_seed002.txt", "l10.scores")   -- lesson 10's Q·Kᵀ, by PyTorch
 scores.shape
 --> torch.Size([3, 5])]=])

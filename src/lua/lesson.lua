@@ -11,7 +11,11 @@
 --   end)
 -- Where the book prints no numbers, a lesson compares its seeded results with PyTorch's:
 --       lesson.check("LayerNorm", y, lesson.reference("lessons_seed002.txt", "l11.ln"), {tol = 1e-5})
--- (tests/data/torch/<file>, written by a script under scripts/). lesson.heatmaps draws matrices side
+-- (tests/data/torch/<file>, written by a script under scripts/). The expected side of a check is
+-- always the book's or PyTorch's; two computations of attn are compared with lesson.agree, an
+-- identity, printed "≡ what (largest difference ...)":
+--       lesson.agree("matmul = the loop", inputs:matmul(query), attn_scores_2, {tol = 1e-7})
+-- lesson.heatmaps draws matrices side
 -- by side. Run as a script it prints as it goes. The command-line modes (--step, --step=line, --check, --list)
 -- run it through lesson_run.lua, which sets lesson.mode before the lesson starts:
 --   "run"    print everything (a plain script run)
@@ -45,6 +49,7 @@ function lesson.begin(name)
         step = 0,             -- steps run so far
         skipping = false,     -- "s" pressed: run the rest of this section without output or pauses
         passed = 0, failed = 0,
+        identities = 0,       -- of passed + failed: lesson.agree's (the rest are lesson.check's)
         tap_first = 1,        -- TAP number of this lesson's first check
         run_to_step = false,  -- --step=line: "c" pressed, no more stops until the next step
     }
@@ -308,6 +313,8 @@ end
 
 -- The files already read: path -> {name -> {shape = {...}, values = {...}}}.
 local references = {}
+-- The tensors lesson.reference returned: the only tensors lesson.check takes as its expected side.
+local from_reference = setmetatable({}, {__mode = "k"})
 
 -- Where the reference files are: tests/data/torch of the repository the lesson file is in (lessons/
 -- sits beside tests/), else of the current directory.
@@ -366,17 +373,21 @@ function lesson.reference(file, name)
     local r = references[path][name]
     if not r then error("lesson.reference: no tensor named " .. name .. " in " .. path, 2) end
     local t = torch.tensor(#r.values == 1 and #r.shape == 0 and r.values[1] or r.values)
-    return #r.shape > 0 and t:view(table.unpack(r.shape)) or t
+    if #r.shape > 0 then t = t:view(table.unpack(r.shape)) end
+    from_reference[t] = true
+    return t
 end
 
 ---------------------------------------------------------------------------------------------------
 -- Checks
 ---------------------------------------------------------------------------------------------------
 
-local function report_check(what, ok, lines)
+-- One check's line: "✓ what" (a check) or "≡ what (largest difference ...)" (an identity, with
+-- `note`); "✗ what" and the explanation on a failure.
+local function report_check(what, ok, lines, identity, note)
     local number = S.tap_first + S.passed + S.failed - 1
     if lesson.mode == "check" then
-        local label = (S.name and S.name .. ": " or "") .. what
+        local label = (S.name and S.name .. ": " or "") .. (identity and "≡ " or "") .. what
         if lesson.tap then
             emit(ok and "ok " or "not ok ", number, " - ", label, "\n")
             for _, l in ipairs(lines or {}) do
@@ -388,7 +399,9 @@ local function report_check(what, ok, lines)
         end
         return
     end
-    if ok then
+    if ok and identity then
+        write("  ", paint("32", "≡"), " ", what, note and note ~= "" and paint("2", " (" .. note .. ")") or "", "\n")
+    elseif ok then
         write("  ", paint("32", "✓"), " ", what, "\n")
     else
         -- a failure shows even while skipping a section
@@ -398,14 +411,44 @@ local function report_check(what, ok, lines)
 end
 
 -- lesson.check(what, computed, expected [, {tol = ...}]) -> true/false. See lesson_compare.lua.
+-- The expected side is the book's: its printed text, its numbers, or PyTorch's numbers read with
+-- lesson.reference. A tensor attn computed is refused: comparing two computations is lesson.agree.
 function lesson.check(what, computed, expected, opts)
     check_string("check", 1, what)
     if opts ~= nil and type(opts) ~= "table" then
         error("lesson.check: argument 4 must be an options table such as {tol = 5e-5}, got " .. type(opts), 2)
     end
+    if torch.is_tensor(expected) and not from_reference[expected] then
+        error("lesson.check: the expected side is a tensor attn computed, not the book's text or numbers " ..
+              "or PyTorch's (lesson.reference): compare two computations with lesson.agree(what, a, b " ..
+              "[, {tol = ...}])", 2)
+    end
     local ok, lines = compare.check(computed, expected, opts)
     if ok then S.passed = S.passed + 1 else S.failed = S.failed + 1 end
     report_check(what, ok, lines)
+    return ok
+end
+
+-- lesson.agree(what, a, b [, {tol = ...}]) -> true/false: an identity, two routes attn took to one
+-- value (a loop and a matmul, a library class and the lesson's, -inf before softmax and masking
+-- after it), or a computed value and the value the lesson's own reasoning predicts. Not for the
+-- book's numbers (lesson.check). Counted like a check, and also in S.identities.
+function lesson.agree(what, a, b, opts)
+    check_string("agree", 1, what)
+    if opts ~= nil and type(opts) ~= "table" then
+        error("lesson.agree: argument 4 must be an options table such as {tol = 1e-6}, got " .. type(opts), 2)
+    end
+    if a == nil or b == nil then
+        error("lesson.agree: needs two values to compare, got " .. type(a) .. " and " .. type(b), 2)
+    end
+    local tol = opts and opts.tol or 0
+    if type(tol) ~= "number" or tol < 0 or tol ~= tol then
+        error("lesson.agree: tol must be a number >= 0, got " .. tostring(tol), 2)
+    end
+    local ok, note, lines = compare.agree(a, b, tol)
+    if ok then S.passed = S.passed + 1 else S.failed = S.failed + 1 end
+    S.identities = S.identities + 1
+    report_check(what, ok, lines, true, note)
     return ok
 end
 

@@ -2,6 +2,7 @@
 -- and how it explains a mismatch (module attn.lesson_compare, used by attn.lesson).
 --
 --   compare.check(computed, expected, opts) -> ok, lines
+--   compare.agree(a, b, tol)                -> ok, summary, lines      (lesson.agree, an identity)
 --
 -- `lines` is the explanation of a failure (nil on success): "expected ...", "got ...", and where the
 -- two differ most. Three kinds of expected value:
@@ -11,6 +12,9 @@
 --            with lesson.reference): compared with the computed number / tensor / table within
 --            opts.tol (absolute); without opts.tol a single number must be equal
 --   boolean  plain equality
+-- compare.agree compares two values attn computed: tensors, numbers, booleans, strings, torch.Size,
+-- nested tables of numbers or booleans, or lists of any of these, element by element within tol
+-- (0: exactly; nan equals nan, an infinity itself); the shapes must be the same.
 
 local compare = {}
 
@@ -231,6 +235,144 @@ local function check_numbers(computed, expected, tol)
     lines[#lines + 1] = "largest difference " .. fmt_diff(d) .. (where ~= "" and " " .. where or "")
         .. ", tolerance " .. string.format("%g", tol)
     return false, lines
+end
+
+---------------------------------------------------------------------------------------------------
+-- Identities: two values attn computed (lesson.agree)
+---------------------------------------------------------------------------------------------------
+
+-- A value as agree compares it: {kind = "array", shape, values} for a tensor or a rectangular
+-- nested table of numbers or booleans (a torch.Size too), {kind = "atom", value} for a number,
+-- boolean or string, {kind = "list", items} for any other table (a list of tensors, say).
+local function normal(v)
+    if is_tensor(v) then
+        if v:dim() == 0 then return {kind = "atom", value = v:item()} end
+        local list = v:tolist()
+        local values = {}
+        local function walk(x)
+            if type(x) == "table" then for i = 1, #x do walk(x[i]) end else values[#values + 1] = x end
+        end
+        walk(list)
+        return {kind = "array", shape = shape_of_tensor(v), values = values}
+    end
+    local kind = type(v)
+    if kind == "number" or kind == "boolean" or kind == "string" then return {kind = "atom", value = v} end
+    if kind ~= "table" then error("lesson.agree: cannot compare a " .. kind, 4) end
+    local values, shape = flatten(v)
+    if not values then   -- flatten takes numbers only; booleans make a rectangular table too
+        local t, dims = v, {}
+        while type(t) == "table" and #t > 0 do dims[#dims + 1] = #t; t = t[1] end
+        if type(t) == "boolean" then
+            local vals, ok = {}, true
+            local function walk(x, d)
+                if d > #dims then
+                    ok = ok and type(x) == "boolean"
+                    vals[#vals + 1] = x
+                elseif type(x) ~= "table" or #x ~= dims[d] then
+                    ok = false
+                else
+                    for i = 1, #x do walk(x[i], d + 1) end
+                end
+            end
+            walk(v, 1)
+            if ok then values, shape = vals, dims end
+        end
+    end
+    if values and #v > 0 then return {kind = "array", shape = shape, values = values} end
+    local items = {}
+    for i = 1, #v do items[i] = normal(v[i]) end
+    return {kind = "list", items = items}
+end
+
+-- The difference of two scalars: a number (booleans and strings: 0 when equal), or nil when they
+-- cannot be compared (a number with a string).
+local function scalar_difference(a, b)
+    if type(a) == "number" and type(b) == "number" then return difference(a, b) end
+    if type(a) == type(b) then return a == b and 0 or math.huge end
+    return nil
+end
+
+-- Walks a and b together. Returns the largest difference and where it is (a path such as
+-- "item 2, at [1, 3]"), or nil and the reason they cannot be compared.
+local function agree_walk(a, b, path, state)
+    local function at(s) return path == "" and s or (s == "" and path or path .. ", " .. s) end
+    if a.kind == "atom" and b.kind == "atom" then
+        local d = scalar_difference(a.value, b.value)
+        if not d then return nil, at("a " .. type(a.value) .. " and a " .. type(b.value)) end
+        if state.best == nil or d > state.best then state.best, state.where = d, path end
+        if type(a.value) == "number" then state.numbers = true end
+        return true
+    end
+    if a.kind == "array" and b.kind == "array" then
+        if shape_str(a.shape) ~= shape_str(b.shape) then
+            return nil, at("shape " .. shape_str(a.shape) .. " and " .. shape_str(b.shape))
+        end
+        for k = 1, #a.values do
+            local d = scalar_difference(a.values[k], b.values[k])
+            if not d then return nil, at("a " .. type(a.values[k]) .. " and a " .. type(b.values[k])) end
+            if type(a.values[k]) == "number" then state.numbers = true end
+            if state.best == nil or d > state.best then
+                state.best, state.where = d, at("at " .. index_of(k, a.shape))
+            end
+        end
+        if #a.values == 0 and state.best == nil then state.best, state.where = 0, path end
+        return true
+    end
+    if a.kind == "list" and b.kind == "list" then
+        if #a.items ~= #b.items then
+            return nil, at(#a.items .. " items and " .. #b.items)
+        end
+        for i = 1, #a.items do
+            local ok, why = agree_walk(a.items[i], b.items[i], at("item " .. i), state)
+            if not ok then return nil, why end
+        end
+        return true
+    end
+    local function what(x)
+        if x.kind == "atom" then return "a " .. type(x.value) end
+        if x.kind == "array" then return "shape " .. shape_str(x.shape) end
+        return "a list of " .. #x.items
+    end
+    return nil, at(what(a) .. " and " .. what(b))
+end
+
+-- A value for the "a" and "b" lines of a failure: tensors as printed, tables in Lua syntax.
+local function value_str(v)
+    if type(v) == "number" then return string.format("%.8g", v) end
+    if type(v) == "string" then return string.format("%q", v) end
+    if type(v) ~= "table" or getmetatable(v) then return render(v) end
+    local parts = {}
+    for i = 1, #v do parts[i] = value_str(v[i]) end
+    return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+-- compare.agree(a, b, tol) -> ok, summary, lines. summary is what the ≡ line adds ("largest
+-- difference 2.98e-08, tolerance 1e-06", "exact", or "" when no number was compared); lines
+-- explain a failure.
+function compare.agree(a, b, tol)
+    local state = {}
+    local ok, why = agree_walk(normal(a), normal(b), "", state)
+    local function show(label, v) return labelled(label, value_str(v)) end
+    if not ok then
+        return false, nil, {show("a", a), show("b", b), "cannot be compared: " .. why}
+    end
+    local best = state.best or 0
+    local summary = ""
+    if state.numbers and best == 0 then
+        summary = "exact"
+    elseif state.numbers then
+        summary = "largest difference " .. string.format("%.2e", best)
+        if tol > 0 then summary = summary .. ", tolerance " .. string.format("%g", tol) end
+    end
+    if best <= tol then return true, summary end
+    local where = state.where ~= "" and (" " .. state.where) or ""
+    local reason
+    if state.numbers and best ~= math.huge then
+        reason = "largest difference " .. fmt_diff(best) .. where .. ", tolerance " .. string.format("%g", tol)
+    else
+        reason = "they differ" .. where
+    end
+    return false, nil, {show("a", a), show("b", b), reason}
 end
 
 ---------------------------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 -- src/cli/lessons.c): run one lesson file in a mode, list lessons.
 --
 --   run.file(path, {mode = "step"|"line"|"check"|"run", tap = bool, first = n})
---       -> passed, failed, how      how: "ok", "quit" (the user pressed q) or "error"
+--       -> passed, failed, how, identities
+--          how: "ok", "quit" (the user pressed q) or "error"; identities: how many of the
+--          passed + failed were lesson.agree's (the rest are lesson.check's)
 --   run.list(paths)                 prints "path  title  (source)" for each lesson
 --   run.resolve(name, dir)          the lesson file a name means: a path, or dir/name[.lua]
 --
@@ -93,6 +95,7 @@ end
 
 local function summary(S)
     local text = string.format("end of lesson · checks: %d passed, %d failed", S.passed, S.failed)
+    if S.identities > 0 then text = text .. string.format(" (%d of them identities)", S.identities) end
     local ch = "═"
     local head = ch .. ch .. " " .. text .. " "
     lesson.emit("\n", lesson.paint("1;36", head .. string.rep(ch, math.max(3, lesson.width - utf8.len(head)))), "\n")
@@ -113,7 +116,7 @@ function run.file(path, opts)
             stdout:flush()
             stderr:write("attn: ", err, "\n")
         end
-        return S.passed, S.failed, "error"
+        return S.passed, S.failed, "error", S.identities
     end
     local chunkname = "@" .. path
     source.forget(path)
@@ -141,7 +144,7 @@ function run.file(path, opts)
     if not ok and e == "interrupted" then error(e, 0) end   -- stops every lesson, not just this one
     if not ok and e == lesson.QUIT then
         lesson.emit("\n")
-        return S.passed, S.failed, "quit"
+        return S.passed, S.failed, "quit", S.identities
     end
     if not ok then
         local msg = e:match("^[^\n]*")
@@ -152,10 +155,10 @@ function run.file(path, opts)
             stdout:flush()
             stderr:write("attn: ", e, "\n")
         end
-        return S.passed, S.failed, "error"
+        return S.passed, S.failed, "error", S.identities
     end
     if mode == "step" or mode == "line" then summary(S) end
-    return S.passed, S.failed, "ok"
+    return S.passed, S.failed, "ok", S.identities
 end
 
 ---------------------------------------------------------------------------------------------------

@@ -8,9 +8,10 @@
 --   info.lines            the file's lines
 --   info.steps            number of lesson.step calls
 --   info.title, info.origin   the arguments of lesson.title (nil when absent)
---   info.hidden[l]        line l belongs to a lesson.check, lesson.show or lesson.heatmaps call (not
---                         echoed: a check's expected side is the book's text, which a lesson never
---                         prints as its own; show and heatmaps only display what the step computed)
+--   info.hidden[l]        line l belongs to a lesson.check, lesson.agree, lesson.show or
+--                         lesson.heatmaps call (not echoed: a check's expected side is the book's
+--                         text, which a lesson never prints as its own; agree prints its own ≡ line;
+--                         show and heatmaps only display what the step computed)
 --   info.library[l]       line l belongs to a call of the lesson library (say, section, ...) or is a
 --                         step's own first or last line (--step=line does not stop there)
 --   info.continues[l]     line l continues a statement begun on an earlier line (inside brackets
@@ -94,7 +95,8 @@ local function analyse(text)
                 info.library[last_line] = true
             else
                 for l = first_line, last_line do info.library[l] = true end
-                if (name.text == "check" or name.text == "show" or name.text == "heatmaps") and starts_line then
+                if (name.text == "check" or name.text == "agree" or name.text == "show" or name.text == "heatmaps")
+                   and starts_line then
                     for l = first_line, last_line do info.hidden[l] = true end
                 end
             end

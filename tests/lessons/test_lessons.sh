@@ -59,8 +59,9 @@ all() { # all CMD1 -- CMD2 -- ...: every command succeeds
 
 # ---- --check -------------------------------------------------------------------------------------
 run --check "$L01"
-check "--check on lesson 01: only the summary line, exit 0" all status_is 0 -- \
-    out_is "24 passed, 0 failed" -- err_empty
+check "--check on lesson 01: only the summary (identities apart, then N passed, N failed), exit 0" all \
+    status_is 0 -- out_is "$(printf '26 checks: 20 against the book or PyTorch, 6 identities\n26 passed, 0 failed')" -- \
+    err_empty
 
 run --check "$FIX/failing.lua"
 check "--check: a failing check gives exit 1, its ✗ line and the summary" all status_is 1 -- \
@@ -81,6 +82,26 @@ run --check "$FIX/leak_a.lua" "$FIX/leak_b.lua"
 check "--check runs each lesson in a fresh state (no globals leak)" all status_is 0 -- \
     out_is "2 passed, 0 failed"
 
+run --check "$FIX/identities.lua"
+check "--check: identities (lesson.agree) count as checks, a failed one with its ≡, a and b" all \
+    status_is 1 -- out_has "✗ identities: ≡ wrong on purpose" -- \
+    out_has "    a         tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])" -- \
+    out_has "    b         tensor([0.9554, 1.4960, 1.4764, 0.8444, 0.7080, 1.0875])" -- \
+    out_has "    largest difference 1.0e-03 at [2], tolerance 1e-06" -- out_lacks "matmul = the loop" -- \
+    out_has "4 checks: 1 against the book or PyTorch, 3 identities" -- last_line_is "3 passed, 1 failed"
+
+run --check "$FIX/refused.lua"
+check "--check: lesson.check refuses a tensor attn computed as its expected side, naming lesson.agree" all \
+    status_is 1 -- out_has "✗ refused: error at line 5: lesson.check: the expected side is a tensor attn computed" -- \
+    out_has "compare two computations with lesson.agree(what, a, b [, {tol = ...}])" -- \
+    last_line_is "0 passed, 1 failed"
+
+run "$FIX/identities.lua"
+check "an identity prints ≡, what, and the largest difference (or exact) with the tolerance" all \
+    out_has "  ✓ ω2 (the book's In [3])" -- \
+    out_has "  ≡ matmul = the loop (largest difference 1.19e-07, tolerance 2e-07)" -- \
+    out_has "  ≡ row 2 of X·Xᵀ is ω2 (exact)" -- out_has "  ✗ wrong on purpose"
+
 run --check "$TMP/no_such_lesson.lua"
 check "--check: a missing lesson is a failure" all status_is 1 -- out_has "no_such_lesson" -- \
     last_line_is "0 passed, 1 failed"
@@ -97,7 +118,9 @@ check "--check --tap: numbered across lessons, a plan, exit 1 on a failure" all 
     out_has "1..3"
 
 run --tap --check "$L01"
-check "--tap --check (either order) on lesson 01" all status_is 0 -- out_has "1..24" -- \
+check "--tap --check (either order) on lesson 01" all status_is 0 -- out_has "1..26" -- \
+    out_has "ok 6 - 01_simple_attention: ≡ matmul gives the loop's scores (to float32 rounding)" -- \
+    out_has "# 26 checks: 20 against the book or PyTorch, 6 identities" -- last_line_is "# 26 passed, 0 failed" -- \
     out_lacks "not ok"
 
 run --tap "$L01"
@@ -145,7 +168,7 @@ keys '\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n'
 run --step "$L01"
 check "--step: Enter through all 15 steps, then the end of the lesson" all status_is 0 -- \
     out_has "── step 15/15 · row 2 of Z is z^(2) ─" -- \
-    out_has "══ end of lesson · checks: 24 passed, 0 failed ═" -- \
+    out_has "══ end of lesson · checks: 26 passed, 0 failed (6 of them identities) ═" -- \
     out_has "[Enter] next · r repeat · s next section · q quit"
 check "--step: one prompt per step" [ "$(grep -c -F '[Enter] next' "$OUT")" -eq 15 ]
 
@@ -181,10 +204,10 @@ check "--step=line: two stops in this lesson" [ "$(grep -c -F '[Enter] next line
 keys 'c\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\n'
 run --step=line "$L01"
 check "--step=line: c runs on to the next step; lesson 01 to its end" all status_is 0 -- \
-    out_has "end of lesson · checks: 24 passed, 0 failed" -- \
+    out_has "end of lesson · checks: 26 passed, 0 failed (6 of them identities)" -- \
     out_has "│ query = inputs[2]  "
-check "--step=line never shows a check's expected text (the book's numbers)" all \
-    out_lacks "lesson.check" -- out_lacks "[=["
+check "--step=line never shows a check's expected text (the book's numbers), nor an identity's call" all \
+    out_lacks "lesson.check" -- out_lacks "[=[" -- out_lacks "lesson.agree"
 
 keys 'q\n'
 run --step=line "$L01"

@@ -70,7 +70,7 @@ check "step 1 runs: header, its code echoed, its output, its check, then the pro
 check "step 1's header and echoed code" wait_for '^── step 1/15 · the inputs x\^\(1\) … x\^\(6\) ─+$'
 check "step 1's code is echoed, indented" wait_for '^  inputs = torch\.tensor\{$'
 check "step 1's output and check" wait_for '^inputs\.shape: torch\.Size\(\[6, 3\]\)$'
-check "step 1's ✓ line" wait_for '^  ✓ 6 tokens, 3 dimensions each$'
+check "step 1's ✓ line" wait_for "^  ✓ 6 tokens, 3 dimensions each \\(the book's numbers\\)\$"
 check "step 2 has not run yet" absent 'step 2/15'
 
 enter
@@ -109,7 +109,7 @@ while [ "$i" -le 15 ]; do
     i=$((i + 1))
 done
 check "Enter through every step: the end of the lesson" \
-    wait_for '^══ end of lesson · checks: 24 passed, 0 failed ═+$'
+    wait_for '^══ end of lesson · checks: 26 passed, 0 failed \(6 of them identities\) ═+$'
 check "and exit status 0" wait_for '^\[attn exited with status 0\]$'
 check "no check failed on the way" absent '✗'
 

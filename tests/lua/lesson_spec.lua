@@ -120,16 +120,106 @@ describe("lesson.check", function()
 end)
 
 describe("lesson.check against a tensor (PyTorch's numbers)", function()
-    it("compares within the stated tolerance and needs one", function()
-        assert.is_true(check("t", torch.ones(2, 2), torch.ones(2, 2) + 1e-6, {tol = 1e-5}))
-        assert.is_false(check("t", torch.ones(2, 2), torch.ones(2, 2) + 1e-4, {tol = 1e-5}))
-        local out = lesson.capture(lesson.check, "t", torch.zeros(3), torch.tensor{0, 0, 0.5}, {tol = 1e-5})
-        assert.matches("expected  tensor([0.0000, 0.0000, 0.5000])", out, 1, true)
-        assert.matches("largest difference 5.0e-01 at [3], tolerance 1e-05", out, 1, true)
-        out = lesson.capture(lesson.check, "t", torch.zeros(2, 3), torch.zeros(3, 2), {tol = 0})
-        assert.matches("shape [2, 3], expected [3, 2]", out, 1, true)
-        assert.has_error(function() lesson.check("t", torch.ones(2), torch.ones(2)) end,
+    -- lesson 10's Q·Kᵀ as PyTorch computed it (tests/data/torch, found from the current directory)
+    local function pytorch() return lesson.reference("lessons_seed002.txt", "l10.scores") end
+
+    it("compares with a tensor from lesson.reference within the stated tolerance, and needs one", function()
+        local ref = pytorch()
+        assert.is_true(check("t", ref + 1e-6, pytorch(), {tol = 1e-5}))
+        assert.is_false(check("t", ref + 1e-4, pytorch(), {tol = 1e-5}))
+        local out = lesson.capture(lesson.check, "t", ref.T, pytorch(), {tol = 0})
+        assert.matches("shape [5, 3], expected [3, 5]", out, 1, true)
+        out = lesson.capture(lesson.check, "t", ref * 0, pytorch(), {tol = 1e-5})
+        assert.matches("expected  tensor([[", out, 1, true)
+        assert.matches("largest difference .* at %[%d, %d%], tolerance 1e%-05", out)
+        assert.has_error(function() lesson.check("t", ref, pytorch()) end,
             "lesson.check: a tensor of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}")
+    end)
+
+    it("refuses a tensor attn computed as the expected side, and names lesson.agree", function()
+        local msg = "lesson.check: the expected side is a tensor attn computed, not the book's text or numbers " ..
+                    "or PyTorch's (lesson.reference): compare two computations with lesson.agree(what, a, b " ..
+                    "[, {tol = ...}])"
+        assert.has_error(function() lesson.check("t", torch.ones(2, 2), torch.ones(2, 2), {tol = 1e-5}) end, msg)
+        -- a view of a reference tensor is a new tensor of attn's, refused too
+        assert.has_error(function() lesson.check("t", torch.ones(5, 3), pytorch().T, {tol = 1e-5}) end, msg)
+    end)
+end)
+
+-- lesson.agree, its output captured (returns the result only).
+local function agree(...)
+    local ok
+    lesson.capture(function(...) ok = lesson.agree(...) end, ...)
+    return ok
+end
+
+describe("lesson.agree (identities)", function()
+    local x, scores
+    before_each(function()
+        lesson.begin(nil)
+        x = torch.tensor(INPUTS)
+        scores = x:matmul(x[2])
+    end)
+
+    it("prints ≡, what, and the largest difference with the tolerance, or exact", function()
+        local by_loop = torch.empty(6)
+        for i, x_i in ipairs(x) do by_loop[i] = torch.dot(x_i, x[2]) end
+        assert.are.equal("  ≡ loop = matmul (largest difference 1.19e-07, tolerance 2e-07)\n",
+            lesson.capture(lesson.agree, "loop = matmul", by_loop, scores, {tol = 2e-7}))
+        assert.are.equal("  ≡ row 2 of X·Xᵀ (exact)\n",
+            lesson.capture(lesson.agree, "row 2 of X·Xᵀ", x:matmul(x.T)[2], scores))
+        assert.are.equal("  ≡ refused\n", lesson.capture(lesson.agree, "refused", false, false))
+    end)
+
+    it("counts as a check, and as an identity", function()
+        agree("a", scores, scores:clone())
+        agree("b", scores, scores + 1)
+        check("c", scores, BOOK_SCORES_2)
+        local S = lesson.state()
+        assert.are.same({2, 1, 2}, {S.passed, S.failed, S.identities})
+    end)
+
+    it("explains a failure: a, b, the largest difference, its index and the tolerance", function()
+        local ok
+        local out = lesson.capture(function() ok = lesson.agree("wrong", scores, scores + 1e-3, {tol = 1e-6}) end)
+        assert.is_false(ok)
+        assert.matches("  ✗ wrong\n", out, 1, true)
+        assert.matches("a         " .. BOOK_SCORES_2, out, 1, true)
+        assert.matches("b         tensor([0.9554,", out, 1, true)
+        assert.matches("largest difference 1.0e-03 at [2], tolerance 1e-06", out, 1, true)
+        out = lesson.capture(lesson.agree, "shapes", torch.ones(2, 3), torch.ones(3, 2))
+        assert.matches("cannot be compared: shape [2, 3] and [3, 2]", out, 1, true)
+        out = lesson.capture(lesson.agree, "kinds", torch.ones(2), 1)
+        assert.matches("cannot be compared: shape [2] and a number", out, 1, true)
+        out = lesson.capture(lesson.agree, "lists", {1, torch.ones(2)}, {1, torch.zeros(2)})
+        assert.matches("largest difference 1.0e+00 item 2, at [1], tolerance 0", out, 1, true)
+    end)
+
+    it("compares tensors with tables, sizes, booleans, bool tensors, lists, nan and inf", function()
+        assert.is_true(agree("t", torch.ones(2, 2), {{1, 1}, {1, 1}}))
+        assert.is_true(agree("size", x.shape, {6, 3}))
+        assert.is_false(agree("size", x.shape, {6, 2}))
+        assert.is_true(agree("bool", x:gt(0.5), x:gt(0.5):clone()))
+        assert.is_true(agree("bools", torch.tensor{1, 0}:eq(1), {true, false}))
+        assert.is_false(agree("bools", torch.tensor{1, 0}:eq(1), {true, true}))
+        assert.is_true(agree("list", {x, "name", 3}, {x:clone(), "name", 3}))
+        assert.is_false(agree("list", {x, "name"}, {x, "other"}))
+        assert.is_false(agree("list", {x}, {x, x}))
+        assert.is_true(agree("nan", torch.tensor{0} / 0, {0 / 0}))
+        assert.is_true(agree("inf", torch.exp(torch.tensor{1000, -math.huge}), {math.huge, 0}))
+        assert.is_false(agree("nan vs 1", torch.tensor{0} / 0, {1}, {tol = 1e6}))
+        assert.is_true(agree("0-d", scores:sum(), scores:sum():item()))
+    end)
+
+    it("refuses bad arguments with clear errors", function()
+        assert.has_error(function() lesson.agree("t", scores) end,
+            "lesson.agree: needs two values to compare, got userdata and nil")
+        assert.has_error(function() lesson.agree("t", scores, scores, {tol = -1}) end,
+            "lesson.agree: tol must be a number >= 0, got -1")
+        assert.has_error(function() lesson.agree("t", scores, scores, 1e-6) end,
+            "lesson.agree: argument 4 must be an options table such as {tol = 1e-6}, got number")
+        assert.has_error(function() lesson.agree(nil, 1, 1) end, "lesson.agree: argument 1 must be a string, got nil")
+        assert.has_error(function() lesson.agree("t", print, print) end, "lesson.agree: cannot compare a function")
     end)
 end)
 
@@ -284,6 +374,20 @@ lesson.check("six rows", n, 6)
         assert.not_matches("lesson.check", out, 1, true)
         assert.matches("── step 2/2 · uses the global of step 1 ─", out, 1, true)
         assert.matches("\n  n = #x\n", out, 1, true)   -- a one-line step
+    end)
+
+    it("hides an identity's call from the echo, like a check's, and reports the identities", function()
+        local text = TEXT:gsub('    %-%- lesson%.step%("not a step"', '    lesson.agree("s is row 2 of x·xᵀ", s,\n        x:matmul(x.T)[2])\n%0')
+        local info = source.read(lesson_file(text))
+        assert.is_true(info.hidden[12] and info.hidden[13])
+        local out, passed, failed, how, identities
+        out = lesson.capture(function()
+            passed, failed, how, identities = run.file(lesson_file(text), {mode = "run"})
+        end)
+        lesson.mode = "run"
+        assert.are.same({3, 0, "ok", 1}, {passed, failed, how, identities})
+        assert.not_matches("lesson.agree", out, 1, true)
+        assert.matches("  ✓ ω2\n  ≡ s is row 2 of x·xᵀ (exact)\n", out, 1, true)
     end)
 
     it("prints only failures in check mode, or TAP", function()
