@@ -30,7 +30,7 @@ end
 -- The "[i/N] name" headers in the text, in order.
 local function headers(text)
     local list = {}
-    for i, n, name in text:gmatch("%[(%d+)/(%d+)%] (%S+)") do list[#list + 1] = i .. "/" .. n .. " " .. name end
+    for i, n, name in text:gmatch("%[(%d+)/(%d+)%] +(%S+)") do list[#list + 1] = i .. "/" .. n .. " " .. name end
     return list
 end
 
