@@ -40,9 +40,12 @@ attn_tensor *lt_check(lua_State *L, int idx, const char *fn, const char *what)
     return *ud;
 }
 
+/* The REPL's own frames (src/lua/repl.lua) are the user's side: a one-liner runs as `return <line>`,
+ * a tail call that leaves no frame of the user's. As in src/lua/errors.lua. */
 static int library_source(const lua_Debug *ar)
 {
-    return strcmp(ar->what, "C") != 0 && strncmp(ar->source, "=[attn]/", 8) == 0;
+    return strcmp(ar->what, "C") != 0 && strncmp(ar->source, "=[attn]/", 8) == 0 &&
+           strcmp(ar->source, "=[attn]/repl.lua") != 0;
 }
 
 /* Whether the frame at level belongs to attn's embedded library (chunks "=[attn]/...", see

@@ -17,9 +17,12 @@
 local errors = {}
 
 local LIBRARY = "^=%[attn%]/"
+-- The REPL runs the user's chunk; a one-liner is `return <line>`, whose call is a tail call that
+-- leaves no frame of the user's, so the REPL's frames are where the user's side begins.
+local REPL = "=[attn]/repl.lua"
 
 local function library(info)
-    return info ~= nil and info.what ~= "C" and info.source:find(LIBRARY) ~= nil
+    return info ~= nil and info.what ~= "C" and info.source:find(LIBRARY) ~= nil and info.source ~= REPL
 end
 
 -- Whether the frame at `level` (as debug.getinfo counts from this function's caller) belongs to the
@@ -52,9 +55,7 @@ function errors.raisef(fmt, ...)
 end
 
 function errors.is_library(f)
-    if type(f) ~= "function" then return false end
-    local info = debug.getinfo(f, "S")
-    return info.source:find(LIBRARY) ~= nil
+    return type(f) == "function" and library(debug.getinfo(f, "S"))
 end
 
 -- Whether the function calling called_from_library was itself called by attn's library. A C caller

@@ -243,18 +243,21 @@ function Module:register_buffer(name, t)
     self[name] = t
 end
 
---- m:modules() lists m and every module below it, depth first.
-function Module:modules(out, seen)
-    out, seen = out or {}, seen or {}
-    if seen[self] then
+local function walk_modules(m, out, seen)
+    if seen[m] then
         return out
     end
-    seen[self] = true
-    out[#out + 1] = self
-    for _, child in self:named_children() do
-        child:modules(out, seen)
+    seen[m] = true
+    out[#out + 1] = m
+    for _, child in m:named_children() do
+        walk_modules(child, out, seen)
     end
     return out
+end
+
+--- m:modules() lists m and every module below it, depth first.
+function Module:modules()
+    return walk_modules(self, {}, {})
 end
 
 --- m:train(mode) sets training mode (default true) on m and all its children; m:eval() = m:train(false).

@@ -311,6 +311,12 @@ function attention.trace(args)
     for k in pairs(args) do
         if not known[k] then fail("unknown option " .. tostring(k) .. " (known: " .. table.concat(FIELDS, ", ") .. ")") end
     end
+    if args.write ~= nil and type(args.write) ~= "function" then
+        fail("write must be a function that receives each piece of output, got " .. type(args.write))
+    end
+    if args.color ~= nil and type(args.color) ~= "boolean" then
+        fail("color must be true or false, got " .. tostring(args.color))
+    end
     local tr = setmetatable({pos = 0, computed = 0}, Trace)
     for _, f in ipairs(FIELDS) do tr[f] = args[f] end
     tr.write = args.write or function(s) print(s) end -- the global print at call time
