@@ -280,13 +280,13 @@ local function field(v, k)
 end
 
 -- Adds the string keys of table t (and of the tables its metatables' __index point to) to names.
+-- only_functions (after a colon): the methods, not a module's layers (mha:W_query is no method).
 local function add_keys(names, t, only_functions, seen)
     seen = seen or {}
     if type(t) ~= "table" or seen[t] then return end
     seen[t] = true
     for k, v in pairs(t) do
-        if type(k) == "string" and (not only_functions or type(v) == "function"
-                                    or type(v) == "table" and (getmetatable(v) or {}).__call) then
+        if type(k) == "string" and (not only_functions or type(v) == "function") then
             names[k] = true
         end
     end

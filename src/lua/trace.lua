@@ -319,7 +319,8 @@ function attention.trace(args)
     end
     local tr = setmetatable({pos = 0, computed = 0}, Trace)
     for _, f in ipairs(FIELDS) do tr[f] = args[f] end
-    tr.write = args.write or function(s) print(s) end -- the global print at call time
+    tr.write = nil -- kept as _write, so that Tab after tr: offers only step, run and back
+    tr._write = args.write or function(s) print(s) end -- the global print at call time
     local list, kind
     if args.module ~= nil then
         if not is_module(args.module) then fail("module must be an nn.Module, got " .. type(args.module)) end
@@ -390,7 +391,7 @@ function Trace:_show(i)
         local text = heatmap.render(mat, {rows = rows, cols = cols, shade = st.heat or false, color = self.color})
         out[#out + 1] = "  " .. text:gsub("\n", "\n  ")
     end
-    self.write(table.concat(out, "\n"))
+    self._write(table.concat(out, "\n"))
 end
 
 -- The number of the stage `which` names: its number, or its field name ("weights", "split", ...).
@@ -441,7 +442,7 @@ function Trace:step(which)
         return
     end
     if self.pos >= #list then
-        self.write(string.format("(all %d stages shown: tr.%s holds the result; tr:back() goes back)", #list,
+        self._write(string.format("(all %d stages shown: tr.%s holds the result; tr:back() goes back)", #list,
                                  list[#list].key))
         return
     end
@@ -460,7 +461,7 @@ end
 function Trace:back()
     check_self(self, "back")
     if self.pos <= 1 then
-        self.write(self.pos == 0 and "(nothing shown yet: tr:step() shows the first stage)"
+        self._write(self.pos == 0 and "(nothing shown yet: tr:step() shows the first stage)"
                                   or "(this is the first stage)")
         self.pos = math.min(self.pos, 1)
         if self.pos == 1 then self:_show(1) end
@@ -475,9 +476,20 @@ function Trace:__tostring()
     for i, st in ipairs(self._stages) do
         names[i] = i == self.pos and ("[" .. st.name .. "]") or st.name
     end
-    local next = self.pos < #self._stages and "tr:step() for the next" or "done"
-    return string.format("attention.trace of %s: %d stages, %d shown — %s — %s", self._kind, #self._stages,
-                         self.pos, table.concat(names, " → "), next)
+    local next = self.pos < #self._stages and "next: tr:step()" or "done"
+    local out = {string.format("attention.trace of %s: %d of %d stages shown, %s", self._kind, self.pos,
+                               #self._stages, next)}
+    local cur = " " -- the stages on lines of at most 78 columns, the one shown last in brackets
+    for i, name in ipairs(names) do
+        local piece = (i > 1 and " → " or " ") .. name
+        if heatmap.width(cur .. piece) > 78 then
+            out[#out + 1] = cur
+            cur = " "
+        end
+        cur = cur .. piece
+    end
+    out[#out + 1] = cur
+    return table.concat(out, "\n")
 end
 
 return attention.trace
