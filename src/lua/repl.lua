@@ -4,6 +4,7 @@
 --   repl.eval(chunk [, out [, at_eof]])  -> "incomplete" | "ok" | "error"
 --   repl.complete(text)                  -> sorted list of completions for the word `text`
 --   repl.rewrite_locals(chunk)           -> chunk with its top-level locals made global
+--   repl.show(v)                         -> the text the prompt prints for v ({1, 2} for a table)
 --
 -- `out` is an optional table of writers: out.write(s) receives the printed results (s ends with
 -- "\n"), out.error(msg) receives an error message (without the "error: " prefix), and
@@ -200,7 +201,79 @@ end
 
 local function pack(...) return {n = select("#", ...), ...} end
 
--- Runs f, prints its results (tab-separated, through tostring) and sets _ to the first one.
+---------------------------------------------------------------------------------------------------
+-- Showing values: tostring, except for plain tables, which Lua would show as "table: 0x55..."
+---------------------------------------------------------------------------------------------------
+
+local SHOW_MAX = 50 -- elements shown of one table
+local IDENT = "^[%a_][%w_]*$"
+
+local function show_string(v)
+    local ok, s = pcall(tostring, v)
+    return ok and tostring(s) or ("<tostring failed: " .. message_of(s) .. ">")
+end
+
+local show_table
+
+-- A value as it appears inside a table: strings quoted, plain tables shown, the rest tostring'd.
+local function show_item(v, depth, seen)
+    if type(v) == "string" then return string.format("%q", v):gsub("\\\n", "\\n") end
+    if type(v) == "table" and getmetatable(v) == nil then return show_table(v, depth + 1, seen) end
+    return show_string(v)
+end
+
+-- {1, 2, 3}, {"Your", "journey"}, {a = 1}, a list of tensors one per line: the array part first,
+-- then the other keys in order; nested at most 4 deep, at most SHOW_MAX elements.
+function show_table(t, depth, seen)
+    if seen[t] then return "{...}" end
+    if depth > 4 then return "{...}" end
+    seen[t] = true
+    local items, n = {}, rawlen(t)
+    for i = 1, math.min(n, SHOW_MAX) do items[#items + 1] = show_item(rawget(t, i), depth, seen) end
+    local keys = {}
+    for k in pairs(t) do
+        if not (math.type(k) == "integer" and k >= 1 and k <= n) then keys[#keys + 1] = k end
+    end
+    table.sort(keys, function(a, b)
+        if type(a) == type(b) and (type(a) == "string" or type(a) == "number") then return a < b end
+        return type(a) < type(b)
+    end)
+    for _, k in ipairs(keys) do
+        if #items >= SHOW_MAX then break end
+        local name = type(k) == "string" and k:match(IDENT) and k or ("[" .. show_item(k, depth, seen) .. "]")
+        items[#items + 1] = name .. " = " .. show_item(rawget(t, k), depth, seen)
+    end
+    local more = n + #keys - #items
+    if more > 0 then items[#items + 1] = "... (" .. more .. " more)" end
+    seen[t] = nil
+    local one = "{" .. table.concat(items, ", ") .. "}"
+    if not one:find("\n", 1, true) then
+        if (utf8.len(one) or #one) <= 78 then return one end
+        local lines, line = {}, "{" -- short elements: as many to a line as fit in 78 columns
+        for i, item in ipairs(items) do
+            local piece = item .. (i < #items and "," or "}")
+            if line ~= "{" and (utf8.len(line .. " " .. piece) or 0) > 78 then
+                lines[#lines + 1] = line
+                line = " " .. piece
+            else
+                line = line .. (line == "{" and "" or " ") .. piece
+            end
+        end
+        lines[#lines + 1] = line
+        return table.concat(lines, "\n")
+    end
+    -- elements that take several lines (tensors): one to a line, shifted under the "{"
+    for i, item in ipairs(items) do items[i] = item:gsub("\n", "\n ") end
+    return "{" .. table.concat(items, ",\n ") .. "}"
+end
+
+-- What the prompt prints for a value.
+function repl.show(v)
+    if type(v) == "table" and getmetatable(v) == nil then return show_table(v, 1, {}) end
+    return show_string(v)
+end
+
+-- Runs f, prints its results (tab-separated, through repl.show) and sets _ to the first one.
 local function run(f, chunk, out)
     local r = pack(xpcall(f, handler))
     if not r[1] then
@@ -210,8 +283,7 @@ local function run(f, chunk, out)
     if r.n > 1 then
         local parts = {}
         for i = 2, r.n do
-            local ok, s = pcall(tostring, r[i])
-            parts[#parts + 1] = ok and tostring(s) or ("<tostring failed: " .. message_of(s) .. ">")
+            parts[#parts + 1] = repl.show(r[i])
         end
         _G._ = r[2]
         out.write(table.concat(parts, "\t") .. "\n")

@@ -353,3 +353,42 @@ describe("help", function()
         assert.has_error(function() help.register("x", {sig = 1}) end)
     end)
 end)
+
+describe("repl.show: what the prompt prints for a value", function()
+    it("shows a plain table's contents instead of its address", function()
+        assert.are.equal("{1, 2, 3}", repl.show({1, 2, 3}))
+        assert.are.equal('{"Your", "journey"}', repl.show({"Your", "journey"}))
+        assert.are.equal("{}", repl.show({}))
+        assert.are.equal('{a = 1, b = {c = true}, ["x y"] = 2.5}', repl.show({a = 1, b = {c = true}, ["x y"] = 2.5}))
+        assert.are.equal("{{1.0, 2.0}, {3.0, 4.0}}", repl.show(torch.tensor{{1, 2}, {3, 4}}:tolist()))
+    end)
+
+    it("puts tensors that take several lines one to a line, aligned", function()
+        assert.are.equal("{tensor([1., 1.]), tensor([0., 0.])}", repl.show({torch.ones(2), torch.zeros(2)}))
+        assert.are.equal("{tensor([[1., 1.],\n         [1., 1.]]),\n tensor([0.])}",
+                         repl.show({torch.ones(2, 2), torch.zeros(1)}))
+    end)
+
+    it("wraps long lists, stops after 50 elements, and survives cycles", function()
+        local t = {}
+        for i = 1, 60 do t[i] = i end
+        local text = repl.show(t)
+        assert.matches("^{1, 2, 3, ", text)
+        assert.matches(", 50, %.%.%. %(10 more%)}$", text)
+        for line in text:gmatch("[^\n]+") do assert.is_true(#line <= 78) end
+        local c = {}
+        c.self = c
+        assert.are.equal("{self = {...}}", repl.show(c))
+    end)
+
+    it("leaves values with a metatable to tostring", function()
+        assert.are.equal("tensor([1., 2.])", repl.show(torch.tensor{1, 2}))
+        assert.are.equal("Linear(in_features=2, out_features=1, bias=True)", repl.show(nn.Linear(2, 1)))
+        assert.matches("^table: ", repl.show(setmetatable({}, {})))
+    end)
+
+    it("is what eval prints", function()
+        local _, out = eval("{1, 'a'}")
+        assert.are.equal('{1, "a"}\n', out)
+    end)
+end)
