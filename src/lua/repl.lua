@@ -183,6 +183,35 @@ local function message_of(err)
     return "(error object is a " .. type(err) .. " value)"
 end
 
+-- Python's builtins that a reader of the books types out of habit, and what Lua has instead.
+local PYTHON = {
+    len = "#x, or x:size(1)", range = "for i = 1, n do ... end (or torch.arange(n))",
+    enumerate = "for i, x_i in ipairs(list) do ... end", zip = "for i = 1, #a do ... a[i], b[i] ... end",
+    int = "math.floor(x)", float = "x + 0.0", str = "tostring(x)", list = "a table: {a, b}",
+    isinstance = "torch.is_tensor(x), type(x)", super = "nothing: __init needs no super().__init__()",
+}
+
+-- A hint after the message when the chunk looks like Python that Lua reads differently.
+function repl.hint(msg, chunk)
+    local builtin = msg:match("attempt to call a nil value %(global '([%w_]+)'%)")
+    local method = msg:match("^([%w_]+): [%w_ ()]+ must be a tensor, got no value")
+    local hint
+    if msg:find("near '@'", 1, true) then
+        hint = "Lua has no @: the matrix product is a:matmul(b)"
+    elseif msg:find("expected near '='", 1, true) and chunk:find("%([^()]*[%w_]%s*=[^=]") then
+        hint = "keyword arguments go in a trailing table: f(x, {dim = -1})"
+    elseif chunk:find("^%s*import%s") or chunk:find("^%s*from%s+[%w_.]+%s+import%s") then
+        hint = "no import needed: torch, nn and attention are there already"
+    elseif builtin and PYTHON[builtin] then
+        hint = "Lua has no " .. builtin .. "(): " .. PYTHON[builtin]
+    elseif method and chunk:find("%." .. method .. "%(") then
+        hint = "call a method with a colon: x:" .. method .. "(...)"
+    elseif msg:find("attempt to call a torch.Size value (method 'shape')", 1, true) then
+        hint = "x.shape is a property: no colon, no ()"
+    end
+    return hint and (msg .. "  (" .. hint .. ")") or msg
+end
+
 -- One-line chunks do not need "stdin:1: " in front of every message; longer ones keep their
 -- line numbers, which then point somewhere.
 local function clean(msg, chunk)
@@ -190,7 +219,7 @@ local function clean(msg, chunk)
         local prefix = repl.chunkname:gsub("^[=@]", "") .. ":1: "
         if msg:sub(1, #prefix) == prefix then msg = msg:sub(#prefix + 1) end
     end
-    return msg
+    return repl.hint(msg, chunk)
 end
 
 local function handler(err)

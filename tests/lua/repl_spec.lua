@@ -392,3 +392,33 @@ describe("repl.show: what the prompt prints for a value", function()
         assert.are.equal('{1, "a"}\n', out)
     end)
 end)
+
+describe("repl.hint: Python habits get a hint after the message", function()
+    local function err_of(chunk)
+        local _, _, errs = eval(chunk, true)
+        return errs[1] or ""
+    end
+    after_each(function() _G.x = nil end)
+
+    it("a @, keyword arguments, import, Python builtins, x.method(), x:shape()", function()
+        _G.x = torch.tensor{1, 2, 3}
+        assert.matches("(Lua has no @: the matrix product is a:matmul(b))", err_of("x @ x"), 1, true)
+        assert.matches("(keyword arguments go in a trailing table: f(x, {dim = -1}))",
+                       err_of("torch.softmax(x, dim=-1)"), 1, true)
+        assert.matches("(no import needed", err_of("import torch"), 1, true)
+        assert.matches("(Lua has no len(): #x", err_of("len(x)"), 1, true)
+        assert.matches("sum: input must be a tensor, got no value  (call a method with a colon: x:sum(...))",
+                       err_of("x.sum()"), 1, true)
+        assert.matches("(x.shape is a property: no colon, no ())", err_of("x:shape()"), 1, true)
+    end)
+
+    it("leaves other messages alone", function()
+        assert.are.equal("boom", err_of("error('boom')"))
+        assert.are.equal("matmul: cannot multiply [3] by [2] (3 ≠ 2)",
+                         err_of("torch.ones(3):matmul(torch.ones(2))"))
+    end)
+
+    it("x.shape[0] is an error, not a silent nil", function()
+        assert.matches("Size: index 0 is out of range: attn counts from 1", err_of("torch.ones(2, 3).shape[0]"), 1, true)
+    end)
+end)
