@@ -22,6 +22,7 @@ local help = {}
 local docs = {}                                  -- name -> {sig, doc, example}
 local by_value = setmetatable({}, {__mode = "k"}) -- value -> name, for register's third argument
 local docs_loaded = false
+local class_doc, nearest -- defined below, used by help.text
 local groups = {}                                -- table name -> {{title, {names}}, ...}
 
 help.write = function(s) io.write(s) end
@@ -288,6 +289,47 @@ local function namespace(v)
     return type(v) == "table" and not (type(mt) == "table" and mt.__call)
 end
 
+-- The doc of the class of an instance, and what the instance is: a module (mha -> the doc of
+-- nn.MultiHeadAttention; a class of the user's -> nn.Module's) or a tracer (attention.trace's).
+class_doc = function(v)
+    local mt = getmetatable(v)
+    if type(v) ~= "table" or type(mt) ~= "table" then return nil end
+    local cname = rawget(mt, "__name")
+    if type(cname) ~= "string" then return nil end
+    if cname == "attention.trace" and docs[cname] then return docs[cname], "a tracer made by attention.trace" end
+    if type(v.parameters) ~= "function" then return nil end
+    if docs["nn." .. cname] then return docs["nn." .. cname], "an instance of nn." .. cname end
+    if docs["nn.Module"] then return docs["nn.Module"], "an instance of " .. cname .. ", an nn.Module" end
+end
+
+-- Edit distance of a and b (insertions, deletions, substitutions), for "did you mean".
+local function distance(a, b)
+    local prev = {}
+    for j = 0, #b do prev[j] = j end
+    for i = 1, #a do
+        local cur = {[0] = i}
+        for j = 1, #b do
+            local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+            cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+        end
+        prev = cur
+    end
+    return prev[#b]
+end
+
+-- The documented name nearest to a misspelt one (torch.sofmax -> torch.softmax), or nil.
+nearest = function(name)
+    if not name or #name < 4 then return nil end
+    local best, bestd = nil, math.min(2, #name // 4)
+    for n in pairs(docs) do
+        if math.abs(#n - #name) <= bestd then
+            local d = distance(n:lower(), name:lower())
+            if d <= bestd and (d < bestd or not best or n < best) then best, bestd = n, d end
+        end
+    end
+    return best
+end
+
 -- What help(x) prints, without the final newline. A table's doc is followed by what it holds.
 function help.text(x)
     if x == nil then return (TOUR:gsub("\n$", "")) end
@@ -300,10 +342,20 @@ function help.text(x)
         return help.format(entry) .. "\n" .. listing(label, list)
     end
     if #list > 0 then return listing(label, list) end
-    if torch.is_tensor(x) then
-        return "no help for a tensor value; ?Tensor lists what tensors can do, ?Tensor:view one method"
+    if torch.is_tensor(v) then
+        return (label and (label .. " is a tensor of shape " .. tostring(v.shape):match("%[.*%]")) or "a tensor value")
+            .. "; ?Tensor lists what tensors can do, ?Tensor:view one method"
     end
-    return "no help for " .. (label or tostring(x)) .. "; try help() for a tour"
+    local e, what = class_doc(v)
+    if e then return "(" .. (label or "it") .. " is " .. what .. ")\n" .. help.format(e) end
+    local base, member = (label or ""):match("^(.-)[%.:]([%w_]+)$")
+    e, what = class_doc(base and base ~= "" and resolve(base))
+    if e then
+        return "(" .. base .. " is " .. what .. "; " .. member .. " is in its doc)\n" .. help.format(e)
+    end
+    local near = type(x) == "string" and resolve(label) == nil and nearest(label)
+    return "no help for " .. (label or tostring(x)) .. (near and ("; did you mean " .. near .. "?") or
+                                                      "; try help() for a tour")
 end
 
 -- help() is the tour; help(nil) is usually a misspelt name (help(torch.sofmax)), so it says so.

@@ -172,3 +172,40 @@ describe("Tab completion at the prompt", function()
         assert.is_true(has(repl.complete("mha."), "mha.W_query"))
     end)
 end)
+
+describe("help for values a student has made", function()
+    after_each(function()
+        _G.tr, _G.mha, _G.s, _G.SA, _G.inputs = nil, nil, nil, nil, nil
+    end)
+
+    it("?mha and ?tr show the doc of their class, ?tr:step the tracer's", function()
+        _G.mha = nn.MultiHeadAttention(3, 2, 6, 0.0, 2)
+        _G.tr = attention.trace{x = torch.ones(6, 3)}
+        assert.matches("^%(mha is an instance of nn%.MultiHeadAttention%)\nnn%.MultiHeadAttention%(", help.text("mha"))
+        assert.matches("^%(mha%.W_query is an instance of nn%.Linear%)\nnn%.Linear%(", help.text("mha.W_query"))
+        assert.matches("^%(tr is a tracer made by attention%.trace%)\nattention%.trace{", help.text("tr"))
+        assert.matches("^%(tr is a tracer made by attention%.trace; step is in its doc%)\n", help.text("tr:step"))
+        assert.matches("^m:parameters%(%)", help.text("mha:parameters"))
+        assert.are.equal(help.text("mha"), help.text(_G.mha))
+    end)
+
+    it("an instance of the user's own class shows nn.Module's doc", function()
+        _G.SA = nn.Module:extend("SA")
+        _G.s = _G.SA()
+        assert.matches("^%(s is an instance of SA, an nn%.Module%)\nnn%.Module\n", help.text("s"))
+    end)
+
+    it("a tensor says its shape and where tensor help is", function()
+        _G.inputs = torch.ones(6, 3)
+        assert.are.equal("inputs is a tensor of shape [6, 3]; ?Tensor lists what tensors can do, ?Tensor:view one method",
+                         help.text("inputs"))
+    end)
+
+    it("a misspelt name gets the nearest documented one", function()
+        assert.are.equal("no help for torch.sofmax; did you mean torch.softmax?", help.text("torch.sofmax"))
+        assert.are.equal("no help for nn.MultiheadAttention; did you mean nn.MultiHeadAttention?",
+                         help.text("nn.MultiheadAttention"))
+        assert.are.equal("no help for attention.scroes; did you mean attention.scores?", help.text("attention.scroes"))
+        assert.are.equal("no help for xyz; try help() for a tour", help.text("xyz"))
+    end)
+end)
