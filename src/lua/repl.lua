@@ -296,8 +296,29 @@ function show_table(t, depth, seen)
     return "{" .. table.concat(items, ",\n ") .. "}"
 end
 
+-- The libraries a student may type the name of: a page of function addresses says nothing, so
+-- they are shown by name, with where to look (Tab after the dot, ? for the documented ones).
+local LIBRARIES = {"torch", "nn", "nn.functional", "attention", "lesson", "help", "math", "string", "table",
+                   "io", "os", "utf8", "coroutine", "debug", "package"}
+local DOCUMENTED = {torch = true, nn = true, ["nn.functional"] = true, attention = true, lesson = true}
+
+local function library_name(v)
+    for _, name in ipairs(LIBRARIES) do
+        local x = _G
+        for part in name:gmatch("[^.]+") do x = type(x) == "table" and rawget(x, part) or nil end
+        if x == v then return name end
+    end
+end
+
 -- What the prompt prints for a value.
 function repl.show(v)
+    local lib = type(v) == "table" and library_name(v)
+    if lib then
+        local n = 0
+        for _ in pairs(v) do n = n + 1 end
+        return string.format("<%s: %d names; %s.<Tab> completes them%s>", lib, n, lib,
+                             DOCUMENTED[lib] and (", ?" .. lib .. " lists them") or "")
+    end
     if type(v) == "table" and getmetatable(v) == nil then return show_table(v, 1, {}) end
     return show_string(v)
 end

@@ -387,6 +387,13 @@ describe("repl.show: what the prompt prints for a value", function()
         assert.matches("^table: ", repl.show(setmetatable({}, {})))
     end)
 
+    it("names a library instead of listing function addresses", function()
+        assert.are.equal("<attention: 17 names; attention.<Tab> completes them, ?attention lists them>",
+                         repl.show(attention))
+        assert.matches("^<nn: %d+ names; nn%.<Tab> completes them, %?nn lists them>$", repl.show(nn))
+        assert.matches("^<math: %d+ names; math%.<Tab> completes them>$", repl.show(math))
+    end)
+
     it("is what eval prints", function()
         local _, out = eval("{1, 'a'}")
         assert.are.equal('{1, "a"}\n', out)
