@@ -5,6 +5,7 @@
 --   repl.complete(text)                  -> sorted list of completions for the word `text`
 --   repl.rewrite_locals(chunk)           -> chunk with its top-level locals made global
 --   repl.show(v)                         -> the text the prompt prints for v ({1, 2} for a table)
+--   repl.results(...)                    -> the text the prompt prints for an expression's values
 --
 -- `out` is an optional table of writers: out.write(s) receives the printed results (s ends with
 -- "\n"), out.error(msg) receives an error message (without the "error: " prefix), and
@@ -323,7 +324,18 @@ function repl.show(v)
     return show_string(v)
 end
 
--- Runs f, prints its results (tab-separated, through repl.show) and sets _ to the first one.
+-- The text the prompt prints for the values of an expression: each through repl.show, separated by
+-- tabs as Lua's print does, or, when one takes several lines (a tensor), one below the other.
+function repl.results(...)
+    local parts, sep = {}, "\t"
+    for i = 1, select("#", ...) do
+        parts[i] = repl.show((select(i, ...)))
+        if parts[i]:find("\n", 1, true) and select("#", ...) > 1 then sep = "\n" end
+    end
+    return table.concat(parts, sep)
+end
+
+-- Runs f, prints its results (repl.results) and sets _ to the first one.
 local function run(f, chunk, out)
     local r = pack(xpcall(f, handler))
     if not r[1] then
@@ -331,12 +343,8 @@ local function run(f, chunk, out)
         return "error"
     end
     if r.n > 1 then
-        local parts = {}
-        for i = 2, r.n do
-            parts[#parts + 1] = repl.show(r[i])
-        end
         _G._ = r[2]
-        out.write(table.concat(parts, "\t") .. "\n")
+        out.write(repl.results(table.unpack(r, 2, r.n)) .. "\n")
     end
     return "ok"
 end

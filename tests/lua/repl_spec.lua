@@ -394,6 +394,13 @@ describe("repl.show: what the prompt prints for a value", function()
         assert.matches("^<math: %d+ names; math%.<Tab> completes them>$", repl.show(math))
     end)
 
+    it("puts several values that take several lines one below the other", function()
+        assert.are.equal("1\t2", repl.results(1, 2))
+        assert.are.equal("tensor([[1.],\n        [1.]])\ntensor([0.])", repl.results(torch.ones(2, 1), torch.zeros(1)))
+        local _, out = eval("torch.ones(2, 1), 3")
+        assert.are.equal("tensor([[1.],\n        [1.]])\n3\n", out)
+    end)
+
     it("is what eval prints", function()
         local _, out = eval("{1, 'a'}")
         assert.are.equal('{1, "a"}\n', out)
