@@ -72,6 +72,7 @@ run_suite "cli" sh tests/cli/test_cli.sh ./attn
 run_suite "cli-asan" sh tests/cli/test_cli.sh build/asan/attn
 run_suite "repl" sh tests/repl/test_repl.sh ./attn
 run_suite "repl-trace" sh tests/repl/test_trace.sh ./attn
+run_suite "repl-session" sh tests/repl/test_session.sh ./attn
 run_suite "layers" sh tests/layers/test_layers.sh
 run_suite "lesson-modes" sh tests/lessons/test_lessons.sh ./attn
 run_suite "lesson-modes-asan" sh tests/lessons/test_lessons.sh build/asan/attn

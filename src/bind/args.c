@@ -40,9 +40,57 @@ attn_tensor *lt_check(lua_State *L, int idx, const char *fn, const char *what)
     return *ud;
 }
 
+/* The REPL's own frames (src/lua/repl.lua) are the user's side: a one-liner runs as `return <line>`,
+ * a tail call that leaves no frame of the user's. As in src/lua/errors.lua. */
+static int library_source(const lua_Debug *ar)
+{
+    return strcmp(ar->what, "C") != 0 && strncmp(ar->source, "=[attn]/", 8) == 0 &&
+           strcmp(ar->source, "=[attn]/repl.lua") != 0;
+}
+
+/* Whether the frame at level belongs to attn's embedded library (chunks "=[attn]/...", see
+ * src/bind/init.c): one of its Lua functions, or a C function one of them called (a pcall). A C
+ * function the user called (their pcall) does not. */
+static int library_frame(lua_State *L, int level)
+{
+    lua_Debug ar;
+    if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "S", &ar))
+        return 0;
+    if (strcmp(ar.what, "C") == 0)
+        return lua_getstack(L, level + 1, &ar) && lua_getinfo(L, "S", &ar) && library_source(&ar);
+    return library_source(&ar);
+}
+
+/* luaL_where(L, 1) for the user's line: the first frame up the stack that is not the library's. A
+ * stage that attention.forward calls then reports the line that called attention.forward, not a
+ * line of attention.lua. Pushes "" when that frame is C or there is none, as luaL_where does. */
+static void push_user_where(lua_State *L)
+{
+    lua_Debug ar;
+    int level = 1;
+    while (library_frame(L, level))
+        level++;
+    if (lua_getstack(L, level, &ar)) {
+        lua_getinfo(L, "Sl", &ar);
+        if (ar.currentline > 0) {
+            lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+            return;
+        }
+    }
+    lua_pushliteral(L, "");
+}
+
+static int raise_at_user(lua_State *L, const char *msg)
+{
+    push_user_where(L);
+    lua_pushstring(L, msg);
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
 int lt_raise(lua_State *L, const attn_error *err)
 {
-    return luaL_error(L, "%s", err->msg);
+    return raise_at_user(L, err->msg);
 }
 
 int lt_error(lua_State *L, const char *fmt, ...)
@@ -52,7 +100,7 @@ int lt_error(lua_State *L, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return luaL_error(L, "%s", msg);
+    return raise_at_user(L, msg);
 }
 
 int64_t lt_check_integer(lua_State *L, int idx, const char *fn, const char *what)

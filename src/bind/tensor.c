@@ -119,7 +119,10 @@ static int size_tostring(lua_State *L)
 
 static int size_index(lua_State *L)
 {
-    /* Only reached for keys missing from the table: negative indices count from the end. */
+    /* Only reached for keys missing from the table: negative indices count from the end; 0 is
+     * Python's first dim, and a silent nil there would surface much later as someone else's error. */
+    if (lua_type(L, 2) == LUA_TNUMBER && lua_tonumber(L, 2) == 0)
+        return lt_error(L, "Size: index 0 is out of range: attn counts from 1 (Python's shape[0] is shape[1] here)");
     if (lua_isinteger(L, 2) && lua_tointeger(L, 2) < 0) {
         lua_Integer i = lua_tointeger(L, 2) + (lua_Integer)lua_rawlen(L, 1) + 1;
         if (i >= 1)

@@ -6,9 +6,10 @@
 -- attention.heatmap and attention.trace (heatmap.lua, trace.lua).
 local attention = assert(rawget(_G, "attention"), "attn.attention: the C stages must be opened first")
 local heatmap = require("attn.heatmap")
+local errors = require("attn.errors") -- errors point at the user's line, not at this file
 
 local function fail(msg)
-    error("attention.forward: " .. msg, 3)
+    errors.raise("attention.forward: " .. msg)
 end
 
 local function is_tensor(x)
@@ -42,10 +43,7 @@ end
 --   (7) weighted sum of v  (8) merge heads.
 -- The weights returned are the ones the context was computed with (after dropout), [..., h, n, m]
 -- when heads > 1.
-function attention.forward(args)
-    if type(args) ~= "table" or is_tensor(args) then
-        error("attention.forward: expected a table such as {q = q, k = k, v = v}, got " .. type(args), 2)
-    end
+local function forward(args)
     local q, k, v = args.q, args.k, args.v
     for _, name in ipairs({"q", "k", "v"}) do
         if not is_tensor(args[name]) then
@@ -78,11 +76,28 @@ function attention.forward(args)
     return context, w
 end
 
+local FORWARD_OPTIONS = {q = true, k = true, v = true, mask = true, scale = true, dropout = true, heads = true,
+                         fill = true}
+
+-- A stage's error names attention.forward first: "attention.forward: attention.scores: q [6, 3] ...".
+function attention.forward(args)
+    if type(args) ~= "table" or is_tensor(args) then
+        fail("expected a table such as {q = q, k = k, v = v}, got " .. type(args))
+    end
+    for key in pairs(args) do -- {causal = true} (attention.fused's option) must not be ignored quietly
+        if not FORWARD_OPTIONS[key] then
+            fail("unknown option " .. tostring(key) .. ' (known: q, k, v, mask, scale, dropout, heads, fill; '
+                 .. 'for a causal mask, mask = "causal")')
+        end
+    end
+    return errors.call("attention.forward", forward, args)
+end
+
 --- attention.heatmap(t [, {rows =, cols =, color =, range =}]) — draws a matrix in the terminal.
 function attention.heatmap(t, opts)
     if opts ~= nil and type(opts) ~= "table" then
-        error("attention.heatmap: options must be a table such as {rows = tokens, cols = tokens}, got " ..
-              type(opts), 2)
+        errors.raise("attention.heatmap: options must be a table such as {rows = tokens, cols = tokens}, got " ..
+                     type(opts))
     end
     print(heatmap.render(t, opts))
 end

@@ -24,19 +24,9 @@ return function(nn)
 local A = assert(rawget(_G, "attention"), "attn.attention_nn: the C attention stages must be opened first")
 
 -- ---- arguments and checks ---------------------------------------------------------------------------
--- Errors carry the position of the user's line, as Lua's own errors do: fail skips the frames of
--- attn's embedded library (this file, nn.lua) between it and the code that called the class.
-local function fail(fmt, ...)
-    local level = 2
-    while true do
-        local info = debug.getinfo(level, "S")
-        if info == nil or not info.source:find("^=%[attn%]/") then
-            break
-        end
-        level = level + 1
-    end
-    error(string.format(fmt, ...), level)
-end
+-- Errors carry the position of the user's line, as Lua's own errors do (attn.errors).
+local errors = require("attn.errors")
+local fail = errors.raisef
 
 -- A tensor's sizes as a Lua list, and as text: [2, 6, 3].
 local function sizes(t)
@@ -167,7 +157,7 @@ local function valid_len_hidden(class, lens, b, n, m)
     if type(lens) == "table" and getmetatable(lens) == nil then
         local ok, t = pcall(torch.tensor, lens)
         if not ok then
-            fail("%s: valid_lens must be a list of numbers or a tensor: %s", class, t)
+            fail("%s: valid_lens must be a list of numbers or a tensor: %s", class, errors.message(t))
         end
         lens = t
     end

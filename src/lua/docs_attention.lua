@@ -164,7 +164,8 @@ tr:step()                                        -- inputs: see ?torch.tensor
 -->   one       0.4576   0.7070   0.7154   0.3474   0.6654   0.2935
 -->   step      0.6310   1.0865   1.0605   0.6565   0.2935   0.9450
 tr
---> attention.trace of self-attention without weights: 3 stages, 1 shown — [scores] → weights → context — tr:step() for the next
+--> attention.trace of self-attention without weights: 1 of 3 stages shown, next: tr:step()
+-->   [scores] → weights → context
 tr:step()
 --> [2/3] weights  α = softmax(ω, dim=-1)                     shape [6, 6]
 -->               Your  journey   starts     with      one     step

@@ -12,6 +12,8 @@
 -- The numbers are PyTorch's print of t, cell by cell (so precision and scientific notation follow
 -- torch.set_printoptions, and -inf / nan show as such); the colour only adds to them.
 local heatmap = {}
+local errors = require("attn.errors") -- errors point at the user's line, not at this file
+local raise, raisef = errors.raise, errors.raisef
 
 local ESC = "\27["
 -- Light to dark: ivory, greens, teals, blues (xterm 256-colour indices).
@@ -100,10 +102,10 @@ end
 local function check_labels(what, labels, n, dimname)
     if labels == nil then return nil end
     if type(labels) ~= "table" then
-        error(string.format("attention.heatmap: %s must be a list of labels, got %s", what, type(labels)), 4)
+        raisef("attention.heatmap: %s must be a list of labels, got %s", what, type(labels))
     end
     if #labels ~= n then
-        error(string.format("attention.heatmap: %d %s labels for %d %s", #labels, what:sub(1, -2), n, dimname), 4)
+        raisef("attention.heatmap: %d %s labels for %d %s", #labels, what:sub(1, -2), n, dimname)
     end
     local out = {}
     for i = 1, n do out[i] = label(labels[i]) end
@@ -114,12 +116,12 @@ end
 function heatmap.render(t, opts)
     opts = opts or {}
     if not torch.is_tensor(t) then
-        error("attention.heatmap: expected a 2-D tensor, got " .. type(t), 3)
+        raise("attention.heatmap: expected a 2-D tensor, got " .. type(t))
     end
     if t:dim() ~= 2 then
         local hint = t:dim() > 2 and "; pick one matrix, e.g. t[1]" or "; a vector can be drawn as t:view(1, -1)"
-        error("attention.heatmap: expected a 2-D tensor (a matrix), got shape " .. tostring(t.shape):match("%[.*%]")
-              .. hint, 3)
+        raise("attention.heatmap: expected a 2-D tensor (a matrix), got shape " .. tostring(t.shape):match("%[.*%]")
+              .. hint)
     end
     local n, m = t.shape[1], t.shape[2]
     local rows = check_labels("rows", opts.rows, n, "rows")

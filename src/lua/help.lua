@@ -22,25 +22,51 @@ local help = {}
 local docs = {}                                  -- name -> {sig, doc, example}
 local by_value = setmetatable({}, {__mode = "k"}) -- value -> name, for register's third argument
 local docs_loaded = false
+local class_doc, nearest -- defined below, used by help.text
+local groups = {}                                -- table name -> {{title, {names}}, ...}
 
 help.write = function(s) io.write(s) end
 
 local TOUR = [[
-attn — Lua 5.4 with float32 tensors, for following a PyTorch book line by line.
+attn — Lua 5.4 with float32 tensors and the stages of attention, to follow a
+PyTorch book line by line. Type or paste the indented lines at attn>, in order.
 
-  x = torch.tensor{{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}}   a 2x3 tensor
-  x[2]                        the second row: indices are 1-based, as in the book's math
-  x:matmul(x.T)               matrix product (Lua has no @); x * y is element-wise
-  torch.softmax(_, -1)        _ is the last result printed; -1 is the last dim
-  x:transpose(1, 2)           PyTorch's dim 0 is attn's dim 1
-  nn.Linear(3, 2, {bias = false})   keyword arguments go in a trailing table
+Tensors: "Your journey starts with one step" (LLMs from scratch, §3.3.1)
+  inputs = torch.tensor{{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66},
+                        {0.57, 0.85, 0.64}, {0.22, 0.58, 0.33},
+                        {0.77, 0.25, 0.10}, {0.05, 0.80, 0.55}}
+  query = inputs[2]          -- x^(2), "journey": 1-based (Python: inputs[1])
+  inputs:matmul(query)       -- Python: inputs @ query; * is element-wise
+  torch.softmax(_, -1)       -- _ is the last result; dims from 1, -1 the last
+  nn.Linear(3, 2, {bias = false})     -- keyword arguments in a trailing table
 
-At the prompt: an expression prints its value; `local x = 1` keeps x for the next lines;
-Tab completes names (torch.so<Tab>, x:ma<Tab>); Up/Down walk the history; Ctrl-C stops a
-computation; Ctrl-D quits.
+Attention one stage at a time (?attention lists the stages)
+  w = attention.softmax(attention.scores(inputs, inputs))    -- ω = X·Xᵀ, α
+  tokens = {"Your", "journey", "starts", "with", "one", "step"}
+  tr = attention.trace{x = inputs, tokens = tokens}
+  tr:step()                  -- the next stage: formula, shape, matrix
+  attention.heatmap(w, {rows = tokens, cols = tokens})  -- shaded cells
 
-  ?torch.softmax              help for one function (same as help("torch.softmax"))
-  help(torch)                 what is documented in a table
+The books' classes and the Transformer's layers (?nn lists them all)
+  torch.manual_seed(123)
+  mha = nn.MultiHeadAttention(3, 2, 6, 0.0, 2)    -- d_in, d_out, n, p, heads
+  batch = torch.stack({inputs, inputs}, 1)        -- two texts: [2, 6, 3]
+  mha(batch)                                      -- the book's [2, 6, 2]
+  attention.trace{module = mha, x = batch}        -- its stages, head by head
+  ffn = nn.PositionwiseFFN(3, 8, 0.0)
+  block = nn.EncoderBlock(3, nn.MultiHeadedAttention(1, 3, 0.0), ffn, 0.0)
+  block(batch).shape
+
+Lessons: the books' worked examples, computed and checked (?lesson)
+  $ ./attn --list                    -- the lessons and their book sections
+  $ ./attn --step lessons/01_simple_attention.lua   -- Enter: next step
+  $ ./attn --check                   -- every lesson: "N passed, N failed"
+
+At the prompt an expression prints its value; `local x = 1` keeps x; Tab
+completes (attention.so<Tab>, nn.Mu<Tab>, tr:<Tab>); Up/Down: history;
+Ctrl-C stops a computation; Ctrl-D quits.
+  ?torch.softmax             -- help for one function, with an example
+  ?attention  ?nn  ?lesson  ?torch  ?Tensor     -- what each of them holds
 ]]
 
 local function trim(s)
@@ -177,24 +203,159 @@ local function members(prefix)
     return list
 end
 
--- What help(x) prints, without the final newline.
+-- A signature on lines of at most `width` columns, broken before an option ("[, ...") or after a
+-- comma.
+local function wrap_sig(sig, indent, width)
+    local lines, rest, pad = {}, sig, indent .. "    "
+    while #indent + utf8.len(rest) > width do
+        local cut, skip
+        for i = width - #indent, 12, -1 do
+            if rest:sub(i, i + 1) == " [" then cut, skip = i, 1 break end
+        end
+        for i = width - #indent, 12, -1 do
+            if cut then break end
+            if rest:sub(i, i + 1) == ", " and rest:sub(i - 1, i - 1) ~= "[" then cut, skip = i + 1, 1 break end
+        end
+        if not cut then break end
+        lines[#lines + 1] = indent .. rest:sub(1, cut - 1)
+        rest, indent = rest:sub(cut + skip), pad
+    end
+    lines[#lines + 1] = indent .. rest
+    return table.concat(lines, "\n")
+end
+
+-- Tables inside the table `label` that have documented members of their own (nn.functional).
+local function subtables(label, listed)
+    local out, seen = {}, {}
+    for _, n in ipairs(listed) do seen[n] = true end
+    for name in pairs(docs) do
+        local first = name:sub(1, #label + 1) == label .. "." and name:sub(#label + 2):match("^([%w_]+)%.")
+        local full = first and label .. "." .. first
+        if full and not seen[full] and not docs[full] and type(resolve(full)) == "table" then
+            seen[full] = true
+            out[#out + 1] = full
+        end
+    end
+    table.sort(out)
+    return out
+end
+
+-- What a table holds: each documented member with its signature, in the groups help.groups gave
+-- (the rest after them), or, for a big table (torch has about 90), just the names.
+local function listing(label, list)
+    if #list > 40 then
+        return label .. " — documented: " .. wrap(table.concat(list, ", "), "  ", 78):sub(3)
+            .. "\n  ?name for one of them"
+    end
+    local lines, done, first = {}, {}, nil
+    local function add(title, names)
+        local any = false
+        for _, n in ipairs(names) do
+            if docs[n] and not done[n] then
+                if not any and title then lines[#lines + 1] = title end
+                any, done[n], first = true, true, first or n
+                lines[#lines + 1] = wrap_sig(docs[n].sig, "  ", 78)
+            end
+        end
+    end
+    for _, g in ipairs(groups[label] or {}) do add(g[1], g[2]) end
+    add(#lines > 0 and "Also:" or (label .. " holds:"), list)
+    for _, sub in ipairs(subtables(label, list)) do
+        local short = {}
+        for i, n in ipairs(members(sub)) do short[i] = n:sub(#sub + 2) end
+        lines[#lines + 1] = wrap(sub .. ".{" .. table.concat(short, ", ") .. "}", "  ", 78)
+    end
+    lines[#lines + 1] = "?" .. first .. " (or any of these) for its doc and an example"
+    return table.concat(lines, "\n")
+end
+
+-- Lists the members of the table `name` in groups when help shows it: {{"title:", {names}}, ...}.
+function help.groups(name, list)
+    if type(name) ~= "string" or type(list) ~= "table" then
+        error("help.groups: expected a table's name and a list of {title, {names...}}", 2)
+    end
+    for i, g in ipairs(list) do
+        if type(g) ~= "table" or type(g[1]) ~= "string" or type(g[2]) ~= "table" then
+            error("help.groups: group " .. i .. " must be {title, {names...}}", 2)
+        end
+    end
+    groups[name] = list
+end
+
+-- Whether help lists what v holds: a plain table such as nn or attention, not a class, whose doc
+-- already names its methods.
+local function namespace(v)
+    local mt = getmetatable(v)
+    return type(v) == "table" and not (type(mt) == "table" and mt.__call)
+end
+
+-- The doc of the class of an instance, and what the instance is: a module (mha -> the doc of
+-- nn.MultiHeadAttention; a class of the user's -> nn.Module's) or a tracer (attention.trace's).
+class_doc = function(v)
+    local mt = getmetatable(v)
+    if type(v) ~= "table" or type(mt) ~= "table" then return nil end
+    local cname = rawget(mt, "__name")
+    if type(cname) ~= "string" then return nil end
+    if cname == "attention.trace" and docs[cname] then return docs[cname], "a tracer made by attention.trace" end
+    if type(v.parameters) ~= "function" then return nil end
+    if docs["nn." .. cname] then return docs["nn." .. cname], "an instance of nn." .. cname end
+    if docs["nn.Module"] then return docs["nn.Module"], "an instance of " .. cname .. ", an nn.Module" end
+end
+
+-- Edit distance of a and b (insertions, deletions, substitutions), for "did you mean".
+local function distance(a, b)
+    local prev = {}
+    for j = 0, #b do prev[j] = j end
+    for i = 1, #a do
+        local cur = {[0] = i}
+        for j = 1, #b do
+            local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+            cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+        end
+        prev = cur
+    end
+    return prev[#b]
+end
+
+-- The documented name nearest to a misspelt one (torch.sofmax -> torch.softmax), or nil.
+nearest = function(name)
+    if not name or #name < 4 then return nil end
+    local best, bestd = nil, math.min(2, #name // 4)
+    for n in pairs(docs) do
+        if math.abs(#n - #name) <= bestd then
+            local d = distance(n:lower(), name:lower())
+            if d <= bestd and (d < bestd or not best or n < best) then best, bestd = n, d end
+        end
+    end
+    return best
+end
+
+-- What help(x) prints, without the final newline. A table's doc is followed by what it holds.
 function help.text(x)
     if x == nil then return (TOUR:gsub("\n$", "")) end
     local entry, name = help.lookup(x)
-    if entry then return help.format(entry) end
-    local label = type(x) == "string" and trim(x) or name_of(x)
-    local v = type(x) == "string" and resolve(label) or x
-    if label and type(v) == "table" then
-        local list = members(label)
-        if #list > 0 then
-            return label .. " — documented: " .. wrap(table.concat(list, ", "), "  ", 78):sub(3)
-                .. "\n  ?name for one of them"
-        end
+    local label = name or (type(x) == "string" and trim(x) or name_of(x))
+    local v = type(x) == "string" and label and resolve(label) or x
+    local list = (label and namespace(v)) and members(label) or {}
+    if entry then
+        if #list == 0 or #list > 40 then return help.format(entry) end
+        return help.format(entry) .. "\n" .. listing(label, list)
     end
-    if torch.is_tensor(x) then
-        return "no help for a tensor value; ?Tensor lists what tensors can do, ?Tensor:view one method"
+    if #list > 0 then return listing(label, list) end
+    if torch.is_tensor(v) then
+        return (label and (label .. " is a tensor of shape " .. tostring(v.shape):match("%[.*%]")) or "a tensor value")
+            .. "; ?Tensor lists what tensors can do, ?Tensor:view one method"
     end
-    return "no help for " .. (label or tostring(x)) .. "; try help() for a tour"
+    local e, what = class_doc(v)
+    if e then return "(" .. (label or "it") .. " is " .. what .. ")\n" .. help.format(e) end
+    local base, member = (label or ""):match("^(.-)[%.:]([%w_]+)$")
+    e, what = class_doc(base and base ~= "" and resolve(base))
+    if e then
+        return "(" .. base .. " is " .. what .. "; " .. member .. " is in its doc)\n" .. help.format(e)
+    end
+    local near = type(x) == "string" and resolve(label) == nil and nearest(label)
+    return "no help for " .. (label or tostring(x)) .. (near and ("; did you mean " .. near .. "?") or
+                                                      "; try help() for a tour")
 end
 
 -- help() is the tour; help(nil) is usually a misspelt name (help(torch.sofmax)), so it says so.

@@ -16,6 +16,7 @@
 -- named_parameters() list them as PyTorch does.
 
 local torch = torch
+local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local nn = {}
 
 -- Parameters and buffers are plain tensors, remembered in weak sets.
@@ -29,7 +30,7 @@ end
 
 local function check_tensor(fn, what, v)
     if not torch.is_tensor(v) then
-        error(string.format("%s: %s must be a tensor, got %s", fn, what, type(v)), 3)
+        errors.raisef("%s: %s must be a tensor, got %s", fn, what, type(v))
     end
 end
 
@@ -38,7 +39,7 @@ end
 function nn.Parameter(t, opts)
     check_tensor("Parameter", "data", t)
     if opts ~= nil and type(opts) ~= "table" and type(opts) ~= "boolean" then
-        error("Parameter: the second argument must be an options table such as {requires_grad = false}", 2)
+        errors.raise("Parameter: the second argument must be an options table such as {requires_grad = false}")
     end
     is_parameter[t] = true
     return t
@@ -63,8 +64,14 @@ local function record_field(self, k, v)
     rawset(self, k, v)
 end
 
+-- m(x) calls m:forward(x). When the user calls one of attn's own classes, an error raised inside it
+-- (by a layer it calls) names the class: "PositionwiseFFN: Linear: expected an input ...".
 local function instance_call(self, ...)
-    return self:forward(...)
+    local forward = self.forward
+    if errors.is_library(forward) and not errors.called_from_library() then
+        return errors.call(self.__name, forward, self, ...)
+    end
+    return forward(self, ...)
 end
 
 -- PyTorch's _addindent: every line after the first is indented by n spaces.
@@ -96,17 +103,24 @@ end
 
 local CLASS_META = {"__index", "__newindex", "__call", "__tostring", "__name"}
 
-local function new_instance(cls, ...)
+local function construct(cls, ...)
     local self = setmetatable({[ORDER] = {}}, cls)
     rawset(self, "training", true) -- modules start in training mode, as in PyTorch
     self:__init(...)
     return self
 end
 
+local function new_instance(cls, ...)
+    if errors.is_library(cls.__init) and not errors.called_from_library() then
+        return errors.call(cls.__name, construct, cls, ...)
+    end
+    return construct(cls, ...)
+end
+
 --- Module:extend(name) makes a subclass: local M = nn.Module:extend("SelfAttention_v1").
 function Module:extend(name)
     if type(name) ~= "string" or name == "" then
-        error("extend: the class needs a name, e.g. nn.Module:extend(\"SelfAttention_v1\")", 2)
+        errors.raise("extend: the class needs a name, e.g. nn.Module:extend(\"SelfAttention_v1\")")
     end
     local cls = {}
     for _, k in ipairs(CLASS_META) do
@@ -127,8 +141,7 @@ Module.__tostring = module_tostring
 function Module:__init() end
 
 function Module:forward()
-    error(string.format("%s: forward is not defined; write function %s:forward(x) ... end",
-                        self.__name, self.__name), 2)
+    errors.raisef("%s: forward is not defined; write function %s:forward(x) ... end", self.__name, self.__name)
 end
 
 -- One-line description shown inside the parentheses when printing (Linear shows its sizes).
@@ -223,25 +236,28 @@ end
 --- m:register_buffer(name, t): a tensor that belongs to the module but is not trained (a mask).
 function Module:register_buffer(name, t)
     if type(name) ~= "string" then
-        error("register_buffer: name must be a string", 2)
+        errors.raise("register_buffer: name must be a string, got " .. type(name))
     end
     check_tensor("register_buffer", "buffer", t)
     is_buffer[t] = true
     self[name] = t
 end
 
---- m:modules() lists m and every module below it, depth first.
-function Module:modules(out, seen)
-    out, seen = out or {}, seen or {}
-    if seen[self] then
+local function walk_modules(m, out, seen)
+    if seen[m] then
         return out
     end
-    seen[self] = true
-    out[#out + 1] = self
-    for _, child in self:named_children() do
-        child:modules(out, seen)
+    seen[m] = true
+    out[#out + 1] = m
+    for _, child in m:named_children() do
+        walk_modules(child, out, seen)
     end
     return out
+end
+
+--- m:modules() lists m and every module below it, depth first.
+function Module:modules()
+    return walk_modules(self, {}, {})
 end
 
 --- m:train(mode) sets training mode (default true) on m and all its children; m:eval() = m:train(false).
@@ -250,7 +266,7 @@ function Module:train(mode)
         mode = true
     end
     if type(mode) ~= "boolean" then
-        error("train: mode must be true or false", 2)
+        errors.raise("train: mode must be true or false, got " .. tostring(mode))
     end
     for _, m in ipairs(self:modules()) do
         rawset(m, "training", mode)
@@ -276,11 +292,8 @@ nn.Module = Module
 -- ---- layers --------------------------------------------------------------------------------------
 
 local function check_features(fn, what, n)
-    if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) then
-        error(string.format("%s: %s must be a positive integer, got %s", fn, what, tostring(n)), 4)
-    end
-    if n < 1 then
-        error(string.format("%s: %s must be a positive integer, got %s", fn, what, tostring(n)), 4)
+    if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) or n < 1 then
+        errors.raisef("%s: %s must be a positive integer, got %s", fn, what, tostring(n))
     end
     return math.tointeger(n)
 end
@@ -292,8 +305,8 @@ local Linear = Module:extend("Linear")
 --- torch.manual_seed the weights are the book's.
 function Linear:__init(in_features, out_features, opts)
     if opts ~= nil and type(opts) ~= "table" then
-        error("Linear: the third argument must be an options table such as {bias = false}, got "
-              .. type(opts), 3)
+        errors.raise("Linear: the third argument must be an options table such as {bias = false}, got "
+                     .. type(opts))
     end
     local bias = true
     if opts and opts.bias ~= nil then
@@ -303,7 +316,7 @@ function Linear:__init(in_features, out_features, opts)
     self.out_features = check_features("Linear", "out_features", out_features)
     local ok, weight = pcall(torch.empty, self.out_features, self.in_features)
     if not ok then -- e.g. too big for this machine: say so as Linear, at the caller's line
-        error("Linear: " .. tostring(weight):gsub("^.-empty: ", "weight: "), 3)
+        errors.raise("Linear: " .. tostring(weight):gsub("^.-empty: ", "weight: "))
     end
     self.weight = nn.Parameter(weight)
     self.bias = bias and nn.Parameter(torch.empty(self.out_features)) or false
@@ -327,8 +340,8 @@ end
 function Linear:forward(x)
     check_tensor("Linear", "input", x)
     if x.ndim == 0 or x.shape[-1] ~= self.in_features then
-        error(string.format("Linear: expected an input whose last dim is in_features = %d, got shape %s",
-                            self.in_features, tostring(x.shape):match("%((.*)%)")), 2)
+        errors.raisef("Linear: expected an input whose last dim is in_features = %d, got shape %s",
+                      self.in_features, tostring(x.shape):match("%((.*)%)"))
     end
     local y = x:matmul(self.weight.T)
     if self.bias then
@@ -353,7 +366,7 @@ function Dropout:__init(p, opts)
         p = 0.5
     end
     if type(p) ~= "number" or not (p >= 0 and p <= 1) then
-        error("Dropout: p must be a probability between 0 and 1, got " .. tostring(p), 3)
+        errors.raise("Dropout: p must be a probability between 0 and 1, got " .. tostring(p))
     end
     self.p = p
 end
@@ -390,11 +403,11 @@ local ModuleList = Module:extend("ModuleList")
 --- nn.ModuleList{m1, m2, ...} — holds modules in a list: ml[1], #ml, ipairs(ml), ml:append(m).
 function ModuleList:__init(list)
     if list ~= nil and type(list) ~= "table" then
-        error("ModuleList: expected a list of modules such as {a, b}", 3)
+        errors.raise("ModuleList: expected a list of modules such as {a, b}, got " .. type(list))
     end
     for i, m in ipairs(list or {}) do
         if not is_module(m) then
-            error(string.format("ModuleList: element %d is not a module", i), 3)
+            errors.raisef("ModuleList: element %d is not a module (it is a %s)", i, type(m))
         end
         rawset(self, i, m)
     end
@@ -402,15 +415,14 @@ end
 
 function ModuleList:append(m)
     if not is_module(m) then
-        error("append: expected a module", 2)
+        errors.raise("ModuleList:append: expected a module, got " .. type(m))
     end
     rawset(self, rawlen(self) + 1, m)
     return self
 end
 
 function ModuleList:forward()
-    error("ModuleList: a ModuleList has no forward; call its modules, e.g. for _, m in ipairs(list) do ... end",
-          2)
+    errors.raise("ModuleList: a ModuleList has no forward; call its modules, e.g. for _, m in ipairs(list) do ... end")
 end
 
 nn.ModuleList = ModuleList
@@ -455,7 +467,7 @@ end
 --- reached twice are copied once; functions and classes are shared.
 function nn.deepcopy(m)
     if not is_module(m) then
-        error("deepcopy: expected a module, got " .. (torch.is_tensor(m) and "a tensor (use t:clone())" or type(m)), 2)
+        errors.raise("deepcopy: expected a module, got " .. (torch.is_tensor(m) and "a tensor (use t:clone())" or type(m)))
     end
     return copy_value(m, {})
 end

@@ -4,6 +4,8 @@
 --   repl.eval(chunk [, out [, at_eof]])  -> "incomplete" | "ok" | "error"
 --   repl.complete(text)                  -> sorted list of completions for the word `text`
 --   repl.rewrite_locals(chunk)           -> chunk with its top-level locals made global
+--   repl.show(v)                         -> the text the prompt prints for v ({1, 2} for a table)
+--   repl.results(...)                    -> the text the prompt prints for an expression's values
 --
 -- `out` is an optional table of writers: out.write(s) receives the printed results (s ends with
 -- "\n"), out.error(msg) receives an error message (without the "error: " prefix), and
@@ -182,6 +184,35 @@ local function message_of(err)
     return "(error object is a " .. type(err) .. " value)"
 end
 
+-- Python's builtins that a reader of the books types out of habit, and what Lua has instead.
+local PYTHON = {
+    len = "#x, or x:size(1)", range = "for i = 1, n do ... end (or torch.arange(n))",
+    enumerate = "for i, x_i in ipairs(list) do ... end", zip = "for i = 1, #a do ... a[i], b[i] ... end",
+    int = "math.floor(x)", float = "x + 0.0", str = "tostring(x)", list = "a table: {a, b}",
+    isinstance = "torch.is_tensor(x), type(x)", super = "nothing: __init needs no super().__init__()",
+}
+
+-- A hint after the message when the chunk looks like Python that Lua reads differently.
+function repl.hint(msg, chunk)
+    local builtin = msg:match("attempt to call a nil value %(global '([%w_]+)'%)")
+    local method = msg:match("^([%w_]+): [%w_ ()]+ must be a tensor, got no value")
+    local hint
+    if msg:find("near '@'", 1, true) then
+        hint = "Lua has no @: the matrix product is a:matmul(b)"
+    elseif msg:find("expected near '='", 1, true) and chunk:find("%([^()]*[%w_]%s*=[^=]") then
+        hint = "keyword arguments go in a trailing table: f(x, {dim = -1})"
+    elseif chunk:find("^%s*import%s") or chunk:find("^%s*from%s+[%w_.]+%s+import%s") then
+        hint = "no import needed: torch, nn and attention are there already"
+    elseif builtin and PYTHON[builtin] then
+        hint = "Lua has no " .. builtin .. "(): " .. PYTHON[builtin]
+    elseif method and chunk:find("%." .. method .. "%(") then
+        hint = "call a method with a colon: x:" .. method .. "(...)"
+    elseif msg:find("attempt to call a torch.Size value (method 'shape')", 1, true) then
+        hint = "x.shape is a property: no colon, no ()"
+    end
+    return hint and (msg .. "  (" .. hint .. ")") or msg
+end
+
 -- One-line chunks do not need "stdin:1: " in front of every message; longer ones keep their
 -- line numbers, which then point somewhere.
 local function clean(msg, chunk)
@@ -189,7 +220,7 @@ local function clean(msg, chunk)
         local prefix = repl.chunkname:gsub("^[=@]", "") .. ":1: "
         if msg:sub(1, #prefix) == prefix then msg = msg:sub(#prefix + 1) end
     end
-    return msg
+    return repl.hint(msg, chunk)
 end
 
 local function handler(err)
@@ -200,7 +231,111 @@ end
 
 local function pack(...) return {n = select("#", ...), ...} end
 
--- Runs f, prints its results (tab-separated, through tostring) and sets _ to the first one.
+---------------------------------------------------------------------------------------------------
+-- Showing values: tostring, except for plain tables, which Lua would show as "table: 0x55..."
+---------------------------------------------------------------------------------------------------
+
+local SHOW_MAX = 50 -- elements shown of one table
+local IDENT = "^[%a_][%w_]*$"
+
+local function show_string(v)
+    local ok, s = pcall(tostring, v)
+    return ok and tostring(s) or ("<tostring failed: " .. message_of(s) .. ">")
+end
+
+local show_table
+
+-- A value as it appears inside a table: strings quoted, plain tables shown, the rest tostring'd.
+local function show_item(v, depth, seen)
+    if type(v) == "string" then return string.format("%q", v):gsub("\\\n", "\\n") end
+    if type(v) == "table" and getmetatable(v) == nil then return show_table(v, depth + 1, seen) end
+    return show_string(v)
+end
+
+-- {1, 2, 3}, {"Your", "journey"}, {a = 1}, a list of tensors one per line: the array part first,
+-- then the other keys in order; nested at most 4 deep, at most SHOW_MAX elements.
+function show_table(t, depth, seen)
+    if seen[t] then return "{...}" end
+    if depth > 4 then return "{...}" end
+    seen[t] = true
+    local items, n = {}, rawlen(t)
+    for i = 1, math.min(n, SHOW_MAX) do items[#items + 1] = show_item(rawget(t, i), depth, seen) end
+    local keys = {}
+    for k in pairs(t) do
+        if not (math.type(k) == "integer" and k >= 1 and k <= n) then keys[#keys + 1] = k end
+    end
+    table.sort(keys, function(a, b)
+        if type(a) == type(b) and (type(a) == "string" or type(a) == "number") then return a < b end
+        return type(a) < type(b)
+    end)
+    for _, k in ipairs(keys) do
+        if #items >= SHOW_MAX then break end
+        local name = type(k) == "string" and k:match(IDENT) and k or ("[" .. show_item(k, depth, seen) .. "]")
+        items[#items + 1] = name .. " = " .. show_item(rawget(t, k), depth, seen)
+    end
+    local more = n + #keys - #items
+    if more > 0 then items[#items + 1] = "... (" .. more .. " more)" end
+    seen[t] = nil
+    local one = "{" .. table.concat(items, ", ") .. "}"
+    if not one:find("\n", 1, true) then
+        if (utf8.len(one) or #one) <= 78 then return one end
+        local lines, line = {}, "{" -- short elements: as many to a line as fit in 78 columns
+        for i, item in ipairs(items) do
+            local piece = item .. (i < #items and "," or "}")
+            if line ~= "{" and (utf8.len(line .. " " .. piece) or 0) > 78 then
+                lines[#lines + 1] = line
+                line = " " .. piece
+            else
+                line = line .. (line == "{" and "" or " ") .. piece
+            end
+        end
+        lines[#lines + 1] = line
+        return table.concat(lines, "\n")
+    end
+    -- elements that take several lines (tensors): one to a line, shifted under the "{"
+    for i, item in ipairs(items) do items[i] = item:gsub("\n", "\n ") end
+    return "{" .. table.concat(items, ",\n ") .. "}"
+end
+
+-- The libraries a student may type the name of: a page of function addresses says nothing, so
+-- they are shown by name, with where to look (Tab after the dot, ? for the documented ones).
+local LIBRARIES = {"torch", "nn", "nn.functional", "attention", "lesson", "help", "math", "string", "table",
+                   "io", "os", "utf8", "coroutine", "debug", "package"}
+local DOCUMENTED = {torch = true, nn = true, ["nn.functional"] = true, attention = true, lesson = true}
+
+local function library_name(v)
+    for _, name in ipairs(LIBRARIES) do
+        local x = _G
+        for part in name:gmatch("[^.]+") do x = type(x) == "table" and rawget(x, part) or nil end
+        if x == v then return name end
+    end
+end
+
+-- What the prompt prints for a value.
+function repl.show(v)
+    local lib = type(v) == "table" and library_name(v)
+    if lib then
+        local n = 0
+        for _ in pairs(v) do n = n + 1 end
+        return string.format("<%s: %d names; %s.<Tab> completes them%s>", lib, n, lib,
+                             DOCUMENTED[lib] and (", ?" .. lib .. " lists them") or "")
+    end
+    if type(v) == "table" and getmetatable(v) == nil then return show_table(v, 1, {}) end
+    return show_string(v)
+end
+
+-- The text the prompt prints for the values of an expression: each through repl.show, separated by
+-- tabs as Lua's print does, or, when one takes several lines (a tensor), one below the other.
+function repl.results(...)
+    local parts, sep = {}, "\t"
+    for i = 1, select("#", ...) do
+        parts[i] = repl.show((select(i, ...)))
+        if parts[i]:find("\n", 1, true) and select("#", ...) > 1 then sep = "\n" end
+    end
+    return table.concat(parts, sep)
+end
+
+-- Runs f, prints its results (repl.results) and sets _ to the first one.
 local function run(f, chunk, out)
     local r = pack(xpcall(f, handler))
     if not r[1] then
@@ -208,13 +343,8 @@ local function run(f, chunk, out)
         return "error"
     end
     if r.n > 1 then
-        local parts = {}
-        for i = 2, r.n do
-            local ok, s = pcall(tostring, r[i])
-            parts[#parts + 1] = ok and tostring(s) or ("<tostring failed: " .. message_of(s) .. ">")
-        end
         _G._ = r[2]
-        out.write(table.concat(parts, "\t") .. "\n")
+        out.write(repl.results(table.unpack(r, 2, r.n)) .. "\n")
     end
     return "ok"
 end
@@ -280,13 +410,13 @@ local function field(v, k)
 end
 
 -- Adds the string keys of table t (and of the tables its metatables' __index point to) to names.
+-- only_functions (after a colon): the methods, not a module's layers (mha:W_query is no method).
 local function add_keys(names, t, only_functions, seen)
     seen = seen or {}
     if type(t) ~= "table" or seen[t] then return end
     seen[t] = true
     for k, v in pairs(t) do
-        if type(k) == "string" and (not only_functions or type(v) == "function"
-                                    or type(v) == "table" and (getmetatable(v) or {}).__call) then
+        if type(k) == "string" and (not only_functions or type(v) == "function") then
             names[k] = true
         end
     end

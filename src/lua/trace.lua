@@ -15,6 +15,7 @@
 -- weight matrices are drawn with attn.heatmap. A stage with leading dims (batch, heads) is shown one
 -- matrix per batch item and head.
 local heatmap = require("attn.heatmap")
+local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local attention = attention
 
 local Trace = {}
@@ -24,8 +25,8 @@ Trace.__name = "attention.trace"
 local FIELDS = {"x", "q", "k", "v", "module", "tokens", "key_tokens", "mask", "scale", "fill", "dropout",
                 "heads", "color", "write"}
 
-local function fail(msg, level)
-    error("attention.trace: " .. msg, level or 4)
+local function fail(msg)
+    errors.raise("attention.trace: " .. msg)
 end
 
 local function shape_text(t)
@@ -190,7 +191,7 @@ local function causal_hidden(mask_buffer)
         local n, m = q.shape[-2], k.shape[-2]
         if n > mask_buffer.shape[1] then
             fail(n .. " tokens, but the module's mask is for at most " .. mask_buffer.shape[1] ..
-                 " (its context_length)", 5)
+                 " (its context_length)")
         end
         return mask_buffer:bool()[{{1, n}, {1, m}}]
     end
@@ -259,7 +260,7 @@ local function module_stages(tr)
         if linears then -- seed 002 / the annotated transformer: scale, then mask == 0 -> -1e9
             tr.fill = -1e9
             local hidden = tr.mask ~= nil and function(t)
-                if not torch.is_tensor(t.mask) then fail("mask must be a tensor (1 = visible, as the module takes it)", 5) end
+                if not torch.is_tensor(t.mask) then fail("mask must be a tensor (1 = visible, as the module takes it)") end
                 return t.mask:unsqueeze(2):eq(0)
             end
             add(attention_stages(tr, split, {"scale", "mask"}, hidden, hlead, d_k))
@@ -295,37 +296,44 @@ end
 
 local function check_tokens(tokens, n, what)
     if tokens == nil then return nil end
-    if type(tokens) ~= "table" then fail(what .. " must be a list of strings, got " .. type(tokens), 5) end
-    if #tokens ~= n then fail(#tokens .. " " .. what .. " for " .. n .. " rows", 5) end
+    if type(tokens) ~= "table" then fail(what .. " must be a list of strings, got " .. type(tokens)) end
+    if #tokens ~= n then fail(#tokens .. " " .. what .. " for " .. n .. " rows") end
     return tokens
 end
 
 --- attention.trace{...} -> a stepper (see the top of this file).
 function attention.trace(args)
     if type(args) ~= "table" or torch.is_tensor(args) then
-        fail("expected a table such as {x = inputs, tokens = {...}}, got " .. type(args), 3)
+        fail("expected a table such as {x = inputs, tokens = {...}}, got " .. type(args))
     end
     local known = {}
     for _, f in ipairs(FIELDS) do known[f] = true end
     for k in pairs(args) do
-        if not known[k] then fail("unknown option " .. tostring(k) .. " (known: " .. table.concat(FIELDS, ", ") .. ")", 3) end
+        if not known[k] then fail("unknown option " .. tostring(k) .. " (known: " .. table.concat(FIELDS, ", ") .. ")") end
+    end
+    if args.write ~= nil and type(args.write) ~= "function" then
+        fail("write must be a function that receives each piece of output, got " .. type(args.write))
+    end
+    if args.color ~= nil and type(args.color) ~= "boolean" then
+        fail("color must be true or false, got " .. tostring(args.color))
     end
     local tr = setmetatable({pos = 0, computed = 0}, Trace)
     for _, f in ipairs(FIELDS) do tr[f] = args[f] end
-    tr.write = args.write or function(s) print(s) end -- the global print at call time
+    tr.write = nil -- kept as _write, so that Tab after tr: offers only step, run and back
+    tr._write = args.write or function(s) print(s) end -- the global print at call time
     local list, kind
     if args.module ~= nil then
-        if not is_module(args.module) then fail("module must be an nn.Module, got " .. type(args.module), 3) end
+        if not is_module(args.module) then fail("module must be an nn.Module, got " .. type(args.module)) end
         list, kind = module_stages(tr), tostring(args.module.__name)
     elseif args.q ~= nil or args.k ~= nil or args.v ~= nil then
         list, kind = qkv_stages(tr), "attention"
     elseif torch.is_tensor(args.x) then
         if args.x:dim() ~= 2 and args.x:dim() ~= 3 then
-            fail("x must be [n, d] or [b, n, d], got " .. shape_text(args.x), 3)
+            fail("x must be [n, d] or [b, n, d], got " .. shape_text(args.x))
         end
         list, kind = plain_stages(tr), "self-attention without weights"
     else
-        fail("give x = inputs, or q =, k =, v =, or module = m with x =", 3)
+        fail("give x = inputs, or q =, k =, v =, or module = m with x =")
     end
     local first = args.q or args.x
     local n = first:dim() >= 2 and first.shape[-2] or 1
@@ -357,8 +365,15 @@ local function matrices(t, lead)
     return out
 end
 
-local function header(i, n, st, t)
-    local left = string.format("[%d/%d] %-8s %s", i, n, st.name, st.formula)
+-- "[i/N] name  formula   shape [..]": "[9/11] " as wide as "[10/11]", the names padded to the longest of this trace's stages, so the
+-- formulas line up with at least two spaces before them ("merge heads", "split heads" are 11 wide).
+local function header(tr, i, st, t)
+    local list = tr._stages
+    local namew = 0
+    for _, s in ipairs(list) do namew = math.max(namew, heatmap.width(s.name)) end
+    local count = string.format("[%d/%d]", i, #list)
+    local left = string.format("%-" .. (2 * #tostring(#list) + 3) .. "s %s%s  %s", count, st.name,
+                               string.rep(" ", namew - heatmap.width(st.name)), st.formula)
     local w = heatmap.width(left)
     return left .. string.rep(" ", math.max(2, 58 - w)) .. "shape " .. shape_text(t)
 end
@@ -366,7 +381,7 @@ end
 function Trace:_show(i)
     local st = self._stages[i]
     local t = rawget(self, st.key)
-    local out = {header(i, #self._stages, st, t)}
+    local out = {header(self, i, st, t)}
     if st.note then out[2] = "  (" .. st.note .. ")" end
     for _, mt in ipairs(matrices(t, st.lead)) do
         local title, mat = mt[1], mt[2]
@@ -376,7 +391,7 @@ function Trace:_show(i)
         local text = heatmap.render(mat, {rows = rows, cols = cols, shade = st.heat or false, color = self.color})
         out[#out + 1] = "  " .. text:gsub("\n", "\n  ")
     end
-    self.write(table.concat(out, "\n"))
+    self._write(table.concat(out, "\n"))
 end
 
 -- The number of the stage `which` names: its number, or its field name ("weights", "split", ...).
@@ -392,46 +407,61 @@ local function stage_index(list, which)
          ": give 1.." .. #list .. " or one of " .. table.concat(names, ", "))
 end
 
+-- Computes the stages up to i that are not computed yet. An error in one names it, at the user's
+-- line: "attention.trace: stage 4 (masked): attention.mask: the mask [2, 2] does not fit ...".
+local function compute_to(tr, i)
+    local list = tr._stages
+    while tr.computed < i do
+        local k = tr.computed + 1
+        local st = list[k]
+        rawset(tr, st.key, errors.call(string.format("attention.trace: stage %d (%s)", k, st.name), st.compute, tr))
+        tr.computed = k
+    end
+end
+
 --- tr:step() computes the next stage (if it has not been computed yet) and prints it.
 --- tr:step(which) goes to stage `which` (a number or a field name such as "weights"), computing the
 --- stages before it that are not computed yet, without printing them, and prints it: showing a stage
 --- again this way is the same however often it is done (a lesson step that is repeated).
+-- tr.step() (a dot for the colon) calls the method without the tracer.
+local function check_self(self, method)
+    if getmetatable(self) ~= Trace then
+        errors.raise("attention.trace: call it as tr:" .. method .. "() with a colon (tr." .. method ..
+                     "() passes no tracer)")
+    end
+end
+
 function Trace:step(which)
+    check_self(self, "step")
     local list = self._stages
     if which ~= nil then
         local i = stage_index(list, which)
-        while self.computed < i do
-            local st = list[self.computed + 1]
-            rawset(self, st.key, st.compute(self))
-            self.computed = self.computed + 1
-        end
+        compute_to(self, i)
         self.pos = i
         self:_show(i)
         return
     end
     if self.pos >= #list then
-        self.write(string.format("(all %d stages shown: tr.%s holds the result; tr:back() goes back)", #list,
+        self._write(string.format("(all %d stages shown: tr.%s holds the result; tr:back() goes back)", #list,
                                  list[#list].key))
         return
     end
+    compute_to(self, self.pos + 1)
     self.pos = self.pos + 1
-    while self.computed < self.pos do
-        local st = list[self.computed + 1]
-        rawset(self, st.key, st.compute(self))
-        self.computed = self.computed + 1
-    end
     self:_show(self.pos)
 end
 
 --- tr:run() steps through every stage not shown yet.
 function Trace:run()
+    check_self(self, "run")
     while self.pos < #self._stages do self:step() end
 end
 
 --- tr:back() shows the previous stage again.
 function Trace:back()
+    check_self(self, "back")
     if self.pos <= 1 then
-        self.write(self.pos == 0 and "(nothing shown yet: tr:step() shows the first stage)"
+        self._write(self.pos == 0 and "(nothing shown yet: tr:step() shows the first stage)"
                                   or "(this is the first stage)")
         self.pos = math.min(self.pos, 1)
         if self.pos == 1 then self:_show(1) end
@@ -446,9 +476,20 @@ function Trace:__tostring()
     for i, st in ipairs(self._stages) do
         names[i] = i == self.pos and ("[" .. st.name .. "]") or st.name
     end
-    local next = self.pos < #self._stages and "tr:step() for the next" or "done"
-    return string.format("attention.trace of %s: %d stages, %d shown — %s — %s", self._kind, #self._stages,
-                         self.pos, table.concat(names, " → "), next)
+    local next = self.pos < #self._stages and "next: tr:step()" or "done"
+    local out = {string.format("attention.trace of %s: %d of %d stages shown, %s", self._kind, self.pos,
+                               #self._stages, next)}
+    local cur = " " -- the stages on lines of at most 78 columns, the one shown last in brackets
+    for i, name in ipairs(names) do
+        local piece = (i > 1 and " → " or " ") .. name
+        if heatmap.width(cur .. piece) > 78 then
+            out[#out + 1] = cur
+            cur = " "
+        end
+        cur = cur .. piece
+    end
+    out[#out + 1] = cur
+    return table.concat(out, "\n")
 end
 
 return attention.trace

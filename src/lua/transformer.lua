@@ -19,34 +19,35 @@
 local torch, nn = torch, require("attn.nn")
 local F = nn.functional
 local C = debug.getregistry()["attn.functional"] -- gelu and silu from src/bind/layers.c
+local errors = require("attn.errors") -- errors point at the user's line, not at this file
+local raise, raisef = errors.raise, errors.raisef
 
-local function check_tensor(fn, what, v, level)
+local function check_tensor(fn, what, v)
     if not torch.is_tensor(v) then
-        error(string.format("%s: %s must be a tensor, got %s", fn, what, type(v)), level + 1)
+        raisef("%s: %s must be a tensor, got %s", fn, what, type(v))
     end
 end
 
-local function check_size(fn, what, n, level)
+local function check_size(fn, what, n)
     if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) or n < 1 then
-        error(string.format("%s: %s must be a positive integer, got %s", fn, what, tostring(n)), level + 1)
+        raisef("%s: %s must be a positive integer, got %s", fn, what, tostring(n))
     end
     return math.tointeger(n)
 end
 
-local function check_opts(fn, opts, example, level)
+local function check_opts(fn, opts, example)
     if opts ~= nil and type(opts) ~= "table" then
-        error(string.format("%s: the options must be a table such as %s, got %s", fn, example, type(opts)),
-              level + 1)
+        raisef("%s: the options must be a table such as %s, got %s", fn, example, type(opts))
     end
     return opts or {}
 end
 
-local function check_p(fn, p, level)
+local function check_p(fn, p)
     if p == nil then
         return 0.1
     end
     if type(p) ~= "number" or not (p >= 0 and p <= 1) then
-        error(string.format("%s: dropout must be a probability between 0 and 1, got %s", fn, tostring(p)), level + 1)
+        raisef("%s: dropout must be a probability between 0 and 1, got %s", fn, tostring(p))
     end
     return p
 end
@@ -84,19 +85,19 @@ local LayerNorm = nn.Module:extend("LayerNorm")
 
 --- nn.LayerNorm(normalized_shape [, {eps = 1e-5, elementwise_affine = true, bias = true}])
 function LayerNorm:__init(normalized_shape, opts)
-    opts = check_opts("LayerNorm", opts, "{eps = 1e-6}", 3)
+    opts = check_opts("LayerNorm", opts, "{eps = 1e-6}")
     local shape = type(normalized_shape) == "number" and {normalized_shape} or normalized_shape
     if type(shape) ~= "table" or #shape == 0 then
-        error("LayerNorm: normalized_shape must be a size or a list of sizes, e.g. nn.LayerNorm(4), got "
-              .. tostring(normalized_shape), 3)
+        raise("LayerNorm: normalized_shape must be a size or a list of sizes, e.g. nn.LayerNorm(4), got "
+            .. tostring(normalized_shape))
     end
     local sizes = {}
     for i = 1, #shape do
-        sizes[i] = check_size("LayerNorm", "normalized_shape", shape[i], 3)
+        sizes[i] = check_size("LayerNorm", "normalized_shape", shape[i])
     end
     local eps = opts.eps == nil and 1e-5 or opts.eps
     if type(eps) ~= "number" or not (eps >= 0 and eps < math.huge) then
-        error("LayerNorm: eps must be a finite number >= 0, got " .. tostring(eps), 3)
+        raise("LayerNorm: eps must be a finite number >= 0, got " .. tostring(eps))
     end
     self.normalized_shape = sizes
     self.eps = eps
@@ -110,16 +111,15 @@ function LayerNorm:__init(normalized_shape, opts)
 end
 
 function LayerNorm:forward(x)
-    check_tensor("LayerNorm", "input", x, 2)
+    check_tensor("LayerNorm", "input", x)
     local n = #self.normalized_shape
     local ok = x.ndim >= n
     for i = 1, n do
         ok = ok and x.shape[x.ndim - n + i] == self.normalized_shape[i]
     end
     if not ok then
-        error(string.format("LayerNorm: expected an input whose last %s %s, got shape %s",
-                            n == 1 and "dim is" or "dims are", table.concat(self.normalized_shape, ", "),
-                            shape_text(x)), 2)
+        raisef("LayerNorm: expected an input whose last %s %s, got shape %s",
+               n == 1 and "dim is" or "dims are", table.concat(self.normalized_shape, ", "), shape_text(x))
     end
     return torch.layer_norm(x, self.normalized_shape, self.weight or nil, self.bias or nil, self.eps)
 end
@@ -138,15 +138,15 @@ local Embedding = nn.Module:extend("Embedding")
 
 --- nn.Embedding(num_embeddings, embedding_dim [, {padding_idx = id}])
 function Embedding:__init(num_embeddings, embedding_dim, opts)
-    opts = check_opts("Embedding", opts, "{padding_idx = 1}", 3)
-    self.num_embeddings = check_size("Embedding", "num_embeddings", num_embeddings, 3)
-    self.embedding_dim = check_size("Embedding", "embedding_dim", embedding_dim, 3)
+    opts = check_opts("Embedding", opts, "{padding_idx = 1}")
+    self.num_embeddings = check_size("Embedding", "num_embeddings", num_embeddings)
+    self.embedding_dim = check_size("Embedding", "embedding_dim", embedding_dim)
     local pad = opts.padding_idx
     if pad ~= nil then
         if math.type(pad) ~= "integer" and not (type(pad) == "number" and pad == math.floor(pad)) or pad == 0
            or math.abs(pad) > self.num_embeddings then
-            error(string.format("Embedding: padding_idx must be an id from 1 to %d (or -1 for the last), got %s",
-                                self.num_embeddings, tostring(pad)), 3)
+            raisef("Embedding: padding_idx must be an id from 1 to %d (or -1 for the last), got %s",
+                   self.num_embeddings, tostring(pad))
         end
         pad = math.tointeger(pad < 0 and self.num_embeddings + pad + 1 or pad)
     end
@@ -167,10 +167,10 @@ function Embedding:forward(input)
     if type(input) == "table" and not torch.is_tensor(input) then
         input = torch.tensor(input)
     end
-    check_tensor("Embedding", "input (a tensor of ids)", input, 2)
+    check_tensor("Embedding", "input (a tensor of ids)", input)
     local ok, out = pcall(torch.embedding, self.weight, input)
     if not ok then
-        error((tostring(out):gsub("^embedding:", "Embedding:")), 2)
+        raise((errors.message(out):gsub("^embedding:", "Embedding:")))
     end
     return out
 end
@@ -190,7 +190,7 @@ nn.Embedding = Embedding
 local function activation_class(name, fn)
     local cls = nn.Module:extend(name)
     cls.forward = function(self, x)
-        check_tensor(name, "input", x, 2)
+        check_tensor(name, "input", x)
         return fn(x, self)
     end
     nn[name] = cls
@@ -207,10 +207,10 @@ end
 
 --- nn.GELU([{approximate = "none" | "tanh"}])
 function GELU:__init(opts)
-    opts = check_opts("GELU", opts, "{approximate = \"tanh\"}", 3)
+    opts = check_opts("GELU", opts, "{approximate = \"tanh\"}")
     local a = opts.approximate or "none"
     if a ~= "none" and a ~= "tanh" then
-        error("GELU: approximate must be \"none\" or \"tanh\", got " .. tostring(a), 3)
+        raise("GELU: approximate must be \"none\" or \"tanh\", got " .. tostring(a))
     end
     self.approximate = a
 end
@@ -221,11 +221,10 @@ end
 --- PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), computed with the Annotated
 --- Transformer's operations so the float32 results are PyTorch's.
 function nn.positional_encoding(max_len, d_model)
-    max_len = check_size("positional_encoding", "max_len", max_len, 2)
-    d_model = check_size("positional_encoding", "d_model", d_model, 2)
+    max_len = check_size("positional_encoding", "max_len", max_len)
+    d_model = check_size("positional_encoding", "d_model", d_model)
     if d_model % 2 ~= 0 then
-        error(string.format("positional_encoding: d_model must be even (sin and cos columns alternate), got %d",
-                            d_model), 2)
+        raisef("positional_encoding: d_model must be even (sin and cos columns alternate), got %d", d_model)
     end
     local ok, pe = pcall(function()
         local position = torch.arange(0, max_len):unsqueeze(2)                                      -- [L, 1]
@@ -235,7 +234,7 @@ function nn.positional_encoding(max_len, d_model)
         return torch.stack({torch.sin(angles), torch.cos(angles)}, 3):view(max_len, d_model)
     end)
     if not ok then -- too large for memory: the message without this file's position
-        error("positional_encoding: " .. tostring(pe):gsub("^[^:]*:%d+: ", ""), 2)
+        raise("positional_encoding: " .. errors.message(pe))
     end
     return pe
 end
@@ -244,22 +243,22 @@ local PositionalEncoding = nn.Module:extend("PositionalEncoding")
 
 --- nn.PositionalEncoding(d_model [, dropout [, max_len]]) — adds the static encoding to [b, n, d_model]
 function PositionalEncoding:__init(d_model, dropout, max_len)
-    d_model = check_size("PositionalEncoding", "d_model", d_model, 3)
-    max_len = max_len == nil and 5000 or check_size("PositionalEncoding", "max_len", max_len, 3)
-    self.dropout = nn.Dropout(check_p("PositionalEncoding", dropout, 3))
+    d_model = check_size("PositionalEncoding", "d_model", d_model)
+    max_len = max_len == nil and 5000 or check_size("PositionalEncoding", "max_len", max_len)
+    self.dropout = nn.Dropout(check_p("PositionalEncoding", dropout))
     local ok, pe = pcall(nn.positional_encoding, max_len, d_model)
     if not ok then
-        error((tostring(pe):gsub("^positional_encoding:", "PositionalEncoding:")), 3)
+        raise((errors.message(pe):gsub("^positional_encoding:", "PositionalEncoding:")))
     end
     self:register_buffer("pe", pe:unsqueeze(1)) -- [1, max_len, d_model]
 end
 
 function PositionalEncoding:forward(x)
-    check_tensor("PositionalEncoding", "input", x, 2)
+    check_tensor("PositionalEncoding", "input", x)
     local pe = self.pe
     if x.ndim < 2 or x.shape[-1] ~= pe.shape[3] or x.shape[-2] > pe.shape[2] then
-        error(string.format("PositionalEncoding: expected an input [..., n, %d] with n <= max_len = %d, got shape %s",
-                            pe.shape[3], pe.shape[2], shape_text(x)), 2)
+        raisef("PositionalEncoding: expected an input [..., n, %d] with n <= max_len = %d, got shape %s",
+               pe.shape[3], pe.shape[2], shape_text(x))
     end
     -- Python: x + self.pe[:, :x.size(1)]
     return self.dropout(x + pe:narrow(2, 1, x.shape[-2]))
@@ -271,7 +270,7 @@ local Embeddings = nn.Module:extend("Embeddings")
 
 --- nn.Embeddings(d_model, vocab) — the Annotated Transformer's token embedding, scaled by sqrt(d_model)
 function Embeddings:__init(d_model, vocab)
-    self.lut = nn.Embedding(check_size("Embeddings", "vocab", vocab, 3), check_size("Embeddings", "d_model", d_model, 3))
+    self.lut = nn.Embedding(check_size("Embeddings", "vocab", vocab), check_size("Embeddings", "d_model", d_model))
     self.d_model = math.tointeger(d_model)
 end
 
@@ -283,9 +282,17 @@ nn.Embeddings = Embeddings
 
 -- ---- the seed's helpers --------------------------------------------------------------------------
 
+local function check_module(fn, what, m)
+    if not (type(m) == "table" and getmetatable(m) and getmetatable(m).__call and m.parameters) then
+        raisef("%s: %s must be a module, got %s", fn, what, torch.is_tensor(m) and "a tensor" or type(m))
+    end
+    return m
+end
+
 --- nn.clones(module, N) — N deep copies of module in an nn.ModuleList (the seed's clones(), on GitHub).
 function nn.clones(module, N)
-    N = check_size("clones", "N", N, 2)
+    check_module("clones", "module", module)
+    N = check_size("clones", "N", N)
     local list = {}
     for i = 1, N do
         list[i] = nn.deepcopy(module)
@@ -295,7 +302,7 @@ end
 
 --- nn.subsequent_mask(n) — bool [1, n, n], true where position i may attend to j (j <= i).
 function nn.subsequent_mask(n)
-    n = check_size("subsequent_mask", "n", n, 2)
+    n = check_size("subsequent_mask", "n", n)
     return torch.triu(torch.ones(1, n, n), 1):eq(0)
 end
 
@@ -307,14 +314,14 @@ local PositionwiseFFN = nn.Module:extend("PositionwiseFFN")
 
 --- nn.PositionwiseFFN(d_model, d_ff [, dropout [, {activation = "silu"}]])
 function PositionwiseFFN:__init(d_model, d_ff, dropout, opts)
-    opts = check_opts("PositionwiseFFN", opts, "{activation = \"relu\"}", 3)
+    opts = check_opts("PositionwiseFFN", opts, "{activation = \"relu\"}")
     local act = opts.activation or "silu"
     if not ACTIVATIONS[act] then
-        error("PositionwiseFFN: activation must be \"silu\", \"relu\" or \"gelu\", got " .. tostring(act), 3)
+        raise("PositionwiseFFN: activation must be \"silu\", \"relu\" or \"gelu\", got " .. tostring(act))
     end
-    self.w_1 = nn.Linear(check_size("PositionwiseFFN", "d_model", d_model, 3), check_size("PositionwiseFFN", "d_ff", d_ff, 3))
+    self.w_1 = nn.Linear(check_size("PositionwiseFFN", "d_model", d_model), check_size("PositionwiseFFN", "d_ff", d_ff))
     self.w_2 = nn.Linear(d_ff, d_model)
-    self.dropout = nn.Dropout(check_p("PositionwiseFFN", dropout, 3))
+    self.dropout = nn.Dropout(check_p("PositionwiseFFN", dropout))
     self.activation = act
 end
 
@@ -326,11 +333,10 @@ nn.PositionwiseFFN = PositionwiseFFN
 
 -- ---- residual connection and blocks ----------------------------------------------------------------
 
-local function check_norm_first(fn, opts, level)
-    opts = check_opts(fn, opts, "{norm_first = false}", level + 1)
+local function check_norm_first(fn, opts)
+    opts = check_opts(fn, opts, "{norm_first = false}")
     if opts.norm_first ~= nil and type(opts.norm_first) ~= "boolean" then
-        error(fn .. ": norm_first must be true (pre-LN) or false (post-LN), got " .. tostring(opts.norm_first),
-              level + 1)
+        raise(fn .. ": norm_first must be true (pre-LN) or false (post-LN), got " .. tostring(opts.norm_first))
     end
     return opts.norm_first ~= false
 end
@@ -339,17 +345,17 @@ local SublayerConnection = nn.Module:extend("SublayerConnection")
 
 --- nn.SublayerConnection(size [, dropout [, {norm_first = true}]]) — residual connection around a sublayer
 function SublayerConnection:__init(size, dropout, opts)
-    self.norm = nn.LayerNorm(check_size("SublayerConnection", "size", size, 3))
-    self.dropout = nn.Dropout(check_p("SublayerConnection", dropout, 3))
-    self.norm_first = check_norm_first("SublayerConnection", opts, 3)
+    self.norm = nn.LayerNorm(check_size("SublayerConnection", "size", size))
+    self.dropout = nn.Dropout(check_p("SublayerConnection", dropout))
+    self.norm_first = check_norm_first("SublayerConnection", opts)
 end
 
 function SublayerConnection:forward(x, sublayer)
-    check_tensor("SublayerConnection", "input", x, 2)
+    check_tensor("SublayerConnection", "input", x)
     if type(sublayer) ~= "function" and not (type(sublayer) == "table" and getmetatable(sublayer)
                                                and getmetatable(sublayer).__call) then
-        error("SublayerConnection: the second argument must be the sublayer: a module or a function of x, got "
-              .. type(sublayer), 2)
+        raise("SublayerConnection: the second argument must be the sublayer: a module or a function of x, got "
+            .. type(sublayer))
     end
     if self.norm_first then
         return x + self.dropout(sublayer(self.norm(x)))  -- pre-LN: x + Sublayer(LayerNorm(x))
@@ -363,23 +369,15 @@ end
 
 nn.SublayerConnection = SublayerConnection
 
-local function check_module(fn, what, m, level)
-    if not (type(m) == "table" and getmetatable(m) and getmetatable(m).__call and m.parameters) then
-        error(string.format("%s: %s must be a module, got %s", fn, what, torch.is_tensor(m) and "a tensor" or type(m)),
-              level + 1)
-    end
-    return m
-end
-
 local EncoderBlock = nn.Module:extend("EncoderBlock")
 
 --- nn.EncoderBlock(size, self_attn, ffn [, dropout [, {norm_first = true}]])
 function EncoderBlock:__init(size, self_attn, ffn, dropout, opts)
-    size = check_size("EncoderBlock", "size", size, 3)
-    self.self_attn = check_module("EncoderBlock", "self_attn", self_attn, 3)
-    self.ffn = check_module("EncoderBlock", "ffn", ffn, 3)
-    self.sublayers = nn.clones(SublayerConnection(size, check_p("EncoderBlock", dropout, 3),
-                                                  {norm_first = check_norm_first("EncoderBlock", opts, 3)}), 2)
+    size = check_size("EncoderBlock", "size", size)
+    self.self_attn = check_module("EncoderBlock", "self_attn", self_attn)
+    self.ffn = check_module("EncoderBlock", "ffn", ffn)
+    self.sublayers = nn.clones(SublayerConnection(size, check_p("EncoderBlock", dropout),
+                                                  {norm_first = check_norm_first("EncoderBlock", opts)}), 2)
     self.size = size
 end
 
@@ -394,11 +392,11 @@ local Encoder = nn.Module:extend("Encoder")
 
 --- nn.Encoder(block, N) — N copies of block, then a LayerNorm
 function Encoder:__init(block, N)
-    check_module("Encoder", "block", block, 3)
+    check_module("Encoder", "block", block)
     if math.type(block.size) ~= "integer" then
-        error("Encoder: block must be a block with a size field, such as nn.EncoderBlock(...)", 3)
+        raise("Encoder: block must be a block with a size field, such as nn.EncoderBlock(...)")
     end
-    self.blocks = nn.clones(block, check_size("Encoder", "N", N, 3))
+    self.blocks = nn.clones(block, check_size("Encoder", "N", N))
     self.norm = nn.LayerNorm(block.size)
 end
 
@@ -415,16 +413,16 @@ local DecoderBlock = nn.Module:extend("DecoderBlock")
 
 --- nn.DecoderBlock(size, self_attn, encoder_attn, ffn [, dropout [, {norm_first = true}]])
 function DecoderBlock:__init(size, self_attn, encoder_attn, ffn, dropout, opts)
-    self.size = check_size("DecoderBlock", "size", size, 3)
-    self.self_attn = check_module("DecoderBlock", "self_attn", self_attn, 3)
-    self.encoder_attn = check_module("DecoderBlock", "encoder_attn", encoder_attn, 3)
-    self.ffn = check_module("DecoderBlock", "ffn", ffn, 3)
-    self.sublayers = nn.clones(SublayerConnection(self.size, check_p("DecoderBlock", dropout, 3),
-                                                  {norm_first = check_norm_first("DecoderBlock", opts, 3)}), 3)
+    self.size = check_size("DecoderBlock", "size", size)
+    self.self_attn = check_module("DecoderBlock", "self_attn", self_attn)
+    self.encoder_attn = check_module("DecoderBlock", "encoder_attn", encoder_attn)
+    self.ffn = check_module("DecoderBlock", "ffn", ffn)
+    self.sublayers = nn.clones(SublayerConnection(self.size, check_p("DecoderBlock", dropout),
+                                                  {norm_first = check_norm_first("DecoderBlock", opts)}), 3)
 end
 
 function DecoderBlock:forward(x, encoder_states, source_mask, target_mask)
-    check_tensor("DecoderBlock", "encoder_states", encoder_states, 2)
+    check_tensor("DecoderBlock", "encoder_states", encoder_states)
     x = self.sublayers[1](x, function(y) return self.self_attn(y, y, y, target_mask) end)
     x = self.sublayers[2](x, function(y) return self.encoder_attn(y, encoder_states, encoder_states, source_mask) end)
     return self.sublayers[3](x, self.ffn)
@@ -436,13 +434,13 @@ local Decoder = nn.Module:extend("Decoder")
 
 --- nn.Decoder(block, N, vocab_size) — N copies of block, a LayerNorm, a projection and log_softmax
 function Decoder:__init(block, N, vocab_size)
-    check_module("Decoder", "block", block, 3)
+    check_module("Decoder", "block", block)
     if math.type(block.size) ~= "integer" then
-        error("Decoder: block must be a block with a size field, such as nn.DecoderBlock(...)", 3)
+        raise("Decoder: block must be a block with a size field, such as nn.DecoderBlock(...)")
     end
-    self.blocks = nn.clones(block, check_size("Decoder", "N", N, 3))
+    self.blocks = nn.clones(block, check_size("Decoder", "N", N))
     self.norm = nn.LayerNorm(block.size)
-    self.projection = nn.Linear(block.size, check_size("Decoder", "vocab_size", vocab_size, 3))
+    self.projection = nn.Linear(block.size, check_size("Decoder", "vocab_size", vocab_size))
 end
 
 function Decoder:forward(x, encoder_states, source_mask, target_mask)
@@ -460,21 +458,21 @@ local BERTEmbedding = nn.Module:extend("BERTEmbedding")
 
 --- nn.BERTEmbedding(vocab_size, d_model [, {max_len = 512, segments = 2}])
 function BERTEmbedding:__init(vocab_size, d_model, opts)
-    opts = check_opts("BERTEmbedding", opts, "{max_len = 128}", 3)
-    vocab_size = check_size("BERTEmbedding", "vocab_size", vocab_size, 3)
-    d_model = check_size("BERTEmbedding", "d_model", d_model, 3)
+    opts = check_opts("BERTEmbedding", opts, "{max_len = 128}")
+    vocab_size = check_size("BERTEmbedding", "vocab_size", vocab_size)
+    d_model = check_size("BERTEmbedding", "d_model", d_model)
     self.token = nn.Embedding(vocab_size, d_model)
-    self.segment = nn.Embedding(check_size("BERTEmbedding", "segments", opts.segments or 2, 3), d_model)
-    self.position = nn.Embedding(check_size("BERTEmbedding", "max_len", opts.max_len or 512, 3), d_model)
+    self.segment = nn.Embedding(check_size("BERTEmbedding", "segments", opts.segments or 2), d_model)
+    self.position = nn.Embedding(check_size("BERTEmbedding", "max_len", opts.max_len or 512), d_model)
 end
 
 function BERTEmbedding:forward(tokens, segments)
     if type(tokens) == "table" and not torch.is_tensor(tokens) then
         tokens = torch.tensor(tokens)
     end
-    check_tensor("BERTEmbedding", "tokens", tokens, 2)
+    check_tensor("BERTEmbedding", "tokens", tokens)
     if tokens.ndim < 1 then
-        error("BERTEmbedding: tokens must have a sequence dim, e.g. [batch, n], got a 0-d tensor", 2)
+        raise("BERTEmbedding: tokens must have a sequence dim, e.g. [batch, n], got a 0-d tensor")
     end
     if segments == nil then
         segments = torch.ones(tokens.shape)
@@ -483,7 +481,7 @@ function BERTEmbedding:forward(tokens, segments)
     end
     local n = tokens.shape[-1]
     if n > self.position.num_embeddings then
-        error(string.format("BERTEmbedding: %d tokens, but max_len is %d", n, self.position.num_embeddings), 2)
+        raisef("BERTEmbedding: %d tokens, but max_len is %d", n, self.position.num_embeddings)
     end
     local positions = torch.arange(1, n + 1)  -- Python: torch.arange(n) (0-based ids)
     return self.token(tokens) + self.segment(segments) + self.position(positions)

@@ -132,9 +132,7 @@ local function run_example(name, example)
         local r = table.pack(pcall(f))
         if not r[1] then problem = "step " .. i .. " raised: " .. tostring(r[2]) break end
         if step.expect then
-            local parts = {}
-            for k = 2, r.n do parts[#parts + 1] = tostring(r[k]) end
-            if #parts > 0 then out[#out + 1] = table.concat(parts, "\t") end
+            if r.n > 1 then out[#out + 1] = require("attn.repl").results(table.unpack(r, 2, r.n)) end
             local got = table.concat(out):gsub("\n$", "")
             local want = table.concat(step.expect, "\n")
             if got ~= want then

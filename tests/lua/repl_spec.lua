@@ -353,3 +353,86 @@ describe("help", function()
         assert.has_error(function() help.register("x", {sig = 1}) end)
     end)
 end)
+
+describe("repl.show: what the prompt prints for a value", function()
+    it("shows a plain table's contents instead of its address", function()
+        assert.are.equal("{1, 2, 3}", repl.show({1, 2, 3}))
+        assert.are.equal('{"Your", "journey"}', repl.show({"Your", "journey"}))
+        assert.are.equal("{}", repl.show({}))
+        assert.are.equal('{a = 1, b = {c = true}, ["x y"] = 2.5}', repl.show({a = 1, b = {c = true}, ["x y"] = 2.5}))
+        assert.are.equal("{{1.0, 2.0}, {3.0, 4.0}}", repl.show(torch.tensor{{1, 2}, {3, 4}}:tolist()))
+    end)
+
+    it("puts tensors that take several lines one to a line, aligned", function()
+        assert.are.equal("{tensor([1., 1.]), tensor([0., 0.])}", repl.show({torch.ones(2), torch.zeros(2)}))
+        assert.are.equal("{tensor([[1., 1.],\n         [1., 1.]]),\n tensor([0.])}",
+                         repl.show({torch.ones(2, 2), torch.zeros(1)}))
+    end)
+
+    it("wraps long lists, stops after 50 elements, and survives cycles", function()
+        local t = {}
+        for i = 1, 60 do t[i] = i end
+        local text = repl.show(t)
+        assert.matches("^{1, 2, 3, ", text)
+        assert.matches(", 50, %.%.%. %(10 more%)}$", text)
+        for line in text:gmatch("[^\n]+") do assert.is_true(#line <= 78) end
+        local c = {}
+        c.self = c
+        assert.are.equal("{self = {...}}", repl.show(c))
+    end)
+
+    it("leaves values with a metatable to tostring", function()
+        assert.are.equal("tensor([1., 2.])", repl.show(torch.tensor{1, 2}))
+        assert.are.equal("Linear(in_features=2, out_features=1, bias=True)", repl.show(nn.Linear(2, 1)))
+        assert.matches("^table: ", repl.show(setmetatable({}, {})))
+    end)
+
+    it("names a library instead of listing function addresses", function()
+        assert.matches("^<attention: %d+ names; attention%.<Tab> completes them, %?attention lists them>$",
+                       repl.show(attention))
+        assert.matches("^<nn: %d+ names; nn%.<Tab> completes them, %?nn lists them>$", repl.show(nn))
+        assert.matches("^<math: %d+ names; math%.<Tab> completes them>$", repl.show(math))
+    end)
+
+    it("puts several values that take several lines one below the other", function()
+        assert.are.equal("1\t2", repl.results(1, 2))
+        assert.are.equal("tensor([[1.],\n        [1.]])\ntensor([0.])", repl.results(torch.ones(2, 1), torch.zeros(1)))
+        local _, out = eval("torch.ones(2, 1), 3")
+        assert.are.equal("tensor([[1.],\n        [1.]])\n3\n", out)
+    end)
+
+    it("is what eval prints", function()
+        local _, out = eval("{1, 'a'}")
+        assert.are.equal('{1, "a"}\n', out)
+    end)
+end)
+
+describe("repl.hint: Python habits get a hint after the message", function()
+    local function err_of(chunk)
+        local _, _, errs = eval(chunk, true)
+        return errs[1] or ""
+    end
+    after_each(function() _G.x = nil end)
+
+    it("a @, keyword arguments, import, Python builtins, x.method(), x:shape()", function()
+        _G.x = torch.tensor{1, 2, 3}
+        assert.matches("(Lua has no @: the matrix product is a:matmul(b))", err_of("x @ x"), 1, true)
+        assert.matches("(keyword arguments go in a trailing table: f(x, {dim = -1}))",
+                       err_of("torch.softmax(x, dim=-1)"), 1, true)
+        assert.matches("(no import needed", err_of("import torch"), 1, true)
+        assert.matches("(Lua has no len(): #x", err_of("len(x)"), 1, true)
+        assert.matches("sum: input must be a tensor, got no value  (call a method with a colon: x:sum(...))",
+                       err_of("x.sum()"), 1, true)
+        assert.matches("(x.shape is a property: no colon, no ())", err_of("x:shape()"), 1, true)
+    end)
+
+    it("leaves other messages alone", function()
+        assert.are.equal("boom", err_of("error('boom')"))
+        assert.are.equal("matmul: cannot multiply [3] by [2] (3 ≠ 2)",
+                         err_of("torch.ones(3):matmul(torch.ones(2))"))
+    end)
+
+    it("x.shape[0] is an error, not a silent nil", function()
+        assert.matches("Size: index 0 is out of range: attn counts from 1", err_of("torch.ones(2, 3).shape[0]"), 1, true)
+    end)
+end)

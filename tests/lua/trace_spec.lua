@@ -30,7 +30,7 @@ end
 -- The "[i/N] name" headers in the text, in order.
 local function headers(text)
     local list = {}
-    for i, n, name in text:gmatch("%[(%d+)/(%d+)%] (%S+)") do list[#list + 1] = i .. "/" .. n .. " " .. name end
+    for i, n, name in text:gmatch("%[(%d+)/(%d+)%] +(%S+)") do list[#list + 1] = i .. "/" .. n .. " " .. name end
     return list
 end
 
@@ -136,8 +136,8 @@ end
 describe("attention.trace{x = inputs, tokens = ...}", function()
     it("steps through scores, weights, context in order, one per step", function()
         local tr, text = traced{x = inputs, tokens = TOKENS}
-        assert.are.equal("attention.trace of self-attention without weights: 3 stages, 0 shown — scores → weights → "
-                         .. "context — tr:step() for the next", tostring(tr))
+        assert.are.equal("attention.trace of self-attention without weights: 0 of 3 stages shown, next: tr:step()\n"
+                         .. "  scores → weights → context", tostring(tr))
         tr:step()
         assert.are.same({"1/3 scores"}, headers(text()))
         assert.is_nil(rawget(tr, "weights")) -- not computed before its step
@@ -147,7 +147,7 @@ describe("attention.trace{x = inputs, tokens = ...}", function()
         assert.are.same({"3/3 context"}, headers(text()))
         tr:step()
         assert.matches("^%(all 3 stages shown: tr%.context holds the result", text())
-        assert.matches("3 shown — scores → weights → %[context%] — done", tostring(tr))
+        assert.matches("3 of 3 stages shown, done\n  scores → weights → %[context%]$", tostring(tr))
     end)
 
     it("keeps each stage's tensor as a field, equal to the book's printed In [10], [11], [13]", function()

@@ -87,7 +87,7 @@ type_line "$INPUTS"
 type_line "$TRACE"
 type_line 'tr'
 check "printing tr at the prompt shows a summary" \
-    wait_for '^attention\.trace of self-attention without weights: 3 stages, 0 shown — scores → weights → context'
+    wait_for '^attention\.trace of self-attention without weights: 0 of 3 stages shown, next: tr:step\(\)$'
 
 type_line 'tr:step()'
 check "step 1 shows the scores with its formula and shape" wait_for '^\[1/3\] scores +ω = X·Xᵀ +shape \[6, 6\]$'
