@@ -6,60 +6,13 @@
 set -u
 
 BIN=${1:-./attn}
-case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
-if ! command -v tmux >/dev/null 2>&1; then
-    echo "1..0 # SKIP tmux is not installed"
-    exit 0
-fi
-if [ ! -x "$BIN" ]; then
-    echo "1..0 # SKIP $BIN is not built"
-    exit 0
-fi
-L01=$(pwd)/lessons/01_simple_attention.lua
-
 SOCK=attn-step-test-$$ # a private tmux server: never touches the user's sessions
-S=none
-cleanup() {
-    tmux -L "$SOCK" kill-server >/dev/null 2>&1
-    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-t() { tmux -u -L "$SOCK" "$@"; }
-
-. "$(dirname "$0")/../tap.sh"
-diagnose() { screen | sed -e '/^$/d' -e 's/^/#   /' | tail -n 25; }
-
-# start ENV-ASSIGNMENTS... -- ARGS...: a new session running attn ARGS in a 100x60 terminal; when
-# attn exits the pane prints its exit status and stays (as in tests/repl/test_repl.sh).
-k=0
-start() {
-    k=$((k + 1))
-    S=step$k
-    envs=""
-    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs="$envs $1"; shift; done
-    shift
-    t new-session -d -s "$S" -x 100 -y 60 \
-        "env $envs $BIN $*; echo \"[attn exited with status \$?]\"; exec sleep 600"
-}
-screen() { t capture-pane -p -J -t "$S" -S -1000 2>/dev/null; }
-screen_e() { t capture-pane -p -e -t "$S" -S -1000 2>/dev/null; }
-wait_for() { # wait_for PATTERN [TENTHS]: polls the screen until grep -E finds PATTERN (default 5 s)
-    i=0
-    while [ "$i" -lt "${2:-50}" ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-count_is() { [ "$(screen | grep -Ec -- "$1")" -eq "$2" ]; }
-absent() { ! screen | grep -Eq -- "$1"; }
-key() { t send-keys -t "$S" -l "$1"; } # one key, as typed (no Enter after it)
-enter() { t send-keys -t "$S" Enter; }
-
-t new-session -d -s keep -x 20 -y 5 "exec sleep 600" # keeps the server up between sessions
+SCREEN_H=60
+SCROLLBACK=1000
+DIAG_LINES=25
+. "$(dirname "$0")/../tmux.sh"
+L01=$(pwd)/lessons/01_simple_attention.lua
+key() { type_keys "$1"; } # one key, as typed (no Enter after it)
 
 PROMPT='^\[Enter\] next · r repeat · s next section · q quit'
 
@@ -134,7 +87,6 @@ check "--step=line: q quits with exit status 0" wait_for '^\[attn exited with st
 
 # ---- colour ----------------------------------------------------------------------------------------
 esc=$(printf '\033')
-has_escape() { screen_e | grep -E -- "$1" | grep -q -- "$2"; }
 start -u NO_COLOR -- --step "$L01"
 wait_for "$PROMPT" >/dev/null
 check "on a terminal without NO_COLOR: ✓ is green" has_escape '6 tokens, 3 dimensions' "${esc}\\[[0-9;]*32m✓"

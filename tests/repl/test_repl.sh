@@ -5,74 +5,9 @@
 set -u
 
 BIN=${1:-./attn}
-case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
-if ! command -v tmux >/dev/null 2>&1; then
-    echo "1..0 # SKIP tmux is not installed"
-    exit 0
-fi
-if [ ! -x "$BIN" ]; then
-    echo "1..0 # SKIP $BIN is not built"
-    exit 0
-fi
-
 SOCK=attn-test-$$ # a private tmux server: never touches the user's sessions
-S=none            # the current session (see start)
-TMPHOME=$(mktemp -d)
-
-cleanup() {
-    tmux -L "$SOCK" kill-server >/dev/null 2>&1
-    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK" # kill-server leaves the socket behind
-    rm -rf "$TMPHOME"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-t() { tmux -u -L "$SOCK" "$@"; }
-
-. "$(dirname "$0")/../tap.sh"
-diagnose() { screen | sed -e '/^$/d' -e 's/^/#   /' | tail -n 15; }
-
-# start [ENV-ASSIGNMENTS...]: a new session running attn in a 100x40 terminal. When attn exits,
-# the pane prints its exit status and stays (no remain-on-exit: tmux 3.3 sometimes loses the
-# status of a dead pane). Sessions are never killed one by one, so the server is never left
-# empty and exiting while the next session starts.
-k=0
-start() {
-    k=$((k + 1))
-    S=repl$k
-    t new-session -d -s "$S" -x 100 -y 40 \
-        "env $* $BIN; echo \"[attn exited with status \$?]\"; exec sleep 600"
-}
-screen() { t capture-pane -p -J -t "$S" -S -300 2>/dev/null; }
-screen_e() { t capture-pane -p -e -t "$S" -S -300 2>/dev/null; }
-
-# wait_for PATTERN [TENTHS]: polls the screen until grep -E finds PATTERN (default 5 s).
-wait_for() {
-    i=0
-    while [ "$i" -lt "${2:-50}" ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-# wait_count PATTERN N: polls until PATTERN matches at least N lines.
-wait_count() {
-    i=0
-    while [ "$i" -lt 50 ]; do
-        [ "$(screen | grep -Ec -- "$1")" -ge "$2" ] && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-type_keys() { t send-keys -t "$S" -l "$1"; } # literally: "end" is not the End key
-type_line() {
-    type_keys "$1"
-    t send-keys -t "$S" Enter
-}
-
-t new-session -d -s keep -x 20 -y 5 "exec sleep 600" # keeps the server up between sessions
+DIAG_LINES=15
+. "$(dirname "$0")/../tmux.sh"
 
 # ---- one session, many checks --------------------------------------------------------------------
 start HOME="$TMPHOME" NO_COLOR=1
@@ -170,7 +105,6 @@ check "and it still quits cleanly" wait_for '^\[attn exited with status 0\]$'
 
 # ---- colours -------------------------------------------------------------------------------------
 esc=$(printf '\033')
-has_escape() { screen_e | grep -E -- "$1" | grep -q -- "$2"; } # lines matching $1 contain $2
 no_escape() { ! has_escape "$1" "$esc"; }
 
 start HOME="$TMPHOME" NO_COLOR=1

@@ -10,68 +10,14 @@
 set -u
 
 BIN=${1:-./attn}
-case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
-if ! command -v tmux >/dev/null 2>&1; then
-    echo "1..0 # SKIP tmux is not installed"
-    exit 0
-fi
-if [ ! -x "$BIN" ]; then
-    echo "1..0 # SKIP $BIN is not built"
-    exit 0
-fi
-
 SOCK=attn-session-$$ # a private tmux server: never touches the user's sessions
-S=none
-TMPHOME=$(mktemp -d)
+SCREEN_H=50
+SCROLLBACK=2000
+. "$(dirname "$0")/../tmux.sh"
 
-cleanup() {
-    tmux -L "$SOCK" kill-server >/dev/null 2>&1
-    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
-    rm -rf "$TMPHOME"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-t() { tmux -u -L "$SOCK" "$@"; }
-
-. "$(dirname "$0")/../tap.sh"
-diagnose() { screen | sed -e '/^$/d' -e 's/^/#   /' | tail -n 20; }
-
-start() { # start [ENV-ASSIGNMENTS...]: attn in a fresh 100x50 terminal
-    S=session
-    t new-session -d -s "$S" -x 100 -y 50 \
-        "env $* $BIN; echo \"[attn exited with status \$?]\"; exec sleep 600"
-}
-screen() { t capture-pane -p -J -t "$S" -S -2000 2>/dev/null; }
-wait_for() { # wait_for PATTERN [TENTHS]: polls the screen until grep -E finds PATTERN (default 5 s)
-    i=0
-    while [ "$i" -lt "${2:-50}" ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-wait_count() { # wait_count PATTERN N [TENTHS]: polls until PATTERN matches at least N lines
-    i=0
-    while [ "$i" -lt "${3:-50}" ]; do
-        [ "$(screen | grep -Ec -- "$1")" -ge "$2" ] && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-type_keys() { t send-keys -t "$S" -l "$1"; }
-type_line() {
-    type_keys "$1"
-    t send-keys -t "$S" Enter
-}
 # the last prompt line on the screen, without its trailing spaces
 last_prompt() { screen | grep -E '^attn> ' | tail -n 1 | sed 's/ *$//'; }
 prompt_is() { i=0; while [ "$i" -lt 30 ]; do [ "$(last_prompt)" = "$1" ] && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
-no_screen() { ! screen | grep -Eq -- "$1"; }
-
-t new-session -d -s keep -x 20 -y 5 "exec sleep 600" # keeps the server up between sessions
 
 start HOME="$TMPHOME" NO_COLOR=1
 check "the banner names help() and ?name" wait_for '^attn 0\.1 — Lua 5\.4 .*help\(\) for a tour, \?name for one function\.$'
@@ -157,7 +103,7 @@ type_line '  local out = attention.forward{q = inputs, k = torch.ones(6, 2), v =
 type_line 'end'
 check "in a multi-line chunk it points at the user's line, not at attn's library" \
     wait_for '^error: stdin:2: attention\.forward: attention\.scores: q \[6, 3\] and k \[6, 2\]'
-check "no message points into [attn]/" no_screen '\[attn\]/'
+check "no message points into [attn]/" absent '\[attn\]/'
 
 # ---- help() -----------------------------------------------------------------------------------------------
 type_line 'help()'

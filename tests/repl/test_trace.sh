@@ -7,64 +7,12 @@
 set -u
 
 BIN=${1:-./attn}
-case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
-if ! command -v tmux >/dev/null 2>&1; then
-    echo "1..0 # SKIP tmux is not installed"
-    exit 0
-fi
-if [ ! -x "$BIN" ]; then
-    echo "1..0 # SKIP $BIN is not built"
-    exit 0
-fi
-
 SOCK=attn-trace-$$ # a private tmux server: never touches the user's sessions
-S=none
-TMPHOME=$(mktemp -d)
+SCREEN_W=110
+SCREEN_H=50
+SCROLLBACK=500
+. "$(dirname "$0")/../tmux.sh"
 
-cleanup() {
-    tmux -L "$SOCK" kill-server >/dev/null 2>&1
-    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
-    rm -rf "$TMPHOME"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-t() { tmux -u -L "$SOCK" "$@"; }
-
-. "$(dirname "$0")/../tap.sh"
-diagnose() { screen | sed -e '/^$/d' -e 's/^/#   /' | tail -n 20; }
-
-k=0
-start() { # start [ENV-ASSIGNMENTS...]: attn in a fresh 110x50 terminal
-    k=$((k + 1))
-    S=trace$k
-    t new-session -d -s "$S" -x 110 -y 50 \
-        "env $* $BIN; echo \"[attn exited with status \$?]\"; exec sleep 600"
-}
-screen() { t capture-pane -p -J -t "$S" -S -500 2>/dev/null; }
-screen_e() { t capture-pane -p -e -J -t "$S" -S -500 2>/dev/null; }
-wait_for() { # wait_for PATTERN [TENTHS]: polls the screen until grep -E finds PATTERN (default 5 s)
-    i=0
-    while [ "$i" -lt "${2:-50}" ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-wait_count() { # wait_count PATTERN N: polls until PATTERN matches at least N lines
-    i=0
-    while [ "$i" -lt 50 ]; do
-        [ "$(screen | grep -Ec -- "$1")" -ge "$2" ] && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-type_line() {
-    t send-keys -t "$S" -l "$1"
-    t send-keys -t "$S" Enter
-}
 # in_order P1 P2 ...: each pattern's first match comes after the previous one's
 in_order() {
     last=0
@@ -74,8 +22,6 @@ in_order() {
         last=$at
     done
 }
-
-t new-session -d -s keep -x 20 -y 5 "exec sleep 600" # keeps the server up between sessions
 
 INPUTS='inputs = torch.tensor{{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}, {0.57, 0.85, 0.64}, {0.22, 0.58, 0.33}, {0.77, 0.25, 0.10}, {0.05, 0.80, 0.55}}'
 TRACE='tr = attention.trace{x = inputs, tokens = {"Your", "journey", "starts", "with", "one", "step"}}'
