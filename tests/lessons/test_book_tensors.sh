@@ -7,14 +7,8 @@
 set -u
 
 BIN=${1:-./attn}
-case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
-if [ ! -x "$BIN" ]; then
-    echo "1..0 # SKIP $BIN is not built"
-    exit 0
-fi
+. "$(dirname "$0")/../cmd.sh"
 DATA=tests/data/book/ch3_tensors.txt
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 
 status=0
 for f in lessons/0[1-6]_*.lua; do # the chapter-3 lessons

@@ -6,56 +6,19 @@
 set -u
 
 BIN=${1:-./attn}
-case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
-if [ ! -x "$BIN" ]; then
-    echo "1..0 # SKIP $BIN is not built"
-    exit 0
-fi
-
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-OUT=$TMP/out
-ERR=$TMP/err
+DIAG_LINES=20
+. "$(dirname "$0")/../cmd.sh"
 FIX=tests/lessons/fixtures
 L01=lessons/01_simple_attention.lua
-. "$(dirname "$0")/../tap.sh"
-diagnose() {
-    echo "# status $STATUS; stdout:"
-    sed 's/^/#   /' "$OUT" | head -n 20
-    echo "# stderr:"
-    sed 's/^/#   /' "$ERR" | head -n 10
-}
-
-# run [ARGS...]: runs attn with stdin from $IN (default: empty), keeps status, stdout, stderr.
-IN=/dev/null
-run() {
-    "$BIN" "$@" <"$IN" >"$OUT" 2>"$ERR"
-    STATUS=$?
-    IN=/dev/null
-}
 keys() { # keys TEXT: the next run reads TEXT (printf escapes) as its keys
     printf "$1" >"$TMP/keys"
     IN=$TMP/keys
 }
-status_is() { [ "$STATUS" -eq "$1" ]; }
 out_has() { grep -q -F -- "$1" "$OUT"; }
 out_lacks() { ! grep -q -F -- "$1" "$OUT"; }
 out_matches() { grep -q -E -- "$1" "$OUT"; } # an extended regular expression
-out_is() { [ "$(cat "$OUT")" = "$1" ]; }
 last_line_is() { [ "$(tail -n 1 "$OUT")" = "$1" ]; }
 err_has() { grep -q -F -- "$1" "$ERR"; }
-err_empty() { [ ! -s "$ERR" ]; }
-all() { # all CMD1 -- CMD2 -- ...: every command succeeds
-    while [ $# -gt 0 ]; do
-        cmd=""
-        while [ $# -gt 0 ] && [ "$1" != "--" ]; do
-            cmd="$cmd '$(printf '%s' "$1" | sed "s/'/'\\\\''/g")'"
-            shift
-        done
-        [ $# -gt 0 ] && shift
-        eval "$cmd" || return 1
-    done
-}
 
 # ---- --check -------------------------------------------------------------------------------------
 run --check "$L01"
