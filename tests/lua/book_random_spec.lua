@@ -1,7 +1,7 @@
 -- Seed 004 (LLMs from scratch, ch. 3): every printed output that depends on random numbers —
 -- torch.manual_seed(123) / (789), torch.rand, nn.Linear's initialisation and nn.Dropout. The book's
--- classes are written below in Lua exactly as the book writes them in Python; each expected text
--- is the book's, with grad_fn=... dropped (attn has no autograd).
+-- classes are written in Lua exactly as the book writes them in Python (tests/lua/book_classes.lua);
+-- each expected text is the book's, with grad_fn=... dropped (attn has no autograd).
 local nn, torch = nn, torch
 
 local inputs, d_in, d_out
@@ -18,113 +18,11 @@ local function fresh_inputs()
     d_out = 2
 end
 
--- In [27]
-local SelfAttention_v1 = nn.Module:extend("SelfAttention_v1")
-function SelfAttention_v1:__init(d_in_, d_out_)
-    self.W_query = nn.Parameter(torch.rand(d_in_, d_out_))
-    self.W_key   = nn.Parameter(torch.rand(d_in_, d_out_))
-    self.W_value = nn.Parameter(torch.rand(d_in_, d_out_))
-end
-function SelfAttention_v1:forward(x)
-    local keys = x:matmul(self.W_key)
-    local queries = x:matmul(self.W_query)
-    local values = x:matmul(self.W_value)
-    local attn_scores = queries:matmul(keys.T) -- omega
-    local attn_weights = torch.softmax(attn_scores / keys.shape[-1] ^ 0.5, -1)
-    local context_vec = attn_weights:matmul(values)
-    return context_vec
-end
-
--- In [30]
-local SelfAttention_v2 = nn.Module:extend("SelfAttention_v2")
-function SelfAttention_v2:__init(d_in_, d_out_, qkv_bias)
-    self.W_query = nn.Linear(d_in_, d_out_, {bias = qkv_bias or false})
-    self.W_key   = nn.Linear(d_in_, d_out_, {bias = qkv_bias or false})
-    self.W_value = nn.Linear(d_in_, d_out_, {bias = qkv_bias or false})
-end
-function SelfAttention_v2:forward(x)
-    local keys = self.W_key(x)
-    local queries = self.W_query(x)
-    local values = self.W_value(x)
-    local attn_scores = queries:matmul(keys.T)
-    local attn_weights = torch.softmax(attn_scores / keys.shape[-1] ^ 0.5, -1)
-    local context_vec = attn_weights:matmul(values)
-    return context_vec
-end
-
--- In [46]
-local CausalAttention = nn.Module:extend("CausalAttention")
-function CausalAttention:__init(d_in_, d_out_, context_length, dropout, qkv_bias)
-    self.d_out = d_out_
-    self.W_query = nn.Linear(d_in_, d_out_, {bias = qkv_bias or false})
-    self.W_key   = nn.Linear(d_in_, d_out_, {bias = qkv_bias or false})
-    self.W_value = nn.Linear(d_in_, d_out_, {bias = qkv_bias or false})
-    self.dropout = nn.Dropout(dropout) -- New
-    self:register_buffer("mask", torch.triu(torch.ones(context_length, context_length), {diagonal = 1})) -- New
-end
-function CausalAttention:forward(x)
-    local b, num_tokens, d_in_ = table.unpack(x.shape) -- New batch dimension b
-    local keys = self.W_key(x)
-    local queries = self.W_query(x)
-    local values = self.W_value(x)
-    local attn_scores = queries:matmul(keys:transpose(2, 3)) -- Python: keys.transpose(1, 2)
-    attn_scores:masked_fill_(self.mask:bool()[{{1, num_tokens}, {1, num_tokens}}], -torch.inf)
-    local attn_weights = torch.softmax(attn_scores / keys.shape[-1] ^ 0.5, -1)
-    attn_weights = self.dropout(attn_weights) -- New
-    local context_vec = attn_weights:matmul(values)
-    return context_vec
-end
-
--- In [48]
-local MultiHeadAttentionWrapper = nn.Module:extend("MultiHeadAttentionWrapper")
-function MultiHeadAttentionWrapper:__init(d_in_, d_out_, context_length, dropout, num_heads, qkv_bias)
-    local heads = {}
-    for i = 1, num_heads do
-        heads[i] = CausalAttention(d_in_, d_out_, context_length, dropout, qkv_bias)
-    end
-    self.heads = nn.ModuleList(heads)
-end
-function MultiHeadAttentionWrapper:forward(x)
-    local outs = {}
-    for i, head in ipairs(self.heads) do outs[i] = head(x) end
-    return torch.cat(outs, -1)
-end
-
--- In [50]
-local MultiHeadAttention = nn.Module:extend("MultiHeadAttention")
-function MultiHeadAttention:__init(d_in_, d_out_, context_length, dropout, num_heads, qkv_bias)
-    assert(d_out_ % num_heads == 0, "d_out must be divisible by num_heads")
-    self.d_out = d_out_
-    self.num_heads = num_heads
-    self.head_dim = d_out_ // num_heads -- Reduce the projection dim to match desired output dim
-    self.W_query = nn.Linear(d_in_, d_out_, {bias = qkv_bias or false})
-    self.W_key = nn.Linear(d_in_, d_out_, {bias = qkv_bias or false})
-    self.W_value = nn.Linear(d_in_, d_out_, {bias = qkv_bias or false})
-    self.out_proj = nn.Linear(d_out_, d_out_) -- Linear layer to combine head outputs
-    self.dropout = nn.Dropout(dropout)
-    self:register_buffer("mask", torch.triu(torch.ones(context_length, context_length), {diagonal = 1}))
-end
-function MultiHeadAttention:forward(x)
-    local b, num_tokens, d_in_ = table.unpack(x.shape)
-    local keys = self.W_key(x) -- Shape: (b, num_tokens, d_out)
-    local queries = self.W_query(x)
-    local values = self.W_value(x)
-    keys = keys:view(b, num_tokens, self.num_heads, self.head_dim)
-    values = values:view(b, num_tokens, self.num_heads, self.head_dim)
-    queries = queries:view(b, num_tokens, self.num_heads, self.head_dim)
-    keys = keys:transpose(2, 3) -- Python: transpose(1, 2)
-    queries = queries:transpose(2, 3)
-    values = values:transpose(2, 3)
-    local attn_scores = queries:matmul(keys:transpose(3, 4)) -- Python: keys.transpose(2, 3)
-    local mask_bool = self.mask:bool()[{{1, num_tokens}, {1, num_tokens}}]
-    attn_scores:masked_fill_(mask_bool, -torch.inf)
-    local attn_weights = torch.softmax(attn_scores / keys.shape[-1] ^ 0.5, -1)
-    attn_weights = self.dropout(attn_weights)
-    local context_vec = attn_weights:matmul(values):transpose(2, 3)
-    context_vec = context_vec:contiguous():view(b, num_tokens, self.d_out)
-    context_vec = self.out_proj(context_vec) -- optional projection
-    return context_vec
-end
+-- In [27], [30], [46], [48], [50]: the book's classes (tests/lua/book_classes.lua)
+local book = dofile("tests/lua/book_classes.lua")
+local SelfAttention_v1, SelfAttention_v2 = book.SelfAttention_v1, book.SelfAttention_v2
+local CausalAttention, MultiHeadAttentionWrapper = book.CausalAttention, book.MultiHeadAttentionWrapper
+local MultiHeadAttention = book.MultiHeadAttention
 
 before_each(function()
     fresh_inputs()

@@ -40,73 +40,11 @@ local function error_of(f, ...)
     return tostring(err)
 end
 
--- ---- the book's classes, as seed 004 writes them (the same Lua as book_random_spec.lua) ----------
+-- ---- the book's classes, as seed 004 writes them (tests/lua/book_classes.lua) ----------------------
 
-local SelfAttention_v1 = nn.Module:extend("SelfAttention_v1")
-function SelfAttention_v1:__init(d_in, d_out)
-    self.W_query = nn.Parameter(torch.rand(d_in, d_out))
-    self.W_key   = nn.Parameter(torch.rand(d_in, d_out))
-    self.W_value = nn.Parameter(torch.rand(d_in, d_out))
-end
-function SelfAttention_v1:forward(x)
-    local keys, queries, values = x:matmul(self.W_key), x:matmul(self.W_query), x:matmul(self.W_value)
-    local attn_weights = torch.softmax(queries:matmul(keys.T) / keys.shape[-1] ^ 0.5, -1)
-    return attn_weights:matmul(values)
-end
-
-local CausalAttention = nn.Module:extend("CausalAttention")
-function CausalAttention:__init(d_in, d_out, context_length, dropout, qkv_bias)
-    self.d_out = d_out
-    self.W_query = nn.Linear(d_in, d_out, {bias = qkv_bias or false})
-    self.W_key   = nn.Linear(d_in, d_out, {bias = qkv_bias or false})
-    self.W_value = nn.Linear(d_in, d_out, {bias = qkv_bias or false})
-    self.dropout = nn.Dropout(dropout)
-    self:register_buffer("mask", torch.triu(torch.ones(context_length, context_length), {diagonal = 1}))
-end
-function CausalAttention:forward(x)
-    local _, num_tokens = table.unpack(x.shape)
-    local keys, queries, values = self.W_key(x), self.W_query(x), self.W_value(x)
-    local attn_scores = queries:matmul(keys:transpose(2, 3))
-    attn_scores:masked_fill_(self.mask:bool()[{{1, num_tokens}, {1, num_tokens}}], -torch.inf)
-    local attn_weights = torch.softmax(attn_scores / keys.shape[-1] ^ 0.5, -1)
-    attn_weights = self.dropout(attn_weights)
-    return attn_weights:matmul(values)
-end
-
-local MultiHeadAttentionWrapper = nn.Module:extend("MultiHeadAttentionWrapper")
-function MultiHeadAttentionWrapper:__init(d_in, d_out, context_length, dropout, num_heads, qkv_bias)
-    local heads = {}
-    for i = 1, num_heads do heads[i] = CausalAttention(d_in, d_out, context_length, dropout, qkv_bias) end
-    self.heads = nn.ModuleList(heads)
-end
-function MultiHeadAttentionWrapper:forward(x)
-    local outs = {}
-    for i, head in ipairs(self.heads) do outs[i] = head(x) end
-    return torch.cat(outs, -1)
-end
-
-local MultiHeadAttention = nn.Module:extend("MultiHeadAttention")
-function MultiHeadAttention:__init(d_in, d_out, context_length, dropout, num_heads, qkv_bias)
-    self.d_out = d_out
-    self.num_heads = num_heads
-    self.head_dim = d_out // num_heads
-    self.W_query = nn.Linear(d_in, d_out, {bias = qkv_bias or false})
-    self.W_key = nn.Linear(d_in, d_out, {bias = qkv_bias or false})
-    self.W_value = nn.Linear(d_in, d_out, {bias = qkv_bias or false})
-    self.out_proj = nn.Linear(d_out, d_out)
-    self.dropout = nn.Dropout(dropout)
-    self:register_buffer("mask", torch.triu(torch.ones(context_length, context_length), {diagonal = 1}))
-end
-function MultiHeadAttention:forward(x)
-    local b, num_tokens = table.unpack(x.shape)
-    local function heads(t) return t:view(b, num_tokens, self.num_heads, self.head_dim):transpose(2, 3) end
-    local keys, queries, values = heads(self.W_key(x)), heads(self.W_query(x)), heads(self.W_value(x))
-    local attn_scores = queries:matmul(keys:transpose(3, 4))
-    attn_scores:masked_fill_(self.mask:bool()[{{1, num_tokens}, {1, num_tokens}}], -torch.inf)
-    local attn_weights = self.dropout(torch.softmax(attn_scores / keys.shape[-1] ^ 0.5, -1))
-    local context_vec = attn_weights:matmul(values):transpose(2, 3)
-    return self.out_proj(context_vec:contiguous():view(b, num_tokens, self.d_out))
-end
+local book = dofile("tests/lua/book_classes.lua")
+local SelfAttention_v1, CausalAttention = book.SelfAttention_v1, book.CausalAttention
+local MultiHeadAttentionWrapper, MultiHeadAttention = book.MultiHeadAttentionWrapper, book.MultiHeadAttention
 
 -- Seed 002's MultiHeadedAttention (the annotated transformer): four Linear layers, mask == 0 -> -1e9.
 local MultiHeadedAttention = nn.Module:extend("MultiHeadedAttention")
