@@ -17,6 +17,7 @@
 
 local torch = torch
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
+local py_float = require("attn.pyrepr").float
 local nn = {}
 
 -- Parameters and buffers are plain tensors, remembered in weak sets.
@@ -374,22 +375,6 @@ end
 function Dropout:forward(x)
     check_tensor("Dropout", "input", x)
     return torch.dropout(x, self.p, self.training)
-end
-
--- A number as Python's repr(float) writes it: the shortest text that reads back the same, with ".0"
--- on whole numbers (0.5 -> "0.5", 0 -> "0.0", 0.1 -> "0.1").
-local function py_float(x)
-    local s
-    for digits = 1, 17 do
-        s = string.format("%." .. digits .. "g", x)
-        if tonumber(s) == x then
-            break
-        end
-    end
-    if not s:find("[%.eni]") then
-        s = s .. ".0"
-    end
-    return s
 end
 
 function Dropout:extra_repr()

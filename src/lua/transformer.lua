@@ -20,6 +20,7 @@ local torch, nn = torch, require("attn.nn")
 local F = nn.functional
 local C = debug.getregistry()["attn.functional"] -- gelu and silu from src/bind/layers.c
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
+local py_float = require("attn.pyrepr").float
 local raise, raisef = errors.raise, errors.raisef
 
 local function check_tensor(fn, what, v)
@@ -50,21 +51,6 @@ local function check_p(fn, p)
         raisef("%s: dropout must be a probability between 0 and 1, got %s", fn, tostring(p))
     end
     return p
-end
-
--- Python's repr of a float: the shortest text that reads back the same (1e-05, 0.1, 1.0).
-local function py_float(x)
-    local s
-    for digits = 1, 17 do
-        s = string.format("%." .. digits .. "g", x)
-        if tonumber(s) == x then
-            break
-        end
-    end
-    if not s:find("[%.eni]") then
-        s = s .. ".0"
-    end
-    return s
 end
 
 local function shape_text(t)
