@@ -14,6 +14,8 @@
 --                                     "EncoderBlock: LayerNorm: expected an input whose last dim is 4"
 --   errors.is_library(f)              whether the function f is defined in the embedded library
 --   errors.message(err)               an error message without its "file:line: " position
+--   errors.text(err)                  any error value as text, as lua.c's msghandler makes it: a string,
+--                                     an object's __tostring, or "(error object is a nil value)"
 local errors = {}
 
 local LIBRARY = "^=%[attn%]/"
@@ -77,6 +79,16 @@ end
 
 function errors.message(err)
     return (tostring(err):gsub("^[^%s:]+:%d+: ", "", 1))
+end
+
+function errors.text(err)
+    if type(err) == "string" then return err end
+    local mt = getmetatable(err)
+    if mt and mt.__tostring then
+        local ok, s = pcall(tostring, err)
+        if ok and type(s) == "string" then return s end
+    end
+    return "(error object is a " .. type(err) .. " value)"
 end
 
 local function pack(...) return {n = select("#", ...), ...} end

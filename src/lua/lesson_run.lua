@@ -13,22 +13,13 @@
 
 local lesson = require("attn.lesson")
 local source = require("attn.lesson_source")
+local errors = require("attn.errors")
 
 local run = {}
 local stdout, stderr = io.stdout, io.stderr
 
 local function basename(path)
     return (path:match("([^/]*)$"):gsub("%.lua$", ""))
-end
-
-local function message_of(e)
-    if type(e) == "string" then return e end
-    local mt = getmetatable(e)
-    if mt and mt.__tostring then
-        local ok, s = pcall(tostring, e)
-        if ok and type(s) == "string" then return s end
-    end
-    return "(error object is a " .. type(e) .. " value)"
 end
 
 -- The line of the lesson being run when an error happened: the innermost frame in its chunk.
@@ -133,7 +124,7 @@ function run.file(path, opts)
     local ok, e = xpcall(chunk, function(e)
         if e == lesson.QUIT or e == "interrupted" then return e end   -- q; Ctrl-C (src/cli/main.c)
         where = lesson_line(chunkname, 2)
-        return debug.traceback(message_of(e), 2)
+        return debug.traceback(errors.text(e), 2)
     end)
     debug.sethook()
     _G.print = print

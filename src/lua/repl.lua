@@ -12,6 +12,7 @@
 -- out.accept(chunk) is called with every complete chunk before it runs (the C side adds it to the
 -- history there, so a chunk that calls os.exit() is still remembered).
 
+local errors = require("attn.errors")
 local repl = {}
 
 repl.chunkname = "=stdin"   -- errors then read "stdin:1: ...", which eval strips for one-liners
@@ -174,16 +175,6 @@ local function is_incomplete(msg)
     return msg ~= nil and msg:sub(-5) == "<eof>"
 end
 
-local function message_of(err)
-    if type(err) == "string" then return err end
-    local mt = getmetatable(err)
-    if mt and mt.__tostring then
-        local ok, s = pcall(tostring, err)
-        if ok and type(s) == "string" then return s end
-    end
-    return "(error object is a " .. type(err) .. " value)"
-end
-
 -- Python's builtins that a reader of the books types out of habit, and what Lua has instead.
 local PYTHON = {
     len = "#x, or x:size(1)", range = "for i = 1, n do ... end (or torch.arange(n))",
@@ -224,7 +215,7 @@ local function clean(msg, chunk)
 end
 
 local function handler(err)
-    local msg = message_of(err)
+    local msg = errors.text(err)
     repl.last_traceback = debug.traceback(msg, 2)
     return msg
 end
@@ -240,7 +231,7 @@ local IDENT = "^[%a_][%w_]*$"
 
 local function show_string(v)
     local ok, s = pcall(tostring, v)
-    return ok and tostring(s) or ("<tostring failed: " .. message_of(s) .. ">")
+    return ok and tostring(s) or ("<tostring failed: " .. errors.text(s) .. ">")
 end
 
 local show_table
@@ -363,7 +354,7 @@ local function ask_help(name, out)
     local ok, err
     if name == "" then ok, err = pcall(h) else ok, err = pcall(h, name) end
     if not ok then
-        out.error(message_of(err))
+        out.error(errors.text(err))
         return "error"
     end
     return "ok"
