@@ -9,56 +9,13 @@ given (train: dropout draws from the generator, the "default" Bernoulli flavour 
 One line per case and per quantity ("what=out" is the forward's result, "what=weights" the attention
 weights the class keeps: the annotated transformer's self.attn).
 """
-import copy
 import math
 
 import torch
 from torch import nn
 
-
-# ---- seed 002: the annotated transformer (Python Deep Learning 3e, ch. 7) ------------------------------
-
-def clones(module, n):
-    return nn.ModuleList([copy.deepcopy(module) for _ in range(n)])
-
-
-def attention(query, key, value, mask=None, dropout=None):
-    d_k = query.size(-1)
-    scores = (query @ key.transpose(-2, -1)) / math.sqrt(d_k)
-    if mask is not None:
-        scores = scores.masked_fill(mask == 0, -1e9)
-    p_attn = scores.softmax(dim=-1)
-    if dropout is not None:
-        p_attn = dropout(p_attn)
-    return p_attn @ value, p_attn
-
-
-class MultiHeadedAttention(nn.Module):
-    def __init__(self, h, d_model, dropout=0.1):
-        super(MultiHeadedAttention, self).__init__()
-        assert d_model % h == 0
-        self.d_k = d_model // h
-        self.h = h
-        self.fc_layers = clones(nn.Linear(d_model, d_model), 4)
-        self.attn = None
-        self.dropout = nn.Dropout(p=dropout)
-
-    def forward(self, query, key, value, mask=None):
-        if mask is not None:
-            mask = mask.unsqueeze(1)
-        batch_samples = query.size(0)
-        projections = [
-            l(x).view(batch_samples, -1, self.h, self.d_k).transpose(1, 2)
-            for l, x in zip(self.fc_layers, (query, key, value))
-        ]
-        query, key, value = projections
-        x, self.attn = attention(query, key, value, mask=mask, dropout=self.dropout)
-        x = x.transpose(1, 2).contiguous().view(batch_samples, -1, self.h * self.d_k)
-        return self.fc_layers[-1](x)
-
-
-def subsequent_mask(size):
-    return torch.triu(torch.ones((1, size, size)), diagonal=1).type(torch.uint8) == 0
+# seed 002 (the annotated transformer, Python Deep Learning 3e, ch. 7): its classes as the seed writes them
+from torch_reference_layers import MultiHeadedAttention, subsequent_mask
 
 
 # ---- seed 001: d2l (2020 PyTorch port) -------------------------------------------------------------------
