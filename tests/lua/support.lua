@@ -85,4 +85,22 @@ function support.same_bits(t, expected_hex, from)
     return nil
 end
 
+-- The text of the tensor that seed 004 (LLMs from scratch, ch. 3) prints for its cell In [k], as
+-- tests/data/book/ch3_tensors.txt holds it (the book's text, grad_fn dropped; the first one of the
+-- cell when it prints several). The book's numbers, for the expected side of a check.
+function support.book_tensor(k)
+    local head = "^=== %d+  %(In %[" .. k .. "%], line %d+%)$"
+    local lines, inside = {}, false
+    for line in io.lines("tests/data/book/ch3_tensors.txt") do
+        if line:match("^=== ") then
+            if inside then break end
+            inside = line:match(head) ~= nil
+        elseif inside then
+            lines[#lines + 1] = line
+        end
+    end
+    assert(#lines > 0, "no tensor printed by In [" .. k .. "] in tests/data/book/ch3_tensors.txt")
+    return table.concat(lines, "\n")
+end
+
 return support
