@@ -13,6 +13,7 @@ SLEEF_LIBS := -lsleef
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(SLEEF_LIBS)
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null) $(SLEEF_LIBS)
+LUA_LIBS    := $(shell pkg-config --libs lua5.4 2>/dev/null)
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE    := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Isrc/core -Isrc/bind -Isrc/cli -Ibuild/gen $(WARN) $(PKG_CFLAGS)
@@ -48,10 +49,14 @@ build/asan/%.o: %.c $(HEADERS) | build/gen/lua_embed.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(SANITIZE) -c -o $@ $<
 
-# The Lua-side library (src/lua/*.lua) is compiled into the binary.
-build/gen/lua_embed.c: $(LUA_SRC) scripts/embed-lua.sh
+# The Lua-side library (src/lua/*.lua) is compiled into the binary, as bytecode of the liblua attn links.
+build/gen/lua_embed.c: $(LUA_SRC) scripts/embed-lua.sh build/gen/lua-dump
 	@mkdir -p $(dir $@)
-	sh scripts/embed-lua.sh $(LUA_SRC) > $@.tmp && mv $@.tmp $@
+	sh scripts/embed-lua.sh build/gen/lua-dump $(LUA_SRC) > $@.tmp && mv $@.tmp $@
+
+build/gen/lua-dump: scripts/lua-dump.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(RELEASE) -o $@ $< $(LUA_LIBS)
 
 # C tests of the core: no Lua, linked against the core objects only.
 TEST_HEADERS := $(wildcard tests/c/*.h)

@@ -41,7 +41,7 @@ static int load_embedded(lua_State *L)
     const attn_lua_module *m = lua_touserdata(L, lua_upvalueindex(1));
     char chunkname[96];
     snprintf(chunkname, sizeof chunkname, "=[attn]/%s.lua", m->name);
-    if (luaL_loadbuffer(L, m->source, m->length, chunkname) != LUA_OK)
+    if (luaL_loadbuffer(L, m->chunk, m->length, chunkname) != LUA_OK)
         return lua_error(L);
     lua_pushvalue(L, 1); /* the module name, as require passes it */
     lua_call(L, 1, 1);

@@ -1,11 +1,12 @@
-/* lua_embed.h — the Lua sources of src/lua/, compiled into the binary (see scripts/embed-lua.sh). */
+/* lua_embed.h — the Lua files of src/lua/, compiled to bytecode and into the binary (see
+ * scripts/embed-lua.sh). */
 #ifndef ATTN_LUA_EMBED_H
 #define ATTN_LUA_EMBED_H
 #include <stddef.h>
 
 typedef struct attn_lua_module {
     const char *name; /* file name without .lua, e.g. "nn" */
-    const char *source;
+    const char *chunk; /* bytecode, as lua_dump writes it */
     size_t length;
 } attn_lua_module;
 
