@@ -13,6 +13,7 @@
 -- reductions, products and the attention stages. docs_nn.lua: nn.
 
 local help = require("attn.help")
+local nn = require("attn.nn")
 local torch = torch
 local methods = debug.getregistry()["attn.methods"]
 
@@ -43,6 +44,17 @@ function D.both(name, tsig, msig, doc, example)
     local m = methods[name]
     D.def("Tensor:" .. name, msig .. "  or  " .. tsig, doc, example, m ~= torch[name] and m or nil)
     D.def("torch." .. name, tsig .. "  or  " .. msig, doc, example, torch[name])
+end
+
+-- nn.name (a class), with its value, so help(nn.Linear) finds it.
+function D.class(name, sig, doc, example)
+    D.def("nn." .. name, sig, doc, example, nn[name])
+end
+
+-- nn.Class:name (a method of a class), with its value; a subclass that does not override a method
+-- shares the value, so help(m.parameters) finds nn.Module's entry.
+function D.mdef(class, name, sig, doc, example)
+    D.def("nn." .. class .. ":" .. name, sig, doc, example, rawget(nn[class], name))
 end
 
 local def, fn, method = D.def, D.fn, D.method

@@ -3,16 +3,8 @@
 -- and nn.DotProductAttention, nn.MLPAttention (seed 001, d2l). Loaded by attn.docs with its helpers.
 
 return function(D)
-local def = D.def
+local def, class, mdef = D.def, D.class, D.mdef
 local nn = require("attn.nn")
-
-local function class(name, sig, doc, example)
-    def("nn." .. name, sig, doc, example, nn[name])
-end
-
-local function mdef(name, method, sig, doc, example)
-    def("nn." .. name .. ":" .. method, sig, doc, example, rawget(nn[name], method))
-end
 
 -- What every class's forward does; said once here, referred to in each entry.
 local paths = [=[Attention is computed one of two ways. Staged: scores, scale, mask, softmax, dropout,

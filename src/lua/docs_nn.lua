@@ -2,15 +2,9 @@
 -- nn.Dropout, nn.ModuleList and nn.functional. Loaded by attn.docs, which passes its helpers.
 
 return function(D)
-local def = D.def
+local def, mdef = D.def, D.mdef
 local nn = require("attn.nn")
 local Module = nn.Module
-
--- Module methods are registered with their values, so help(m.parameters) finds them; a subclass
--- that does not override one shares the value.
-local function mdef(class, name, sig, doc, example)
-    def("nn." .. class .. ":" .. name, sig, doc, example, rawget(nn[class], name))
-end
 
 local method_names = {}
 for k, v in pairs(Module) do

@@ -3,16 +3,8 @@
 -- positional encoding, seed 002's blocks and BERT's input. Loaded by attn.docs, which passes its helpers.
 
 return function(D)
-local def = D.def
+local def, class, mdef = D.def, D.class, D.mdef
 local nn = require("attn.nn")
-
-local function class(name, sig, doc, example)
-    def("nn." .. name, sig, doc, example, nn[name])
-end
-
-local function mdef(name, method, sig, doc, example)
-    def("nn." .. name .. ":" .. method, sig, doc, example, rawget(nn[name], method))
-end
 
 local function fdef(name, sig, doc, example)
     def("nn.functional." .. name, sig, doc, example, nn.functional[name])
