@@ -278,4 +278,14 @@ describe("attention stages reject bad input", function()
         assert.matches("attention.causal_mask", error_of(attention.causal_mask, 2 ^ 40))
         assert.are.same({0, 1, 3}, dims(attention.valid_len_mask(3, torch.zeros(0))))
     end)
+
+    -- An empty tensor may have a dim as large as an int64: nothing is computed row by row for it (these
+    -- calls used to loop 2^63 times over the rows of an empty mask, and 2^40 times over empty batches).
+    it("empty results with huge dims come back at once", function()
+        local huge = math.maxinteger
+        assert.are.same({huge, 0}, dims(attention.causal_mask(huge, 0)))
+        local q = torch.ones(2 ^ 40, 0, 2 ^ 20)
+        assert.are.same({2 ^ 40, 0, 0}, dims(attention.scores(q, q)))
+        assert.are.same({2 ^ 40, 0, 0}, dims(q:matmul(q:transpose(2, 3))))
+    end)
 end)
