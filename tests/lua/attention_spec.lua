@@ -241,6 +241,7 @@ describe("attention stages reject bad input", function()
              .. "to the sequence length 6", attention.valid_len_mask, 6, {2, 7}},
             {"attention.valid_len_mask: valid length %-1", attention.valid_len_mask, 6, {-1}},
             {"attention.valid_len_mask: lens must be 1%-D", attention.valid_len_mask, 6, torch.ones(1, 1, 1)},
+            {"attention.valid_len_mask: lens: tensor: element 1 is a string", attention.valid_len_mask, 6, {"2"}},
             {"attention.mask: hidden must be a bool tensor", attention.mask, inputs, torch.ones(6, 3)},
             {"attention.mask: the mask %[2, 2%] does not fit the scores %[6, 3%]", attention.mask, inputs,
              attention.causal_mask(2)},
