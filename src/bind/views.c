@@ -59,12 +59,32 @@ static void push_list(lua_State *L, const attn_tensor *t, int d, int64_t *index)
     }
 }
 
+/* The Lua values tolist would make: the numbers and every nested table. An empty tensor such as
+ * [2^62, 0] has no numbers but would still make 2^62 empty tables. Saturates at limit + 1. */
+static int64_t list_values(const attn_tensor *t, int64_t limit)
+{
+    int64_t count = 0, at_depth = 1;
+    for (int d = 0; d < t->ndim && at_depth > 0; d++) {
+        if (t->shape[d] > 0 && at_depth > (limit + 1) / t->shape[d])
+            return limit + 1;
+        at_depth *= t->shape[d];
+        count += at_depth;
+        if (count > limit)
+            return limit + 1;
+    }
+    return count;
+}
+
 static int t_tolist(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "tolist", "input");
     int64_t index[ATTN_MAX_DIMS] = {0};
-    if (attn_numel(t) > 50000000)
-        return lt_error(L, "tolist: %lld elements is too many for a Lua table", (long long)attn_numel(t));
+    const int64_t limit = 50000000;
+    if (list_values(t, limit) > limit) {
+        char s[160];
+        return lt_error(L, "tolist: a tensor of shape %s is too large for a Lua table (more than %lld values "
+                           "and nested tables)", attn_shape_str(t, s, sizeof s), (long long)limit);
+    }
     push_list(L, t, 0, index);
     return 1;
 }

@@ -59,8 +59,9 @@ attn_tensor *attn_causal_mask(int64_t n, int64_t m, attn_error *err)
     attn_tensor *mask = attn_empty("attention.causal_mask", 2, shape, ATTN_BOOL, err);
     if (!mask)
         return NULL;
-    /* triu(ones(n, m), diagonal=1): query i may not see keys j > i */
-    for (int64_t i = 0; i < n; i++)
+    /* triu(ones(n, m), diagonal=1): query i may not see keys j > i. With m = 0 there is nothing to fill,
+     * and n may be as large as an int64 (an empty [n, 0] mask): no loop over its rows. */
+    for (int64_t i = 0; i < n && m > 0; i++)
         for (int64_t j = 0; j < m; j++)
             mask->storage->data[i * m + j] = j > i ? 1.0f : 0.0f;
     return mask;

@@ -169,8 +169,9 @@ attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor
     if (!out)
         goto done;
 
-    int64_t batches = 1, index[ATTN_MAX_DIMS] = {0};
-    for (int d = 0; d < nbatch; d++)
+    /* An empty result has nothing to compute, however many (empty) batches its shape counts. */
+    int64_t batches = attn_numel(out) > 0 ? 1 : 0, index[ATTN_MAX_DIMS] = {0};
+    for (int d = 0; d < nbatch && batches > 0; d++)
         batches *= shape[d];
     for (int64_t i = 0; i < batches; i++) {
         if (attn_interrupt_requested) {

@@ -152,7 +152,7 @@ MultiHeadAttention, and seed 002's MultiHeadedAttention, whose mask option is wh
 dropout (in training mode), context, merge heads, out_proj. With several heads or a batch, each stage
 shows one matrix per batch item and head. tokens labels the rows (key_tokens the columns, when the
 keys differ); color = true/false overrides the terminal's choice; write = f receives the output
-(default print).]=], [=[
+(default print). An option that a kind of trace does not use is an error, not ignored.]=], [=[
 tr = attention.trace{x = inputs, tokens = {"Your", "journey", "starts", "with", "one", "step"}}
 tr:step()                                        -- inputs: see ?torch.tensor
 --> [1/3] scores   ω = X·Xᵀ                                   shape [6, 6]

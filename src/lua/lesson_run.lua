@@ -174,8 +174,8 @@ function run.list(paths)
     local w = 0
     for _, p in ipairs(paths) do w = math.max(w, utf8.len(p) or #p) end
     for _, p in ipairs(paths) do
-        local info = source.read(p)
-        local title = info and info.title or "(no lesson.title)"
+        local info, err = source.read(p)
+        local title = info and (info.title or "(no lesson.title)") or ("(cannot read: " .. tostring(err) .. ")")
         local origin = info and info.origin and ("  (" .. info.origin .. ")") or ""
         stdout:write(p, string.rep(" ", w - (utf8.len(p) or #p) + 2), title, lesson.paint("2", origin), "\n")
     end

@@ -120,8 +120,9 @@ function source.read(path)
     if cache[path] then return cache[path] end
     local f, err = io.open(path, "rb")
     if not f then return nil, err end
-    local text = f:read("a")
+    local text, rerr = f:read("a") -- nil for a directory, which io.open opens
     f:close()
+    if not text then return nil, path .. ": " .. tostring(rerr) end
     local info = analyse(text)
     info.path = path
     cache[path] = info

@@ -29,6 +29,36 @@ local function fail(msg)
     errors.raise("attention.trace: " .. msg)
 end
 
+-- The options each kind of trace uses, besides tokens, key_tokens, color and write; any other is refused
+-- rather than ignored (a trace of x alone would otherwise show no mask and no heads without saying so).
+local KIND_OPTIONS = {
+    x = {x = true},
+    qkv = {q = true, k = true, v = true, mask = true, scale = true, fill = true, dropout = true, heads = true},
+    module = {module = true, x = true},
+}
+local KIND_HINT = {
+    x = "a trace of x alone is §3.3's attention without weights; for masks, scaling, dropout or heads " ..
+        "trace q = x, k = x, v = x",
+    qkv = "a trace of q, k, v takes mask, scale, fill, dropout and heads",
+    module = "a module's trace computes what the module computes, with its own mask, scale and dropout " ..
+             "(only seed 002's MultiHeadedAttention takes mask =, as its forward does)",
+}
+
+local function check_kind_options(args, kind)
+    local allowed = KIND_OPTIONS[kind]
+    if kind == "module" and (args.module.fc_layers or args.module.linears) then allowed = {module = true, x = true,
+                                                                                           mask = true} end
+    for _, f in ipairs({"x", "q", "k", "v", "module", "mask", "scale", "fill", "dropout", "heads"}) do
+        if args[f] ~= nil and not allowed[f] then
+            fail("option " .. f .. " does not apply here: " .. KIND_HINT[kind])
+        end
+    end
+    local p = args.dropout
+    if p ~= nil and (type(p) ~= "number" or not (p >= 0 and p <= 1)) then
+        fail("dropout must be a probability between 0 and 1, got " .. tostring(p))
+    end
+end
+
 local function shape_text(t)
     return (tostring(t.shape):match("%[.*%]"))
 end
@@ -324,13 +354,16 @@ function attention.trace(args)
     local list, kind
     if args.module ~= nil then
         if not is_module(args.module) then fail("module must be an nn.Module, got " .. type(args.module)) end
+        check_kind_options(args, "module")
         list, kind = module_stages(tr), tostring(args.module.__name)
     elseif args.q ~= nil or args.k ~= nil or args.v ~= nil then
+        check_kind_options(args, "qkv")
         list, kind = qkv_stages(tr), "attention"
     elseif torch.is_tensor(args.x) then
         if args.x:dim() ~= 2 and args.x:dim() ~= 3 then
             fail("x must be [n, d] or [b, n, d], got " .. shape_text(args.x))
         end
+        check_kind_options(args, "x")
         list, kind = plain_stages(tr), "self-attention without weights"
     else
         fail("give x = inputs, or q =, k =, v =, or module = m with x =")

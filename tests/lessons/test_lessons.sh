@@ -104,6 +104,11 @@ check "--list FILES: their titles" all status_is 0 -- \
     out_has "$FIX/failing.lua  A failing fixture  (tests)" -- \
     out_has "$FIX/leak_b.lua   Sees no global of another lesson"
 
+run --list "$FIX" "$FIX/no_such_lesson.lua"
+check "--list of a directory or a missing file: says it cannot read it, no Lua traceback" all status_is 0 -- \
+    out_has "(cannot read: $FIX: Is a directory)" -- \
+    out_has "(cannot read: $FIX/no_such_lesson.lua: No such file or directory)" -- err_empty
+
 (cd "$TMP" && "$BIN" --list >"$OUT" 2>"$ERR")
 STATUS=$?
 if [ -d "$(dirname "$BIN")/lessons" ]; then

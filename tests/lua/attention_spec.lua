@@ -241,6 +241,7 @@ describe("attention stages reject bad input", function()
              .. "to the sequence length 6", attention.valid_len_mask, 6, {2, 7}},
             {"attention.valid_len_mask: valid length %-1", attention.valid_len_mask, 6, {-1}},
             {"attention.valid_len_mask: lens must be 1%-D", attention.valid_len_mask, 6, torch.ones(1, 1, 1)},
+            {"attention.valid_len_mask: lens: tensor: element 1 is a string", attention.valid_len_mask, 6, {"2"}},
             {"attention.mask: hidden must be a bool tensor", attention.mask, inputs, torch.ones(6, 3)},
             {"attention.mask: the mask %[2, 2%] does not fit the scores %[6, 3%]", attention.mask, inputs,
              attention.causal_mask(2)},
@@ -277,5 +278,15 @@ describe("attention stages reject bad input", function()
         assert.are.same({0, 0}, dims(attention.causal_mask(0)))
         assert.matches("attention.causal_mask", error_of(attention.causal_mask, 2 ^ 40))
         assert.are.same({0, 1, 3}, dims(attention.valid_len_mask(3, torch.zeros(0))))
+    end)
+
+    -- An empty tensor may have a dim as large as an int64: nothing is computed row by row for it (these
+    -- calls used to loop 2^63 times over the rows of an empty mask, and 2^40 times over empty batches).
+    it("empty results with huge dims come back at once", function()
+        local huge = math.maxinteger
+        assert.are.same({huge, 0}, dims(attention.causal_mask(huge, 0)))
+        local q = torch.ones(2 ^ 40, 0, 2 ^ 20)
+        assert.are.same({2 ^ 40, 0, 0}, dims(attention.scores(q, q)))
+        assert.are.same({2 ^ 40, 0, 0}, dims(q:matmul(q:transpose(2, 3))))
     end)
 end)

@@ -310,6 +310,25 @@ describe("attention.trace{module = m, x = ...} on the book's classes (seed 004)"
         assert.matches("not divisible by 2 heads", error_of(attention.trace,
             {q = batch, k = batch, v = batch, heads = 2}))
         assert.matches("x must be %[n, d%] or %[b, n, d%]", error_of(attention.trace, {x = inputs[1]}))
+        -- an option the kind of trace would not use is refused, not silently left out of what is shown
+        for _, opt in ipairs({{mask = "causal"}, {heads = 2}, {dropout = 0.5}, {scale = false}, {fill = -1e9}}) do
+            opt.x = inputs
+            assert.matches("attention.trace: option %a+ does not apply here: a trace of x alone", error_of(
+                attention.trace, opt))
+        end
+        assert.matches("option x does not apply here: a trace of q, k, v", error_of(attention.trace,
+            {q = inputs, k = inputs, v = inputs, x = inputs}))
+        assert.matches("dropout must be a probability between 0 and 1, got 5", error_of(attention.trace,
+            {q = inputs, k = inputs, v = inputs, dropout = 5}))
+        assert.matches("dropout must be a probability between 0 and 1, got x", error_of(attention.trace,
+            {q = inputs, k = inputs, v = inputs, dropout = "x"}))
+        torch.manual_seed(123)
+        local mha = nn.MultiHeadAttention(3, 2, 6, 0.0, 2)
+        for _, opt in ipairs({{mask = "causal"}, {heads = 1}, {scale = false}}) do
+            opt.module, opt.x = mha, batch
+            assert.matches("option %a+ does not apply here: a module's trace computes what the module computes",
+                error_of(attention.trace, opt))
+        end
         torch.manual_seed(123)
         local ca = CausalAttention(3, 2, 4, 0.0)
         local tr = traced{module = ca, x = batch}
