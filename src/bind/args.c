@@ -1,6 +1,8 @@
 /* args.c — checking Lua arguments for the tensor bindings: tensors, integers, dims, shapes and the
  * trailing options table that stands in for Python's keyword arguments. Every error names the
- * function and the argument, and says what was expected. */
+ * function and the argument, and says what was expected, and is raised at the user's line: the rule
+ * of which stack frame is the user's is here, once, for the bindings and (luaopen_attn_errors) for
+ * the Lua library (src/lua/errors.lua). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,17 +42,17 @@ attn_tensor *lt_check(lua_State *L, int idx, const char *fn, const char *what)
     return *ud;
 }
 
-/* The REPL's own frames (src/lua/repl.lua) are the user's side: a one-liner runs as `return <line>`,
- * a tail call that leaves no frame of the user's. As in src/lua/errors.lua. */
+/* Whether a function (as lua_getinfo describes it) is one of attn's embedded library: its chunks are
+ * named "=[attn]/<file>" (scripts/embed-lua.sh). The REPL's own frames (src/lua/repl.lua) are the
+ * user's side: a one-liner runs as `return <line>`, a tail call that leaves no frame of the user's. */
 static int library_source(const lua_Debug *ar)
 {
     return strcmp(ar->what, "C") != 0 && strncmp(ar->source, "=[attn]/", 8) == 0 &&
            strcmp(ar->source, "=[attn]/repl.lua") != 0;
 }
 
-/* Whether the frame at level belongs to attn's embedded library (chunks "=[attn]/...", see
- * src/bind/init.c): one of its Lua functions, or a C function one of them called (a pcall). A C
- * function the user called (their pcall) does not. */
+/* Whether the frame at level belongs to attn's embedded library: one of its Lua functions, or a C
+ * function one of them called (a pcall). A C function the user called (their pcall) does not. */
 static int library_frame(lua_State *L, int level)
 {
     lua_Debug ar;
@@ -213,4 +215,40 @@ int lt_check_shape(lua_State *L, int idx, const char *fn, int64_t *shape)
     for (int i = idx; i <= top; i++)
         shape[ndim++] = size_entry(L, i, fn, i - idx + 1);
     return ndim;
+}
+
+/* ---- the same rule for the Lua library (src/lua/errors.lua) ------------------------------------ */
+
+/* where() -> "stdin:3: ", the position of the user's line above the Lua function that calls it (""
+ * when that is C or there is none), to put before a message raised with error(msg, 0). */
+static int l_where(lua_State *L)
+{
+    push_user_where(L);
+    return 1;
+}
+
+/* is_library(f) -> whether the function f is the library's; is_library(level) -> whether the frame
+ * at level is (counted as debug.getinfo counts: 1 is the function that calls is_library). */
+static int l_is_library(lua_State *L)
+{
+    if (lua_type(L, 1) == LUA_TNUMBER) {
+        lua_pushboolean(L, library_frame(L, (int)luaL_checkinteger(L, 1)));
+        return 1;
+    }
+    lua_Debug ar;
+    int library = 0;
+    if (lua_type(L, 1) == LUA_TFUNCTION) {
+        lua_pushvalue(L, 1);
+        library = lua_getinfo(L, ">S", &ar) && library_source(&ar);
+    }
+    lua_pushboolean(L, library);
+    return 1;
+}
+
+int luaopen_attn_errors(lua_State *L)
+{
+    static const luaL_Reg fns[] = {{"where", l_where}, {"is_library", l_is_library}, {NULL, NULL}};
+    lua_newtable(L);
+    lt_newpart(L, "errors", fns, NULL);
+    return 1;
 }

@@ -1,7 +1,6 @@
 /* attention.c (bindings) — the global table `attention`: the stages of core/attention.c (scores, scale,
  * masks, softmax, weighted_sum, dropout, heads, other score functions). attention.forward, trace and
- * heatmap are Lua (src/lua/attention.lua) on top of these. The table is fetched or created, so other
- * binding files (the fused path) can add their functions to the same table. */
+ * heatmap are Lua (src/lua/attention.lua) on top of these. bind/fused.c adds attention.fused. */
 #include <math.h>
 
 #include "attention.h"
@@ -50,8 +49,7 @@ static int f_valid_len_mask(lua_State *L)
 {
     int64_t n = lt_check_integer(L, 1, "attention.valid_len_mask", "n");
     if (lua_type(L, 2) == LUA_TTABLE && !lt_test(L, 2)) {
-        lua_getfield(L, LUA_REGISTRYINDEX, "attn.torch");
-        lua_getfield(L, -1, "tensor");
+        lua_pushcfunction(L, lt_torch_tensor);
         lua_pushvalue(L, 2);
         if (lua_pcall(L, 1, 1, 0) != LUA_OK) /* say whose argument it was: "tensor: element 1 is a string" */
             return lt_error(L, "attention.valid_len_mask: lens: %s",
@@ -142,15 +140,9 @@ static const luaL_Reg functions[] = {
     {"weighted_sum", f_weighted_sum}, {"dropout", f_dropout}, {"split_heads", f_split_heads},
     {"merge_heads", f_merge_heads}, {"general", f_general}, {"additive", f_additive}, {NULL, NULL}};
 
-/* Adds the stages to the global table `attention`, creating it if no other file has yet. */
-void lt_open_attention(lua_State *L)
+int luaopen_attn_attention(lua_State *L)
 {
-    if (lua_getglobal(L, "attention") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setglobal(L, "attention");
-    }
-    luaL_setfuncs(L, functions, 0);
-    lua_pop(L, 1);
+    lua_newtable(L);
+    lt_newpart(L, "attention", functions, NULL);
+    return 1;
 }

@@ -8,5 +8,8 @@
 /* Opens the standard libraries and attn's: globals torch, nn, help, ... and the embedded src/lua
  * modules. Returns LUA_OK, or an error code with the message on the stack. */
 int attn_open(lua_State *L);
+/* lua_setglobal, for the globals the command line sets (arg, -l name): init.c is the one place that
+ * sets globals. */
+void attn_setglobal(lua_State *L, const char *name);
 
 #endif

@@ -55,16 +55,24 @@ void lt_account(lua_State *L);
 int64_t lt_check_index(lua_State *L, int idx, const attn_tensor *t, int d, const char *fn);
 attn_tensor *lt_reversed(const attn_tensor *t, attn_error *err);
 
-/* Registration */
-void lt_open_tensor(lua_State *L, int torch, int methods);  /* bind/tensor.c */
-void lt_open_create(lua_State *L, int torch);               /* bind/create.c */
-void lt_open_views(lua_State *L, int torch, int methods);   /* bind/views.c */
-void lt_open_ops(lua_State *L, int torch, int methods);     /* bind/ops.c */
-void lt_open_random(lua_State *L, int torch, int methods);  /* bind/random.c */
-void lt_open_attention(lua_State *L);                        /* bind/attention.c: the global `attention` */
-void lt_open_fused(lua_State *L);                           /* bind/fused.c: attention.fused */
-void lt_open_layers(lua_State *L, int torch, int methods);  /* bind/layers.c */
-/* Registers f both as torch.name and as the tensor method name. */
-void lt_register(lua_State *L, int torch, int methods, const luaL_Reg *fns);
+/* The binding modules. Each returns its parts: a table whose fields name the library tables it adds
+ * to, each holding its functions: {torch = {...}, methods = {...}} (methods: the Tensor methods,
+ * t:name()), {attention = {...}}, {functional = {...}} (nn.functional), {metatable = {...}} (the
+ * Tensor's operators), {errors = {...}}. src/bind/init.c, the one wiring point, opens them in order
+ * and merges the parts into the module attn.bind. */
+int luaopen_attn_tensor(lua_State *L);    /* bind/tensor.c: the Tensor type, torch.Size, the dtypes */
+int luaopen_attn_create(lua_State *L);    /* bind/create.c */
+int luaopen_attn_views(lua_State *L);     /* bind/views.c */
+int luaopen_attn_ops(lua_State *L);       /* bind/ops.c */
+int luaopen_attn_random(lua_State *L);    /* bind/random.c */
+int luaopen_attn_attention(lua_State *L); /* bind/attention.c: the stages */
+int luaopen_attn_fused(lua_State *L);     /* bind/fused.c: attention.fused */
+int luaopen_attn_layers(lua_State *L);    /* bind/layers.c */
+int luaopen_attn_errors(lua_State *L);    /* bind/args.c: which frame is the user's, for src/lua/errors.lua */
+/* Sets field `name` of the parts table on top of the stack to a new table holding the functions of
+ * list `a` and of list `b` (either may be NULL). */
+void lt_newpart(lua_State *L, const char *name, const luaL_Reg *a, const luaL_Reg *b);
+/* torch.tensor (bind/create.c), for bindings that accept a table of numbers where a tensor goes. */
+int lt_torch_tensor(lua_State *L);
 
 #endif

@@ -308,7 +308,14 @@ static const luaL_Reg creation[] = {
     {"eye", torch_eye}, {"stack", torch_stack}, {"cat", torch_cat},
     {"set_printoptions", torch_set_printoptions}, {"memory_allocated", torch_memory}, {NULL, NULL}};
 
-void lt_open_create(lua_State *L, int torch)
+int lt_torch_tensor(lua_State *L)
 {
-    lt_register(L, torch, 0, creation);
+    return torch_tensor(L);
+}
+
+int luaopen_attn_create(lua_State *L)
+{
+    lua_newtable(L);
+    lt_newpart(L, "torch", creation, NULL);
+    return 1;
 }

@@ -1,6 +1,6 @@
 /* fused.c (bindings) — attention.fused(q, k, v [, {causal = false, scale = 1/sqrt(d)}]), the one-pass
- * attention of src/core/fused.c, added to the global `attention` table (made here if it is not there
- * yet; the stage operations live in the same table). */
+ * attention of src/core/fused.c, a part of the table `attention` (whose stage operations are in
+ * bind/attention.c). */
 #include <math.h>
 #include <string.h>
 
@@ -60,14 +60,9 @@ static const luaL_Reg fused_fns[] = {
     {NULL, NULL}
 };
 
-void lt_open_fused(lua_State *L)
+int luaopen_attn_fused(lua_State *L)
 {
-    if (lua_getglobal(L, "attention") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setglobal(L, "attention");
-    }
-    luaL_setfuncs(L, fused_fns, 0);
-    lua_pop(L, 1);
+    lua_newtable(L);
+    lt_newpart(L, "attention", fused_fns, NULL);
+    return 1;
 }

@@ -1,6 +1,9 @@
-/* init.c — opens attn inside a Lua state: the standard libraries, the global `torch` table with
- * the tensor functions, the Tensor metatable, and the embedded Lua library (every src/lua file, available
- * as require("attn.<name>")), then runs attn.init which sets up nn, help and friends. */
+/* init.c — the one wiring point: opens attn inside a Lua state. The binding modules (luaopen_attn_*,
+ * one per file of src/bind) are opened in the order written here and their parts merged into the
+ * module attn.bind; the embedded Lua library (every src/lua file, available as
+ * require("attn.<name>")) is registered; attn.init (src/lua/init.lua) returns the public tables,
+ * which become the globals torch, nn, attention, help and lesson. This is the only file that sets
+ * a global (attn_setglobal is how src/cli sets the ones the command line asks for: arg, -l name). */
 #include <lauxlib.h>
 #include <lualib.h>
 #include <math.h>
@@ -62,42 +65,91 @@ static void preload_embedded(lua_State *L)
     lua_pop(L, 2);
 }
 
-static int open_all(lua_State *L)
+/* ---- the wiring point ------------------------------------------------------------------------- */
+
+/* The binding modules (src/bind), in the order they are opened. tensor comes first: it makes the
+ * Tensor type, whose table of methods and metatable the others add to. */
+static const luaL_Reg BINDINGS[] = {
+    {"tensor", luaopen_attn_tensor}, {"create", luaopen_attn_create}, {"views", luaopen_attn_views},
+    {"ops", luaopen_attn_ops}, {"random", luaopen_attn_random}, {"attention", luaopen_attn_attention},
+    {"fused", luaopen_attn_fused}, {"layers", luaopen_attn_layers}, {"errors", luaopen_attn_errors},
+    {NULL, NULL}};
+
+/* Adds the fields of the table on top of the stack to the table at index `into`, and pops it. */
+static void merge(lua_State *L, int into)
 {
-    luaL_openlibs(L);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, into);
+    }
+    lua_pop(L, 1);
+}
+
+/* The module attn.bind: the C side of the library, one table per part name the bindings return
+ * (torch, methods, metatable, attention, functional, errors). The first binding to return a part
+ * gives that table itself (tensor's methods, which the Tensor metatable looks methods up in); the
+ * later ones add their functions to it. */
+static int open_bindings(lua_State *L)
+{
+    lua_newtable(L);
+    int bind = lua_gettop(L);
+    for (const luaL_Reg *b = BINDINGS; b->func; b++) {
+        lua_pushcfunction(L, b->func);
+        lua_pushfstring(L, "attn.bind.%s", b->name);
+        lua_call(L, 1, 1);
+        lua_pushnil(L);
+        while (lua_next(L, -2)) { /* part name, part */
+            lua_pushvalue(L, -2);
+            if (lua_rawget(L, bind) == LUA_TNIL) {
+                lua_pop(L, 1);
+                lua_pushvalue(L, -2);
+                lua_pushvalue(L, -2);
+                lua_rawset(L, bind);
+                lua_pop(L, 1);
+            } else {
+                lua_insert(L, -2);
+                merge(L, lua_gettop(L) - 1);
+                lua_pop(L, 1);
+            }
+        }
+        lua_pop(L, 1);
+    }
+    return 1;
+}
+
+/* The library, without the standard libraries or globals: attn.bind (the C side) and the embedded
+ * Lua modules become requirable, and the table of attn.init (src/lua/init.lua: torch, nn, attention,
+ * help, lesson) is left on the stack. The one start of both ./attn (attn_open) and attn.so. */
+static int load_library(lua_State *L)
+{
     use_lua_allocator(L);
     keep_freed_memory();
-
-    lua_newtable(L);
-    int torch = lua_gettop(L);
-    lua_newtable(L);
-    int methods = lua_gettop(L);
-    lt_open_tensor(L, torch, methods);
-    lt_open_create(L, torch);
-    lt_open_views(L, torch, methods);
-    lt_open_ops(L, torch, methods);
-    lt_open_random(L, torch, methods);
-    lt_open_attention(L);
-    lt_open_fused(L);
-    lt_open_layers(L, torch, methods);
-    lua_pushnumber(L, HUGE_VAL);
-    lua_setfield(L, torch, "inf");
-    lua_pushnumber(L, NAN);
-    lua_setfield(L, torch, "nan");
-    lua_pushliteral(L, ATTN_VERSION);
-    lua_setfield(L, torch, "__version__");
-    /* the table of tensor methods, for Lua code that adds methods (src/lua) */
-    lua_pushvalue(L, methods);
-    lua_setfield(L, LUA_REGISTRYINDEX, "attn.methods");
-    lua_pushvalue(L, torch);
-    lua_setglobal(L, "torch");
-    lua_pushvalue(L, torch);
-    lua_setfield(L, LUA_REGISTRYINDEX, "attn.torch");
-
+    luaL_requiref(L, "attn.bind", open_bindings, 0);
+    lua_pop(L, 1);
     preload_embedded(L);
     lua_getglobal(L, "require");
     lua_pushliteral(L, "attn.init");
-    lua_call(L, 1, 0);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+void attn_setglobal(lua_State *L, const char *name)
+{
+    lua_setglobal(L, name);
+}
+
+/* ./attn: the standard libraries, the library, and its tables as globals (torch, nn, attention,
+ * help, lesson). */
+static int open_all(lua_State *L)
+{
+    luaL_openlibs(L);
+    load_library(L);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        attn_setglobal(L, lua_tostring(L, -2));
+    }
     return 0;
 }
 

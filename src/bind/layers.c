@@ -1,6 +1,6 @@
 /* layers.c (bindings) — torch.layer_norm, torch.embedding, torch.erf/sin/cos (also as tensor methods),
- * and gelu/silu, which PyTorch has only as torch.nn.functional.gelu/silu: those two go into the registry
- * table "attn.functional", from which src/lua/transformer.lua puts them into nn.functional. The numbers
+ * and gelu/silu, which PyTorch has only as torch.nn.functional.gelu/silu: those two are the part
+ * `functional`, which src/lua/transformer.lua puts into nn.functional. The numbers
  * are computed in core/layers.c and core/activation.c. */
 #include <stdio.h>
 #include <string.h>
@@ -114,11 +114,11 @@ static const luaL_Reg both[] = {{"erf", f_erf}, {"sin", f_sin}, {"cos", f_cos}, 
 static const luaL_Reg torch_only[] = {{"layer_norm", f_layer_norm}, {"embedding", f_embedding}, {NULL, NULL}};
 static const luaL_Reg functional[] = {{"gelu", f_gelu}, {"silu", f_silu}, {NULL, NULL}};
 
-void lt_open_layers(lua_State *L, int torch, int methods)
+int luaopen_attn_layers(lua_State *L)
 {
-    lt_register(L, torch, methods, both);
-    lt_register(L, torch, 0, torch_only);
     lua_newtable(L);
-    luaL_setfuncs(L, functional, 0);
-    lua_setfield(L, LUA_REGISTRYINDEX, "attn.functional");
+    lt_newpart(L, "torch", both, torch_only);
+    lt_newpart(L, "methods", both, NULL);
+    lt_newpart(L, "functional", functional, NULL);
+    return 1;
 }

@@ -382,15 +382,16 @@ static const luaL_Reg methods_only[] = {
     {"where", m_where}, {"add_", f_add_}, {"sub_", f_sub_}, {"mul_", f_mul_}, {"div_", f_div_},
     {"masked_fill_", f_masked_fill_}, {NULL, NULL}};
 
-void lt_open_ops(lua_State *L, int torch, int methods)
+/* The operators a + b, a - b, a * b, a / b, a ^ b, -a and a // b: metamethods of the Tensor type. */
+static const luaL_Reg meta[] = {
+    {"__add", f_add}, {"__sub", f_sub}, {"__mul", f_mul}, {"__div", f_div}, {"__pow", f_pow},
+    {"__unm", op_unm}, {"__idiv", op_idiv}, {NULL, NULL}};
+
+int luaopen_attn_ops(lua_State *L)
 {
-    lt_register(L, torch, methods, functions);
-    lt_register(L, torch, 0, torch_only);
-    lt_register(L, 0, methods, methods_only);
-    luaL_getmetatable(L, ATTN_TENSOR_MT);
-    static const luaL_Reg meta[] = {
-        {"__add", f_add}, {"__sub", f_sub}, {"__mul", f_mul}, {"__div", f_div}, {"__pow", f_pow},
-        {"__unm", op_unm}, {"__idiv", op_idiv}, {NULL, NULL}};
-    luaL_setfuncs(L, meta, 0);
-    lua_pop(L, 1);
+    lua_newtable(L);
+    lt_newpart(L, "torch", functions, torch_only);
+    lt_newpart(L, "methods", functions, methods_only);
+    lt_newpart(L, "metatable", meta, NULL);
+    return 1;
 }

@@ -238,8 +238,10 @@ static const luaL_Reg functions[] = {
 static const luaL_Reg methods_only[] = {
     {"uniform_", f_uniform_}, {"normal_", f_normal_}, {"bernoulli_", f_bernoulli_}, {NULL, NULL}};
 
-void lt_open_random(lua_State *L, int torch, int methods)
+int luaopen_attn_random(lua_State *L)
 {
-    lt_register(L, torch, 0, functions);
-    lt_register(L, 0, methods, methods_only);
+    lua_newtable(L);
+    lt_newpart(L, "torch", functions, NULL);
+    lt_newpart(L, "methods", methods_only, NULL);
+    return 1;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_lua.h"
 #include "bind.h"
 #include "format.h"
 
@@ -351,19 +352,14 @@ static int tensor_pairs(lua_State *L)
 
 /* ---- registration -------------------------------------------------------------------------- */
 
-void lt_register(lua_State *L, int torch, int methods, const luaL_Reg *fns)
+void lt_newpart(lua_State *L, const char *name, const luaL_Reg *a, const luaL_Reg *b)
 {
-    for (; fns->name; fns++) {
-        lua_pushcfunction(L, fns->func);
-        if (torch) {
-            lua_pushvalue(L, -1);
-            lua_setfield(L, torch, fns->name);
-        }
-        if (methods)
-            lua_setfield(L, methods, fns->name);
-        else
-            lua_pop(L, 1);
-    }
+    lua_newtable(L);
+    if (a)
+        luaL_setfuncs(L, a, 0);
+    if (b)
+        luaL_setfuncs(L, b, 0);
+    lua_setfield(L, -2, name);
 }
 
 static int torch_is_tensor(lua_State *L)
@@ -388,10 +384,25 @@ static int dtype_tostring(lua_State *L)
     return 1;
 }
 
-void lt_open_tensor(lua_State *L, int torch, int methods)
+/* The Tensor type: its metatable and its table of methods, which the other binding files add to (their
+ * parts `methods` and `metatable`, merged by src/bind/init.c); torch.Size, torch.is_tensor, the dtypes
+ * and the constants. Returns {torch = ..., methods = ..., metatable = ...}. */
+int luaopen_attn_tensor(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"Size", torch_size}, {"is_tensor", torch_is_tensor}, {NULL, NULL}};
-    lt_register(L, torch, 0, fns);
+    lua_newtable(L);
+    int parts = lua_gettop(L);
+    lt_newpart(L, "torch", fns, NULL);
+    lua_getfield(L, parts, "torch");
+    int torch = lua_gettop(L);
+    lua_newtable(L);
+    int methods = lua_gettop(L);
+    lua_pushnumber(L, HUGE_VAL);
+    lua_setfield(L, torch, "inf");
+    lua_pushnumber(L, NAN);
+    lua_setfield(L, torch, "nan");
+    lua_pushliteral(L, ATTN_VERSION);
+    lua_setfield(L, torch, "__version__");
 
     luaL_newmetatable(L, ATTN_DTYPE_MT);
     lua_pushcfunction(L, dtype_tostring);
@@ -433,5 +444,8 @@ void lt_open_tensor(lua_State *L, int torch, int methods)
     lua_pushvalue(L, torch);
     lua_pushcclosure(L, tensor_index, 2);
     lua_setfield(L, mt, "__index");
-    lua_pop(L, 1);
+    lua_setfield(L, parts, "metatable");
+    lua_setfield(L, parts, "methods");
+    lua_pop(L, 1); /* torch */
+    return 1;
 }

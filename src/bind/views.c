@@ -316,8 +316,10 @@ static const luaL_Reg method_only[] = {
     {"expand", t_expand}, {"bool", t_bool}, {"float", t_float}, {"fill_", t_fill_}, {"zero_", t_zero_},
     {"copy_", t_copy_}, {NULL, NULL}};
 
-void lt_open_views(lua_State *L, int torch, int methods)
+int luaopen_attn_views(lua_State *L)
 {
-    lt_register(L, torch, methods, shared);
-    lt_register(L, 0, methods, method_only);
+    lua_newtable(L);
+    lt_newpart(L, "torch", shared, NULL);
+    lt_newpart(L, "methods", shared, method_only);
+    return 1;
 }

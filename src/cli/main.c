@@ -129,7 +129,7 @@ static int dolibrary(lua_State *L, const char *spec) {
         if (eq) lua_pushlstring(L, spec, (size_t)(eq - spec));
         else lua_pushstring(L, spec);
         lua_insert(L, -2);
-        lua_setglobal(L, lua_tostring(L, -2));
+        attn_setglobal(L, lua_tostring(L, -2));
         lua_pop(L, 1);
     }
     return report(L, status);
@@ -146,7 +146,7 @@ static void createargtable(lua_State *L, char **argv, int argc, int script) {
         lua_pushstring(L, argv[i]);
         lua_rawseti(L, -2, i - script);
     }
-    lua_setglobal(L, "arg");
+    attn_setglobal(L, "arg");
 }
 
 /* Pushes arg[1..#arg]: the script's `...`. */

@@ -36,7 +36,9 @@ static int use_color;
 static char *history_path; /* NULL: no history file (no HOME, or not writable) */
 static volatile sig_atomic_t prompt_interrupted;
 
-static int repl_key, out_key, completions_key; /* addresses used as registry keys */
+/* The candidates of the last Tab, handed to readline one per call (see complete). */
+static char **candidates;
+static size_t ncandidates;
 
 /* ---- Ctrl-C at the prompt -------------------------------------------------------------------- */
 
@@ -139,20 +141,59 @@ static int l_accept(lua_State *L) {
     return 0;
 }
 
+/* The `out` table handed to every repl.eval: on a terminal, the history sees each complete chunk. */
+static void push_out(lua_State *L) {
+    lua_newtable(L);
+    if (use_readline) {
+        lua_pushcfunction(L, l_accept);
+        lua_setfield(L, -2, "accept");
+        lua_pushcfunction(L, l_error);
+        lua_setfield(L, -2, "error");
+    }
+}
+
 /* ---- completion ------------------------------------------------------------------------------ */
 
-/* Hands readline the candidates that repl.complete left in the registry, one per call. */
+/* Pushes require("attn.repl")[name] (src/lua/repl.lua). Returns 0, with the error pushed instead,
+ * when the module cannot be loaded. */
+static int push_repl_function(lua_State *L, const char *name) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "attn.repl");
+    if (attn_pcall(L, 1, 1, 1) != LUA_OK) return 0;
+    lua_getfield(L, -1, name);
+    lua_remove(L, -2);
+    return 1;
+}
+
+static void free_candidates(void) {
+    for (size_t i = 0; i < ncandidates; i++) free(candidates[i]);
+    free(candidates);
+    candidates = NULL;
+    ncandidates = 0;
+}
+
+/* Copies the list of strings on top of the stack into candidates. */
+static void take_candidates(lua_State *L) {
+    size_t n = (size_t)lua_rawlen(L, -1);
+    free_candidates();
+    candidates = calloc(n ? n : 1, sizeof *candidates);
+    if (candidates == NULL) return;
+    for (size_t i = 0; i < n; i++) {
+        if (lua_rawgeti(L, -1, (lua_Integer)i + 1) == LUA_TSTRING) {
+            char *s = strdup(lua_tostring(L, -1));
+            if (s != NULL) candidates[ncandidates++] = s;
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* Hands readline the candidates of the last Tab, one per call. */
 static char *next_candidate(const char *text, int state) {
-    static lua_Integer i;
-    char *s = NULL;
-    int top = lua_gettop(replL);
+    static size_t i;
     (void)text;
     if (state == 0) i = 0;
-    lua_rawgetp(replL, LUA_REGISTRYINDEX, &completions_key);
-    if (lua_istable(replL, -1) && lua_rawgeti(replL, -1, ++i) == LUA_TSTRING)
-        s = strdup(lua_tostring(replL, -1)); /* readline frees it */
-    lua_settop(replL, top);
-    return s;
+    if (i >= ncandidates) return NULL;
+    return strdup(candidates[i++]); /* readline frees it */
 }
 
 /* Tab: asks repl.complete(text) for the candidates. Never falls back to file names. */
@@ -164,18 +205,19 @@ static char **complete(const char *text, int start, int end) {
     (void)end;
     rl_attempted_completion_over = 1;
     rl_completion_append_character = '\0'; /* `torch.softmax` then `(`, not a space */
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &repl_key);
-    lua_getfield(L, -1, "complete");
+    if (!push_repl_function(L, "complete")) {
+        lua_settop(L, top);
+        return NULL;
+    }
     lua_pushstring(L, text);
     if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
         lua_settop(L, top);
         return NULL;
     }
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &completions_key);
-    matches = rl_completion_matches(text, next_candidate);
-    lua_pushnil(L);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &completions_key);
+    take_candidates(L);
     lua_settop(L, top);
+    matches = rl_completion_matches(text, next_candidate);
+    free_candidates();
     return matches;
 }
 
@@ -219,12 +261,13 @@ static int read_line(int first, char **line) {
 static int eval_chunk(lua_State *L, const char *chunk, int at_eof) {
     int incomplete = 0;
     int top = lua_gettop(L);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &repl_key);
-    lua_getfield(L, -1, "eval");
-    lua_pushstring(L, chunk);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &out_key);
-    lua_pushboolean(L, at_eof);
-    if (attn_pcall(L, 3, 1, 1) != LUA_OK) {
+    int loaded = push_repl_function(L, "eval");
+    if (loaded) {
+        lua_pushstring(L, chunk);
+        push_out(L);
+        lua_pushboolean(L, at_eof);
+    }
+    if (!loaded || attn_pcall(L, 3, 1, 1) != LUA_OK) {
         const char *msg = lua_tostring(L, -1);
         if (use_readline && msg && strstr(msg, "interrupted")) fputs("\n", stderr);
         print_error(msg ? msg : "(error object is not a string)");
@@ -253,7 +296,7 @@ static char *append_line(char *chunk, const char *line) {
 
 /* ---- setup ----------------------------------------------------------------------------------- */
 
-/* require("attn.repl") into the registry, plus the `out` table handed to every eval. */
+/* Checks that attn.repl loads, and gives it the colour choice. */
 static int load_module(lua_State *L) {
     lua_getglobal(L, "require");
     lua_pushliteral(L, "attn.repl");
@@ -265,15 +308,7 @@ static int load_module(lua_State *L) {
     }
     lua_pushboolean(L, use_color);
     lua_setfield(L, -2, "color");
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &repl_key);
-    lua_newtable(L);
-    if (use_readline) {
-        lua_pushcfunction(L, l_accept);
-        lua_setfield(L, -2, "accept");
-        lua_pushcfunction(L, l_error);
-        lua_setfield(L, -2, "error");
-    }
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &out_key);
+    lua_pop(L, 1);
     return 1;
 }
 

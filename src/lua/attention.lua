@@ -4,7 +4,8 @@
 -- additive) are C (src/bind/attention.c over src/core/attention.c) and are already in the table when
 -- this runs. Here: attention.forward, which composes them the way the book's classes do, and
 -- attention.heatmap and attention.trace (heatmap.lua, trace.lua).
-local attention = assert(rawget(_G, "attention"), "attn.attention: the C stages must be opened first")
+local torch = require("attn.bind").torch
+local attention = require("attn.bind").attention
 local heatmap = require("attn.heatmap")
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 

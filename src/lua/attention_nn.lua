@@ -15,13 +15,12 @@
 --           mask or none, plain dot-product scores, and m.use_fused not set to false.
 -- nn.lua calls this file's function with nn once nn.Module, nn.Linear and nn.Dropout exist.
 
-local torch = torch
+local torch = require("attn.bind").torch
 
 return function(nn)
 
--- The stage operations: the global table `attention`, which the C core fills before any Lua runs.
--- Kept here so that a user's global named `attention` cannot break the classes.
-local A = assert(rawget(_G, "attention"), "attn.attention_nn: the C attention stages must be opened first")
+-- The stage operations (src/bind/attention.c), not the global `attention`, which a user may replace.
+local A = require("attn.bind").attention
 
 -- ---- arguments and checks ---------------------------------------------------------------------------
 -- Errors carry the position of the user's line, as Lua's own errors do (attn.errors).

@@ -14,8 +14,8 @@
 
 local help = require("attn.help")
 local nn = require("attn.nn")
-local torch = torch
-local methods = debug.getregistry()["attn.methods"]
+local torch = require("attn.bind").torch
+local methods = require("attn.bind").methods
 
 -- One paragraph: runs of white space (source line breaks included) become one space.
 local function para(s)

@@ -3,6 +3,7 @@
 
 return function(D)
 local def = D.def
+local attention = require("attn.attention")
 
 local batched = [=[Works on a batch: leading dims broadcast as in torch.matmul.]=]
 

@@ -3,6 +3,7 @@
 
 return function(D)
 local def = D.def
+local attention = require("attn.attention")
 
 def("attention.fused", "attention.fused(q, k, v [, {causal = false, scale = 1/sqrt(d)}])", [=[
 Attention in one pass: softmax(q·kᵀ·scale)·v, the same numbers as the stages (scores, scale, mask,

@@ -3,6 +3,7 @@
 
 return function(D)
 local def = D.def
+local nn = require("attn.nn")
 local help = require("attn.help")
 
 def("nn", "nn  (also torch.nn)", [=[

@@ -3,7 +3,7 @@
 
 return function(D)
 local def, both, method = D.def, D.both, D.method
-local methods = debug.getregistry()["attn.methods"]
+local methods = require("attn.bind").methods
 
 -- ---- the tensor type ------------------------------------------------------------------------------
 

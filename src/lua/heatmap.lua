@@ -12,6 +12,7 @@
 -- The numbers are PyTorch's print of t, cell by cell (so precision and scientific notation follow
 -- torch.set_printoptions, and -inf / nan show as such); the colour only adds to them.
 local heatmap = {}
+local torch = require("attn.bind").torch
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local raise, raisef = errors.raise, errors.raisef
 

@@ -17,6 +17,8 @@
 -- The module is a callable table: help(x) == help.show(x). help.text(x) returns what help(x)
 -- prints, and help.write (io.write by default) is where it goes.
 
+local torch = require("attn.bind").torch
+local errors = require("attn.errors")
 local help = {}
 
 local docs = {}                                  -- name -> {sig, doc, example}
@@ -133,14 +135,14 @@ end
 -- each optional but sig). value (optional): the documented value itself.
 function help.register(name, entry, value)
     if type(name) ~= "string" or name == "" then
-        error("help.register: name must be a non-empty string", 2)
+        errors.raise("help.register: name must be a non-empty string")
     end
     if type(entry) ~= "table" then
-        error("help.register: the doc of " .. name .. " must be a table {sig, doc, example}", 2)
+        errors.raise("help.register: the doc of " .. name .. " must be a table {sig, doc, example}")
     end
     for _, f in ipairs({"sig", "doc", "example"}) do
         if entry[f] ~= nil and type(entry[f]) ~= "string" then
-            error("help.register: " .. name .. "." .. f .. " must be a string", 2)
+            errors.raise("help.register: " .. name .. "." .. f .. " must be a string")
         end
     end
     docs[name] = {sig = entry.sig or name, doc = entry.doc, example = entry.example}
@@ -272,11 +274,11 @@ end
 -- Lists the members of the table `name` in groups when help shows it: {{"title:", {names}}, ...}.
 function help.groups(name, list)
     if type(name) ~= "string" or type(list) ~= "table" then
-        error("help.groups: expected a table's name and a list of {title, {names...}}", 2)
+        errors.raise("help.groups: expected a table's name and a list of {title, {names...}}")
     end
     for i, g in ipairs(list) do
         if type(g) ~= "table" or type(g[1]) ~= "string" or type(g[2]) ~= "table" then
-            error("help.groups: group " .. i .. " must be {title, {names...}}", 2)
+            errors.raise("help.groups: group " .. i .. " must be {title, {names...}}")
         end
     end
     groups[name] = list

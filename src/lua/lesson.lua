@@ -23,6 +23,8 @@
 --   "line"   pause before every line of the lesson's own code (lesson_run.lua's line hook)
 --   "check"  print nothing but failed checks (or TAP, with lesson.tap)
 
+local torch = require("attn.bind").torch
+local errors = require("attn.errors")
 local compare = require("attn.lesson_compare")
 local source = require("attn.lesson_source")
 
@@ -86,7 +88,7 @@ end
 -- lesson.capture(fn, ...) -> the text the lesson library printed while fn(...) ran (no colour).
 function lesson.capture(fn, ...)
     if type(fn) ~= "function" then
-        error("lesson.capture: argument 1 must be a function, got " .. type(fn), 2)
+        errors.raise("lesson.capture: argument 1 must be a function, got " .. type(fn))
     end
     local saved, color = captured, lesson.color
     captured, lesson.color = {}, false
@@ -161,7 +163,7 @@ lesson.code_lines = code_lines
 
 local function check_string(fn, i, v)
     if type(v) ~= "string" then
-        error(string.format("lesson.%s: argument %d must be a string, got %s", fn, i, type(v)), 3)
+        errors.raisef("lesson.%s: argument %d must be a string, got %s", fn, i, type(v))
     end
 end
 
@@ -241,7 +243,7 @@ end
 function lesson.step(title, fn)
     check_string("step", 1, title)
     if type(fn) ~= "function" then
-        error("lesson.step: argument 2 must be a function, got " .. type(fn), 2)
+        errors.raise("lesson.step: argument 2 must be a function, got " .. type(fn))
     end
     S.step = S.step + 1
     S.run_to_step = false   -- --step=line: "c" runs to the next step
@@ -267,13 +269,13 @@ end
 -- the other. For patterns a lesson compares (a bidirectional and a causal mask).
 function lesson.heatmaps(list)
     if type(list) ~= "table" or #list == 0 then
-        error("lesson.heatmaps: expected a list such as {{\"BERT\", w1}, {\"GPT\", w2}}, got " .. type(list), 2)
+        errors.raise("lesson.heatmaps: expected a list such as {{\"BERT\", w1}, {\"GPT\", w2}}, got " .. type(list))
     end
     local heatmap = require("attn.heatmap")
     local blocks, widths = {}, {}
     for i, item in ipairs(list) do
         if type(item) ~= "table" or not torch.is_tensor(item[2]) then
-            error("lesson.heatmaps: item " .. i .. " must be {title, tensor [, opts]}", 2)
+            errors.raise("lesson.heatmaps: item " .. i .. " must be {title, tensor [, opts]}")
         end
         local opts = {}
         for k, v in pairs(item[3] or {}) do opts[k] = v end
@@ -346,8 +348,7 @@ local function read_reference(path)
         if not line:match("^#") and line:match("%S") then
             local name, shape, values = line:match("^tensor name=(%S+) shape=(%S*) : ?(.*)$")
             if not name then
-                error(string.format("lesson.reference: %s line %d is not 'tensor name=N shape=S : values'",
-                                    path, n), 0)
+                errors.raisef("lesson.reference: %s line %d is not 'tensor name=N shape=S : values'", path, n)
             end
             local dims, vals = {}, {}
             for d in shape:gmatch("%d+") do dims[#dims + 1] = tonumber(d) end
@@ -367,11 +368,11 @@ function lesson.reference(file, name)
     check_string("reference", 2, name)
     local path, tried = reference_path(file)
     if not path then
-        error("lesson.reference: cannot find " .. file .. " (looked for " .. tried .. ")", 2)
+        errors.raise("lesson.reference: cannot find " .. file .. " (looked for " .. tried .. ")")
     end
     references[path] = references[path] or read_reference(path)
     local r = references[path][name]
-    if not r then error("lesson.reference: no tensor named " .. name .. " in " .. path, 2) end
+    if not r then errors.raise("lesson.reference: no tensor named " .. name .. " in " .. path) end
     local t = torch.tensor(#r.values == 1 and #r.shape == 0 and r.values[1] or r.values)
     if #r.shape > 0 then t = t:view(table.unpack(r.shape)) end
     from_reference[t] = true
@@ -416,12 +417,12 @@ end
 function lesson.check(what, computed, expected, opts)
     check_string("check", 1, what)
     if opts ~= nil and type(opts) ~= "table" then
-        error("lesson.check: argument 4 must be an options table such as {tol = 5e-5}, got " .. type(opts), 2)
+        errors.raise("lesson.check: argument 4 must be an options table such as {tol = 5e-5}, got " .. type(opts))
     end
     if torch.is_tensor(expected) and not from_reference[expected] then
-        error("lesson.check: the expected side is a tensor attn computed, not the book's text or numbers " ..
+        errors.raise("lesson.check: the expected side is a tensor attn computed, not the book's text or numbers " ..
               "or PyTorch's (lesson.reference): compare two computations with lesson.agree(what, a, b " ..
-              "[, {tol = ...}])", 2)
+              "[, {tol = ...}])")
     end
     local ok, lines = compare.check(computed, expected, opts)
     if ok then S.passed = S.passed + 1 else S.failed = S.failed + 1 end
@@ -436,14 +437,14 @@ end
 function lesson.agree(what, a, b, opts)
     check_string("agree", 1, what)
     if opts ~= nil and type(opts) ~= "table" then
-        error("lesson.agree: argument 4 must be an options table such as {tol = 1e-6}, got " .. type(opts), 2)
+        errors.raise("lesson.agree: argument 4 must be an options table such as {tol = 1e-6}, got " .. type(opts))
     end
     if a == nil or b == nil then
-        error("lesson.agree: needs two values to compare, got " .. type(a) .. " and " .. type(b), 2)
+        errors.raise("lesson.agree: needs two values to compare, got " .. type(a) .. " and " .. type(b))
     end
     local tol = opts and opts.tol or 0
     if type(tol) ~= "number" or tol < 0 or tol ~= tol then
-        error("lesson.agree: tol must be a number >= 0, got " .. tostring(tol), 2)
+        errors.raise("lesson.agree: tol must be a number >= 0, got " .. tostring(tol))
     end
     local ok, note, lines = compare.agree(a, b, tol)
     if ok then S.passed = S.passed + 1 else S.failed = S.failed + 1 end

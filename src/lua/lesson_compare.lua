@@ -16,10 +16,12 @@
 -- nested tables of numbers or booleans, or lists of any of these, element by element within tol
 -- (0: exactly; nan equals nan, an infinity itself); the shapes must be the same.
 
+local torch = require("attn.bind").torch
+local errors = require("attn.errors")
 local compare = {}
 
 local function is_tensor(v)
-    return torch and torch.is_tensor and torch.is_tensor(v) or false
+    return torch.is_tensor(v)
 end
 
 ---------------------------------------------------------------------------------------------------
@@ -218,7 +220,7 @@ end
 
 local function check_numbers(computed, expected, tol)
     local want, wshape = flatten(expected)
-    if not want then error("lesson.check: the expected table: " .. wshape, 3) end
+    if not want then errors.raise("lesson.check: the expected table: " .. wshape) end
     local got, gshape = flatten(computed)
     local lines = {labelled("expected", table_str(expected)), labelled("got", render(computed))}
     if not got then
@@ -257,7 +259,7 @@ local function normal(v)
     end
     local kind = type(v)
     if kind == "number" or kind == "boolean" or kind == "string" then return {kind = "atom", value = v} end
-    if kind ~= "table" then error("lesson.agree: cannot compare a " .. kind, 4) end
+    if kind ~= "table" then errors.raise("lesson.agree: cannot compare a " .. kind) end
     local values, shape = flatten(v)
     if not values then   -- flatten takes numbers only; booleans make a rectangular table too
         local t, dims = v, {}
@@ -381,7 +383,7 @@ function compare.check(computed, expected, opts)
     opts = opts or {}
     local tol = opts.tol
     if tol ~= nil and (type(tol) ~= "number" or tol < 0 or tol ~= tol) then
-        error("lesson.check: tol must be a number >= 0, got " .. tostring(tol), 3)
+        errors.raise("lesson.check: tol must be a number >= 0, got " .. tostring(tol))
     end
     local kind = type(expected)
     if kind == "string" then
@@ -399,13 +401,13 @@ function compare.check(computed, expected, opts)
         return check_numbers(computed, expected, tol)
     elseif kind == "table" or is_tensor(expected) then
         if tol == nil then
-            error("lesson.check: a " .. (kind == "table" and "table" or "tensor") ..
-                  " of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}", 3)
+            errors.raise("lesson.check: a " .. (kind == "table" and "table" or "tensor") ..
+                  " of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}")
         end
         return check_numbers(computed, expected, tol)
     end
-    error("lesson.check: the expected value must be text, a number, a table of numbers or a boolean, got "
-          .. kind, 3)
+    errors.raise("lesson.check: the expected value must be text, a number, a table of numbers or a boolean, got "
+          .. kind)
 end
 
 return compare

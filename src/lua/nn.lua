@@ -15,7 +15,7 @@
 -- first assigned (as PyTorch keeps registration order), so printing, parameters() and
 -- named_parameters() list them as PyTorch does.
 
-local torch = torch
+local torch = require("attn.bind").torch
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local py_float = require("attn.pyrepr").float
 local nn = {}

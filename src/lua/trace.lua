@@ -16,7 +16,8 @@
 -- matrix per batch item and head.
 local heatmap = require("attn.heatmap")
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
-local attention = attention
+local torch = require("attn.bind").torch
+local attention = require("attn.bind").attention
 
 local Trace = {}
 Trace.__index = Trace

@@ -16,9 +16,9 @@
 -- forward methods lost their lambdas ("x = self.sublayers0)"); they are the Annotated Transformer's:
 -- sublayers[0](x, lambda x: self.self_attn(x, x, x, mask)), then sublayers[1](x, self.ffn). The seed calls
 -- its encoder post-LN, but its SublayerConnection is pre-LN: x + dropout(sublayer(norm(x))).
-local torch, nn = torch, require("attn.nn")
+local torch, nn = require("attn.bind").torch, require("attn.nn")
 local F = nn.functional
-local C = debug.getregistry()["attn.functional"] -- gelu and silu from src/bind/layers.c
+local C = require("attn.bind").functional -- gelu and silu from src/bind/layers.c
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local py_float = require("attn.pyrepr").float
 local raise, raisef = errors.raise, errors.raisef

@@ -16,4 +16,16 @@ no_lines "src/core includes nothing from src/bind or src/cli" \
 no_lines "src/core never prints, aborts or exits" \
     "$(grep -n '\<printf\s*(\|\<fprintf\|\<puts\s*(\|\<putchar\|\<abort\s*(\|\<exit\s*(' src/core/*.c)"
 no_lines "src/bind includes nothing from src/cli" "$(grep -n '#include "cli\.h"' src/bind/*)"
+# One wiring point (src/bind/init.c): globals are set there and nowhere else, and the library's tables
+# are passed as modules (attn.bind, require), never through registry keys.
+no_lines "no C file but src/bind/init.c calls lua_setglobal" \
+    "$(grep -rn 'lua_setglobal\s*(' src --include=*.c | grep -v '^src/bind/init\.c:')"
+no_lines "no C file keeps tables in the registry (LUA_REGISTRYINDEX), no Lua file reads it" \
+    "$(grep -rn 'LUA_REGISTRYINDEX\|getregistry' src)"
+no_lines "the binding files open with luaopen_attn_* (no lt_open_*, no lt_register)" \
+    "$(grep -rn 'lt_open_\|lt_register' src)"
+# One error rule: which frame is the user's is decided in src/bind/args.c only.
+OFFENDING=$(grep -rn '=\[attn\]/repl' src)
+check "the REPL's chunk name, where the user's side begins, is written in one place" \
+    [ "$(printf '%s\n' "$OFFENDING" | grep -c .)" -le 1 ]
 tap_end

@@ -6,7 +6,7 @@
 -- line is an expression, that expression's value, tab-separated as the REPL shows it.
 
 local help = require("attn.help")
-local methods = debug.getregistry()["attn.methods"]
+local methods = require("attn.bind").methods
 
 -- Loads the docs afresh, recording every name registered, in order.
 local registered = {}

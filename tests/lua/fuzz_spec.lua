@@ -7,7 +7,7 @@ local torch, nn = torch, nn
 local ITERS = tonumber(os.getenv("ATTN_FUZZ_ITERS")) or 20000
 
 local function public_functions()
-    local methods = debug.getregistry()["attn.methods"]
+    local methods = require("attn.bind").methods
     local fns = {}
     for k, v in pairs(torch) do
         if type(v) == "function" and k ~= "set_printoptions" then fns[#fns + 1] = {"torch." .. k, v} end
