@@ -7,6 +7,7 @@
 #   c/        C tests of the core (cmocka), release and ASan+UBSan builds
 #   lua/      Lua tests of the API (busted, run inside attn), release and ASan+UBSan builds
 #   cli/      the command line; repl/ real terminal sessions driven through tmux (the REPL, a trace)
+#   robust/   what a hostile user types (issue 11): huge sizes, Ctrl-C, memory limits, memory soaks
 #   layers/   the layering rules of DESIGN.md (no Lua in src/core, the core never prints)
 #   lessons/  the lesson modes of the command line (--check, --list, --step through a pipe and through
 #             tmux), and every lesson in check mode
@@ -73,6 +74,8 @@ run_suite "cli-asan" sh tests/cli/test_cli.sh build/asan/attn
 run_suite "repl" sh tests/repl/test_repl.sh ./attn
 run_suite "repl-trace" sh tests/repl/test_trace.sh ./attn
 run_suite "repl-session" sh tests/repl/test_session.sh ./attn
+run_suite "robust-examples" sh tests/robust/test_examples.sh ./attn 2
+run_suite "robust-examples-asan" sh tests/robust/test_examples.sh build/asan/attn 10
 run_suite "layers" sh tests/layers/test_layers.sh
 run_suite "lesson-modes" sh tests/lessons/test_lessons.sh ./attn
 run_suite "lesson-modes-asan" sh tests/lessons/test_lessons.sh build/asan/attn

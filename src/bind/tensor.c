@@ -9,6 +9,7 @@
 #include "attn_lua.h"
 #include "bind.h"
 #include "format.h"
+#include "size.h"
 
 /* ---- the userdata -------------------------------------------------------------------------- */
 
@@ -159,7 +160,15 @@ static int size_numel(lua_State *L)
     int64_t shape[ATTN_MAX_DIMS], n = 1;
     int nd = size_read(L, 1, shape);
     for (int d = 0; d < nd; d++)
-        n *= shape[d];
+        if (shape[d] == 0)
+            nd = 0, n = 0; /* [0, 2^40, 2^40] has no elements, however the others multiply */
+    for (int d = 0; d < nd; d++) {
+        if (attn_size_mul(n, shape[d], &n)) {
+            lua_settop(L, 1);
+            return lt_error(L, "numel: the sizes of %s multiply to more than a 64-bit integer holds",
+                            luaL_tolstring(L, 1, NULL));
+        }
+    }
     lua_pushinteger(L, (lua_Integer)n);
     return 1;
 }

@@ -147,7 +147,7 @@ static int t_flatten(lua_State *L)
         if (d <= start || d > end)
             shape[n++] = t->shape[d];
         else
-            shape[n - 1] *= t->shape[d];
+            shape[n - 1] *= t->shape[d]; /* fits: a product of some of t's sizes (size.h) */
     }
     if (t->ndim == 0)
         shape[n++] = 1;

@@ -1,6 +1,7 @@
 /* tensor.c — storage and its allocator, creation, lifetime, inspection and copies of attn tensors
  * (see tensor.h). Views are in view.c. */
 #include "tensor.h"
+#include "size.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -165,12 +166,14 @@ static void storage_release(attn_storage *s)
 
 /* ---- creation and lifetime ----------------------------------------------------------------- */
 
+/* Row-major strides. A size-0 dim counts as 1, so every stride fits (size.h's invariant); an empty
+ * tensor's strides are never used to reach an element. */
 static void set_contiguous_strides(attn_tensor *t)
 {
     int64_t stride = 1;
     for (int d = t->ndim - 1; d >= 0; d--) {
         t->stride[d] = stride;
-        stride *= t->shape[d];
+        stride *= t->shape[d] > 0 ? t->shape[d] : 1;
     }
 }
 
@@ -179,14 +182,23 @@ attn_tensor *attn_empty(const char *fn, int ndim, const int64_t *shape, attn_dty
     if (ndim < 0 || ndim > ATTN_MAX_DIMS)
         return attn_fail(err, "%s: %d dimensions requested, attn supports at most %d", fn, ndim, ATTN_MAX_DIMS);
     double want = 1;
-    int64_t numel = 1;
     for (int d = 0; d < ndim; d++) {
         if (shape[d] < 0)
             return attn_fail(err, "%s: size %d must be non-negative, got %lld", fn, d + 1, (long long)shape[d]);
         want *= (double)shape[d];
-        if (want < 9e18)
-            numel *= shape[d];
     }
+    if (!attn_shape_fits(ndim, shape)) {
+        if (want > 0) { /* storage_new words it: "1e30 elements (...) is more than this machine can hold" */
+            storage_new(fn, 0, want, err);
+            return NULL;
+        }
+        char text[160];
+        attn_tensor tmp = {.ndim = ndim};
+        memcpy(tmp.shape, shape, sizeof(int64_t) * (size_t)ndim);
+        return attn_fail(err, "%s: the shape %s is too large: the product of its sizes does not fit in a 64-bit "
+                              "integer", fn, attn_shape_str(&tmp, text, sizeof text));
+    }
+    int64_t numel = attn_shape_numel(ndim, shape);
     attn_tensor *t = calloc(1, sizeof *t);
     if (!t)
         return attn_fail(err, "%s: out of memory", fn);
@@ -258,10 +270,7 @@ void attn_free(attn_tensor *t)
 
 int64_t attn_numel(const attn_tensor *t)
 {
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return n;
+    return attn_shape_numel(t->ndim, t->shape);
 }
 
 int attn_is_contiguous(const attn_tensor *t)
@@ -467,10 +476,16 @@ static int join_shape(const char *fn, attn_tensor *const *ts, int n, int dim, in
         else
             shape[d] = first->shape[s++];
     }
+    int overflow = 0;
     if (!stacking) {
         shape[dim] = 0;
-        for (int i = 0; i < n; i++)
-            shape[dim] += ts[i]->shape[dim];
+        for (int i = 0; i < n && !overflow; i++)
+            overflow = attn_size_add(shape[dim], ts[i]->shape[dim], &shape[dim]);
+    }
+    if (overflow || !attn_shape_fits(rank, shape)) {
+        attn_fail(err, "%s: the joined tensor would be too large: the product of its sizes does not fit in a "
+                       "64-bit integer", fn);
+        return -1;
     }
     return 0;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "size.h"
 #include "tensor.h"
 
 /* ---- views --------------------------------------------------------------------------------- */
@@ -14,6 +15,17 @@ attn_tensor *attn_alias(const attn_tensor *t, attn_error *err)
         return attn_fail(err, "out of memory");
     *v = *t;
     v->storage->refcount++;
+    return v;
+}
+
+/* The last line of defence: a view with an element outside its storage is never handed out (the
+ * checks of each function below should make this unreachable). */
+static attn_tensor *in_bounds(const char *fn, attn_tensor *v, attn_error *err)
+{
+    if (v && !attn_view_in_bounds(v->offset, v->ndim, v->shape, v->stride, v->storage->numel)) {
+        attn_free(v);
+        return attn_fail(err, "%s: internal error: this view would reach outside its tensor's memory", fn);
+    }
     return v;
 }
 
@@ -75,22 +87,23 @@ attn_tensor *attn_select(const attn_tensor *t, int dim, int64_t index, attn_erro
         v->stride[d] = t->stride[d + 1];
     }
     v->ndim--;
-    return v;
+    return in_bounds("select", v, err);
 }
 
 attn_tensor *attn_narrow(const attn_tensor *t, int dim, int64_t start, int64_t length, attn_error *err)
 {
     if (check_dim("narrow", t, dim, err))
         return NULL;
-    if (start < 0 || length < 0 || start + length > t->shape[dim])
-        return attn_fail(err, "narrow: elements %lld to %lld are out of range for dim %d of size %lld",
-                         (long long)start + 1, (long long)(start + length), dim + 1, (long long)t->shape[dim]);
+    /* length > size - start, not start + length > size: the sum can overflow */
+    if (start < 0 || length < 0 || start > t->shape[dim] || length > t->shape[dim] - start)
+        return attn_fail(err, "narrow: %lld elements from element %lld are out of range for dim %d of size %lld",
+                         (long long)length, (long long)start + 1, dim + 1, (long long)t->shape[dim]);
     attn_tensor *v = attn_alias(t, err);
     if (!v)
         return NULL;
     v->offset += start * t->stride[dim];
     v->shape[dim] = length;
-    return v;
+    return in_bounds("narrow", v, err);
 }
 
 attn_tensor *attn_unsqueeze(const attn_tensor *t, int dim, attn_error *err)
@@ -108,9 +121,14 @@ attn_tensor *attn_unsqueeze(const attn_tensor *t, int dim, attn_error *err)
         v->stride[d] = t->stride[d - 1];
     }
     v->shape[dim] = 1;
-    v->stride[dim] = dim < t->ndim ? t->shape[dim] * t->stride[dim] : 1;
+    /* any stride will do for a size-1 dim; this one keeps a contiguous tensor contiguous, and cannot
+     * overflow: a size-0 dim counts as 1, and shape * stride of a dim is at most one step past its memory */
+    int64_t next = 1;
+    if (dim < t->ndim && attn_size_mul(t->shape[dim] > 0 ? t->shape[dim] : 1, t->stride[dim], &next))
+        next = t->stride[dim];
+    v->stride[dim] = next;
     v->ndim++;
-    return v;
+    return in_bounds("unsqueeze", v, err);
 }
 
 attn_tensor *attn_squeeze(const attn_tensor *t, int dim, attn_error *err)
@@ -158,7 +176,15 @@ attn_tensor *attn_expand(const attn_tensor *t, int ndim, const int64_t *shape, a
         }
     }
     v->ndim = ndim;
-    return v;
+    if (!attn_shape_fits(ndim, v->shape)) {
+        attn_free(v);
+        attn_tensor want = {.ndim = ndim};
+        memcpy(want.shape, shape, sizeof(int64_t) * (size_t)ndim);
+        char to[160];
+        return attn_fail(err, "expand: cannot expand %s to %s: the product of the sizes does not fit in a 64-bit "
+                              "integer", attn_shape_str(t, have, sizeof have), attn_shape_str(&want, to, sizeof to));
+    }
+    return in_bounds("expand", v, err);
 bad:
     attn_free(v);
     attn_tensor want = {.ndim = ndim};
@@ -173,8 +199,8 @@ static int infer_shape(const char *fn, const attn_tensor *t, int ndim, const int
                        attn_error *err)
 {
     char have[160];
-    int64_t numel = attn_numel(t), known = 1;
-    int infer = -1;
+    int64_t numel = attn_numel(t), known = 1; /* the product of the given sizes (their non-zero ones) */
+    int infer = -1, zero = 0;
     if (ndim > ATTN_MAX_DIMS) {
         attn_fail(err, "%s: %d dimensions requested, attn supports at most %d", fn, ndim, ATTN_MAX_DIMS);
         return -1;
@@ -190,10 +216,22 @@ static int infer_shape(const char *fn, const attn_tensor *t, int ndim, const int
         } else if (shape[d] < 0) {
             attn_fail(err, "%s: size %d must be non-negative, got %lld", fn, d + 1, (long long)shape[d]);
             return -1;
-        } else {
-            known *= shape[d];
+        } else if (shape[d] == 0) {
+            zero = 1;
+        } else if (known >= 0 && attn_size_mul(known, shape[d], &known)) {
+            known = -1; /* more than int64 counts: told apart below */
         }
     }
+    if (known < 0) {
+        char want[160];
+        attn_tensor tmp = {.ndim = ndim};
+        memcpy(tmp.shape, shape, sizeof(int64_t) * (size_t)ndim);
+        attn_fail(err, "%s: the shape %s is too large: the product of its sizes does not fit in a 64-bit integer",
+                  fn, attn_shape_str(&tmp, want, sizeof want));
+        return -1;
+    }
+    if (zero)
+        known = 0;
     if (infer >= 0) {
         if (known == 0 || numel % known != 0) {
             attn_fail(err, "%s: shape with -1 cannot fit %lld elements of %s", fn, (long long)numel,
@@ -224,7 +262,7 @@ static int view_strides(const attn_tensor *t, int ndim, const int64_t *shape, in
         int64_t s = 1;
         for (int d = ndim - 1; d >= 0; d--) {
             stride[d] = s;
-            s *= shape[d] > 0 ? shape[d] : 1;
+            s *= shape[d] > 0 ? shape[d] : 1; /* fits: the shape passed infer_shape */
         }
         return 0;
     }
@@ -269,7 +307,7 @@ attn_tensor *attn_view(const char *fn, const attn_tensor *t, int ndim, const int
         v->shape[d] = out[d];
         v->stride[d] = stride[d];
     }
-    return v;
+    return in_bounds(fn, v, err);
 }
 
 attn_tensor *attn_reshape(const char *fn, const attn_tensor *t, int ndim, const int64_t *shape, attn_error *err)

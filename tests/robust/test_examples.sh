@@ -1,0 +1,57 @@
+#!/bin/sh
+# test_examples.sh — every example of issue 11 ("nothing a user types may crash, hang or silently lie"),
+# each run as its own process: it must end with a Lua error naming the function (status 1, the message on
+# stderr) or with the right result (status 0), within a time bound, never by a signal or a sanitizer
+# report. The bound catches hangs, it is not a speed test: each example takes milliseconds.
+#   sh tests/robust/test_examples.sh [path/to/attn [seconds]]     (default ./attn, 2 s)
+set -u
+
+BIN=${1:-./attn}
+LIMIT=${2:-2}
+. "$(dirname "$0")/../cmd.sh"
+
+# attempt CODE: runs attn -e CODE under the time bound (killed when it is over).
+attempt() {
+    timeout -s KILL "$LIMIT" "$BIN" -e "$1" </dev/null >"$OUT" 2>"$ERR"
+    STATUS=$?
+}
+clean_end() { # no signal (timeout's KILL is 137), no sanitizer report
+    [ "$STATUS" -lt 128 ] && ! grep -q 'runtime error:\|AddressSanitizer\|LeakSanitizer' "$ERR"
+}
+err_has() { grep -qF -- "$1" "$ERR"; }
+out_has() { grep -qF -- "$1" "$OUT"; }
+
+# refused DESCRIPTION CODE MESSAGE: a Lua error whose message holds MESSAGE.
+refused() {
+    attempt "$2"
+    check "$1" all clean_end -- status_is 1 -- err_has "$3"
+}
+# computes DESCRIPTION CODE OUTPUT: status 0, OUTPUT on stdout.
+computes() {
+    attempt "$2"
+    check "$1" all clean_end -- status_is 0 -- out_has "$3"
+}
+
+# ---- sizes that overflow 64 bits --------------------------------------------------------------------
+refused "a view whose element count wraps around is refused (was: a segfault)" \
+    'x = torch.zeros(8):view(0x5555555555555558, 3); print(x[{6148914691236517208, 3}])' \
+    '(command line):1: view: the shape [6148914691236517208, 3] is too large'
+refused "narrow with start + length past int64 is refused" \
+    'print(torch.zeros(4):narrow(1, 2, math.maxinteger))' \
+    'narrow: 9223372036854775807 elements from element 2 are out of range for dim 1 of size 4'
+refused "expand to sizes whose product wraps is refused (was: tensor(0.))" \
+    'print(torch.ones(1):expand(2^32, 2^32):sum())' \
+    'expand: cannot expand [1] to [4294967296, 4294967296]: the product of the sizes does not fit'
+refused "torch.Size:numel() of sizes whose product wraps is refused (was: 0)" \
+    'print(torch.Size{2^32, 2^32}:numel())' 'numel: the sizes of torch.Size([4294967296, 4294967296])'
+computes "torch.Size:numel() with a 0 among huge sizes is 0" 'print(torch.Size{2^32, 2^32, 0}:numel())' 0
+computes "expand to 2^62 elements that fit is a view" 'print(torch.ones(1):expand(2^31, 2^31):numel())' \
+    4611686018427387904
+refused "an empty tensor whose other sizes multiply past int64 is refused" \
+    'print(torch.zeros(0, 2^62, 2^62))' 'zeros: the shape [0, 4611686018427387904, 4611686018427387904] is too large'
+refused "cat whose joined size passes int64 is refused" \
+    'print(torch.cat{torch.ones(1):expand(2^62), torch.ones(1):expand(2^62)})' 'cat: the joined tensor would be too large'
+refused "zeros(2^62, 2^62) is more than the machine holds" 'print(torch.zeros(2^62, 2^62))' \
+    'zeros: 2.13e37 elements'
+
+tap_end
