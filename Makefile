@@ -23,7 +23,7 @@ SANITIZE := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined 
 CORE_SRC := $(wildcard src/core/*.c)
 BIND_SRC := $(wildcard src/bind/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
-LUA_SRC  := $(sort $(wildcard src/lua/*.lua))
+LUA_SRC  := $(sort $(wildcard src/lua/*.lua src/lua/*/*.lua))
 CTEST_SRC := $(wildcard tests/c/test_*.c)
 HEADERS  := $(wildcard src/core/*.h src/bind/*.h src/cli/*.h)
 
@@ -49,7 +49,8 @@ build/asan/%.o: %.c $(HEADERS) | build/gen/lua_embed.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(SANITIZE) -c -o $@ $<
 
-# The Lua-side library (src/lua/*.lua) is compiled into the binary, as bytecode of the liblua attn links.
+# The Lua-side library (src/lua and its folders) is compiled into the binary, as bytecode of the liblua
+# attn links; scripts/embed-lua.sh names each file's module by its path.
 build/gen/lua_embed.c: $(LUA_SRC) scripts/embed-lua.sh build/gen/lua-dump
 	@mkdir -p $(dir $@)
 	sh scripts/embed-lua.sh build/gen/lua-dump $(LUA_SRC) > $@.tmp && mv $@.tmp $@

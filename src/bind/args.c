@@ -43,12 +43,12 @@ attn_tensor *lt_check(lua_State *L, int idx, const char *fn, const char *what)
 }
 
 /* Whether a function (as lua_getinfo describes it) is one of attn's embedded library: its chunks are
- * named "=[attn]/<file>" (scripts/embed-lua.sh). The REPL's own frames (src/lua/repl.lua) are the
+ * named "=[attn]/<file>" (scripts/embed-lua.sh). The REPL's own frames (src/lua/repl/init.lua) are the
  * user's side: a one-liner runs as `return <line>`, a tail call that leaves no frame of the user's. */
 static int library_source(const lua_Debug *ar)
 {
     return strcmp(ar->what, "C") != 0 && strncmp(ar->source, "=[attn]/", 8) == 0 &&
-           strcmp(ar->source, "=[attn]/repl.lua") != 0;
+           strcmp(ar->source, "=[attn]/repl/init.lua") != 0;
 }
 
 /* Whether the frame at level belongs to attn's embedded library: one of its Lua functions, or a C

@@ -1,7 +1,7 @@
 /* init.c — the one wiring point: opens attn inside a Lua state. The binding modules (luaopen_attn_*,
  * one per file of src/bind) are opened in the order written here and their parts merged into the
  * module attn.bind; the embedded Lua library (every src/lua file, available as
- * require("attn.<name>")) is registered; attn.init (src/lua/init.lua) returns the public tables,
+ * require("attn.<name>")) is registered; attn (src/lua/init.lua) returns the public tables,
  * which become the globals torch, nn, attention, help and lesson. This is the only file that sets
  * a global (attn_setglobal is how src/cli sets the ones the command line asks for: arg, -l name). */
 #include <lauxlib.h>
@@ -42,8 +42,8 @@ static void keep_freed_memory(void)
 static int load_embedded(lua_State *L)
 {
     const attn_lua_module *m = lua_touserdata(L, lua_upvalueindex(1));
-    char chunkname[96];
-    snprintf(chunkname, sizeof chunkname, "=[attn]/%s.lua", m->name);
+    char chunkname[160];
+    snprintf(chunkname, sizeof chunkname, "=[attn]/%s", m->path);
     if (luaL_loadbuffer(L, m->chunk, m->length, chunkname) != LUA_OK)
         return lua_error(L);
     lua_pushvalue(L, 1); /* the module name, as require passes it */
@@ -58,9 +58,7 @@ static void preload_embedded(lua_State *L)
     for (const attn_lua_module *m = attn_lua_modules; m->name; m++) {
         lua_pushlightuserdata(L, (void *)m);
         lua_pushcclosure(L, load_embedded, 1);
-        lua_pushfstring(L, "attn.%s", m->name);
-        lua_insert(L, -2);
-        lua_settable(L, -3);
+        lua_setfield(L, -2, m->name);
     }
     lua_pop(L, 2);
 }
@@ -120,8 +118,8 @@ static int open_bindings(lua_State *L)
 }
 
 /* The library, without the standard libraries or globals: attn.bind (the C side) and the embedded
- * Lua modules become requirable, and the table of attn.init (src/lua/init.lua: torch, nn, attention,
- * help, lesson) is left on the stack. The one start of both ./attn (attn_open) and attn.so. */
+ * Lua modules become requirable, and the table of the module attn (src/lua/init.lua: torch, nn,
+ * attention, help, lesson) is left on the stack. The one start of both ./attn (attn_open) and attn.so. */
 static int load_library(lua_State *L)
 {
     use_lua_allocator(L);
@@ -130,7 +128,7 @@ static int load_library(lua_State *L)
     lua_pop(L, 1);
     preload_embedded(L);
     lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.init");
+    lua_pushliteral(L, "attn");
     lua_call(L, 1, 1);
     return 1;
 }

@@ -78,7 +78,7 @@ void attn_lesson_setup(lua_State *L, int color) {
 /* Pushes the function lesson_run.<name>. */
 static int push_runner(lua_State *L, const char *name) {
     lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.lesson_run");
+    lua_pushliteral(L, "attn.lesson.run");
     if (attn_pcall(L, 1, 1, 0) != LUA_OK) return 0;
     lua_getfield(L, -1, name);
     lua_remove(L, -2);

@@ -13,7 +13,7 @@ local registered = {}
 do
     local modules = {"attn.docs"}
     for name in pairs(package.preload) do
-        if name:match("^attn%.docs_") then modules[#modules + 1] = name end
+        if name:match("^attn%.docs%.") then modules[#modules + 1] = name end
     end
     for _, m in ipairs(modules) do
         package.loaded[m] = nil

@@ -5,9 +5,9 @@
 -- tests/lessons/test_lessons.sh and tests/lessons/test_step_tty.sh.
 
 local lesson = require("attn.lesson")
-local compare = require("attn.lesson_compare")
-local source = require("attn.lesson_source")
-local run = require("attn.lesson_run")
+local compare = require("attn.lesson.compare")
+local source = require("attn.lesson.source")
+local run = require("attn.lesson.run")
 
 local INPUTS = {{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}, {0.57, 0.85, 0.64},
                 {0.22, 0.58, 0.33}, {0.77, 0.25, 0.10}, {0.05, 0.80, 0.55}}

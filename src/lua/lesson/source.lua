@@ -1,5 +1,5 @@
 -- lesson_source.lua — what the lesson library knows about a lesson's source file (module
--- attn.lesson_source): its lines, how many steps it has, its title, which lines are calls of the
+-- attn.lesson.source): its lines, how many steps it has, its title, which lines are calls of the
 -- lesson library itself. Read with the REPL's tokenizer, so that a "lesson.step" inside a string or
 -- a comment is not counted and a check's multi-line expected text is known to be one call.
 --

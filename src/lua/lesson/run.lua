@@ -1,4 +1,4 @@
--- lesson_run.lua — the command-line lesson modes (module attn.lesson_run, called from
+-- lesson_run.lua — the command-line lesson modes (module attn.lesson.run, called from
 -- src/cli/lessons.c): run one lesson file in a mode, list lessons.
 --
 --   run.file(path, {mode = "step"|"line"|"check"|"run", tap = bool, first = n})
@@ -12,7 +12,7 @@
 -- lesson a state of its own, so that no lesson sees another's globals).
 
 local lesson = require("attn.lesson")
-local source = require("attn.lesson_source")
+local source = require("attn.lesson.source")
 local errors = require("attn.errors")
 
 local run = {}

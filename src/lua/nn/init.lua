@@ -17,7 +17,7 @@
 
 local torch = require("attn.bind").torch
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
-local py_float = require("attn.pyrepr").float
+local py_float = require("attn.text.pyrepr").float
 local nn = {}
 
 -- Parameters and buffers are plain tensors, remembered in weak sets.
@@ -463,6 +463,6 @@ nn.functional = {
 }
 
 -- The books' attention classes (nn.SelfAttention_v1 ... nn.MLPAttention), built on the above.
-require("attn.attention_nn")(nn)
+require("attn.nn.attention")(nn)
 
 return nn

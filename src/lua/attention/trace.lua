@@ -14,7 +14,7 @@
 -- Every number shown is computed here by the attention stages (or by the module's own layers);
 -- weight matrices are drawn with attn.heatmap. A stage with leading dims (batch, heads) is shown one
 -- matrix per batch item and head.
-local heatmap = require("attn.heatmap")
+local heatmap = require("attn.attention.heatmap")
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local torch = require("attn.bind").torch
 local attention = require("attn.bind").attention

@@ -6,7 +6,7 @@
 -- attention.heatmap and attention.trace (heatmap.lua, trace.lua).
 local torch = require("attn.bind").torch
 local attention = require("attn.bind").attention
-local heatmap = require("attn.heatmap")
+local heatmap = require("attn.attention.heatmap")
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 
 local function fail(msg)
@@ -103,6 +103,6 @@ function attention.heatmap(t, opts)
     print(heatmap.render(t, opts))
 end
 
-require("attn.trace") -- adds attention.trace
+require("attn.attention.trace") -- adds attention.trace
 
 return attention

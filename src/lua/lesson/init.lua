@@ -25,8 +25,8 @@
 
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
-local compare = require("attn.lesson_compare")
-local source = require("attn.lesson_source")
+local compare = require("attn.lesson.compare")
+local source = require("attn.lesson.source")
 
 local lesson = {}
 
@@ -271,7 +271,7 @@ function lesson.heatmaps(list)
     if type(list) ~= "table" or #list == 0 then
         errors.raise("lesson.heatmaps: expected a list such as {{\"BERT\", w1}, {\"GPT\", w2}}, got " .. type(list))
     end
-    local heatmap = require("attn.heatmap")
+    local heatmap = require("attn.attention.heatmap")
     local blocks, widths = {}, {}
     for i, item in ipairs(list) do
         if type(item) ~= "table" or not torch.is_tensor(item[2]) then

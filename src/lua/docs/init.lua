@@ -405,7 +405,7 @@ out[1]:match("^[^\n]*")
 do
     local topics = {}
     for name in pairs(package.preload) do
-        if name:match("^attn%.docs_") then topics[#topics + 1] = name end
+        if name:match("^attn%.docs%.") then topics[#topics + 1] = name end
     end
     table.sort(topics)
     for _, name in ipairs(topics) do require(name)(D) end

@@ -20,7 +20,7 @@ local torch, nn = require("attn.bind").torch, require("attn.nn")
 local F = nn.functional
 local C = require("attn.bind").functional -- gelu and silu from src/bind/layers.c
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
-local py_float = require("attn.pyrepr").float
+local py_float = require("attn.text.pyrepr").float
 local raise, raisef = errors.raise, errors.raisef
 
 local function check_tensor(fn, what, v)

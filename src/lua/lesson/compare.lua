@@ -1,5 +1,5 @@
 -- lesson_compare.lua — how lesson.check compares what attn computed with what the book printed,
--- and how it explains a mismatch (module attn.lesson_compare, used by attn.lesson).
+-- and how it explains a mismatch (module attn.lesson.compare, used by attn.lesson).
 --
 --   compare.check(computed, expected, opts) -> ok, lines
 --   compare.agree(a, b, tol)                -> ok, summary, lines      (lesson.agree, an identity)
