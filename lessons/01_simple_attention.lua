@@ -141,7 +141,7 @@ same formula computed apart, in Lua's double precision (math.exp).
 
 lesson.step("why the naive softmax fails: scores of 1000", function()
     largest_float32 = string.unpack("<f", string.pack("<I4", 0x7f7fffff))   -- bits of the largest float32
-    big = torch.tensor{1000, 999, 998}
+    big = torch.tensor{1000.0, 999.0, 998.0}     -- floats: softmax wants a float tensor, as in PyTorch
     exp_big = torch.exp(big)
     naive_big = softmax_naive(big)
     naive_small = softmax_naive(-big)

@@ -34,11 +34,11 @@ lesson.step("the query q1, the keys K and the values V", function()
         { 0.6, -0.4,  1.4, 0.8},                 -- k3
         { 1.6,  0.2,  1.0, 0.2},                 -- k4
     }
-    V = torch.tensor{
-        {4, 5, 6, 7},                            -- v1 (the value of k1)
-        {1, 2, 3, 4},                            -- v2
-        {5, 6, 7, 8},                            -- v3
-        {6, 7, 8, 9},                            -- v4
+    V = torch.tensor{                            -- floats (4.0, not 4): an int64 tensor cannot be weighted
+        {4.0, 5.0, 6.0, 7.0},                    -- v1 (the value of k1)
+        {1.0, 2.0, 3.0, 4.0},                    -- v2
+        {5.0, 6.0, 7.0, 8.0},                    -- v3
+        {6.0, 7.0, 8.0, 9.0},                    -- v4
     }
     lesson.show("q", q)
     lesson.show("K", K)

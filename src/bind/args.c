@@ -128,6 +128,37 @@ double lt_check_number(lua_State *L, int idx, const char *fn, const char *what)
     return lua_tonumber(L, idx);
 }
 
+attn_number lt_check_value(lua_State *L, int idx, const char *fn, const char *what)
+{
+    if (lua_type(L, idx) == LUA_TBOOLEAN)
+        return attn_bool(lua_toboolean(L, idx));
+    if (lua_type(L, idx) != LUA_TNUMBER)
+        lt_error(L, "%s: %s must be a number, got %s", fn, what, lt_typename(L, idx));
+    if (lua_isinteger(L, idx))
+        return attn_int((int64_t)lua_tointeger(L, idx));
+    return attn_float(lua_tonumber(L, idx));
+}
+
+int lt_test_dtype(lua_State *L, int idx)
+{
+    static const char *names[] = {"float32", "bool", "int64"}; /* in attn_dtype's order */
+    if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
+        return -1;
+    luaL_getmetatable(L, ATTN_DTYPE_MT);
+    int is_dtype = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    if (!is_dtype)
+        return -1;
+    lua_getfield(L, idx, "name");
+    const char *name = lua_tostring(L, -1);
+    int found = -1;
+    for (int i = 0; i < 3 && name; i++)
+        if (strcmp(name, names[i]) == 0)
+            found = i;
+    lua_pop(L, 1);
+    return found;
+}
+
 int lt_check_dim(lua_State *L, int idx, int ndim, const char *fn)
 {
     int64_t d = lt_check_integer(L, idx, fn, "dim");

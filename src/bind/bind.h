@@ -22,7 +22,8 @@ attn_tensor *lt_check(lua_State *L, int idx, const char *fn, const char *what); 
 attn_tensor **lt_newslot(lua_State *L);                      /* pushes an empty tensor userdata */
 /* Stores t in the slot on top of the stack, or raises err when t is NULL. Returns 1 (values pushed). */
 int lt_finish(lua_State *L, attn_tensor **slot, attn_tensor *t, const attn_error *err);
-int lt_push_number_or_bool(lua_State *L, const attn_tensor *t, float v);
+/* Pushes the element at storage offset `at` as Lua sees it: a boolean, an integer (int64) or a float. */
+int lt_push_element(lua_State *L, const attn_tensor *t, int64_t at);
 void lt_push_size(lua_State *L, int ndim, const int64_t *shape);
 int lt_raise(lua_State *L, const attn_error *err);
 /* luaL_error with the C library's printf formats (lua_pushfstring has no %lld or %g). */
@@ -32,6 +33,10 @@ int lt_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2
 const char *lt_typename(lua_State *L, int idx); /* "number", "Tensor", "torch.Size", ... */
 int64_t lt_check_integer(lua_State *L, int idx, const char *fn, const char *what);
 double lt_check_number(lua_State *L, int idx, const char *fn, const char *what);
+/* A Lua number or boolean as an attn_number: a Lua integer stays an exact int64, a float a double. */
+attn_number lt_check_value(lua_State *L, int idx, const char *fn, const char *what);
+/* A dtype object (torch.float32, torch.int64, torch.bool) at idx, or -1 if idx holds something else. */
+int lt_test_dtype(lua_State *L, int idx);
 /* A 1-based (or negative) user dim at idx -> 0-based, checked against ndim. */
 int lt_check_dim(lua_State *L, int idx, int ndim, const char *fn);
 /* Sizes given as numbers (idx..top) or as one table/torch.Size at idx. Returns ndim. A trailing

@@ -14,21 +14,52 @@ static attn_dtype opt_dtype(lua_State *L, int opts, attn_dtype dflt, const char 
             lua_pop(L, 1);
         return dflt;
     }
-    lua_getfield(L, -1, "name");
-    const char *name = lua_tostring(L, -1);
-    attn_dtype d = dflt;
-    if (name && strcmp(name, "float32") == 0)
-        d = ATTN_FLOAT32;
-    else if (name && strcmp(name, "bool") == 0)
-        d = ATTN_BOOL;
-    else
-        lt_error(L, "%s: dtype must be torch.float32 or torch.bool (attn has no other dtypes)", fn);
-    lua_pop(L, 2);
-    return d;
+    int d = lt_test_dtype(L, -1);
+    if (d < 0)
+        lt_error(L, "%s: dtype must be torch.float32, torch.int64 or torch.bool (attn has no other dtypes), got %s",
+                 fn, lt_typename(L, -1));
+    lua_pop(L, 1);
+    return (attn_dtype)d;
 }
 
+/* A leaf of the data given to torch.tensor as an attn_number: a Lua integer, float or boolean, or a
+ * one-element tensor (with its own dtype, as PyTorch takes it); *ok is 0 for anything else. */
+static attn_number leaf_value(lua_State *L, int idx, int *ok)
+{
+    attn_tensor *t = lt_test(L, idx);
+    *ok = 1;
+    if (lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TBOOLEAN)
+        return lt_check_value(L, idx, "tensor", "element");
+    if (t && attn_numel(t) == 1)
+        return t->dtype == ATTN_INT64 ? attn_int(attn_get_flat_i64(t, 0))
+               : t->dtype == ATTN_BOOL ? attn_bool(attn_get_flat(t, 0) != 0.0f)
+                                       : attn_float(attn_get_flat(t, 0));
+    *ok = 0;
+    return attn_int(0);
+}
+
+/* Writes v into element at of t, cast to t's dtype (an int64 from a Lua integer exactly). */
+static void put_leaf(attn_tensor *t, int64_t at, attn_number v)
+{
+    if (t->dtype == ATTN_INT64)
+        t->storage->i64[at] = v.dtype == ATTN_FLOAT32 ? attn_f64_to_i64(v.f) : v.i;
+    else if (t->dtype == ATTN_BOOL)
+        t->storage->data[at] = (v.dtype == ATTN_FLOAT32 ? v.f != 0 : v.i != 0) ? 1.0f : 0.0f;
+    else
+        t->storage->data[at] = v.dtype == ATTN_FLOAT32 ? (float)v.f : (float)v.i;
+}
+
+/* The walk over torch.tensor's nested tables: pass 1 (t == NULL) checks the data and infers the dtype as
+ * PyTorch does (float32 if any number is a float, else int64 if any is an integer, else bool); pass 2
+ * writes the values into t in row-major order. */
+typedef struct data_walk {
+    attn_tensor *t;
+    int64_t at;       /* next element (pass 2), elements seen (pass 1) */
+    attn_dtype dtype; /* inferred so far (pass 1) */
+} data_walk;
+
 /* Walks nested tables once to find the shape (from the first element at each depth). */
-static int data_shape(lua_State *L, int idx, int64_t *shape, int *all_bool)
+static int data_shape(lua_State *L, int idx, int64_t *shape)
 {
     int ndim = 0;
     lua_pushvalue(L, idx);
@@ -40,7 +71,6 @@ static int data_shape(lua_State *L, int idx, int64_t *shape, int *all_bool)
         lua_rawgeti(L, -1, 1);
         lua_remove(L, -2);
     }
-    *all_bool = lua_type(L, -1) == LUA_TBOOLEAN;
     lua_pop(L, 1);
     return ndim;
 }
@@ -53,11 +83,11 @@ static void path_str(const int64_t *path, int depth, char *buf, size_t size)
         used += (size_t)snprintf(buf + used, size - used, depth == 1 ? "%lld" : "[%lld]", (long long)path[i] + 1);
 }
 
-/* Copies nested table data into out (row-major), checking every row against the shape. */
-static void data_fill(lua_State *L, int ndim, const int64_t *shape, int depth, int64_t *path, float **out)
+/* Walks nested table data (row-major), checking every row against the shape. */
+static void data_fill(lua_State *L, int ndim, const int64_t *shape, int depth, int64_t *path, data_walk *w)
 {
     char where[128];
-    int t = lua_gettop(L);
+    int ok, t = lua_gettop(L);
     int64_t n = (int64_t)lua_rawlen(L, t);
     if (n != shape[depth]) {
         path_str(path, depth, where, sizeof where);
@@ -75,20 +105,23 @@ static void data_fill(lua_State *L, int ndim, const int64_t *shape, int depth, i
                 lt_error(L, "tensor: row %s is a %s, expected a list of %lld", where, luaL_typename(L, -1),
                            (long long)shape[depth + 1]);
             }
-            data_fill(L, ndim, shape, depth + 1, path, out);
-        } else if (type == LUA_TNUMBER) {
-            *(*out)++ = (float)lua_tonumber(L, -1);
-        } else if (type == LUA_TBOOLEAN) {
-            *(*out)++ = lua_toboolean(L, -1) ? 1.0f : 0.0f;
-        } else if (lt_test(L, -1) && attn_numel(lt_test(L, -1)) == 1) { /* a one-element tensor, as in PyTorch */
-            *(*out)++ = attn_get_flat(lt_test(L, -1), 0);
-        } else {
+            data_fill(L, ndim, shape, depth + 1, path, w);
+            lua_pop(L, 1);
+            continue;
+        }
+        attn_number v = leaf_value(L, -1, &ok);
+        if (!ok) {
             path_str(path, depth + 1, where, sizeof where);
             if (lt_test(L, -1))
                 lt_error(L, "tensor: element %s is a tensor of %lld elements; use torch.stack{...} to join tensors",
                          where, (long long)attn_numel(lt_test(L, -1)));
             lt_error(L, "tensor: element %s is a %s, expected a number", where, luaL_typename(L, -1));
         }
+        if (w->t)
+            put_leaf(w->t, w->at, v);
+        else
+            w->dtype = w->at == 0 ? v.dtype : attn_promote(w->dtype, v.dtype);
+        w->at++;
         lua_pop(L, 1);
     }
 }
@@ -99,38 +132,35 @@ static int torch_tensor(lua_State *L)
     attn_tensor **slot = lt_newslot(L);
     attn_error err;
     attn_tensor *src = lt_test(L, 1);
+    int type = lua_type(L, 1);
     if (src) { /* torch.tensor(t) copies, as PyTorch does */
-        attn_tensor *c = attn_clone(src, &err);
+        attn_dtype want = opt_dtype(L, opts, src->dtype, "tensor");
+        attn_tensor *c = want == src->dtype ? attn_clone(src, &err) : attn_to_dtype(src, want, &err);
         return lt_finish(L, slot, c, &err);
     }
-    int type = lua_type(L, 1);
     if (type == LUA_TNUMBER || type == LUA_TBOOLEAN) {
-        attn_tensor *t = attn_scalar(type == LUA_TNUMBER ? (float)lua_tonumber(L, 1) : (float)lua_toboolean(L, 1),
-                                     &err);
-        if (t && type == LUA_TBOOLEAN)
-            t->dtype = ATTN_BOOL;
-        lt_finish(L, slot, t, &err);
-    } else if (type == LUA_TTABLE) {
-        int64_t shape[ATTN_MAX_DIMS], path[ATTN_MAX_DIMS];
-        int all_bool;
-        int ndim = data_shape(L, 1, shape, &all_bool);
-        attn_tensor *t = attn_empty("tensor", ndim, shape, all_bool ? ATTN_BOOL : ATTN_FLOAT32, &err);
-        lt_finish(L, slot, t, &err); /* owned by Lua from here, so a data error below leaks nothing */
-        float *out = t->storage->data;
-        lua_pushvalue(L, 1);
-        data_fill(L, ndim, shape, 0, path, &out);
-        lua_pop(L, 1);
-    } else {
+        attn_number v = lt_check_value(L, 1, "tensor", "data");
+        attn_tensor *t = attn_empty("tensor", 0, NULL, opt_dtype(L, opts, v.dtype, "tensor"), &err);
+        if (t)
+            put_leaf(t, 0, v);
+        return lt_finish(L, slot, t, &err);
+    }
+    if (type != LUA_TTABLE)
         return lt_error(L, "tensor: data must be a number, a boolean, a (nested) table of numbers or a tensor, "
                              "got %s", lt_typename(L, 1));
-    }
-    attn_tensor *t = *slot;
-    attn_dtype want = opt_dtype(L, opts, t->dtype, "tensor");
-    if (want != t->dtype) {
-        attn_tensor *c = attn_to_dtype(t, want, &err);
-        attn_tensor **slot2 = lt_newslot(L);
-        return lt_finish(L, slot2, c, &err);
-    }
+    int64_t shape[ATTN_MAX_DIMS], path[ATTN_MAX_DIMS];
+    int ndim = data_shape(L, 1, shape);
+    data_walk w = {NULL, 0, ATTN_FLOAT32}; /* no elements at all: float32, as torch.tensor([]) */
+    lua_pushvalue(L, 1);
+    data_fill(L, ndim, shape, 0, path, &w);
+    w.dtype = opt_dtype(L, opts, w.dtype, "tensor");
+    attn_tensor *t = attn_empty("tensor", ndim, shape, w.dtype, &err);
+    lt_finish(L, slot, t, &err);
+    w.t = t;
+    w.at = 0;
+    lua_pushvalue(L, 1);
+    data_fill(L, ndim, shape, 0, path, &w);
+    lua_settop(L, lua_gettop(L) - 2);
     return 1;
 }
 
@@ -143,10 +173,8 @@ static int make_filled(lua_State *L, const char *fn, float value, int fill)
     attn_tensor **slot = lt_newslot(L);
     attn_error err;
     attn_tensor *t = attn_empty(fn, ndim, shape, dtype, &err);
-    if (t && fill)
-        attn_fill_(t, value);
-    else if (t)
-        memset(t->storage->data, 0, sizeof(float) * (size_t)attn_numel(t)); /* "empty" is zeros here */
+    if (t)
+        attn_fill_(t, fill ? value : 0.0f); /* "empty" is zeros here */
     return lt_finish(L, slot, t, &err);
 }
 
@@ -160,37 +188,56 @@ static int torch_full(lua_State *L)
     if (lua_type(L, 1) != LUA_TTABLE || lt_is_options(L, 1))
         return lt_error(L, "full: size must be a table such as {2, 3}, got %s", lt_typename(L, 1));
     int ndim = lt_check_shape_table(L, 1, "full", shape);
-    float value = (float)lt_check_number(L, 2, "full", "fill_value");
-    attn_dtype dtype = opt_dtype(L, lt_options_index(L, 3), ATTN_FLOAT32, "full");
+    attn_number value = lt_check_value(L, 2, "full", "fill_value");
+    /* the dtype follows the value, as torch.full infers it: full({2}, 7) is int64, full({2}, 7.0) float32 */
+    attn_dtype dtype = opt_dtype(L, lt_options_index(L, 3), value.dtype, "full");
     attn_tensor **slot = lt_newslot(L);
     attn_error err;
     attn_tensor *t = attn_empty("full", ndim, shape, dtype, &err);
-    if (t)
-        attn_fill_(t, value);
+    if (t && attn_fill_number_("full", t, value, &err)) {
+        attn_free(t);
+        t = NULL;
+    }
     return lt_finish(L, slot, t, &err);
 }
 
-static int like(lua_State *L, const char *fn, float value, int fill)
+/* A tensor of src's shape and dtype filled with value (cast to that dtype, as PyTorch's *_like do). */
+static int like(lua_State *L, const char *fn, attn_number value)
 {
     attn_tensor *src = lt_check(L, 1, fn, "input");
     attn_tensor **slot = lt_newslot(L);
     attn_error err;
     attn_tensor *t = attn_empty(fn, src->ndim, src->shape, src->dtype, &err);
-    if (t)
-        attn_fill_(t, fill ? value : 0.0f);
+    if (t && attn_fill_number_(fn, t, value, &err)) {
+        attn_free(t);
+        t = NULL;
+    }
     return lt_finish(L, slot, t, &err);
 }
 
-static int torch_zeros_like(lua_State *L) { return like(L, "zeros_like", 0.0f, 1); }
-static int torch_ones_like(lua_State *L) { return like(L, "ones_like", 1.0f, 1); }
-static int torch_empty_like(lua_State *L) { return like(L, "empty_like", 0.0f, 0); }
+static int torch_zeros_like(lua_State *L) { return like(L, "zeros_like", attn_int(0)); }
+static int torch_ones_like(lua_State *L) { return like(L, "ones_like", attn_int(1)); }
+static int torch_empty_like(lua_State *L) { return like(L, "empty_like", attn_int(0)); }
 
 static int torch_full_like(lua_State *L)
 {
     lt_check(L, 1, "full_like", "input");
-    float v = (float)lt_check_number(L, 2, "full_like", "fill_value");
-    lua_settop(L, 1);
-    return like(L, "full_like", v, 1);
+    return like(L, "full_like", lt_check_value(L, 2, "full_like", "fill_value"));
+}
+
+/* arange with Lua integers only: int64, as torch.arange(5) (unless a dtype is asked for). */
+static attn_tensor *arange_int(lua_State *L, int nargs, attn_error *err)
+{
+    int64_t start = 0, end, step = 1;
+    if (nargs == 1) {
+        end = lt_check_integer(L, 1, "arange", "end");
+    } else {
+        start = lt_check_integer(L, 1, "arange", "start");
+        end = lt_check_integer(L, 2, "arange", "end");
+        if (nargs == 3)
+            step = lt_check_integer(L, 3, "arange", "step");
+    }
+    return attn_arange_i64(start, end, step, err);
 }
 
 static int torch_arange(lua_State *L)
@@ -200,6 +247,15 @@ static int torch_arange(lua_State *L)
     double start = 0, end, step = 1;
     if (nargs < 1 || nargs > 3)
         return lt_error(L, "arange: expected arange(end), arange(start, end) or arange(start, end, step)");
+    int all_int = 1;
+    for (int i = 1; i <= nargs; i++)
+        all_int &= lua_isinteger(L, i);
+    attn_dtype dtype = opt_dtype(L, opts, all_int ? ATTN_INT64 : ATTN_FLOAT32, "arange");
+    if (all_int && dtype == ATTN_INT64) {
+        attn_tensor **slot = lt_newslot(L);
+        attn_error err;
+        return lt_finish(L, slot, arange_int(L, nargs, &err), &err);
+    }
     if (nargs == 1) {
         end = lt_check_number(L, 1, "arange", "end");
     } else {
@@ -208,12 +264,11 @@ static int torch_arange(lua_State *L)
         if (nargs == 3)
             step = lt_check_number(L, 3, "arange", "step");
     }
-    attn_dtype dtype = opt_dtype(L, opts, ATTN_FLOAT32, "arange");
     attn_tensor **slot = lt_newslot(L);
     attn_error err;
     attn_tensor *t = attn_arange(start, end, step, &err);
-    if (t && dtype == ATTN_BOOL) {
-        attn_tensor *b = attn_to_dtype(t, ATTN_BOOL, &err);
+    if (t && dtype != ATTN_FLOAT32) {
+        attn_tensor *b = attn_to_dtype(t, dtype, &err);
         attn_free(t);
         t = b;
     }

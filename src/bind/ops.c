@@ -26,10 +26,10 @@ static int binary(lua_State *L, const char *fn, attn_binop op)
     if (a && b)
         r = attn_binary(fn, op, a, b, &err);
     else if (a && is_scalar(L, 2))
-        r = op == ATTN_POW ? attn_pow_scalar(a, lt_check_number(L, 2, fn, "exponent"), &err)
-                           : attn_binary_scalar(fn, op, a, lt_check_number(L, 2, fn, "other"), 0, &err);
+        r = op == ATTN_POW ? attn_pow_scalar(a, lt_check_value(L, 2, fn, "exponent"), &err)
+                           : attn_binary_scalar(fn, op, a, lt_check_value(L, 2, fn, "other"), 0, &err);
     else if (b && is_scalar(L, 1))
-        r = attn_binary_scalar(fn, op, b, lt_check_number(L, 1, fn, "input"), 1, &err);
+        r = attn_binary_scalar(fn, op, b, lt_check_value(L, 1, fn, "input"), 1, &err);
     else
         return lt_error(L, "%s: expected tensors or numbers, got %s and %s", fn, lt_typename(L, 1),
                           lt_typename(L, 2));
@@ -52,13 +52,18 @@ static int f_ge(lua_State *L) { return binary(L, "ge", ATTN_GE); }
 static int f_logical_and(lua_State *L) { return binary(L, "logical_and", ATTN_LOGICAL_AND); }
 static int f_logical_or(lua_State *L) { return binary(L, "logical_or", ATTN_LOGICAL_OR); }
 
-/* In-place variants: compute, then copy into self (whose shape must not change). */
+/* In-place variants: compute, then copy into self (whose shape must not change). The result's dtype
+ * must cast to self's as PyTorch allows: not a float into an int64 tensor, not a number into a bool one. */
 static int inplace(lua_State *L, int (*f)(lua_State *), const char *fn)
 {
     attn_tensor *self = lt_check(L, 1, fn, "input");
     f(L);
     attn_tensor *r = lt_test(L, -1);
     attn_error err;
+    if (attn_promote(r->dtype, self->dtype) != self->dtype)
+        return lt_error(L, "%s: the result is %s, which cannot be stored in the %s tensor in place (PyTorch refuses "
+                           "it too); use the out-of-place form", fn, attn_dtype_name(r->dtype),
+                        attn_dtype_name(self->dtype));
     if (r->ndim != self->ndim || memcmp(r->shape, self->shape, sizeof(int64_t) * (size_t)self->ndim) != 0) {
         char a[160], b[160];
         return lt_error(L, "%s: the result has shape %s but the tensor has shape %s; in-place operations "
@@ -103,9 +108,9 @@ static int f_where(lua_State *L)
     for (int i = 0; i < 2; i++) { /* numbers become 0-d tensors */
         ab[i] = lt_test(L, 2 + i);
         if (!ab[i]) {
-            float v = (float)lt_check_number(L, 2 + i, "where", i ? "other" : "input");
+            attn_number v = lt_check_value(L, 2 + i, "where", i ? "other" : "input");
             attn_tensor **slot = lt_newslot(L);
-            lt_finish(L, slot, attn_scalar(v, &err), &err);
+            lt_finish(L, slot, attn_scalar_number(v, &err), &err);
             lua_replace(L, 2 + i);
             ab[i] = *slot;
         }
@@ -164,7 +169,26 @@ static int f_mean(lua_State *L)
     return push_result(L, attn_mean(t, dim, keepdim, &err), &err);
 }
 
-/* max/min: over everything -> one 0-d tensor; along dim -> values, indices (1-based, as attn counts). */
+/* The 0-based row-major position of the first maximum (minimum) of t, as a 0-d int64 tensor. */
+static attn_tensor *argmax_all(const attn_tensor *t, int want_min, attn_error *err)
+{
+    int64_t n = attn_numel(t), best = 0;
+    for (int64_t i = 1; i < n; i++) {
+        if (t->dtype == ATTN_INT64) {
+            int64_t x = attn_get_flat_i64(t, i), b = attn_get_flat_i64(t, best);
+            if (want_min ? x < b : x > b)
+                best = i;
+            continue;
+        }
+        float x = attn_get_flat(t, i), b = attn_get_flat(t, best);
+        if (!isnan(b) && (isnan(x) || (want_min ? x < b : x > b)))
+            best = i;
+    }
+    return attn_scalar_number(attn_int(best), err);
+}
+
+/* max/min: over everything -> one 0-d tensor; along dim -> values, indices (int64, 1-based, as attn
+ * counts). */
 static int extreme(lua_State *L, const char *fn, int want_min, int want_values, int want_indices)
 {
     attn_tensor *t = lt_check(L, 1, fn, "input");
@@ -183,21 +207,15 @@ static int extreme(lua_State *L, const char *fn, int want_min, int want_values, 
     *islot = idx;
     lt_account(L);
     if (want_indices && !idx) { /* argmax over everything: the flat (row-major) position */
-        int64_t n = attn_numel(t), best = 0;
-        for (int64_t i = 1; i < n; i++) {
-            float x = attn_get_flat(t, i), b = attn_get_flat(t, best);
-            if (!isnan(b) && (isnan(x) || (want_min ? x < b : x > b)))
-                best = i;
-        }
-        *islot = attn_scalar((float)best, &err);
+        *islot = argmax_all(t, want_min, &err);
         if (!*islot)
             return lt_raise(L, &err);
         idx = *islot;
     }
-    if (idx) {
+    if (idx) { /* 1-based, as attn counts */
         int64_t n = attn_numel(idx);
         for (int64_t i = 0; i < n; i++)
-            idx->storage->data[i] += 1.0f;
+            idx->storage->i64[i] += 1;
     }
     if (!want_values)
         return 1; /* the indices slot is on top */
@@ -277,7 +295,7 @@ static int f_masked_fill(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "masked_fill", "input");
     attn_tensor *mask = lt_check(L, 2, "masked_fill", "mask");
-    float value = (float)lt_check_number(L, 3, "masked_fill", "value");
+    attn_number value = lt_check_value(L, 3, "masked_fill", "value");
     attn_error err;
     return push_result(L, attn_masked_fill(t, mask, value, &err), &err);
 }
@@ -286,7 +304,7 @@ static int f_masked_fill_(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "masked_fill_", "input");
     attn_tensor *mask = lt_check(L, 2, "masked_fill_", "mask");
-    float value = (float)lt_check_number(L, 3, "masked_fill_", "value");
+    attn_number value = lt_check_value(L, 3, "masked_fill_", "value");
     attn_error err;
     if (attn_masked_fill_(t, mask, value, &err))
         return lt_raise(L, &err);
@@ -320,9 +338,9 @@ static int f_equal(lua_State *L)
 {
     attn_tensor *a = lt_check(L, 1, "equal", "input");
     attn_tensor *b = lt_check(L, 2, "equal", "other");
-    int eq = same_shape(a, b);
+    int eq = same_shape(a, b), ints = a->dtype == ATTN_INT64 && b->dtype == ATTN_INT64;
     for (int64_t i = 0, n = attn_numel(a); eq && i < n; i++)
-        eq = attn_get_flat(a, i) == attn_get_flat(b, i);
+        eq = ints ? attn_get_flat_i64(a, i) == attn_get_flat_i64(b, i) : attn_get_flat_f64(a, i) == attn_get_flat_f64(b, i);
     lua_pushboolean(L, eq);
     return 1;
 }
@@ -347,7 +365,7 @@ static int f_allclose(lua_State *L)
     attn_tensor *ea = attn_expand(a, ndim, shape, &err), *eb = ea ? attn_expand(b, ndim, shape, &err) : NULL;
     int close = ea && eb;
     for (int64_t i = 0, n = close ? attn_numel(ea) : 0; close && i < n; i++) {
-        double x = attn_get_flat(ea, i), y = attn_get_flat(eb, i);
+        double x = attn_get_flat_f64(ea, i), y = attn_get_flat_f64(eb, i);
         close = (x == y) || fabs(x - y) <= atol + rtol * fabs(y);
     }
     attn_free(ea);

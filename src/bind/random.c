@@ -31,7 +31,10 @@ static int fill_from(lua_State *L, attn_tensor *t, float *buf)
 {
     int64_t n = attn_numel(t), index[ATTN_MAX_DIMS] = {0};
     for (int64_t i = 0; i < n; i++) {
-        *attn_ptr(t, index) = t->dtype == ATTN_BOOL ? (buf[i] != 0.0f) : buf[i];
+        if (t->dtype == ATTN_INT64)
+            t->storage->i64[attn_offset_of(t, index)] = attn_f64_to_i64(buf[i]);
+        else
+            *attn_ptr(t, index) = t->dtype == ATTN_BOOL ? (buf[i] != 0.0f) : buf[i];
         for (int d = t->ndim - 1; d >= 0; d--) {
             if (++index[d] < t->shape[d])
                 break;
@@ -84,9 +87,9 @@ static int f_randint(lua_State *L)
         return lt_error(L, "randint: high must be greater than low, got low %lld and high %lld", (long long)low,
                           (long long)high);
     attn_tensor **slot = lt_newslot(L);
-    attn_tensor *t = attn_empty("randint", ndim, shape, ATTN_FLOAT32, &err);
+    attn_tensor *t = attn_empty("randint", ndim, shape, ATTN_INT64, &err);
     lt_finish(L, slot, t, &err);
-    if (attn_randint_fill(t->storage->data, attn_numel(t), low, high, &err))
+    if (attn_randint_fill(t->storage->i64, attn_numel(t), low, high, &err))
         return lt_raise(L, &err);
     return 1;
 }
@@ -120,6 +123,9 @@ static void two_numbers(lua_State *L, const char *fn, const char *name1, double 
 static int f_uniform_(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "uniform_", "input");
+    attn_error err;
+    if (attn_check_float("uniform_", "the tensor", t, &err))
+        return lt_raise(L, &err);
     double a = 0, b = 1;
     two_numbers(L, "uniform_", "from", &a, "to", &b);
     if (!(a <= b) || !isfinite(a) || !isfinite(b))
@@ -130,6 +136,9 @@ static int f_uniform_(lua_State *L)
 static int f_normal_(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "normal_", "input");
+    attn_error err;
+    if (attn_check_float("normal_", "the tensor", t, &err))
+        return lt_raise(L, &err);
     double mean = 0, std = 1;
     two_numbers(L, "normal_", "mean", &mean, "std", &std);
     if (!(std >= 0) || !isfinite(mean) || !isfinite(std))

@@ -39,12 +39,14 @@ int lt_finish(lua_State *L, attn_tensor **slot, attn_tensor *t, const attn_error
     return 1;
 }
 
-int lt_push_number_or_bool(lua_State *L, const attn_tensor *t, float v)
+int lt_push_element(lua_State *L, const attn_tensor *t, int64_t at)
 {
-    if (t->dtype == ATTN_BOOL)
-        lua_pushboolean(L, v != 0.0f);
+    if (t->dtype == ATTN_INT64)
+        lua_pushinteger(L, (lua_Integer)t->storage->i64[at]);
+    else if (t->dtype == ATTN_BOOL)
+        lua_pushboolean(L, t->storage->data[at] != 0.0f);
     else
-        lua_pushnumber(L, (lua_Number)v);
+        lua_pushnumber(L, (lua_Number)t->storage->data[at]);
     return 1;
 }
 
@@ -260,7 +262,7 @@ static int tensor_index(lua_State *L)
             return lt_finish(L, slot, v, &err);
         }
         if (strcmp(k, "dtype") == 0) {
-            lua_getfield(L, lua_upvalueindex(2), t->dtype == ATTN_BOOL ? "bool" : "float32");
+            lua_getfield(L, lua_upvalueindex(2), attn_dtype_name(t->dtype) + 6); /* torch.int64 -> "int64" */
             return 1;
         }
         lua_pushvalue(L, 2);
@@ -276,7 +278,7 @@ static int tensor_index(lua_State *L)
             return 0; /* one past the end is nil, so ipairs(t) stops there */
         int64_t j = lt_check_index(L, 2, t, 0, "index");
         if (t->ndim == 1)
-            return lt_push_number_or_bool(L, t, t->storage->data[t->offset + j * t->stride[0]]);
+            return lt_push_element(L, t, t->offset + j * t->stride[0]);
         attn_tensor **slot = lt_newslot(L);
         attn_error err;
         return lt_finish(L, slot, attn_select(t, 0, j, &err), &err);
@@ -284,7 +286,7 @@ static int tensor_index(lua_State *L)
     if (type == LUA_TTABLE && !lua_getmetatable(L, 2)) {
         attn_tensor *v = index_view(L, t, 2);
         if (v->ndim == 0)
-            return lt_push_number_or_bool(L, v, v->storage->data[v->offset]);
+            return lt_push_element(L, v, v->offset);
         return 1;
     }
     return lt_error(L, "index: cannot index a tensor with %s (use an integer, a table such as {1, {2, 3}}, "
@@ -299,7 +301,8 @@ static void assign(lua_State *L, attn_tensor *dst, int value)
         if (attn_copy_(dst, src, &err))
             lt_raise(L, &err);
     } else if (lua_type(L, value) == LUA_TNUMBER || lua_type(L, value) == LUA_TBOOLEAN) {
-        attn_fill_(dst, (float)lt_check_number(L, value, "assign", "value"));
+        if (attn_fill_number_("assign", dst, lt_check_value(L, value, "assign", "value"), &err))
+            lt_raise(L, &err);
     } else {
         lt_error(L, "assign: value must be a number, a boolean or a tensor, got %s", lt_typename(L, value));
     }
@@ -419,8 +422,11 @@ int luaopen_attn_tensor(lua_State *L)
     lua_pop(L, 1);
     make_dtype(L, torch, "float32");
     make_dtype(L, torch, "bool");
+    make_dtype(L, torch, "int64");
     lua_getfield(L, torch, "float32");
     lua_setfield(L, torch, "float");
+    lua_getfield(L, torch, "int64");
+    lua_setfield(L, torch, "long");
 
     luaL_newmetatable(L, ATTN_SIZE_MT);
     lua_pushcfunction(L, size_tostring);

@@ -41,13 +41,13 @@ static int t_item(lua_State *L)
         return lt_error(L, "item: a tensor with %lld elements (shape %s) cannot be converted to a number; "
                              "only one-element tensors can", (long long)n, attn_shape_str(t, s, sizeof s));
     }
-    return lt_push_number_or_bool(L, t, attn_get_flat(t, 0));
+    return lt_push_element(L, t, attn_flat_offset(t, 0));
 }
 
 static void push_list(lua_State *L, const attn_tensor *t, int d, int64_t *index)
 {
     if (d == t->ndim) {
-        lt_push_number_or_bool(L, t, *attn_ptr(t, index));
+        lt_push_element(L, t, attn_offset_of(t, index));
         return;
     }
     luaL_checkstack(L, 4, "tolist: nesting too deep");
@@ -119,6 +119,20 @@ static int to_dtype(lua_State *L, const char *fn, attn_dtype dtype)
 
 static int t_bool(lua_State *L) { return to_dtype(L, "bool", ATTN_BOOL); }
 static int t_float(lua_State *L) { return to_dtype(L, "float", ATTN_FLOAT32); }
+static int t_long(lua_State *L) { return to_dtype(L, "long", ATTN_INT64); }
+
+/* t:to(dtype) or t:to(other): other's dtype, as PyTorch's Tensor.to (no devices here). */
+static int t_to(lua_State *L)
+{
+    lt_check(L, 1, "to", "input");
+    attn_tensor *other = lt_test(L, 2);
+    int dtype = other ? (int)other->dtype : lt_test_dtype(L, 2);
+    if (dtype < 0)
+        return lt_error(L, "to: expected a dtype (torch.float32, torch.int64, torch.bool) or a tensor, got %s",
+                        lt_typename(L, 2));
+    lua_settop(L, 1);
+    return to_dtype(L, "to", (attn_dtype)dtype);
+}
 
 static int reshape_like(lua_State *L, const char *fn, int copy_ok)
 {
@@ -280,7 +294,9 @@ static int t_expand(lua_State *L)
 static int t_fill_(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "fill_", "input");
-    attn_fill_(t, (float)lt_check_number(L, 2, "fill_", "value"));
+    attn_error err;
+    if (attn_fill_number_("fill_", t, lt_check_value(L, 2, "fill_", "value"), &err))
+        return lt_raise(L, &err);
     lua_settop(L, 1);
     return 1;
 }
@@ -313,7 +329,8 @@ static const luaL_Reg shared[] = {
 static const luaL_Reg method_only[] = {
     {"size", t_size}, {"dim", t_dim}, {"item", t_item}, {"tolist", t_tolist},
     {"is_contiguous", t_is_contiguous}, {"contiguous", t_contiguous}, {"view", t_view},
-    {"expand", t_expand}, {"bool", t_bool}, {"float", t_float}, {"fill_", t_fill_}, {"zero_", t_zero_},
+    {"expand", t_expand}, {"bool", t_bool}, {"float", t_float}, {"long", t_long}, {"to", t_to},
+    {"fill_", t_fill_}, {"zero_", t_zero_},
     {"copy_", t_copy_}, {NULL, NULL}};
 
 int luaopen_attn_views(lua_State *L)

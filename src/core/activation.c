@@ -283,8 +283,23 @@ static int run_rows(attn_activation f, float *v, int64_t n, int64_t row, int vec
     return 0;
 }
 
+/* erf, sin and cos of an int64 tensor are those of its float32 values, as in PyTorch; gelu and silu are
+ * not defined for integers there, so not here either. */
+static attn_tensor *activate_int64(attn_activation f, const attn_tensor *x, attn_error *err)
+{
+    static const char *names[] = {"gelu", "gelu", "silu", "erf", "sin", "cos"};
+    if (f == ATTN_ACT_GELU || f == ATTN_ACT_GELU_TANH || f == ATTN_ACT_SILU)
+        return attn_check_float(names[f], "the input", x, err), NULL;
+    attn_tensor *c = attn_to_dtype(x, ATTN_FLOAT32, err);
+    attn_tensor *out = c ? attn_activate(f, c, err) : NULL;
+    attn_free(c);
+    return out;
+}
+
 attn_tensor *attn_activate(attn_activation f, const attn_tensor *x, attn_error *err)
 {
+    if (x->dtype == ATTN_INT64)
+        return activate_int64(f, x, err);
     attn_tensor *out = attn_empty("activation", x->ndim, x->shape, ATTN_FLOAT32, err);
     if (!out)
         return NULL;

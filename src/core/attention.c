@@ -27,6 +27,8 @@ static attn_tensor *last_two_swapped(const attn_tensor *t, attn_error *err)
 attn_tensor *attn_scores(const attn_tensor *q, const attn_tensor *k, attn_error *err)
 {
     char qs[160], ks[160];
+    if (attn_check_float("attention.scores", "q", q, err) || attn_check_float("attention.scores", "k", k, err))
+        return NULL;
     if (q->ndim < 1 || k->ndim < 1)
         return attn_fail(err, "attention.scores: q and k need at least 1 dim ([n, d] and [m, d]), got %s and %s",
                          SHAPE(q, qs), SHAPE(k, ks));
@@ -44,8 +46,10 @@ attn_tensor *attn_scale(const attn_tensor *s, double d_k, attn_error *err)
 {
     if (!(d_k > 0) || isinf(d_k))
         return attn_fail(err, "attention.scale: d_k must be a positive number (the key dim), got %g", d_k);
+    if (attn_check_float("attention.scale", "the scores", s, err))
+        return NULL;
     /* the book's  attn_scores / keys.shape[-1]**0.5 : a float32 division by the rounded root */
-    return attn_binary_scalar("attention.scale", ATTN_DIV, s, sqrt(d_k), 0, err);
+    return attn_binary_scalar("attention.scale", ATTN_DIV, s, attn_float(sqrt(d_k)), 0, err);
 }
 
 /* ---- masks --------------------------------------------------------------------------------- */
@@ -80,8 +84,8 @@ attn_tensor *attn_valid_len_mask(int64_t n, const attn_tensor *lens, attn_error 
                          SHAPE(lens, ls));
     int64_t b = lens->shape[0], q = lens->ndim == 2 ? lens->shape[1] : 1;
     for (int64_t i = 0; i < b * q; i++) {
-        float len = attn_get_flat(lens, i);
-        if (!(len >= 0 && len <= (float)n) || len != floorf(len))
+        double len = attn_get_flat_f64(lens, i);
+        if (!(len >= 0 && len <= (double)n) || len != floor(len))
             return attn_fail(err, "attention.valid_len_mask: valid length %g (entry %lld of lens %s) must be a "
                                   "whole number from 0 to the sequence length %lld",
                              (double)len, (long long)i + 1, SHAPE(lens, ls), (long long)n);
@@ -91,7 +95,7 @@ attn_tensor *attn_valid_len_mask(int64_t n, const attn_tensor *lens, attn_error 
     if (!mask)
         return NULL;
     for (int64_t i = 0; i < b * q; i++) {
-        int64_t len = (int64_t)attn_get_flat(lens, i);
+        int64_t len = (int64_t)attn_get_flat_f64(lens, i);
         for (int64_t j = 0; j < n; j++)
             mask->storage->data[i * n + j] = j >= len ? 1.0f : 0.0f;
     }
@@ -102,14 +106,16 @@ attn_tensor *attn_mask(const attn_tensor *s, const attn_tensor *hidden, float fi
 {
     char ss[160], hs[160];
     if (hidden->dtype != ATTN_BOOL)
-        return attn_fail(err, "attention.mask: hidden must be a bool tensor (true = hidden), got a float tensor "
-                              "of shape %s; use mask:bool()", SHAPE(hidden, hs));
+        return attn_fail(err, "attention.mask: hidden must be a bool tensor (true = hidden), got a %s tensor "
+                              "of shape %s; use mask:bool()", attn_dtype_name(hidden->dtype) + 6, SHAPE(hidden, hs));
+    if (attn_check_float("attention.mask", "the scores", s, err))
+        return NULL;
     int ndim;
     int64_t shape[ATTN_MAX_DIMS];
     if (attn_broadcast_shape("attention.mask", s, hidden, &ndim, shape, err))
         return attn_fail(err, "attention.mask: the mask %s does not fit the scores %s (they cannot be broadcast)",
                          SHAPE(hidden, hs), SHAPE(s, ss));
-    return attn_masked_fill(s, hidden, fill, err);
+    return attn_masked_fill(s, hidden, attn_float(fill), err);
 }
 
 /* ---- weights and values -------------------------------------------------------------------- */
@@ -117,6 +123,9 @@ attn_tensor *attn_mask(const attn_tensor *s, const attn_tensor *hidden, float fi
 attn_tensor *attn_weighted_sum(const attn_tensor *w, const attn_tensor *v, attn_error *err)
 {
     char ws[160], vs[160];
+    if (attn_check_float("attention.weighted_sum", "w", w, err) ||
+        attn_check_float("attention.weighted_sum", "v", v, err))
+        return NULL;
     if (w->ndim < 1 || v->ndim < 2)
         return attn_fail(err, "attention.weighted_sum: expected weights [..., n, m] and values [..., m, dv], "
                               "got %s and %s", SHAPE(w, ws), SHAPE(v, vs));
@@ -131,6 +140,8 @@ attn_tensor *attn_dropout(const char *fn, const attn_tensor *x, double p, attn_e
 {
     if (!(p >= 0 && p <= 1))
         return attn_fail(err, "%s: p must be between 0 and 1, got %g", fn, p);
+    if (attn_check_float(fn, "the input", x, err))
+        return NULL;
     if (p == 0 || attn_numel(x) == 0)
         return attn_alias(x, err);
     attn_tensor *noise = attn_empty(fn, x->ndim, x->shape, ATTN_FLOAT32, err);
@@ -202,6 +213,8 @@ attn_tensor *attn_merge_heads(const attn_tensor *x, attn_error *err)
 attn_tensor *attn_general(const attn_tensor *s, const attn_tensor *W, const attn_tensor *h, attn_error *err)
 {
     char ss[160], ws[160], hs[160];
+    if (attn_check_float("attention.general", "s", s, err) || attn_check_float("attention.general", "W", W, err))
+        return NULL;
     if (s->ndim < 1 || W->ndim != 2 || h->ndim < 1)
         return attn_fail(err, "attention.general: expected s [..., n, ds], W [ds, dh], h [..., m, dh], "
                               "got %s, %s and %s", SHAPE(s, ss), SHAPE(W, ws), SHAPE(h, hs));
@@ -232,6 +245,10 @@ attn_tensor *attn_additive(const attn_tensor *q, const attn_tensor *k, const att
                            const attn_tensor *W_k, const attn_tensor *v, attn_error *err)
 {
     char qs[160], ks[160], wq[160], wk[160], vs[160];
+    const attn_tensor *all[] = {q, k, W_q, W_k, v};
+    for (int i = 0; i < 5; i++)
+        if (attn_check_float("attention.additive", "every input", all[i], err))
+            return NULL;
     if (q->ndim < 2 || k->ndim < 2 || W_q->ndim != 2 || W_k->ndim != 2 || v->ndim < 1 || v->ndim > 2 ||
         q->ndim + 1 > ATTN_MAX_DIMS || k->ndim + 1 > ATTN_MAX_DIMS)
         return attn_fail(err, "attention.additive: expected q [..., n, dq], k [..., m, dk], W_q [u, dq], "

@@ -1,6 +1,6 @@
 /* format.c — PyTorch's tensor print format, character for character.
  *
- * A port of torch/_tensor_str.py (the parts a float32/bool strided CPU tensor reaches):
+ * A port of torch/_tensor_str.py (the parts a float32/int64/bool strided CPU tensor reaches):
  *   _Formatter.__init__  -> formatter_init     decides int/sci mode and the column width
  *   _Formatter.format    -> format_value       one element, right-aligned to that width
  *   _vector_str          -> put_vector         the innermost dimension, wrapped at linewidth
@@ -9,7 +9,8 @@
  *   _str_intern          -> attn_format        "tensor(" ... ")", the empty-tensor suffixes
  * Python formats the value as a double (tolist()/item()), so every float is widened first; glibc's
  * printf rounds the exact binary value as Python does, except that it spells a negative NaN "-nan",
- * which Python never does. */
+ * which Python never does. An int64 tensor is not a floating dtype to _Formatter: every value is
+ * '{}'.format(int), right-aligned to the widest one, with no int/sci mode. */
 #include "format.h"
 
 #include <math.h>
@@ -81,7 +82,8 @@ static void sb_repeat(sbuf *b, char c, int n)
 
 /* ---- walking the elements ------------------------------------------------------------------- */
 
-typedef void (*visit_fn)(void *ctx, float v);
+/* A visitor sees the tensor and the storage offset of one element; it reads the element by dtype. */
+typedef void (*visit_fn)(void *ctx, const attn_tensor *t, int64_t at);
 
 /* Calls fn on every element in row-major order, or, when summarize is set, only on the elements
  * get_summarized_data keeps: the first and last edgeitems along every dimension longer than
@@ -89,7 +91,7 @@ typedef void (*visit_fn)(void *ctx, float v);
 static void visit_elements(const attn_tensor *t, int dim, int64_t off, int summarize, visit_fn fn, void *ctx)
 {
     if (dim == t->ndim) {
-        fn(ctx, t->storage->data[off]);
+        fn(ctx, t, off);
         return;
     }
     int64_t n = t->shape[dim], edge = g_opts.edgeitems;
@@ -105,6 +107,7 @@ static void visit_elements(const attn_tensor *t, int dim, int64_t off, int summa
 
 typedef struct formatter {
     int is_bool;
+    int is_int64;
     int int_mode;
     int sci_mode;
     int max_width;
@@ -129,9 +132,10 @@ typedef struct scan_ctx {
     int bool_width;
 } scan_ctx;
 
-static void scan_value(void *vctx, float f)
+static void scan_value(void *vctx, const attn_tensor *t, int64_t at)
 {
     scan_ctx *c = vctx;
+    float f = t->storage->data[at];
     int w = f != 0.0f ? 4 : 5; /* len("True"), len("False") */
     if (w > c->bool_width)
         c->bool_width = w;
@@ -148,9 +152,10 @@ static void scan_value(void *vctx, float f)
 }
 
 /* Pass 2: the widest nonzero finite value, formatted the way the chosen mode will format it. */
-static void width_value(void *vctx, float f)
+static void width_value(void *vctx, const attn_tensor *t, int64_t at)
 {
     formatter *fm = vctx;
+    float f = t->storage->data[at];
     char buf[NUMBUF];
     int len;
     if (!isfinite(f) || f == 0.0f)
@@ -165,13 +170,28 @@ static void width_value(void *vctx, float f)
         fm->max_width = len;
 }
 
+/* The int64 formatter's width: len('{}'.format(value)) of the widest value it sees. */
+static void width_int64(void *vctx, const attn_tensor *t, int64_t at)
+{
+    formatter *fm = vctx;
+    char buf[NUMBUF];
+    int len = snprintf(buf, sizeof buf, "%lld", (long long)t->storage->i64[at]);
+    if (len > fm->max_width)
+        fm->max_width = len;
+}
+
 static void formatter_init(formatter *fm, const attn_tensor *t, int summarize)
 {
     scan_ctx sc = {0, 0.0, 0.0, 1, 1};
     fm->is_bool = t->dtype == ATTN_BOOL;
+    fm->is_int64 = t->dtype == ATTN_INT64;
     fm->int_mode = 1;
     fm->sci_mode = 0;
     fm->max_width = 1;
+    if (fm->is_int64) {
+        visit_elements(t, 0, t->offset, summarize, width_int64, fm);
+        return;
+    }
     visit_elements(t, 0, t->offset, summarize, scan_value, &sc);
     if (fm->is_bool) {
         fm->max_width = sc.bool_width;
@@ -190,13 +210,16 @@ static void formatter_init(formatter *fm, const attn_tensor *t, int summarize)
         fm->sci_mode = g_opts.sci_mode;
 }
 
-/* _Formatter.format: one element, padded on the left to max_width. */
-static void format_value(sbuf *b, const formatter *fm, float f)
+/* _Formatter.format: the element at storage offset at, padded on the left to max_width. */
+static void format_value(sbuf *b, const formatter *fm, const attn_tensor *t, int64_t at)
 {
     char buf[NUMBUF];
     int len;
+    float f = fm->is_int64 ? 0.0f : t->storage->data[at];
     double v = f;
-    if (fm->is_bool) {
+    if (fm->is_int64) {
+        len = snprintf(buf, sizeof buf, "%lld", (long long)t->storage->i64[at]);
+    } else if (fm->is_bool) {
         len = snprintf(buf, sizeof buf, "%s", f != 0.0f ? "True" : "False");
     } else if (fm->sci_mode) {
         len = fmt_double(buf, v, 'e', g_opts.precision);
@@ -245,7 +268,7 @@ static void put_vector(sbuf *b, const attn_tensor *t, const formatter *fm, int64
             i = n - edge;
         }
         put_separator(b, k++, per_line, indent);
-        format_value(b, fm, t->storage->data[off + i * t->stride[dim]]);
+        format_value(b, fm, t, off + i * t->stride[dim]);
     }
     sb_puts(b, "]");
 }
@@ -263,7 +286,7 @@ static void put_tensor(sbuf *b, const attn_tensor *t, const formatter *fm, int d
                        int summarize)
 {
     if (t->ndim == 0) {
-        format_value(b, fm, t->storage->data[off]);
+        format_value(b, fm, t, off);
         return;
     }
     if (dim == t->ndim - 1) {
@@ -318,8 +341,8 @@ static void put_empty(sbuf *b, const attn_tensor *t, int indent)
         snprintf(size + pos, sizeof size - pos, ")"); /* never 1-d here, so no "(0,)" */
         add_suffix(b, size, indent, &last_len);
     }
-    if (t->dtype == ATTN_BOOL)
-        add_suffix(b, "dtype=torch.bool", indent, &last_len);
+    if (t->dtype != ATTN_FLOAT32) /* "In an empty tensor, there are no elements to infer if the dtype should be int64" */
+        add_suffix(b, t->dtype == ATTN_BOOL ? "dtype=torch.bool" : "dtype=torch.int64", indent, &last_len);
     sb_puts(b, ")");
 }
 
@@ -347,7 +370,8 @@ static const char *check_tensor(const attn_tensor *t, int64_t *numel)
         else
             hi += span;
     }
-    if (!t->storage || !t->storage->data || lo < 0 || hi >= (double)t->storage->numel)
+    if (!t->storage || !(t->dtype == ATTN_INT64 ? (void *)t->storage->i64 : (void *)t->storage->data) || lo < 0 ||
+        hi >= (double)t->storage->numel)
         return "print: tensor view lies outside its storage";
     return NULL;
 }

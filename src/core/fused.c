@@ -330,7 +330,8 @@ static int check_shapes(const attn_tensor *q, const attn_tensor *k, const attn_t
         if (in[i]->ndim < 2)
             return attn_fail(err, FN ": %s must be %s with at least 2 dims, got %s", name[i], form[i], shape[i]), -1;
         if (in[i]->dtype != ATTN_FLOAT32)
-            return attn_fail(err, FN ": %s must be a float tensor, got a bool tensor %s", name[i], shape[i]), -1;
+            return attn_fail(err, FN ": %s must be a float tensor, got a %s tensor %s", name[i],
+                             attn_dtype_name(in[i]->dtype) + 6, shape[i]), -1;
     }
     p->n = q->shape[q->ndim - 2];
     p->d = q->shape[q->ndim - 1];

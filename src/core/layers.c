@@ -140,6 +140,10 @@ attn_tensor *attn_layer_norm(const attn_tensor *x, int nnorm, const attn_tensor 
         return attn_fail(err, "layer_norm: normalized_shape must name 1 to %d trailing dims of the input %s, "
                               "got %d dims", x->ndim, attn_shape_str(x, a, sizeof a), nnorm);
     const int64_t *norm_shape = x->shape + (x->ndim - nnorm);
+    if (attn_check_float("layer_norm", "the input", x, err) ||
+        (weight && attn_check_float("layer_norm", "weight", weight, err)) ||
+        (bias && attn_check_float("layer_norm", "bias", bias, err)))
+        return NULL;
     if (check_affine("weight", weight, nnorm, norm_shape, err) || check_affine("bias", bias, nnorm, norm_shape, err))
         return NULL;
     if (!isfinite(eps) || eps < 0)
@@ -181,6 +185,11 @@ attn_tensor *attn_embedding(const attn_tensor *weight, const attn_tensor *indice
     if (weight->ndim != 2)
         return attn_fail(err, "embedding: weight must be 2-D [num_embeddings, embedding_dim], got %s",
                          attn_shape_str(weight, a, sizeof a));
+    if (attn_check_float("embedding", "weight", weight, err))
+        return NULL;
+    if (indices->dtype != ATTN_INT64)
+        return attn_fail(err, "embedding: ids must be an int64 tensor, got %s (PyTorch refuses them too); "
+                              "convert with :long()", attn_dtype_name(indices->dtype));
     if (indices->ndim + 1 > ATTN_MAX_DIMS)
         return attn_fail(err, "embedding: indices have %d dims; at most %d are supported", indices->ndim,
                          ATTN_MAX_DIMS - 1);
@@ -197,22 +206,18 @@ attn_tensor *attn_embedding(const attn_tensor *weight, const attn_tensor *indice
             attn_free(out);
             return attn_fail(err, "interrupted");
         }
-        float id = attn_get_flat(indices, k);
-        if (id != floorf(id) || !isfinite(id)) {
-            attn_free(out);
-            return attn_fail(err, "embedding: ids must be whole numbers, got %g", (double)id);
-        }
-        /* compared as doubles first: a float id can be far beyond int64's range */
-        if ((double)id < (double)first_id || (double)id >= (double)first_id + (double)rows) {
+        int64_t id = attn_get_flat_i64(indices, k);
+        /* id - first_id in unsigned arithmetic: an id near INT64_MIN must not overflow */
+        uint64_t row = (uint64_t)id - (uint64_t)first_id;
+        if (row >= (uint64_t)rows) {
             attn_free(out);
             if (rows == 0)
-                return attn_fail(err, "embedding: index %.0f is out of range: the embedding has no rows", (double)id);
-            return attn_fail(err, "embedding: index %.0f is out of range for an embedding of %lld rows (ids %lld to "
-                                  "%lld)", (double)id, (long long)rows, (long long)first_id,
+                return attn_fail(err, "embedding: index %lld is out of range: the embedding has no rows", (long long)id);
+            return attn_fail(err, "embedding: index %lld is out of range for an embedding of %lld rows (ids %lld to "
+                                  "%lld)", (long long)id, (long long)rows, (long long)first_id,
                              (long long)(first_id + rows - 1));
         }
-        int64_t row = (int64_t)id - first_id;
-        index[0] = row;
+        index[0] = (int64_t)row;
         for (int64_t j = 0; j < dim; j++) {
             index[1] = j;
             out->storage->data[k * dim + j] = *attn_ptr(weight, index);

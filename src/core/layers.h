@@ -30,7 +30,7 @@ typedef enum attn_activation {
 /* f applied to every element of x (any strides; the result is contiguous). */
 attn_tensor *attn_activate(attn_activation f, const attn_tensor *x, attn_error *err);
 
-/* The rows of weight [num, dim] picked by the ids in indices (whole numbers, any shape S): the result has
+/* The rows of weight [num, dim] picked by the ids in indices (an int64 tensor of any shape S): the result has
  * shape S + [dim]. first_id is the id of row 0 (1 in Lua), and errors name ids as the user wrote them:
  * "embedding: index 7 is out of range for an embedding of 6 rows (ids 1 to 6)". */
 attn_tensor *attn_embedding(const attn_tensor *weight, const attn_tensor *indices, int64_t first_id,

@@ -1,5 +1,11 @@
-/* ops.c — element-wise arithmetic with broadcasting, reductions, and the attention stages
- * (tril/triu masks, masked_fill). matmul lives in matmul.c, softmax in softmax.c. */
+/* ops.c — element-wise arithmetic with broadcasting and PyTorch's type promotion: binary operations,
+ * comparisons, where, unary functions and pow. Reductions are in reductions.c, tril/triu and
+ * masked_fill in masks.c, matmul in matmul.c, softmax in softmax.c.
+ *
+ * Each operation picks the dtype it computes in (attn_promote of its operands; true division and the
+ * float functions always float32), converts the operands that are not in it, and runs one of two
+ * explicit kernels: float (float32, and bool stored as 0/1 floats) or int64 (exact, wrapping on
+ * overflow as PyTorch's integers do). */
 #include "ops.h"
 #include "reduce.h"
 #include "vmath.h"
@@ -66,7 +72,8 @@ static int walk_next_row(nd_walk *w, int64_t *index)
     return 0;
 }
 
-static int is_comparison(attn_binop op)
+/* Comparisons and logical operations give bool tensors. */
+static int gives_bool(attn_binop op)
 {
     return op >= ATTN_EQ;
 }
@@ -93,51 +100,139 @@ static float apply_binary(attn_binop op, float x, float y)
     return 0;
 }
 
+/* x ** y for int64: by squaring, wrapping on overflow. A negative exponent gives what PyTorch's integer
+ * pow gives (1 for base 1, +-1 for base -1, else 0); pow with a negative scalar exponent is refused
+ * before this (attn_pow_scalar). */
+static int64_t pow_i64(int64_t x, int64_t y)
+{
+    if (y < 0)
+        return x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0;
+    uint64_t result = 1, base = (uint64_t)x;
+    for (uint64_t e = (uint64_t)y; e; e >>= 1) {
+        if (e & 1)
+            result *= base;
+        base *= base;
+    }
+    return (int64_t)result;
+}
+
+static int64_t apply_binary_i64(attn_binop op, int64_t x, int64_t y)
+{
+    uint64_t ux = (uint64_t)x, uy = (uint64_t)y; /* unsigned: overflow wraps around, as in PyTorch */
+    switch (op) {
+    case ATTN_ADD: return (int64_t)(ux + uy);
+    case ATTN_SUB: return (int64_t)(ux - uy);
+    case ATTN_MUL: return (int64_t)(ux * uy);
+    case ATTN_POW: return pow_i64(x, y);
+    case ATTN_MAXIMUM: return x > y ? x : y;
+    case ATTN_MINIMUM: return x < y ? x : y;
+    case ATTN_EQ: return x == y;
+    case ATTN_NE: return x != y;
+    case ATTN_LT: return x < y;
+    case ATTN_LE: return x <= y;
+    case ATTN_GT: return x > y;
+    case ATTN_GE: return x >= y;
+    case ATTN_DIV: case ATTN_LOGICAL_AND: case ATTN_LOGICAL_OR: break; /* computed in float */
+    }
+    return 0;
+}
+
 static attn_tensor *interrupted(attn_tensor *partial, attn_error *err)
 {
     attn_free(partial);
     return attn_fail(err, "interrupted");
 }
 
-attn_tensor *attn_binary(const char *fn, attn_binop op, const attn_tensor *a, const attn_tensor *b, attn_error *err)
+/* t as the kernel of `compute` reads it: itself when its storage already holds that type (bool is
+ * stored as floats, so it feeds the float kernel as it is), else a converted copy. */
+static attn_tensor *as_compute(const attn_tensor *t, attn_dtype compute, attn_error *err)
 {
-    int ndim;
-    int64_t shape[ATTN_MAX_DIMS];
-    if (attn_broadcast_shape(fn, a, b, &ndim, shape, err))
-        return NULL;
-    attn_dtype dtype = (is_comparison(op) || (a->dtype == ATTN_BOOL && b->dtype == ATTN_BOOL &&
-                                              (op == ATTN_MAXIMUM || op == ATTN_MINIMUM)))
-                           ? ATTN_BOOL
-                           : ATTN_FLOAT32;
-    attn_tensor *out = attn_empty(fn, ndim, shape, dtype, err);
-    if (!out || attn_numel(out) == 0)
-        return out;
-    nd_walk w = {.ndim = ndim > 0 ? ndim : 1};
-    if (ndim == 0)
+    int same_storage = (t->dtype == ATTN_INT64) == (compute == ATTN_INT64);
+    return same_storage ? attn_alias(t, err) : attn_to_dtype(t, compute, err);
+}
+
+/* The dtype binary op computes in and the dtype of its result; -1 for an operation PyTorch refuses. On
+ * two bool tensors + is logical or and * logical and (PyTorch's bool arithmetic); - is refused. */
+static int binary_dtypes(const char *fn, attn_binop *op, attn_dtype a, attn_dtype b, attn_dtype *compute,
+                         attn_dtype *result, attn_error *err)
+{
+    *compute = attn_promote(a, b);
+    if (*op == ATTN_DIV || *op == ATTN_LOGICAL_AND || *op == ATTN_LOGICAL_OR)
+        *compute = ATTN_FLOAT32; /* true division of integers is a float division; logic tests nonzero */
+    if (*compute == ATTN_BOOL && *op == ATTN_SUB) {
+        attn_fail(err, "%s: subtracting two bool tensors is not supported (PyTorch refuses it too); use "
+                       "logical_and / logical_or, or convert with :long()", fn);
+        return -1;
+    }
+    if (*compute == ATTN_BOOL && (*op == ATTN_ADD || *op == ATTN_MUL))
+        *op = *op == ATTN_ADD ? ATTN_LOGICAL_OR : ATTN_LOGICAL_AND;
+    *result = gives_bool(*op) || *compute == ATTN_BOOL ? ATTN_BOOL : *compute;
+    return 0;
+}
+
+/* Runs op over the broadcast walk of A and B (already of dtype compute) into out. */
+static attn_tensor *binary_kernel(attn_binop op, attn_dtype compute, const attn_tensor *a, const attn_tensor *b,
+                                  attn_tensor *out, attn_error *err)
+{
+    nd_walk w = {.ndim = out->ndim > 0 ? out->ndim : 1};
+    if (out->ndim == 0)
         w.shape[0] = 1;
     else
-        memcpy(w.shape, shape, sizeof(int64_t) * (size_t)ndim);
+        memcpy(w.shape, out->shape, sizeof(int64_t) * (size_t)out->ndim);
     walk_add(&w, a);
     walk_add(&w, b);
-    const float *A = a->storage->data, *B = b->storage->data;
-    float *O = out->storage->data;
     int64_t inner = w.shape[w.ndim - 1], sa = w.stride[0][w.ndim - 1], sb = w.stride[1][w.ndim - 1];
     int64_t index[ATTN_MAX_DIMS] = {0}, at = 0;
     do {
         if (attn_interrupt_requested)
             return interrupted(out, err);
-        const float *pa = A + w.offset[0], *pb = B + w.offset[1];
-        for (int64_t j = 0; j < inner; j++)
-            O[at++] = apply_binary(op, pa[j * sa], pb[j * sb]);
+        if (compute == ATTN_INT64) {
+            const int64_t *pa = a->storage->i64 + w.offset[0], *pb = b->storage->i64 + w.offset[1];
+            if (out->dtype == ATTN_INT64)
+                for (int64_t j = 0; j < inner; j++)
+                    out->storage->i64[at++] = apply_binary_i64(op, pa[j * sa], pb[j * sb]);
+            else
+                for (int64_t j = 0; j < inner; j++)
+                    out->storage->data[at++] = (float)apply_binary_i64(op, pa[j * sa], pb[j * sb]);
+        } else {
+            const float *pa = a->storage->data + w.offset[0], *pb = b->storage->data + w.offset[1];
+            for (int64_t j = 0; j < inner; j++)
+                out->storage->data[at++] = apply_binary(op, pa[j * sa], pb[j * sb]);
+        }
     } while (walk_next_row(&w, index));
     return out;
 }
 
-attn_tensor *attn_binary_scalar(const char *fn, attn_binop op, const attn_tensor *a, double s, int scalar_first,
+attn_tensor *attn_binary(const char *fn, attn_binop op, const attn_tensor *a, const attn_tensor *b, attn_error *err)
+{
+    int ndim;
+    int64_t shape[ATTN_MAX_DIMS];
+    attn_dtype compute, result;
+    if (attn_broadcast_shape(fn, a, b, &ndim, shape, err) || binary_dtypes(fn, &op, a->dtype, b->dtype, &compute,
+                                                                           &result, err))
+        return NULL;
+    attn_tensor *out = attn_empty(fn, ndim, shape, result, err);
+    if (!out || attn_numel(out) == 0)
+        return out;
+    attn_tensor *ca = as_compute(a, compute, err);
+    attn_tensor *cb = ca ? as_compute(b, compute, err) : NULL;
+    if (!cb) {
+        attn_free(ca);
+        attn_free(out);
+        return NULL;
+    }
+    out = binary_kernel(op, compute, ca, cb, out, err);
+    attn_free(ca);
+    attn_free(cb);
+    return out;
+}
+
+attn_tensor *attn_binary_scalar(const char *fn, attn_binop op, const attn_tensor *a, attn_number s, int scalar_first,
                                 attn_error *err)
 {
-    /* PyTorch casts a Python number to the tensor's dtype (float32) before the operation. */
-    attn_tensor *st = attn_scalar((float)s, err);
+    /* The number becomes a 0-d tensor of its own dtype (a Lua float: float32, as PyTorch casts a Python
+     * float to the default dtype); promotion then decides as between tensors. */
+    attn_tensor *st = attn_scalar_number(s, err);
     if (!st)
         return NULL;
     attn_tensor *out = scalar_first ? attn_binary(fn, op, st, a, err) : attn_binary(fn, op, a, st, err);
@@ -155,15 +250,24 @@ attn_tensor *attn_where(const attn_tensor *cond, const attn_tensor *a, const att
     memcpy(ab.shape, s1, sizeof s1);
     if (attn_broadcast_shape("where", cond, &ab, &n2, s2, err))
         return NULL;
-    attn_tensor *out = attn_empty("where", n2, s2, ATTN_FLOAT32, err);
+    attn_dtype dtype = attn_promote(a->dtype, b->dtype);
+    attn_tensor *out = attn_empty("where", n2, s2, dtype, err);
     if (!out)
         return NULL;
-    attn_tensor *ec = attn_expand(cond, n2, s2, err), *ea = attn_expand(a, n2, s2, err),
-                *eb = attn_expand(b, n2, s2, err);
+    attn_tensor *ca = attn_to_dtype(a, dtype, err), *cb = ca ? attn_to_dtype(b, dtype, err) : NULL;
+    attn_tensor *ec = cb ? attn_expand(cond, n2, s2, err) : NULL, *ea = ec ? attn_expand(ca, n2, s2, err) : NULL,
+                *eb = ea ? attn_expand(cb, n2, s2, err) : NULL;
+    attn_free(ca);
+    attn_free(cb);
     if (ec && ea && eb) {
         int64_t n = attn_numel(out);
-        for (int64_t i = 0; i < n; i++)
-            out->storage->data[i] = attn_get_flat(ec, i) != 0 ? attn_get_flat(ea, i) : attn_get_flat(eb, i);
+        for (int64_t i = 0; i < n; i++) {
+            const attn_tensor *from = attn_get_flat(ec, i) != 0 ? ea : eb;
+            if (dtype == ATTN_INT64)
+                out->storage->i64[i] = attn_get_flat_i64(from, i);
+            else
+                out->storage->data[i] = attn_get_flat(from, i);
+        }
     } else {
         attn_free(out);
         out = NULL;
@@ -186,7 +290,7 @@ static float apply_unary(attn_unop op, float x)
     case ATTN_TANH: return vmath_tanh(x);
     case ATTN_ABS: return fabsf(x);
     case ATTN_SIGMOID: return vmath_sigmoid(x);
-    case ATTN_RELU: return x > 0 ? x : (isnan(x) ? x : 0.0f);
+    case ATTN_RELU: return x < 0 ? 0.0f : x; /* clamp_min(x, 0): -0.0 and NaN come out as they are */
     case ATTN_LOGICAL_NOT: return x == 0;
     }
     return 0;
@@ -196,8 +300,38 @@ static float apply_unary(attn_unop op, float x)
 static attn_tensor *map_unary(const attn_tensor *a, attn_dtype dtype, attn_unop op, double exponent, int use_pow,
                               attn_error *err);
 
+/* neg, abs and relu of an int64 tensor stay int64 (wrapping: -INT64_MIN is INT64_MIN, as in PyTorch). */
+static attn_tensor *unary_i64(attn_unop op, const attn_tensor *a, attn_error *err)
+{
+    attn_tensor *out = attn_clone(a, err);
+    int64_t n = out ? attn_numel(out) : 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t x = (uint64_t)out->storage->i64[i];
+        int negative = out->storage->i64[i] < 0;
+        if (op == ATTN_NEG || (op == ATTN_ABS && negative))
+            x = 0 - x;
+        else if (op == ATTN_RELU && negative)
+            x = 0;
+        out->storage->i64[i] = (int64_t)x;
+    }
+    return out;
+}
+
+static const char *unary_name(attn_unop op)
+{
+    static const char *names[] = {"neg", "exp", "log", "sqrt", "tanh", "abs", "sigmoid", "relu", "logical_not"};
+    return names[op];
+}
+
 attn_tensor *attn_unary(attn_unop op, const attn_tensor *a, attn_error *err)
 {
+    int keeps_dtype = op == ATTN_NEG || op == ATTN_ABS || op == ATTN_RELU;
+    if (a->dtype == ATTN_BOOL && keeps_dtype)
+        return attn_fail(err, "%s: not defined for a bool tensor (PyTorch refuses it too)%s", unary_name(op),
+                         op == ATTN_NEG ? "; to invert a mask use logical_not()" : "");
+    if (a->dtype == ATTN_INT64 && keeps_dtype)
+        return unary_i64(op, a, err);
+    /* everything else computes in float32, converting an int64 or bool input first */
     return map_unary(a, op == ATTN_LOGICAL_NOT ? ATTN_BOOL : ATTN_FLOAT32, op, 0, 0, err);
 }
 
@@ -219,9 +353,16 @@ static float pow_scalar(float x, double e)
     return powf(x, (float)e);
 }
 
-attn_tensor *attn_pow_scalar(const attn_tensor *a, double exponent, attn_error *err)
+attn_tensor *attn_pow_scalar(const attn_tensor *a, attn_number exponent, attn_error *err)
 {
-    return map_unary(a, ATTN_FLOAT32, ATTN_NEG, exponent, 1, err);
+    if (a->dtype != ATTN_FLOAT32 && exponent.dtype != ATTN_FLOAT32) { /* integer ** integer stays integer */
+        if (exponent.i < 0)
+            return attn_fail(err, "pow: integers to negative integer powers are not allowed (as in PyTorch); "
+                                  "convert with :float() first");
+        return attn_binary_scalar("pow", ATTN_POW, a, exponent, 0, err);
+    }
+    double e = exponent.dtype == ATTN_FLOAT32 ? exponent.f : (double)exponent.i;
+    return map_unary(a, ATTN_FLOAT32, ATTN_NEG, e, 1, err);
 }
 
 static attn_tensor *map_unary(const attn_tensor *a, attn_dtype dtype, attn_unop op, double exponent, int use_pow,
@@ -246,177 +387,3 @@ static attn_tensor *map_unary(const attn_tensor *a, attn_dtype dtype, attn_unop 
     return out;
 }
 
-/* ---- reductions ---------------------------------------------------------------------------- */
-
-/* The reduced shape: dim removed (or kept as 1). */
-static int reduced_shape(const attn_tensor *t, int dim, int keepdim, int64_t *shape)
-{
-    int n = 0;
-    for (int d = 0; d < t->ndim; d++) {
-        if (d != dim)
-            shape[n++] = t->shape[d];
-        else if (keepdim)
-            shape[n++] = 1;
-    }
-    return n;
-}
-
-/* Moves dim to the end of a contiguous copy so every reduction is over contiguous runs. */
-static attn_tensor *dim_last_contiguous(const attn_tensor *t, int dim, attn_error *err)
-{
-    attn_tensor *moved = attn_alias(t, err);
-    if (!moved)
-        return NULL;
-    for (int d = dim; d < t->ndim - 1; d++) {
-        moved->shape[d] = t->shape[d + 1];
-        moved->stride[d] = t->stride[d + 1];
-    }
-    moved->shape[t->ndim - 1] = t->shape[dim];
-    moved->stride[t->ndim - 1] = t->stride[dim];
-    attn_tensor *c = attn_contiguous(moved, err);
-    attn_free(moved);
-    return c;
-}
-
-/* Sums go through attn_reduce_sum (reduce.c), which adds in exactly PyTorch's order: the book's
- * "Sum: tensor(1.0000)" vs "Sum: tensor(1.)" depends on the last bit. mean is sum / n, as PyTorch's
- * CPU mean is. */
-static attn_tensor *reduce_sum(const char *fn, const attn_tensor *t, int dim, int keepdim, int mean,
-                               attn_error *err)
-{
-    if (dim >= t->ndim || (dim >= 0 && t->ndim == 0))
-        return attn_fail(err, "%s: dim %d is out of range for a %d-D tensor", fn, dim + 1, t->ndim);
-    int64_t shape[ATTN_MAX_DIMS];
-    int ndim = dim < 0 ? 0 : reduced_shape(t, dim, keepdim, shape);
-    attn_tensor *out = attn_empty(fn, ndim, shape, ATTN_FLOAT32, err);
-    if (!out)
-        return NULL;
-    attn_reduce_sum(t->storage->data + t->offset, t->ndim, t->shape, t->stride, dim, out->storage->data);
-    if (mean) {
-        float len = (float)(dim < 0 ? attn_numel(t) : t->shape[dim]);
-        int64_t n = attn_numel(out);
-        for (int64_t r = 0; r < n; r++)
-            out->storage->data[r] /= len;
-    }
-    return out;
-}
-
-attn_tensor *attn_sum(const attn_tensor *t, int dim, int keepdim, attn_error *err)
-{
-    return reduce_sum("sum", t, dim, keepdim, 0, err);
-}
-
-attn_tensor *attn_mean(const attn_tensor *t, int dim, int keepdim, attn_error *err)
-{
-    return reduce_sum("mean", t, dim, keepdim, 1, err);
-}
-
-attn_tensor *attn_max(const char *fn, const attn_tensor *t, int dim, int keepdim, int want_min,
-                      attn_tensor **indices, attn_error *err)
-{
-    if (indices)
-        *indices = NULL;
-    if (dim >= t->ndim || (dim >= 0 && t->ndim == 0))
-        return attn_fail(err, "%s: dim %d is out of range for a %d-D tensor", fn, dim + 1, t->ndim);
-    int64_t len = dim < 0 ? attn_numel(t) : t->shape[dim];
-    if (len == 0)
-        return attn_fail(err, "%s: cannot reduce an empty dimension (there is no %s of nothing)", fn,
-                         want_min ? "minimum" : "maximum");
-    attn_tensor *c = dim < 0 ? attn_contiguous(t, err) : dim_last_contiguous(t, dim, err);
-    if (!c)
-        return NULL;
-    int64_t shape[ATTN_MAX_DIMS];
-    int ndim = dim < 0 ? 0 : reduced_shape(t, dim, keepdim, shape);
-    attn_tensor *out = attn_empty(fn, ndim, shape, t->dtype, err);
-    attn_tensor *idx = out && indices && dim >= 0 ? attn_empty(fn, ndim, shape, ATTN_FLOAT32, err) : NULL;
-    if (!out || (indices && dim >= 0 && !idx)) {
-        attn_free(c);
-        attn_free(out);
-        return NULL;
-    }
-    int64_t rows = attn_numel(out);
-    for (int64_t r = 0; r < rows; r++) {
-        const float *p = c->storage->data + c->offset + r * len;
-        int64_t best = 0;
-        for (int64_t i = 1; i < len && !isnan(p[best]); i++)
-            if (isnan(p[i]) || (want_min ? p[i] < p[best] : p[i] > p[best]))
-                best = i;
-        out->storage->data[r] = p[best];
-        if (idx)
-            idx->storage->data[r] = (float)best;
-    }
-    attn_free(c);
-    if (indices)
-        *indices = idx;
-    return out;
-}
-
-/* ---- attention stages ---------------------------------------------------------------------- */
-
-attn_tensor *attn_tril(const char *fn, const attn_tensor *t, int64_t diagonal, int upper, attn_error *err)
-{
-    if (t->ndim < 2)
-        return attn_fail(err, "%s: expected a tensor with at least 2 dimensions (a matrix), got %d-D", fn, t->ndim);
-    attn_tensor *out = attn_clone(t, err);
-    if (!out)
-        return NULL;
-    int64_t rows = t->shape[t->ndim - 2], cols = t->shape[t->ndim - 1];
-    int64_t mats = (rows > 0 && cols > 0) ? attn_numel(t) / (rows * cols) : 0;
-    for (int64_t m = 0; m < mats; m++) {
-        float *p = out->storage->data + m * rows * cols;
-        for (int64_t i = 0; i < rows; i++)
-            for (int64_t j = 0; j < cols; j++) {
-                /* tril keeps j - i <= diagonal; triu keeps j - i >= diagonal */
-                int keep = upper ? (j - i >= diagonal) : (j - i <= diagonal);
-                if (!keep)
-                    p[i * cols + j] = 0.0f;
-            }
-    }
-    return out;
-}
-
-int attn_masked_fill_(attn_tensor *t, const attn_tensor *mask, float value, attn_error *err)
-{
-    char ts[160], ms[160];
-    if (mask->dtype != ATTN_BOOL) {
-        attn_fail(err, "masked_fill: the mask must be a bool tensor (true = fill), got a float tensor; "
-                       "use mask:bool() or a comparison such as mask:eq(0)");
-        return -1;
-    }
-    attn_tensor *m = attn_expand(mask, t->ndim, t->shape, err);
-    if (!m) {
-        attn_fail(err, "masked_fill: mask of shape %s does not broadcast to the tensor's shape %s",
-                  attn_shape_str(mask, ms, sizeof ms), attn_shape_str(t, ts, sizeof ts));
-        return -1;
-    }
-    if (t->dtype == ATTN_BOOL)
-        value = value != 0.0f;
-    int64_t n = attn_numel(t), index[ATTN_MAX_DIMS] = {0};
-    for (int64_t i = 0; i < n; i++) {
-        if (*attn_ptr(m, index) != 0.0f)
-            *attn_ptr(t, index) = value;
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            if (++index[d] < t->shape[d])
-                break;
-            index[d] = 0;
-        }
-    }
-    attn_free(m);
-    return 0;
-}
-
-attn_tensor *attn_masked_fill(const attn_tensor *t, const attn_tensor *mask, float value, attn_error *err)
-{
-    int ndim;
-    int64_t shape[ATTN_MAX_DIMS];
-    if (attn_broadcast_shape("masked_fill", t, mask, &ndim, shape, err))
-        return NULL;
-    attn_tensor *e = attn_expand(t, ndim, shape, err);
-    attn_tensor *out = e ? attn_clone(e, err) : NULL;
-    attn_free(e);
-    if (out && attn_masked_fill_(out, mask, value, err)) {
-        attn_free(out);
-        return NULL;
-    }
-    return out;
-}

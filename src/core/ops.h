@@ -1,6 +1,7 @@
 /* ops.h — arithmetic, comparisons, reductions and the attention stages on attn tensors.
  * Results are new tensors (the caller frees them); functions ending in _ modify their first argument.
- * Binary operations broadcast as PyTorch does. Dims are 0-based (the bindings translate). */
+ * Binary operations broadcast and promote dtypes as PyTorch does (bool < int64 < float32; true
+ * division, exp, log, ... give float32). Dims are 0-based (the bindings translate). */
 #ifndef ATTN_OPS_H
 #define ATTN_OPS_H
 
@@ -22,17 +23,19 @@ int attn_broadcast_shape(const char *fn, const attn_tensor *a, const attn_tensor
                          int *ndim, int64_t *shape, attn_error *err);
 
 attn_tensor *attn_binary(const char *fn, attn_binop op, const attn_tensor *a, const attn_tensor *b, attn_error *err);
-attn_tensor *attn_binary_scalar(const char *fn, attn_binop op, const attn_tensor *a, double s,
+/* a op s, or s op a when scalar_first; the number's dtype takes part in the promotion (an int64 tensor
+ * times a Lua float is float32, a float32 tensor plus a Lua integer stays float32). */
+attn_tensor *attn_binary_scalar(const char *fn, attn_binop op, const attn_tensor *a, attn_number s,
                                 int scalar_first, attn_error *err);
 attn_tensor *attn_unary(attn_unop op, const attn_tensor *a, attn_error *err);
-attn_tensor *attn_pow_scalar(const attn_tensor *a, double exponent, attn_error *err);
+attn_tensor *attn_pow_scalar(const attn_tensor *a, attn_number exponent, attn_error *err);
 attn_tensor *attn_where(const attn_tensor *cond, const attn_tensor *a, const attn_tensor *b, attn_error *err);
 
 /* Reductions. dim < 0 means "over all elements" (result 0-d, keepdim ignored).
  * Sums add in exactly the order PyTorch's CPU kernel uses (reduce.c), so the last bit matches. */
 attn_tensor *attn_sum(const attn_tensor *t, int dim, int keepdim, attn_error *err);
 attn_tensor *attn_mean(const attn_tensor *t, int dim, int keepdim, attn_error *err);
-/* max/min: values and (when dim >= 0 and indices != NULL) 0-based indices as a float tensor. */
+/* max/min: values and (when dim >= 0 and indices != NULL) 0-based indices as an int64 tensor. */
 attn_tensor *attn_max(const char *fn, const attn_tensor *t, int dim, int keepdim, int want_min,
                       attn_tensor **indices, attn_error *err);
 
@@ -43,8 +46,9 @@ attn_tensor *attn_dot(const attn_tensor *a, const attn_tensor *b, attn_error *er
 
 /* The attention stages. */
 attn_tensor *attn_tril(const char *fn, const attn_tensor *t, int64_t diagonal, int upper, attn_error *err);
-attn_tensor *attn_masked_fill(const attn_tensor *t, const attn_tensor *mask, float value, attn_error *err);
-int attn_masked_fill_(attn_tensor *t, const attn_tensor *mask, float value, attn_error *err);
+/* value is cast to t's dtype (for an int64 tensor a non-finite float is an error, as in PyTorch). */
+attn_tensor *attn_masked_fill(const attn_tensor *t, const attn_tensor *mask, attn_number value, attn_error *err);
+int attn_masked_fill_(attn_tensor *t, const attn_tensor *mask, attn_number value, attn_error *err);
 attn_tensor *attn_softmax(const attn_tensor *t, int dim, int log, attn_error *err);
 
 #endif

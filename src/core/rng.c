@@ -198,7 +198,7 @@ void attn_randn_fill(float *out, int64_t n)
  * uniform_int_from_to_distribution; core/TransformationHelper.h: uniform_int_from_to) ----
  * For an int64 tensor: range = high - low as uint64; ranges below 2^32 use u32 % range, larger ones
  * u64 % range; the value is (that + low). */
-int attn_randint_fill(float *out, int64_t n, int64_t low, int64_t high, attn_error *err)
+int attn_randint_fill(int64_t *out, int64_t n, int64_t low, int64_t high, attn_error *err)
 {
     if (high <= low)
         return fail(err, "randint: low must be less than high, but got low=%lld >= high=%lld",
@@ -206,7 +206,7 @@ int attn_randint_fill(float *out, int64_t n, int64_t low, int64_t high, attn_err
     uint64_t range = (uint64_t)high - (uint64_t)low;
     for (int64_t i = 0; i < n; i++) {
         uint64_t v = range >= (UINT64_C(1) << 32) ? attn_rng_u64() : (uint64_t)attn_rng_u32();
-        out[i] = (float)(int64_t)(v % range + (uint64_t)low);
+        out[i] = (int64_t)(v % range + (uint64_t)low);
     }
     return 0;
 }

@@ -26,9 +26,9 @@ void attn_rand_fill(float *out, int64_t n);                            /* torch.
 void attn_uniform_fill(float *out, int64_t n, double a, double b);     /* t:uniform_(a, b) */
 void attn_randn_fill(float *out, int64_t n);                           /* torch.randn */
 void attn_normal_fill(float *out, int64_t n, double mean, double std); /* t:normal_(mean, std) */
-/* torch.randint(low, high, size) as an int64 tensor, each value stored as a float.
+/* torch.randint(low, high, size): the values of an int64 tensor.
  * Returns 0, or -1 with err->msg set when high <= low. */
-int attn_randint_fill(float *out, int64_t n, int64_t low, int64_t high, attn_error *err);
+int attn_randint_fill(int64_t *out, int64_t n, int64_t low, int64_t high, attn_error *err);
 
 /* Bernoulli draws (dropout) depend on how PyTorch was built: with Intel MKL (the usual x86-64
  * wheels) or without (macOS, Arm, Debian's python3-torch). Both are offered; MKL is the default. */

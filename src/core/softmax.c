@@ -108,6 +108,8 @@ attn_tensor *attn_softmax(const attn_tensor *t, int dim, int log, attn_error *er
     int ndim = t->ndim == 0 ? 1 : t->ndim; /* a 0-d tensor is one element, as PyTorch's input.view(1) */
     if (dim < 0 || dim >= ndim)
         return attn_fail(err, "%s: dim %d is out of range for a %d-D tensor", fn, dim + 1, t->ndim);
+    if (attn_check_float(fn, "the input", t, err))
+        return NULL;
     attn_tensor *c = attn_contiguous(t, err);
     attn_tensor *out = c ? attn_empty(fn, t->ndim, t->shape, ATTN_FLOAT32, err) : NULL;
     if (!out) {

@@ -118,10 +118,12 @@ static double available_bytes(void)
 
 #define BIG_ALLOCATION (256.0 * 1024 * 1024) /* below this, the allocator's own failure is enough */
 
-static attn_storage *storage_new(const char *fn, int64_t numel, double want, attn_error *err)
+/* A storage of numel elements of elem_size bytes (want: the element count as a double, which may be
+ * beyond int64 for an absurd shape). */
+static attn_storage *storage_new(const char *fn, int64_t numel, double want, size_t elem_size, attn_error *err)
 {
     char count[48], bytes[48], avail_text[48];
-    double nbytes = want * sizeof(float);
+    double nbytes = want * (double)elem_size;
     if (want > (double)INT64_MAX / 8 || nbytes > machine_bytes()) {
         human_count(want, count, sizeof count);
         human_bytes(nbytes, bytes, sizeof bytes);
@@ -140,13 +142,15 @@ static attn_storage *storage_new(const char *fn, int64_t numel, double want, att
     attn_storage *s = malloc(sizeof *s);
     if (!s)
         return attn_fail(err, "%s: out of memory", fn);
-    size_t size = (size_t)(numel > 0 ? numel : 1) * sizeof(float);
-    s->data = alloc_fn(alloc_ud, NULL, 0, size);
-    if (!s->data) {
+    size_t size = (size_t)(numel > 0 ? numel : 1) * elem_size;
+    void *block = alloc_fn(alloc_ud, NULL, 0, size);
+    if (!block) {
         free(s);
         human_bytes((double)size, bytes, sizeof bytes);
         return attn_fail(err, "%s: cannot allocate %s (out of memory)", fn, bytes);
     }
+    s->data = elem_size == sizeof(int64_t) ? NULL : block;
+    s->i64 = elem_size == sizeof(int64_t) ? block : NULL;
     s->numel = numel;
     s->refcount = 1;
     live_bytes += (int64_t)size;
@@ -158,8 +162,8 @@ static void storage_release(attn_storage *s)
 {
     if (!s || --s->refcount > 0)
         return;
-    size_t size = (size_t)(s->numel > 0 ? s->numel : 1) * sizeof(float);
-    alloc_fn(alloc_ud, s->data, size, 0);
+    size_t size = (size_t)(s->numel > 0 ? s->numel : 1) * (s->i64 ? sizeof(int64_t) : sizeof(float));
+    alloc_fn(alloc_ud, s->i64 ? (void *)s->i64 : (void *)s->data, size, 0);
     live_bytes -= (int64_t)size;
     free(s);
 }
@@ -189,7 +193,7 @@ attn_tensor *attn_empty(const char *fn, int ndim, const int64_t *shape, attn_dty
     }
     if (!attn_shape_fits(ndim, shape)) {
         if (want > 0) { /* storage_new words it: "1e30 elements (...) is more than this machine can hold" */
-            storage_new(fn, 0, want, err);
+            storage_new(fn, 0, want, attn_dtype_size(dtype), err);
             return NULL;
         }
         char text[160];
@@ -202,7 +206,7 @@ attn_tensor *attn_empty(const char *fn, int ndim, const int64_t *shape, attn_dty
     attn_tensor *t = calloc(1, sizeof *t);
     if (!t)
         return attn_fail(err, "%s: out of memory", fn);
-    t->storage = storage_new(fn, numel, want, err);
+    t->storage = storage_new(fn, numel, want, attn_dtype_size(dtype), err);
     if (!t->storage) {
         free(t);
         return NULL;
@@ -284,22 +288,45 @@ int attn_is_contiguous(const attn_tensor *t)
     return 1;
 }
 
-float *attn_ptr(const attn_tensor *t, const int64_t *index)
+int64_t attn_offset_of(const attn_tensor *t, const int64_t *index)
 {
     int64_t at = t->offset;
     for (int d = 0; d < t->ndim; d++)
         at += index[d] * t->stride[d];
-    return t->storage->data + at;
+    return at;
 }
 
-float attn_get_flat(const attn_tensor *t, int64_t i)
+float *attn_ptr(const attn_tensor *t, const int64_t *index)
+{
+    return t->storage->data + attn_offset_of(t, index);
+}
+
+int64_t attn_flat_offset(const attn_tensor *t, int64_t i)
 {
     int64_t at = t->offset;
     for (int d = t->ndim - 1; d >= 0; d--) {
         at += (i % t->shape[d]) * t->stride[d];
         i /= t->shape[d];
     }
-    return t->storage->data[at];
+    return at;
+}
+
+float attn_get_flat(const attn_tensor *t, int64_t i)
+{
+    int64_t at = attn_flat_offset(t, i);
+    return t->dtype == ATTN_INT64 ? (float)t->storage->i64[at] : t->storage->data[at];
+}
+
+double attn_get_flat_f64(const attn_tensor *t, int64_t i)
+{
+    int64_t at = attn_flat_offset(t, i);
+    return t->dtype == ATTN_INT64 ? (double)t->storage->i64[at] : (double)t->storage->data[at];
+}
+
+int64_t attn_get_flat_i64(const attn_tensor *t, int64_t i)
+{
+    int64_t at = attn_flat_offset(t, i);
+    return t->dtype == ATTN_INT64 ? t->storage->i64[at] : attn_f64_to_i64(t->storage->data[at]);
 }
 
 char *attn_shape_str(const attn_tensor *t, char *buf, size_t size)
@@ -333,25 +360,58 @@ static void for_each_offset(const attn_tensor *t, void (*visit)(int64_t at, void
     }
 }
 
+/* Gathering elements in row-major order, one visitor per pair of storage types. */
 struct copy_out_ctx {
-    const float *data;
+    const attn_storage *s;
     float *out;
+    int64_t *out_i64;
 };
 
 static void copy_out_visit(int64_t at, void *ctx)
 {
     struct copy_out_ctx *c = ctx;
-    *c->out++ = c->data[at];
+    *c->out++ = c->s->data[at];
+}
+
+static void copy_out_i64_as_float_visit(int64_t at, void *ctx)
+{
+    struct copy_out_ctx *c = ctx;
+    *c->out++ = (float)c->s->i64[at];
+}
+
+static void copy_out_i64_visit(int64_t at, void *ctx)
+{
+    struct copy_out_ctx *c = ctx;
+    *c->out_i64++ = c->s->i64[at];
+}
+
+static void copy_out_float_as_i64_visit(int64_t at, void *ctx)
+{
+    struct copy_out_ctx *c = ctx;
+    *c->out_i64++ = attn_f64_to_i64(c->s->data[at]);
 }
 
 void attn_copy_out(const attn_tensor *t, float *out)
 {
-    if (attn_is_contiguous(t)) {
+    struct copy_out_ctx c = {t->storage, out, NULL};
+    if (t->dtype == ATTN_INT64) {
+        for_each_offset(t, copy_out_i64_as_float_visit, &c);
+    } else if (attn_is_contiguous(t)) {
         memcpy(out, t->storage->data + t->offset, (size_t)attn_numel(t) * sizeof(float));
-        return;
+    } else {
+        for_each_offset(t, copy_out_visit, &c);
     }
-    struct copy_out_ctx c = {t->storage->data, out};
-    for_each_offset(t, copy_out_visit, &c);
+}
+
+void attn_copy_out_i64(const attn_tensor *t, int64_t *out)
+{
+    struct copy_out_ctx c = {t->storage, NULL, out};
+    if (t->dtype != ATTN_INT64)
+        for_each_offset(t, copy_out_float_as_i64_visit, &c);
+    else if (attn_is_contiguous(t))
+        memcpy(out, t->storage->i64 + t->offset, (size_t)attn_numel(t) * sizeof(int64_t));
+    else
+        for_each_offset(t, copy_out_i64_visit, &c);
 }
 
 /* ---- copies -------------------------------------------------------------------------------- */
@@ -359,7 +419,9 @@ void attn_copy_out(const attn_tensor *t, float *out)
 attn_tensor *attn_clone(const attn_tensor *t, attn_error *err)
 {
     attn_tensor *c = attn_empty("clone", t->ndim, t->shape, t->dtype, err);
-    if (c)
+    if (c && t->dtype == ATTN_INT64)
+        attn_copy_out_i64(t, c->storage->i64);
+    else if (c)
         attn_copy_out(t, c->storage->data);
     return c;
 }
@@ -373,15 +435,18 @@ attn_tensor *attn_to_dtype(const attn_tensor *t, attn_dtype dtype, attn_error *e
 {
     if (t->dtype == dtype)
         return attn_alias(t, err);
-    attn_tensor *c = attn_clone(t, err);
+    attn_tensor *c = attn_empty("to", t->ndim, t->shape, dtype, err);
     if (!c)
         return NULL;
-    c->dtype = dtype;
-    if (dtype == ATTN_BOOL) {
-        int64_t n = attn_numel(c);
+    int64_t n = attn_numel(c);
+    if (dtype == ATTN_INT64) {
+        attn_copy_out_i64(t, c->storage->i64);
+        return c;
+    }
+    attn_copy_out(t, c->storage->data);
+    if (dtype == ATTN_BOOL)
         for (int64_t i = 0; i < n; i++)
             c->storage->data[i] = c->storage->data[i] != 0.0f ? 1.0f : 0.0f;
-    }
     return c;
 }
 
@@ -394,48 +459,74 @@ int attn_copy_(attn_tensor *dst, const attn_tensor *src, attn_error *err)
                   attn_shape_str(dst, c, sizeof c));
         return -1;
     }
-    /* Copy through a buffer: src and dst may overlap (t[1] = t[2] on the same storage). */
-    int64_t n = attn_numel(dst);
-    float *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-    if (!tmp) {
-        attn_free(b);
+    /* Copy through a buffer in dst's dtype: src and dst may overlap (t[1] = t[2] on the same storage). */
+    attn_tensor *tmp = attn_to_dtype(b, dst->dtype, err);
+    attn_tensor *c = tmp ? attn_contiguous(tmp, err) : NULL;
+    attn_free(tmp);
+    attn_free(b);
+    if (!c) {
         attn_fail(err, "copy: out of memory");
         return -1;
     }
-    attn_copy_out(b, tmp);
-    int to_bool = dst->dtype == ATTN_BOOL;
-    int64_t index[ATTN_MAX_DIMS] = {0};
+    int64_t n = attn_numel(dst), index[ATTN_MAX_DIMS] = {0};
     for (int64_t i = 0; i < n; i++) {
-        float v = tmp[i];
-        *attn_ptr(dst, index) = to_bool ? (v != 0.0f) : v;
+        int64_t at = attn_offset_of(dst, index);
+        if (dst->dtype == ATTN_INT64)
+            dst->storage->i64[at] = c->storage->i64[c->offset + i];
+        else
+            dst->storage->data[at] = c->storage->data[c->offset + i];
         for (int d = dst->ndim - 1; d >= 0; d--) {
             if (++index[d] < dst->shape[d])
                 break;
             index[d] = 0;
         }
     }
-    free(tmp);
-    attn_free(b);
+    attn_free(c);
     return 0;
 }
 
 struct fill_ctx {
-    float *data;
+    attn_storage *s;
     float value;
+    int64_t value_i64;
 };
 
 static void fill_visit(int64_t at, void *ctx)
 {
     struct fill_ctx *c = ctx;
-    c->data[at] = c->value;
+    c->s->data[at] = c->value;
+}
+
+static void fill_i64_visit(int64_t at, void *ctx)
+{
+    struct fill_ctx *c = ctx;
+    c->s->i64[at] = c->value_i64;
+}
+
+/* Fills t with value, given both as a float (for float32 and bool tensors) and as an int64. */
+static void fill_both(attn_tensor *t, float value, int64_t value_i64)
+{
+    struct fill_ctx c = {t->storage, t->dtype == ATTN_BOOL ? (float)(value != 0.0f) : value, value_i64};
+    for_each_offset(t, t->dtype == ATTN_INT64 ? fill_i64_visit : fill_visit, &c);
 }
 
 void attn_fill_(attn_tensor *t, float value)
 {
-    if (t->dtype == ATTN_BOOL)
-        value = value != 0.0f;
-    struct fill_ctx c = {t->storage->data, value};
-    for_each_offset(t, fill_visit, &c);
+    fill_both(t, value, attn_f64_to_i64(value));
+}
+
+int attn_fill_number_(const char *fn, attn_tensor *t, attn_number v, attn_error *err)
+{
+    if (v.dtype == ATTN_FLOAT32) {
+        if (t->dtype == ATTN_INT64 && !(v.f >= -0x1p63 && v.f < 0x1p63)) {
+            attn_fail(err, "%s: value %g cannot be converted to int64 (the tensor's dtype)", fn, v.f);
+            return -1;
+        }
+        fill_both(t, (float)v.f, attn_f64_to_i64(v.f));
+    } else {
+        fill_both(t, (float)v.i, v.i);
+    }
+    return 0;
 }
 
 /* Checks that the n tensors can be joined along dim (cat) and gives the result's shape. */
@@ -496,10 +587,10 @@ static attn_tensor *join(const char *fn, attn_tensor *const *ts, int n, int dim,
     int64_t shape[ATTN_MAX_DIMS];
     if (join_shape(fn, ts, n, dim, stacking, &ndim, shape, err))
         return NULL;
-    int all_bool = 1;
-    for (int i = 0; i < n; i++)
-        all_bool &= ts[i]->dtype == ATTN_BOOL;
-    attn_tensor *out = attn_empty(fn, ndim, shape, all_bool ? ATTN_BOOL : ATTN_FLOAT32, err);
+    attn_dtype dtype = ts[0]->dtype;
+    for (int i = 1; i < n; i++)
+        dtype = attn_promote(dtype, ts[i]->dtype);
+    attn_tensor *out = attn_empty(fn, ndim, shape, dtype, err);
     if (!out)
         return NULL;
     int64_t at = 0;

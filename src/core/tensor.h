@@ -1,4 +1,4 @@
-/* tensor.h — the attn tensor core: float32 N-d tensors with shape, strides and offset.
+/* tensor.h — the attn tensor core: N-d tensors (float32, int64, bool) with shape, strides and offset.
  *
  * Plain C11. No Lua header here or in any src/core file, and nothing in the core aborts, exits or
  * prints: every function that can fail takes an attn_error* and returns NULL (or -1) with a message
@@ -7,7 +7,19 @@
  * Dimensions are 0-based here; the Lua bindings translate the user's 1-based dims and negative dims.
  * Element (i0, i1, ...) of t lives at t->storage->data[t->offset + i0*t->stride[0] + i1*t->stride[1] + ...].
  * Views (transpose, select, narrow, view, ...) share storage; the storage is freed when its last
- * tensor is freed. */
+ * tensor is freed.
+ *
+ * Dtypes, and how they are stored. attn has PyTorch's three dtypes of the books: float32 (the default),
+ * int64 (token ids, indices, integer literals) and bool (masks). A storage holds one array, of one of
+ * two C types, and says which by which pointer is set:
+ *   data  float[numel]    float32 tensors, and bool tensors as 0.0f / 1.0f (masks feed float code paths
+ *                         such as masked_fill and where, and printing tells them apart by the dtype)
+ *   i64   int64_t[numel]  int64 tensors, exactly: no int64 value ever passes through a float or a double
+ *                         (2^53 + 1 survives creation, arithmetic, indexing and printing).
+ * The other pointer is NULL. Code that works on numbers checks the dtype and has one explicit function
+ * (or loop) per storage type where the two differ; there are no generic-type macros. Mixed operations
+ * promote as PyTorch does: bool < int64 < float32 (attn_promote); functions that PyTorch defines for
+ * floating-point tensors only (softmax, mean, layer_norm, the attention stages) refuse int64 by name. */
 #ifndef ATTN_TENSOR_H
 #define ATTN_TENSOR_H
 
@@ -25,15 +37,25 @@ typedef struct attn_error {
 void *attn_fail(attn_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 typedef enum attn_dtype {
-    ATTN_FLOAT32 = 0, /* the one numeric dtype */
-    ATTN_BOOL = 1     /* masks: stored as 0.0f / 1.0f floats, printed True/False */
+    ATTN_FLOAT32 = 0, /* PyTorch's default dtype: a Lua float makes one */
+    ATTN_BOOL = 1,    /* masks: stored as 0.0f / 1.0f floats, printed True/False */
+    ATTN_INT64 = 2    /* ids and indices: stored as int64_t; a Lua integer makes one */
 } attn_dtype;
 
 typedef struct attn_storage {
-    float *data;
+    float *data;  /* float32 and bool tensors; NULL for int64 */
+    int64_t *i64; /* int64 tensors; NULL otherwise */
     int64_t numel;
     long refcount;
 } attn_storage;
+
+/* A number as the user wrote it: a Lua integer stays an exact int64 (as a Python int makes an int64
+ * tensor), a Lua float is a double (a Python float makes a float32 one), a boolean is a bool. */
+typedef struct attn_number {
+    attn_dtype dtype; /* ATTN_INT64, ATTN_FLOAT32 or ATTN_BOOL */
+    int64_t i;        /* the value for ATTN_INT64, 0 or 1 for ATTN_BOOL */
+    double f;         /* the value for ATTN_FLOAT32 */
+} attn_number;
 
 typedef struct attn_tensor {
     attn_storage *storage;
@@ -66,16 +88,42 @@ attn_tensor *attn_scalar(float value, attn_error *err); /* 0-d tensor */
 attn_tensor *attn_arange(double start, double end, double step, attn_error *err);
 attn_tensor *attn_eye(int64_t n, int64_t m, attn_error *err);
 void attn_free(attn_tensor *t); /* NULL is fine */
+/* dtype.c: int64 tensors, and tensors made from an attn_number (of the number's dtype) */
+attn_tensor *attn_arange_i64(int64_t start, int64_t end, int64_t step, attn_error *err);
+attn_tensor *attn_scalar_number(attn_number v, attn_error *err); /* 0-d, of v's dtype */
+attn_tensor *attn_full_number(const char *fn, int ndim, const int64_t *shape, attn_number v, attn_error *err);
+
+/* ---- dtypes (dtype.c) ------------------------------------------------------------------------ */
+attn_number attn_int(int64_t v);
+attn_number attn_float(double v);
+attn_number attn_bool(int v);
+const char *attn_dtype_name(attn_dtype dtype); /* "torch.int64" */
+size_t attn_dtype_size(attn_dtype dtype);      /* bytes per element in storage */
+/* The dtype of a result computed from both (PyTorch's type promotion, restricted to attn's dtypes:
+ * a Python scalar, a 0-d tensor and a tensor with dims all promote alike here): bool < int64 < float32. */
+attn_dtype attn_promote(attn_dtype a, attn_dtype b);
+/* float -> int64 as PyTorch's CPU casts do (x86-64's cvttss2si): toward zero; NaN and values outside
+ * int64's range give INT64_MIN. */
+int64_t attn_f64_to_i64(double v);
+/* Fails naming fn when t is int64: for the functions PyTorch defines only for floating-point tensors. */
+int attn_check_float(const char *fn, const char *what, const attn_tensor *t, attn_error *err);
 
 /* ---- inspection ---------------------------------------------------------------------------- */
 int64_t attn_numel(const attn_tensor *t);
 int attn_is_contiguous(const attn_tensor *t);
 float *attn_ptr(const attn_tensor *t, const int64_t *index); /* address of element index[0..ndim) */
-float attn_get_flat(const attn_tensor *t, int64_t i);       /* i-th element in row-major order */
+int64_t attn_offset_of(const attn_tensor *t, const int64_t *index); /* its storage offset */
+int64_t attn_flat_offset(const attn_tensor *t, int64_t i);          /* storage offset of the i-th (row-major) */
+/* The i-th element in row-major order, any dtype (an int64 one rounded to float, as t:float() does). */
+float attn_get_flat(const attn_tensor *t, int64_t i);
+double attn_get_flat_f64(const attn_tensor *t, int64_t i); /* the same, int64 exactly up to 2^53 */
+int64_t attn_get_flat_i64(const attn_tensor *t, int64_t i); /* any dtype; a float converted by attn_f64_to_i64 */
 /* Writes "[6, 3]" into buf (always NUL-terminated); returns buf. */
 char *attn_shape_str(const attn_tensor *t, char *buf, size_t size);
-/* Copies all elements in row-major order into out (numel floats). */
+/* Copies all elements in row-major order into out (numel floats; an int64 tensor's values converted). */
 void attn_copy_out(const attn_tensor *t, float *out);
+/* The same into numel int64s (a float32 or bool tensor's values converted by attn_f64_to_i64). */
+void attn_copy_out_i64(const attn_tensor *t, int64_t *out);
 
 /* ---- views (share storage; no copy) -------------------------------------------------------- */
 attn_tensor *attn_alias(const attn_tensor *t, attn_error *err); /* a new header on the same data */
@@ -95,8 +143,13 @@ attn_tensor *attn_reshape(const char *fn, const attn_tensor *t, int ndim, const 
 attn_tensor *attn_contiguous(const attn_tensor *t, attn_error *err); /* alias if already contiguous */
 attn_tensor *attn_clone(const attn_tensor *t, attn_error *err);
 attn_tensor *attn_to_dtype(const attn_tensor *t, attn_dtype dtype, attn_error *err); /* bool: x != 0 */
-int attn_copy_(attn_tensor *dst, const attn_tensor *src, attn_error *err); /* src broadcast to dst */
+int attn_copy_(attn_tensor *dst, const attn_tensor *src, attn_error *err); /* src broadcast and cast to dst */
 void attn_fill_(attn_tensor *t, float value);
+/* fill_ with a number as the user wrote it, cast to t's dtype: an int64 tensor takes a Lua integer exactly
+ * and a finite float truncated (PyTorch refuses inf and NaN there: so does this, returning -1). */
+int attn_fill_number_(const char *fn, attn_tensor *t, attn_number v, attn_error *err);
+/* The result's dtype is the promotion of all the inputs' (stacking an int64 and a float32 tensor gives
+ * float32), as torch.stack and torch.cat do. */
 attn_tensor *attn_stack(const char *fn, attn_tensor *const *ts, int n, int dim, attn_error *err);
 attn_tensor *attn_cat(const char *fn, attn_tensor *const *ts, int n, int dim, attn_error *err);
 

@@ -281,13 +281,23 @@ static void test_row_moments(void **state)
 
 /* ---- embedding --------------------------------------------------------------------------------------- */
 
+/* An int64 tensor of the given shape holding v. */
+static attn_tensor *make_ids(int ndim, const int64_t *shape, const int64_t *v)
+{
+    attn_error err;
+    attn_tensor *t = attn_empty("test", ndim, shape, ATTN_INT64, &err);
+    assert_non_null(t);
+    memcpy(t->storage->i64, v, sizeof(int64_t) * (size_t)attn_numel(t));
+    return t;
+}
+
 static void test_embedding(void **state)
 {
     (void)state;
     float w[6] = {1, 2, 3, 4, 5, 6}; /* 3 rows of 2 */
     int64_t wshape[2] = {3, 2}, ishape[2] = {2, 2};
-    float ids[4] = {3, 1, 2, 3};
-    attn_tensor *weight = make(2, wshape, w), *indices = make(2, ishape, ids);
+    int64_t ids[4] = {3, 1, 2, 3};
+    attn_tensor *weight = make(2, wshape, w), *indices = make_ids(2, ishape, ids);
     attn_error err;
     attn_tensor *y = attn_embedding(weight, indices, 1, &err);
     assert_non_null(y);
@@ -298,19 +308,20 @@ static void test_embedding(void **state)
     attn_free(y);
     ids[2] = 4;
     attn_free(indices);
-    indices = make(2, ishape, ids);
+    indices = make_ids(2, ishape, ids);
     assert_null(attn_embedding(weight, indices, 1, &err));
     assert_string_equal(err.msg, "embedding: index 4 is out of range for an embedding of 3 rows (ids 1 to 3)");
-    ids[2] = 1.5f;
+    ids[2] = INT64_MIN; /* id - first_id must not overflow */
     attn_free(indices);
-    indices = make(2, ishape, ids);
+    indices = make_ids(2, ishape, ids);
     assert_null(attn_embedding(weight, indices, 1, &err));
-    assert_string_equal(err.msg, "embedding: ids must be whole numbers, got 1.5");
-    ids[2] = 1e30f;
+    assert_non_null(strstr(err.msg, "index -9223372036854775808 is out of range for an embedding of 3 rows"));
+    float fids[4] = {3, 1, 2, 3}; /* float ids are refused, as PyTorch refuses them */
     attn_free(indices);
-    indices = make(2, ishape, ids);
+    indices = make(2, ishape, fids);
     assert_null(attn_embedding(weight, indices, 1, &err));
-    assert_non_null(strstr(err.msg, "is out of range for an embedding of 3 rows"));
+    assert_string_equal(err.msg, "embedding: ids must be an int64 tensor, got torch.float32 (PyTorch refuses them "
+                                 "too); convert with :long()");
     attn_free(weight), attn_free(indices);
 }
 

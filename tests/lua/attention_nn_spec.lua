@@ -148,7 +148,8 @@ describe("seed 001 (d2l): the toy with valid lengths [2, 6]", function()
     before_each(function()
         queries = torch.ones(2, 1, 2)
         keys = torch.ones(2, 10, 2)
-        values = torch.arange(40):reshape(1, 10, 4):expand(2, 10, 4):contiguous() -- Python: .repeat(2, 1, 1)
+        -- Python: torch.arange(40, dtype=torch.float32).reshape(1, 10, 4).repeat(2, 1, 1)
+        values = torch.arange(40, {dtype = torch.float32}):reshape(1, 10, 4):expand(2, 10, 4):contiguous()
     end)
     -- every key is the same, so each output is the mean of the first valid_len value rows
     local EXPECTED = {{{2, 3, 4, 5}}, {{10, 11, 12, 13}}}

@@ -83,7 +83,7 @@ describe("attention stages", function()
     it("scale divides by sqrt(d_k) exactly as s / d_k^0.5", function()
         local s = attention.scores(inputs, inputs)
         assert.is_true(torch.equal(attention.scale(s, 3), s / 3 ^ 0.5))
-        assert.are.equal("tensor([1., 2.])", tostring(attention.scale(torch.tensor{2, 4}, 4)))
+        assert.are.equal("tensor([1., 2.])", tostring(attention.scale(torch.tensor{2.0, 4.0}, 4)))
     end)
 
     it("causal_mask is triu(ones, 1) as bool, square or not", function()
@@ -120,7 +120,7 @@ tensor([[[False,  True,  True],
     it("d2l's toy: valid lengths [2, 6] and fill -1e6 give uniform weights over the valid keys", function()
         local s = torch.zeros(2, 1, 10)
         local w = attention.softmax(attention.mask(s, attention.valid_len_mask(10, {2, 6}), -1e6))
-        local v = torch.arange(40):reshape(1, 10, 4):expand(2, 10, 4)
+        local v = torch.arange(40, {dtype = torch.float32}):reshape(1, 10, 4):expand(2, 10, 4)
         -- d2l: [[[2, 3, 4, 5]], [[10, 11, 12, 13]]], the means of rows 1-2 and 1-6 of v; the weights 1/6
         -- are not exact in float32, so within 1e-5
         local want = torch.tensor{{{2, 3, 4, 5}}, {{10, 11, 12, 13}}}
@@ -128,7 +128,7 @@ tensor([[[False,  True,  True],
     end)
 
     it("an all-hidden row gives nan with -inf (as PyTorch) and uniform weights with a finite fill", function()
-        local s = torch.tensor{{1, 2}}
+        local s = torch.tensor{{1.0, 2.0}}
         local all = torch.tensor{{true, true}}
         assert.are.equal("tensor([[nan, nan]])", tostring(attention.softmax(attention.mask(s, all))))
         assert.are.equal("tensor([[0.5000, 0.5000]])", tostring(attention.softmax(attention.mask(s, all, -1e9))))

@@ -30,7 +30,7 @@ local CASES = {
     {"torch.tensor{{1, 2}, 3}", "tensor:", "row 2 is a number, expected a list of 2"},
     {"torch.tensor{{{{{{{{{1}}}}}}}}}", "tensor:", "at most 8 dimensions"},
     {"torch.tensor{torch.ones(2), torch.ones(2)}", "tensor:", "element 1 is a tensor of 2 elements; use torch.stack"},
-    {"torch.zeros(2, 2, {dtype = 'int64'})", "zeros:", "dtype must be torch.float32 or torch.bool"},
+    {"torch.zeros(2, 2, {dtype = 'int64'})", "zeros:", "dtype must be torch.float32, torch.int64 or torch.bool"},
     -- views and indexing
     {"torch.ones(2, 3):view(4)", "view:", "shape [4] is invalid for input of size 6"},
     {"torch.ones(2, 3).T:view(6)", "view:", "call :contiguous() first, or use :reshape()"},

@@ -74,7 +74,7 @@ describe("lesson.check", function()
     end)
 
     it("names a 2-D index, and a text difference where the numbers agree", function()
-        local m = torch.tensor{{1, 2}, {3, 4}}
+        local m = torch.tensor{{1.0, 2.0}, {3.0, 4.0}}
         local out = lesson.capture(lesson.check, "m", m, "tensor([[1., 2.],\n        [3., 5.]])")
         assert.matches("largest difference 1.0e+00 at [2, 2]", out, 1, true)
         out = lesson.capture(lesson.check, "m", m, "tensor([[1., 2.], [3., 4.]])")

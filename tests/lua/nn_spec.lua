@@ -98,8 +98,8 @@ describe("nn.Linear", function()
         local lin = nn.Linear(3, 2)
         lin.weight:copy_(T{{1, 0, -1}, {2, 1, 0}})
         lin.bias:copy_(T{10, 20})
-        assert.are.equal("tensor([ 8., 24.])", tostring(lin(T{1, 2, 3})))
-        local batch = torch.stack({torch.stack({T{1, 2, 3}, T{0, 0, 0}}), torch.stack({T{1, 1, 1}, T{3, 2, 1}})})
+        assert.are.equal("tensor([ 8., 24.])", tostring(lin(T{1.0, 2.0, 3.0})))
+        local batch = torch.stack({torch.stack({T{1, 2, 3}, T{0, 0, 0}}), torch.stack({T{1, 1, 1}, T{3, 2, 1}})}):float()
         assert.are.equal([=[
 tensor([[[ 8., 24.],
          [10., 20.]],

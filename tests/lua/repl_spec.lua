@@ -360,7 +360,8 @@ describe("repl.show: what the prompt prints for a value", function()
         assert.are.equal('{"Your", "journey"}', repl.show({"Your", "journey"}))
         assert.are.equal("{}", repl.show({}))
         assert.are.equal('{a = 1, b = {c = true}, ["x y"] = 2.5}', repl.show({a = 1, b = {c = true}, ["x y"] = 2.5}))
-        assert.are.equal("{{1.0, 2.0}, {3.0, 4.0}}", repl.show(torch.tensor{{1, 2}, {3, 4}}:tolist()))
+        assert.are.equal("{{1.0, 2.0}, {3.0, 4.0}}", repl.show(torch.tensor{{1.0, 2.0}, {3.0, 4.0}}:tolist()))
+        assert.are.equal("{{1, 2}, {3, 4}}", repl.show(torch.tensor{{1, 2}, {3, 4}}:tolist())) -- int64: integers
     end)
 
     it("puts tensors that take several lines one to a line, aligned", function()
@@ -382,7 +383,7 @@ describe("repl.show: what the prompt prints for a value", function()
     end)
 
     it("leaves values with a metatable to tostring", function()
-        assert.are.equal("tensor([1., 2.])", repl.show(torch.tensor{1, 2}))
+        assert.are.equal("tensor([1., 2.])", repl.show(torch.tensor{1.0, 2.0}))
         assert.are.equal("Linear(in_features=2, out_features=1, bias=True)", repl.show(nn.Linear(2, 1)))
         assert.matches("^table: ", repl.show(setmetatable({}, {})))
     end)

@@ -176,7 +176,10 @@ describe("attention.trace{x = inputs, tokens = ...}", function()
         assert.matches("shape %[2, 6, 6%]", s)
         assert.matches("  batch 1:\n", s, 1, true)
         assert.matches("  batch 2:\n", s, 1, true)
-        assert.is_true(torch.equal(tr.scores[2], attention.scores(inputs, inputs)))
+        -- the batched product, as PyTorch's bmm adds it (a plain loop at this size): its last bits can differ
+        -- from the 2-D product of one item, in PyTorch as here
+        assert.is_true(torch.equal(tr.scores, attention.scores(batch, batch)))
+        assert.is_true(torch.allclose(tr.scores[2], attention.scores(inputs, inputs), 0, 1e-6))
     end)
 end)
 

@@ -115,14 +115,14 @@ describe("nn.LayerNorm and torch.layer_norm against PyTorch (bit for bit)", func
     end
 
     it("without weight and bias is (x - mean) / sqrt(var + eps), biased variance", function()
-        local y = torch.layer_norm(torch.tensor{{1, 2, 3, 4}}, 4)
+        local y = torch.layer_norm(torch.tensor{{1.0, 2.0, 3.0, 4.0}}, 4)
         local s = math.sqrt(1.25 + 1e-5)
         for i, v in ipairs({-1.5, -0.5, 0.5, 1.5}) do
             assert(math.abs(y[1][i] - v / s) < 1e-6)
         end
         local ln = nn.LayerNorm(4, {elementwise_affine = false})
         assert.are.equal(0, #ln:parameters())
-        assert.is_true(torch.equal(ln(torch.tensor{{1, 2, 3, 4}}), y))
+        assert.is_true(torch.equal(ln(torch.tensor{{1.0, 2.0, 3.0, 4.0}}), y))
     end)
 
     it("prints as PyTorch prints it", function()
@@ -158,9 +158,9 @@ describe("nn.Embedding against PyTorch", function()
         local emb = nn.Embedding(num(c, "num"), num(c, "dim"))
         check_params(c, emb, TOL_NORMAL)
         emb.weight:copy_(load(c, "param.weight"))
-        -- Python: emb(ids) with PyTorch's 0-based ids; attn's ids are 1-based
-        check(c, "y", emb(load(c, "ids") + 1), 0)
-        check(c, "y", nn.functional.embedding(load(c, "ids") + 1, emb.weight), 0)
+        -- Python: emb(ids) with PyTorch's 0-based int64 ids (the file holds them as floats); attn's are 1-based
+        check(c, "y", emb(load(c, "ids"):long() + 1), 0)
+        check(c, "y", nn.functional.embedding(load(c, "ids"):long() + 1, emb.weight), 0)
     end)
     it("padding_idx: the padding row is zeros (attn's id 1 is PyTorch's padding_idx=0)", function()
         local c = cases.emb_pad
@@ -201,7 +201,7 @@ describe("positional encoding against PyTorch (within 1e-6)", function()
         local embed = nn.Embeddings(d, vocab)
         local position = nn.PositionalEncoding(d, num(c, "dropout"), num(c, "max_len")):eval()
         check_params(c, embed, TOL_NORMAL, "1.") -- Python: Sequential(Embeddings, PositionalEncoding)
-        check(c, "y", position(embed(load(c, "ids") + 1)), TOL)
+        check(c, "y", position(embed(load(c, "ids"):long() + 1)), TOL)
     end)
 end)
 
@@ -303,12 +303,12 @@ describe("seed 002's Transformer classes against PyTorch (within 1e-5)", functio
         local bert = nn.BERTEmbedding(num(c, "vocab"), num(c, "d_model"), {max_len = num(c, "max_len")})
         check_params(c, bert, TOL_NORMAL)
         -- [CLS] my dog [SEP] he likes [SEP]: PyTorch's ids + 1; segments A = 1, B = 2
-        check(c, "y", bert(load(c, "tokens") + 1, load(c, "segments") + 1), TOL)
+        check(c, "y", bert(load(c, "tokens"):long() + 1, load(c, "segments"):long() + 1), TOL)
         -- with the file's weights the sum is PyTorch's, bit for bit
         for _, p in ipairs(bert:named_parameters()) do
             p[2]:copy_(load(c, "param." .. p[1]))
         end
-        check(c, "y", bert(load(c, "tokens") + 1, load(c, "segments") + 1), 0)
+        check(c, "y", bert(load(c, "tokens"):long() + 1, load(c, "segments"):long() + 1), 0)
     end)
 end)
 
@@ -326,7 +326,7 @@ describe("the blocks' structure", function()
         assert.is_false(torch.equal(list[2].weight, list[1].weight))
     end)
     it("pre-LN: x + Sublayer(LayerNorm(x)); post-LN: LayerNorm(x + Sublayer(x))", function()
-        local x = torch.tensor{{1, 2, 3, 4}, {4, 0, 0, 1}}
+        local x = torch.tensor{{1.0, 2.0, 3.0, 4.0}, {4.0, 0.0, 0.0, 1.0}}
         local double = function(y) return 2 * y end
         local pre = nn.SublayerConnection(4, 0)
         local post = nn.SublayerConnection(4, 0, {norm_first = false})
@@ -373,7 +373,9 @@ describe("bad input gives clear errors", function()
                        err(emb, torch.tensor{1, 7}), 1, true)
         assert.matches("Embedding: index 0 is out of range for an embedding of 6 rows (ids 1 to 6)",
                        err(emb, torch.tensor{0}), 1, true)
-        assert.matches("Embedding: ids must be whole numbers, got 1.5", err(emb, torch.tensor{1.5}), 1, true)
+        assert.matches("Embedding: ids must be an int64 tensor, got torch.float32", err(emb, torch.tensor{1.5}), 1, true)
+        assert.matches("Embedding: index -9223372036854775808 is out of range",
+                       err(emb, torch.tensor{math.mininteger}), 1, true)
         assert.matches("Embedding: input (a tensor of ids) must be a tensor", err(emb, "cat"), 1, true)
         assert.matches("Embedding: padding_idx must be an id from 1 to 6", err(nn.Embedding, 6, 3, {padding_idx = 0}),
                        1, true)

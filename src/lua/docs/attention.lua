@@ -27,7 +27,7 @@ Scaled scores s / sqrt(d_k), the "scaled" of scaled dot-product attention: d_k i
 (keys.shape[-1]). Dividing keeps the scores of long vectors from growing so large that the softmax
 puts almost all weight on one key. The same float32 division as the book's
 attn_scores / d_k**0.5.]=], [=[
-attention.scale(torch.tensor{2, 4, 6}, 4)
+attention.scale(torch.tensor{2.0, 4.0, 6.0}, 4)
 --> tensor([1., 2., 3.])]=])
 
 def("attention.causal_mask", "attention.causal_mask(n [, m])", [=[
@@ -68,7 +68,7 @@ its whole row nan.]=], [=[
 attn_weights = attention.softmax(attention.scores(inputs, inputs))   -- inputs: see ?torch.tensor
 attn_weights[2]
 --> tensor([0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581])
-attention.softmax(torch.tensor{{0, -math.huge}, {-math.huge, -math.huge}})
+attention.softmax(torch.tensor{{0.0, -math.huge}, {-math.huge, -math.huge}})
 --> tensor([[1., 0.],
 -->         [nan, nan]])]=])
 
@@ -94,11 +94,11 @@ Splits the last dim d of x [b, n, d] into h heads of d/h: the result is [b, h, n
 transpose(2, 3)). d must be divisible by h. Any number of leading dims works.]=], [=[
 x = torch.arange(8):view(1, 2, 4)
 attention.split_heads(x, 2)
---> tensor([[[[0., 1.],
--->           [4., 5.]],
+--> tensor([[[[0, 1],
+-->           [4, 5]],
 -->
--->          [[2., 3.],
--->           [6., 7.]]]])]=])
+-->          [[2, 3],
+-->           [6, 7]]]])]=])
 
 def("attention.merge_heads", "attention.merge_heads(x)", [=[
 The inverse of split_heads: [b, h, n, dh] -> [b, n, h*dh], the heads' outputs side by side in each

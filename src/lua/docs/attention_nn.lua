@@ -228,7 +228,7 @@ mha.attn[1][1]                                  -- head 1: row i sees keys 1..i
 
 local toy = [=[
 queries, keys = torch.ones(2, 1, 2), torch.ones(2, 10, 2)
-values = torch.arange(40):reshape(1, 10, 4):expand(2, 10, 4)   -- Python: .repeat(2, 1, 1)
+values = torch.arange(40, {dtype = torch.float32}):reshape(1, 10, 4):expand(2, 10, 4)   -- Python: .repeat(2, 1, 1)
 ]=]
 
 class("DotProductAttention", "nn.DotProductAttention(dropout)", [=[

@@ -61,23 +61,26 @@ local def, fn, method = D.def, D.fn, D.method
 
 -- ---- creation -------------------------------------------------------------------------------
 
-fn("tensor", "torch.tensor(data [, {dtype = torch.bool}])", [=[
+fn("tensor", "torch.tensor(data [, {dtype = torch.int64}])", [=[
 Makes a new tensor from data: a number (a 0-d tensor), a boolean, a nested table of numbers in which
 each level of braces is one dim ({{...}, {...}} is a matrix), or another tensor, which is copied.
 Python's brackets become braces, and a call whose only argument is a table needs no parentheses:
-torch.tensor{1, 2}. Every number is stored as float32, so torch.tensor{1, 2} prints as
-tensor([1., 2.]) where PyTorch would make an integer tensor; a table of booleans makes a bool tensor.
-All rows must have the same length. {dtype = torch.bool} or {dtype = torch.float32} converts.]=], [=[
+torch.tensor{1, 2}. The dtype follows the numbers as in PyTorch: Lua integers (1, 2) make an int64
+tensor as Python ints do, one float (1.0, 0.43) makes the whole tensor float32, a table of booleans
+makes a bool tensor. All rows must have the same length. {dtype = torch.float32} (or torch.int64,
+torch.bool) converts.]=], [=[
 inputs = torch.tensor{{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}, {0.57, 0.85, 0.64},
                       {0.22, 0.58, 0.33}, {0.77, 0.25, 0.10}, {0.05, 0.80, 0.55}}
 inputs.shape
 --> torch.Size([6, 3])
+torch.tensor{1, 2, 3}, torch.tensor{1.0, 2.0}
+--> tensor([1, 2, 3])	tensor([1., 2.])
 torch.tensor{true, false}
 --> tensor([ True, False])]=])
 
 local size_note = [=[The sizes are numbers or one table (or a torch.Size such as x.shape):
-torch.%s(2, 3) and torch.%s{2, 3} are the same. A trailing {dtype = torch.bool} makes a bool tensor;
-the default is float32.]=]
+torch.%s(2, 3) and torch.%s{2, 3} are the same. A trailing {dtype = torch.int64} or
+{dtype = torch.bool} picks the dtype; the default is float32.]=]
 
 fn("zeros", "torch.zeros(size... [, {dtype = ...}])", [=[
 A new tensor of the given shape filled with 0. ]=] .. size_note:format("zeros", "zeros"), [=[
@@ -104,10 +107,13 @@ scores
 
 fn("full", "torch.full(size, value [, {dtype = ...}])", [=[
 A new tensor of shape size (a table such as {2, 3}, as PyTorch wants a tuple) with every element
-equal to value (a number, or a boolean with {dtype = torch.bool}).]=], [=[
+equal to value. The dtype follows the value as in PyTorch (an integer makes int64, a float float32,
+a boolean bool) unless {dtype = ...} says otherwise.]=], [=[
 torch.full({2, 2}, 7)
---> tensor([[7., 7.],
--->         [7., 7.]])]=])
+--> tensor([[7, 7],
+-->         [7, 7]])
+torch.full({2}, 0.5)
+--> tensor([0.5000, 0.5000])]=])
 
 fn("zeros_like", "torch.zeros_like(x)", [=[
 A new tensor of zeros with the shape and dtype of x.]=], [=[
@@ -132,13 +138,15 @@ torch.full_like(torch.zeros(3), 0.5)
 fn("arange", "torch.arange(end) / torch.arange(start, end [, step])", [=[
 The numbers start, start + step, ... up to but not including end (start defaults to 0, step to 1),
 as a 1-D tensor. It makes values, not indices, so it counts from 0 as in PyTorch: arange(3) is
-0, 1, 2. attn's tensors are float32, so the values are floats where PyTorch would give int64.
-A trailing {dtype = torch.bool} is accepted. A step of 0, or one that points away from end, is an
-error.]=], [=[
+0, 1, 2. With integers only the tensor is int64 (as in PyTorch); with any float it is float32. A
+trailing {dtype = torch.float32} (or torch.int64, torch.bool) picks the dtype. A step of 0, or one
+that points away from end, is an error.]=], [=[
 torch.arange(5)
---> tensor([0., 1., 2., 3., 4.])
+--> tensor([0, 1, 2, 3, 4])
 torch.arange(0, 1, 0.25)
---> tensor([0.0000, 0.2500, 0.5000, 0.7500])]=])
+--> tensor([0.0000, 0.2500, 0.5000, 0.7500])
+torch.arange(3, {dtype = torch.float32})
+--> tensor([0., 1., 2.])]=])
 
 fn("eye", "torch.eye(n [, m])", [=[
 The n x m identity matrix (m defaults to n): ones on the diagonal, zeros elsewhere.]=], [=[
@@ -235,12 +243,11 @@ torch.randn(3)
 --> tensor([ 1.5410, -0.2934, -2.1788])]=])
 
 fn("randint", "torch.randint(high, size) / torch.randint(low, high, size)", [=[
-A tensor of shape size (a table such as {5}, as PyTorch wants a tuple) filled with random integers
-from low (default 0) up to but not including high. The values are whole numbers stored as float32
-(attn has no integer dtype).]=], [=[
+An int64 tensor of shape size (a table such as {5}, as PyTorch wants a tuple) filled with random
+integers from low (default 0) up to but not including high, the same stream as PyTorch's.]=], [=[
 torch.manual_seed(0)
 torch.randint(1, 7, {5})
---> tensor([3., 4., 6., 1., 2.])]=])
+--> tensor([3, 4, 6, 1, 2])]=])
 
 fn("dropout", "torch.dropout(x, p, train)", [=[
 Functional dropout, what nn.Dropout calls: when train is true (the default) each element is zeroed
@@ -324,10 +331,25 @@ torch.nan ~= torch.nan
 --> true]=])
 
 def("torch.float32", "torch.float32", [=[
-The dtype of ordinary tensors: 32-bit floats, PyTorch's default. attn has exactly two dtypes,
-this one and torch.bool; torch.float is another name for it.]=], [=[
-torch.ones(1).dtype == torch.float32
---> true]=], torch.float32)
+The dtype of ordinary tensors: 32-bit floats, PyTorch's default. attn has the three dtypes the books
+use: this one, torch.int64 (ids and indices) and torch.bool (masks); torch.float is another name for
+it. A Lua float makes a float32 tensor, as a Python float does; arithmetic that mixes dtypes
+promotes as PyTorch does (bool < int64 < float32; / always gives floats).]=], [=[
+torch.ones(1).dtype == torch.float32, torch.tensor{0.5}.dtype
+--> true	torch.float32]=], torch.float32)
+
+def("torch.int64", "torch.int64", [=[
+The dtype of integer tensors: 64-bit integers, stored exactly (2^53 + 1 stays 9007199254740993).
+A Lua integer makes one (torch.tensor{1, 2}), as a Python int does; so do torch.arange with
+integers, torch.randint, argmax and the indices of max and min, and the sum of a bool tensor.
+Token ids for nn.Embedding are int64. torch.long is another name for it.]=], [=[
+torch.tensor{1, 2, 3}.dtype, torch.tensor{1, 2} / 2
+--> torch.int64	tensor([0.5000, 1.0000])]=], torch.int64)
+
+def("torch.long", "torch.long", [=[
+Another name for torch.int64, as in PyTorch.]=], [=[
+torch.long
+--> torch.int64]=])
 
 def("torch.float", "torch.float", [=[
 Another name for torch.float32, as in PyTorch.]=], [=[

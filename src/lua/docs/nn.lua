@@ -297,7 +297,7 @@ pcall(nn.ModuleList{}.forward, nn.ModuleList{})
 
 def("nn.functional.softmax", "nn.functional.softmax(x, dim)", [=[
 The same as torch.softmax(x, dim), under PyTorch's F.softmax name. dim is required and 1-based.]=], [=[
-nn.functional.softmax(torch.tensor{1, 2, 3}, -1)
+nn.functional.softmax(torch.tensor{1.0, 2.0, 3.0}, -1)
 --> tensor([0.0900, 0.2447, 0.6652])]=], nn.functional.softmax)
 
 def("nn.functional.dropout", "nn.functional.dropout(x [, p [, training]])", [=[

@@ -12,15 +12,16 @@ def("Tensor.operators", "a + b   a - b   a * b   a / b   a ^ p   -a   a .. s", [
 The arithmetic operators work element-wise on tensors, with PyTorch's broadcasting, and a number
 may stand on either side (1 - x, 2 * x). * is the element-wise product as in PyTorch; Lua has no
 @, so the matrix product inputs @ inputs.T is inputs:matmul(inputs.T). Python's ** is Lua's ^, so
-d_k**0.5 is d_k^0.5. // is an error (there is no integer division of tensors). Lua's == on two
+d_k**0.5 is d_k^0.5. Dtypes promote as in PyTorch: an int64 tensor times a float is float32, /
+always divides as floats. // is an error (there is no floor division of tensors). Lua's == on two
 tensors asks whether they are the same object; compare values with torch.equal(a, b) or a:eq(b).
 < and <= raise an error, because Lua wants a single true/false from them: use a:lt(b), a:le(b),
 a:gt(b), a:ge(b). .. joins a tensor's printed text to a string.]=], [=[
-a = torch.tensor{1, 2, 3}
+a = torch.tensor{1, 2, 3}                  -- Lua integers: an int64 tensor, as in Python
 a * 2 + 1, a ^ 2, 1 / a
---> tensor([3., 5., 7.])	tensor([1., 4., 9.])	tensor([1.0000, 0.5000, 0.3333])
-"a = " .. a
---> a = tensor([1., 2., 3.])]=])
+--> tensor([3, 5, 7])	tensor([1, 4, 9])	tensor([1.0000, 0.5000, 0.3333])
+"a = " .. a * 1.5
+--> a = tensor([1.5000, 3.0000, 4.5000])]=])
 
 -- ---- element-wise arithmetic ------------------------------------------------------------------------
 
@@ -38,7 +39,7 @@ both("mul", "torch.mul(a, b)", "a:mul(b)", [=[
 The element-wise product, the same as a * b (not the matrix product: that is a:matmul(b)). ]=] ..
 broadcast, [=[
 torch.tensor{1, 2} * torch.tensor{3, 4}
---> tensor([3., 8.])]=])
+--> tensor([3, 8])]=])
 
 both("div", "torch.div(a, b)", "a:div(b)", [=[
 The element-wise quotient, the same as a / b; dividing by 0 gives inf or nan, as in PyTorch. The
@@ -50,13 +51,15 @@ x / x:sum()
 
 both("pow", "torch.pow(x, p)", "x:pow(p)", [=[
 Each element of x raised to the power p (a number or a tensor), the same as x ^ p; Python's x**p.
-A number base works too: 2 ^ x.]=], [=[
-torch.tensor{2, 3} ^ 2, 2 ^ torch.tensor{2, 3}
---> tensor([4., 9.])	tensor([4., 8.])]=])
+A number base works too: 2 ^ x. Integers to integer powers stay int64 (a negative power is an error,
+as in PyTorch).]=], [=[
+torch.tensor{2, 3} ^ 2, 2 ^ torch.tensor{2, 3}, torch.tensor{2.0, 3.0} ^ 2
+--> tensor([4, 9])	tensor([4, 8])	tensor([4., 9.])]=])
 
 method("add_", "x:add_(b)", [=[
 Adds b to x in place and returns x (the trailing underscore means in place, as in PyTorch). b is
-broadcast to x's shape; a result of another shape is an error.]=], [=[
+broadcast to x's shape; a result of another shape is an error, and so is one of a dtype x cannot
+hold (a float result in an int64 x).]=], [=[
 torch.ones(3):add_(1)
 --> tensor([2., 2., 2.])]=])
 
@@ -78,15 +81,15 @@ torch.ones(3):div_(4)
 both("maximum", "torch.maximum(a, b)", "a:maximum(b)", [=[
 The element-wise larger of a and b (torch.max(a, b) does the same). ]=] .. broadcast, [=[
 torch.maximum(torch.tensor{1, 5}, torch.tensor{3, 2})
---> tensor([3., 5.])]=])
+--> tensor([3, 5])]=])
 
 both("minimum", "torch.minimum(a, b)", "a:minimum(b)", [=[
 The element-wise smaller of a and b (torch.min(a, b) does the same). ]=] .. broadcast, [=[
 torch.minimum(torch.tensor{1, 5}, torch.tensor{3, 2})
---> tensor([1., 2.])]=])
+--> tensor([1, 2])]=])
 
 local unary = {
-    {"neg", "-x, the negative of each element.", "torch.tensor{1, -2}:neg()", "tensor([-1.,  2.])"},
+    {"neg", "-x, the negative of each element.", "torch.tensor{1, -2}:neg()", "tensor([-1,  2])"},
     {"exp", "e to the power of each element. The book's softmax_naive is torch.exp(x) / torch.exp(x):sum(1).",
      "torch.exp(torch.tensor{0, 1})", "tensor([1.0000, 2.7183])"},
     {"log", "The natural logarithm of each element; log(0) is -inf and a negative number gives nan.",
@@ -95,15 +98,17 @@ local unary = {
      "torch.sqrt(torch.tensor{4, 9})", "tensor([2., 3.])"},
     {"tanh", "The hyperbolic tangent of each element.", "torch.tanh(torch.tensor{0, 1})",
      "tensor([0.0000, 0.7616])"},
-    {"abs", "The absolute value of each element.", "torch.abs(torch.tensor{-1, 2})", "tensor([1., 2.])"},
+    {"abs", "The absolute value of each element.", "torch.abs(torch.tensor{-1.5, 2})", "tensor([1.5000, 2.0000])"},
     {"sigmoid", "1 / (1 + exp(-x)) for each element.", "torch.sigmoid(torch.tensor{0, 2})",
      "tensor([0.5000, 0.8808])"},
-    {"relu", "max(x, 0) for each element: negatives become 0.", "torch.relu(torch.tensor{-2, 0, 3})",
-     "tensor([0., 0., 3.])"},
+    {"relu", "max(x, 0) for each element: negatives become 0 (-0.0 stays -0.0, as in PyTorch).",
+     "torch.relu(torch.tensor{-2.0, 0.0, 3.0})", "tensor([0., 0., 3.])"},
 }
 for _, u in ipairs(unary) do
+    local keeps = u[1] == "neg" or u[1] == "abs" or u[1] == "relu"
     both(u[1], "torch." .. u[1] .. "(x)", "x:" .. u[1] .. "()",
-         u[2] .. " Element-wise, returns a new tensor of the same shape.", u[3] .. "\n--> " .. u[4])
+         u[2] .. " Element-wise, returns a new tensor of the same shape" ..
+         (keeps and " and dtype." or "; an int64 x gives float32, as in PyTorch."), u[3] .. "\n--> " .. u[4])
 end
 
 -- ---- comparisons and logic ----------------------------------------------------------------------------
@@ -149,14 +154,14 @@ x:gt(0)); a float cond counts nonzero as true, where PyTorch would refuse it. Th
 x:where(cond, y) is torch.where(cond, x, y), as in PyTorch.]=], [=[
 x = torch.tensor{1, -1, 2}
 torch.where(x:gt(0), x, 0)
---> tensor([1., 0., 2.])]=])
+--> tensor([1, 0, 2])]=])
 
 method("where", "x:where(cond, y)", [=[
 x where cond is true and y where it is false: PyTorch's x.where(cond, y), the same as
 torch.where(cond, x, y). y may be a number; all three broadcast together.]=], [=[
 x = torch.tensor{1, -1, 2}
 x:where(x:gt(0), 0)
---> tensor([1., 0., 2.])]=])
+--> tensor([1, 0, 2])]=])
 
 both("equal", "torch.equal(a, b)", "a:equal(b)", [=[
 true if a and b have the same shape and the same elements, as a Lua boolean. nan never equals
@@ -168,7 +173,7 @@ both("allclose", "torch.allclose(a, b [, rtol [, atol]])", "a:allclose(b [, rtol
 true if every element satisfies |a - b| <= atol + rtol * |b| (rtol defaults to 1e-5, atol to
 1e-8), after broadcasting, as PyTorch's allclose: the way to compare float32 results with
 expected numbers. nan is never close to anything.]=], [=[
-a, b = torch.tensor{1, 2}, torch.tensor{1, 2.0001}
+a, b = torch.tensor{1.0, 2.0}, torch.tensor{1, 2.0001}
 torch.allclose(a, b), torch.allclose(a, b, 1e-3)
 --> false	true]=])
 
@@ -181,8 +186,8 @@ x.sum(dim=-1, keepdim=True) is x:sum{dim = -1, keepdim = true}; x:sum(-1, true) 
 
 both("sum", "torch.sum(x [, dim [, keepdim]])", "x:sum([dim [, keepdim]])", [=[
 The sum of the elements. ]=] .. reduce_args .. [=[ Sums accumulate in float32, in order, as PyTorch does
-for small tensors, so the last digit can differ from a sum done in Lua numbers. A bool tensor's sum
-counts its true elements.]=], [=[
+for small tensors, so the last digit can differ from a sum done in Lua numbers. An int64 tensor sums
+exactly to int64, and a bool tensor's sum counts its true elements (an int64), as in PyTorch.]=], [=[
 attn_weights = torch.softmax(inputs:matmul(inputs[2]), 1)   -- inputs: see ?torch.tensor
 attn_weights:sum()
 --> tensor(1.)
@@ -190,40 +195,41 @@ inputs:sum{dim = -1, keepdim = true}.T
 --> tensor([[1.4700, 2.0800, 2.0600, 1.1300, 1.1200, 1.4000]])]=])
 
 both("mean", "torch.mean(x [, dim [, keepdim]])", "x:mean([dim [, keepdim]])", [=[
-The arithmetic mean of the elements. ]=] .. reduce_args .. [=[ The mean of no elements is nan.]=], [=[
+The arithmetic mean of the elements. ]=] .. reduce_args .. [=[ The mean of no elements is nan. As
+in PyTorch, x must be float32 (the mean of an int64 tensor is an error: x:float():mean()).]=], [=[
 inputs:mean(1)                        -- column means; inputs: see ?torch.tensor
 --> tensor([0.4317, 0.5833, 0.5283])]=])
 
 both("max", "torch.max(x [, dim [, keepdim]])", "x:max([dim [, keepdim]])", [=[
 x:max() is the largest element, as a 0-d tensor. x:max(dim) returns two tensors, the largest values
-along dim and their indices, which are 1-based (attn counts from 1; PyTorch returns 0-based int64
-indices in a (values, indices) pair) and stored as float32: local values, indices = x:max(2).
+along dim and their int64 indices, which are 1-based (attn counts from 1; PyTorch returns 0-based
+indices in a (values, indices) pair): local values, indices = x:max(2).
 keepdim works as in sum, and so does the options table, x:max{dim = -1, keepdim = true}. torch.max(a, b) with two tensors is the element-wise maximum. A nan
 anywhere in a slice makes its maximum nan; an empty dim is an error.]=], [=[
 values, indices = inputs:max(1)       -- inputs: see ?torch.tensor
 values, indices
---> tensor([0.7700, 0.8700, 0.8900])	tensor([5., 2., 1.])]=])
+--> tensor([0.7700, 0.8700, 0.8900])	tensor([5, 2, 1])]=])
 
 both("min", "torch.min(x [, dim [, keepdim]])", "x:min([dim [, keepdim]])", [=[
 Like max, for the smallest: x:min() is a 0-d tensor; x:min(dim) returns the values and their 1-based
 indices; torch.min(a, b) is the element-wise minimum.]=], [=[
 values, indices = inputs:min(-1)      -- inputs: see ?torch.tensor
 indices
---> tensor([2., 1., 1., 1., 3., 1.])]=])
+--> tensor([2, 1, 1, 1, 3, 1])]=])
 
 both("argmax", "torch.argmax(x [, dim [, keepdim]])", "x:argmax([dim [, keepdim]])", [=[
 The index of the largest element, 1-based (PyTorch's are 0-based): along dim, a tensor of indices;
 without dim, a 0-d tensor holding the position in x read row by row (1 is the first element). Ties
-go to the first. The indices are stored as float32; use :item() or :tolist() to get Lua numbers.]=], [=[
+go to the first. The indices are int64, as in PyTorch; use :item() or :tolist() to get Lua integers.]=], [=[
 torch.argmax(torch.tensor{0.1, 0.7, 0.2})
---> tensor(2.)
+--> tensor(2)
 inputs:argmax(-1)                     -- inputs: see ?torch.tensor
---> tensor([3., 2., 2., 2., 1., 2.])]=])
+--> tensor([3, 2, 2, 2, 1, 2])]=])
 
 both("argmin", "torch.argmin(x [, dim [, keepdim]])", "x:argmin([dim [, keepdim]])", [=[
 The index of the smallest element, 1-based, as argmax.]=], [=[
 torch.tensor{0.3, 0.1, 0.2}:argmin()
---> tensor(2.)]=])
+--> tensor(2)]=])
 
 -- ---- products -------------------------------------------------------------------------------------
 
@@ -232,7 +238,9 @@ The matrix product, Python's a @ b (Lua has no @). Two 1-D tensors give their do
 a matrix times a vector gives a vector; two matrices give a matrix; with more dims the leading dims
 are batch dims and broadcast, so the book's queries @ keys.transpose(2, 3) is
 queries:matmul(keys:transpose(3, 4)). The inner sizes must agree, else the error names both shapes:
-matmul: cannot multiply [6, 3] by [2, 3] (3 ≠ 2). Computed with BLAS in float32.]=], [=[
+matmul: cannot multiply [6, 3] by [2, 3] (3 ≠ 2). Both must have the same dtype, as in PyTorch.
+float32 products are computed as PyTorch computes them: BLAS, except small batched products
+(k·n·m < 400), which PyTorch adds up in its own loop, in order. int64 products are exact.]=], [=[
 inputs:matmul(inputs[2])    -- scores for "journey"; inputs: see ?torch.tensor
 --> tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])]=])
 
@@ -313,6 +321,6 @@ torch.softmax(torch.tensor{{1, -torch.inf}, {-torch.inf, -torch.inf}}, -1)
 both("log_softmax", "torch.log_softmax(x, dim)", "x:log_softmax(dim)", [=[
 The logarithm of softmax(x, dim), computed directly (more accurate than softmax(x, dim):log()).
 dim is required and 1-based, as for softmax.]=], [=[
-torch.log_softmax(torch.tensor{1, 2, 3}, -1)
+torch.log_softmax(torch.tensor{1.0, 2.0, 3.0}, -1)
 --> tensor([-2.4076, -1.4076, -0.4076])]=])
 end

@@ -12,14 +12,14 @@ for k in pairs(methods) do names[#names + 1] = k end
 table.sort(names)
 
 def("Tensor", "Tensor", [=[
-A tensor is an n-dimensional array of float32 numbers (or of booleans, for masks), made by
-torch.tensor, torch.zeros, torch.rand and friends. Methods are called with a colon, x:sum(),
+A tensor is an n-dimensional array of float32 numbers, int64 integers (ids, indices) or booleans
+(masks), made by torch.tensor, torch.zeros, torch.rand and friends. Methods are called with a colon, x:sum(),
 and most also exist as torch.f(x, ...); properties use a dot: x.shape, x.T, x.ndim, x.dtype (see
 ?Tensor.shape). Indices and dims are 1-based, so Python's dim=0 is dim=1 here and -1 is still the
 last (?Tensor.indexing); keyword arguments go in a trailing table, x:sum{dim = -1, keepdim = true};
 operators are element-wise and Lua has no @, so a matrix product is a:matmul(b)
 (?Tensor.operators). Methods: ]=] .. table.concat(names, ", ") .. ".", [=[
-x = torch.tensor{{1, 2}, {3, 4}}
+x = torch.tensor{{1.0, 2.0}, {3.0, 4.0}}
 x:sum(), x.shape, x.T:matmul(x)[1]
 --> tensor(10.)	torch.Size([2, 2])	tensor([10., 14.])]=])
 
@@ -57,8 +57,8 @@ the book's inputs @ inputs.T is inputs:matmul(inputs.T). Its layout is not row-m
 on it fails; use reshape() or contiguous(). On a tensor with more than 2 dims x.T reverses all
 dims, as PyTorch does; to transpose each matrix of a batch use x:transpose(2, 3) or x.mT.]=], [=[
 torch.tensor{{1, 2}, {3, 4}}.T
---> tensor([[1., 3.],
--->         [2., 4.]])]=])
+--> tensor([[1, 3],
+-->         [2, 4]])]=])
 
 def("Tensor.mT", "x.mT", [=[
 x with its last two dims swapped (a view): the transpose of every matrix in a batch, PyTorch's
@@ -72,9 +72,10 @@ inputs.ndim, torch.tensor(5).ndim     -- inputs: see ?torch.tensor
 --> 2	0]=])
 
 def("Tensor.dtype", "x.dtype", [=[
-The element type of x: torch.float32 for numbers, torch.bool for masks. attn has no other dtypes.]=], [=[
-torch.ones(2).dtype, torch.ones(2):bool().dtype
---> torch.float32	torch.bool]=])
+The element type of x: torch.float32 for numbers, torch.int64 for integers (ids, indices), torch.bool
+for masks. attn has no other dtypes.]=], [=[
+torch.ones(2).dtype, torch.tensor{1, 2}.dtype, torch.ones(2):bool().dtype
+--> torch.float32	torch.int64	torch.bool]=])
 
 -- ---- shapes and sizes ------------------------------------------------------------------------------
 
@@ -116,7 +117,7 @@ The same elements in row-major order with a new shape; one size may be -1 to be 
 view, but when the layout does not allow a view (after a transpose) it copies instead of failing,
 so it works on any tensor. Whether the result shares x's storage therefore depends on x.]=], [=[
 torch.tensor{{1, 2}, {3, 4}}.T:reshape(4)     -- view(4) would fail here
---> tensor([1., 3., 2., 4.])]=])
+--> tensor([1, 3, 2, 4])]=])
 
 both("flatten", "torch.flatten(x [, start_dim [, end_dim]])", "x:flatten([start_dim [, end_dim]])", [=[
 Merges the dims from start_dim to end_dim (1-based, both included; by default all of them, 1 to -1)
@@ -137,8 +138,8 @@ both("t", "torch.t(x)", "x:t()", [=[
 The transpose of a matrix (x.T for 2 dims); a 1-D or 0-d tensor is returned as it is. For more than
 2 dims it is an error: use x:transpose(a, b).]=], [=[
 torch.tensor{{1, 2}, {3, 4}}:t()
---> tensor([[1., 3.],
--->         [2., 4.]])]=])
+--> tensor([[1, 3],
+-->         [2, 4]])]=])
 
 both("permute", "torch.permute(x, dims...)", "x:permute(dims...)", [=[
 Reorders the dims (a view): dim i of the result is dim dims[i] of x. Dims are 1-based and given as
@@ -164,8 +165,8 @@ A view of x repeated along its dims of size 1 to the given sizes, without copyin
 one element). New leading dims may be added. The sizes are numbers or one table; unlike PyTorch, -1
 ("keep this size") is not accepted: write the size.]=], [=[
 torch.tensor{{1}, {2}}:expand(2, 3)
---> tensor([[1., 1., 1.],
--->         [2., 2., 2.]])]=])
+--> tensor([[1, 1, 1],
+-->         [2, 2, 2]])]=])
 
 both("narrow", "torch.narrow(x, dim, start, length)", "x:narrow(dim, start, length)", [=[
 A view of length elements along dim, starting at start (1-based; negative counts from the end).
@@ -202,15 +203,15 @@ a, b
 --> tensor([1., 1.])	tensor([5., 1.])]=])
 
 method("item", "x:item()", [=[
-The only element of a one-element tensor, as a Lua number (a boolean for a bool tensor). Any other
-number of elements is an error. The float32 value is widened to a Lua double, so 0.1 shows as
+The only element of a one-element tensor, as a Lua number (an integer for an int64 tensor, a boolean
+for a bool tensor). Any other number of elements is an error. The float32 value is widened to a Lua double, so 0.1 shows as
 0.10000000149012 (PyTorch's item() prints the same double as 0.10000000149011612).]=], [=[
 inputs:sum():item()                   -- inputs: see ?torch.tensor
 --> 9.2599992752075]=])
 
 method("tolist", "x:tolist()", [=[
-x as nested Lua tables of numbers (booleans for a bool tensor), one level per dim, 1-based; a 0-d
-tensor gives a number.]=], [=[
+x as nested Lua tables of numbers (integers for an int64 tensor, booleans for a bool tensor), one
+level per dim, 1-based; a 0-d tensor gives a number.]=], [=[
 torch.eye(2):tolist()[2][2]
 --> 1.0]=])
 
@@ -222,10 +223,25 @@ torch.tensor{0, 1, 2}:bool()
 --> tensor([False,  True,  True])]=])
 
 method("float", "x:float()", [=[
-x as float32: true becomes 1 and false 0, for arithmetic with a mask. As in PyTorch, a tensor that
-already is float32 is not copied: the result shares its storage.]=], [=[
-torch.tensor{true, false}:float()
---> tensor([1., 0.])]=])
+x as float32: true becomes 1 and false 0, for arithmetic with a mask; an int64 value becomes the
+nearest float32. As in PyTorch, a tensor that already is float32 is not copied: the result shares
+its storage.]=], [=[
+torch.tensor{true, false}:float(), torch.tensor{1, 2}:float()
+--> tensor([1., 0.])	tensor([1., 2.])]=])
+
+method("long", "x:long()", [=[
+x as int64: a float is cut toward zero (2.7 becomes 2, -2.7 becomes -2), true becomes 1. NaN and
+values beyond int64's range become -9223372036854775808, as PyTorch's cast gives on x86-64. As in
+PyTorch, a tensor that already is int64 is not copied.]=], [=[
+torch.tensor{2.7, -2.7, 3.0}:long()
+--> tensor([ 2, -2,  3])]=])
+
+method("to", "x:to(dtype) / x:to(other)", [=[
+x converted to dtype (torch.float32, torch.int64, torch.bool), or to the dtype of the tensor other,
+as PyTorch's Tensor.to (there are no devices here). A tensor that already has the dtype is returned
+without a copy.]=], [=[
+torch.tensor{1, 2}:to(torch.float32)
+--> tensor([1., 2.])]=])
 
 method("fill_", "x:fill_(value)", [=[
 Sets every element of x to value, in place (the trailing underscore, as in PyTorch), and returns x.
@@ -241,6 +257,6 @@ torch.ones(2):zero_()
 method("copy_", "x:copy_(src)", [=[
 Copies the values of src into x in place and returns x. src is broadcast to x's shape; x's shape
 never changes.]=], [=[
-torch.zeros(3):copy_(torch.tensor{5})
+torch.zeros(3):copy_(torch.tensor{5})          -- cast to x's dtype
 --> tensor([5., 5., 5.])]=])
 end

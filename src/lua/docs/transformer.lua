@@ -26,19 +26,20 @@ biased variance (divided by N, not N - 1), then times weight plus bias when give
 normalized shape). eps defaults to 1e-5. The arguments after x may also be given by name in an
 options table: {weight = w, bias = b, eps = 1e-6}. The result is PyTorch's bit for bit (its
 Welford moments, in its order).]=], [=[
-x = torch.tensor{{1, 2, 3, 4}, {2, 2, 2, 6}}
+x = torch.tensor{{1.0, 2.0, 3.0, 4.0}, {2.0, 2.0, 2.0, 6.0}}
 torch.layer_norm(x, 4)
 --> tensor([[-1.3416, -0.4472,  0.4472,  1.3416],
 -->         [-0.5773, -0.5773, -0.5773,  1.7320]])
-torch.layer_norm(x, {4}, {weight = torch.tensor{1, 1, 2, 2}, eps = 0.1})
+torch.layer_norm(x, {4}, {weight = torch.tensor{1.0, 1.0, 2.0, 2.0}, eps = 0.1})
 --> tensor([[-1.2910, -0.4303,  0.8607,  2.5820],
 -->         [-0.5680, -0.5680, -1.1359,  3.4078]])]=])
 
 D.fn("embedding", "torch.embedding(weight, indices)", [=[
-The rows of weight [num_embeddings, embedding_dim] picked by the ids in indices (a tensor of whole
-numbers, any shape S): the result has shape S + [embedding_dim]. ]=] .. ids .. [=[ An id outside
-1..num_embeddings is an error that names it. nn.Embedding is the layer that holds the weight.]=], [=[
-weight = torch.tensor{{0, 0}, {1, 10}, {2, 20}}
+The rows of weight [num_embeddings, embedding_dim] picked by the ids in indices (an int64 tensor of
+any shape S, as PyTorch requires): the result has shape S + [embedding_dim]. ]=] .. ids .. [=[ An id
+outside 1..num_embeddings is an error that names it. nn.Embedding is the layer that holds the
+weight.]=], [=[
+weight = torch.tensor{{0.0, 0.0}, {1.0, 10.0}, {2.0, 20.0}}
 torch.embedding(weight, torch.tensor{{3, 1}, {2, 2}})
 --> tensor([[[ 2., 20.],
 -->          [ 0.,  0.]],
@@ -89,13 +90,13 @@ nn.functional.silu(torch.tensor{-2, -0.5, 0, 1.5})
 
 fdef("layer_norm", "nn.functional.layer_norm(x, normalized_shape [, weight [, bias [, eps]]])", [=[
 The same as torch.layer_norm, under PyTorch's F.layer_norm name.]=], [=[
-nn.functional.layer_norm(torch.tensor{{1, 2, 3}}, 3)
+nn.functional.layer_norm(torch.tensor{{1.0, 2.0, 3.0}}, 3)
 --> tensor([[-1.2247,  0.0000,  1.2247]])]=])
 
 fdef("embedding", "nn.functional.embedding(indices, weight)", [=[
 torch.embedding(weight, indices) with PyTorch's F.embedding argument order (ids first). ]=] .. ids,
 [=[
-nn.functional.embedding(torch.tensor{2}, torch.tensor{{1, 1}, {5, 7}})
+nn.functional.embedding(torch.tensor{2}, torch.tensor{{1.0, 1.0}, {5.0, 7.0}})
 --> tensor([[5., 7.]])]=])
 
 -- ---- copying -------------------------------------------------------------------------------------------
@@ -139,7 +140,7 @@ bit.]=], [=[
 ln = nn.LayerNorm(4)
 ln
 --> LayerNorm((4,), eps=1e-05, elementwise_affine=True)
-ln(torch.tensor{{1, 2, 3, 4}, {0, 0, 1, 5}})
+ln(torch.tensor{{1.0, 2.0, 3.0, 4.0}, {0.0, 0.0, 1.0, 5.0}})
 --> tensor([[-1.3416, -0.4472,  0.4472,  1.3416],
 -->         [-0.7276, -0.7276, -0.2425,  1.6977]])]=])
 
@@ -153,7 +154,7 @@ ln.weight.shape, ln.eps
 mdef("LayerNorm", "forward", "ln:forward(x)", [=[
 torch.layer_norm(x, normalized_shape, weight, bias, eps): what calling the layer does. x's last dims
 must be the normalized shape.]=], [=[
-nn.LayerNorm(2):forward(torch.tensor{{1, 3}})
+nn.LayerNorm(2):forward(torch.tensor{{1.0, 3.0}})
 --> tensor([[-1.0000,  1.0000]])]=])
 
 mdef("LayerNorm", "extra_repr", "ln:extra_repr()", [=[
@@ -191,7 +192,7 @@ emb.weight[3]
 --> tensor([0., 0.])]=])
 
 mdef("Embedding", "forward", "emb:forward(ids)", [=[
-torch.embedding(weight, ids): the rows of the ids (a tensor or a table of whole numbers). An id
+torch.embedding(weight, ids): the rows of the ids (an int64 tensor, or a table of integers). An id
 outside 1..num_embeddings is an error that names it and the size.]=], [=[
 emb = nn.Embedding(4, 2)
 pcall(emb.forward, emb, torch.tensor{1, 5})
@@ -206,22 +207,22 @@ nn.Embedding(30000, 768):extra_repr()
 
 class("ReLU", "nn.ReLU()", [=[
 The ReLU activation as a module: calling it is torch.relu(x).]=], [=[
-nn.ReLU()(torch.tensor{-1, 2})
+nn.ReLU()(torch.tensor{-1.0, 2.0})
 --> tensor([0., 2.])]=])
 
 mdef("ReLU", "forward", "relu:forward(x)", [=[
 torch.relu(x).]=], [=[
-nn.ReLU():forward(torch.tensor{-3, 3})
---> tensor([0., 3.])]=])
+nn.ReLU():forward(torch.tensor{-3, 3})     -- an int64 tensor stays int64
+--> tensor([0, 3])]=])
 
 class("SiLU", "nn.SiLU()", [=[
 The SiLU activation as a module: calling it is nn.functional.silu(x).]=], [=[
-nn.SiLU()(torch.tensor{-1, 2})
+nn.SiLU()(torch.tensor{-1.0, 2.0})
 --> tensor([-0.2689,  1.7616])]=])
 
 mdef("SiLU", "forward", "silu:forward(x)", [=[
 nn.functional.silu(x).]=], [=[
-nn.SiLU():forward(torch.tensor{0, 1})
+nn.SiLU():forward(torch.tensor{0.0, 1.0})
 --> tensor([0.0000, 0.7311])]=])
 
 class("GELU", "nn.GELU([{approximate = \"none\"}])", [=[
@@ -236,7 +237,7 @@ nn.GELU().approximate
 
 mdef("GELU", "forward", "gelu:forward(x)", [=[
 nn.functional.gelu(x, {approximate = self.approximate}).]=], [=[
-nn.GELU():forward(torch.tensor{1})
+nn.GELU():forward(torch.tensor{1.0})
 --> tensor([0.8413])]=])
 
 mdef("GELU", "extra_repr", "gelu:extra_repr()", [=[
@@ -335,7 +336,7 @@ sublayer), where sublayer is a module or a function of one tensor. Pre-LN (the s
 default): x + dropout(sublayer(LayerNorm(x))). Post-LN ({norm_first = false}, the original
 Transformer): LayerNorm(x + dropout(sublayer(x))). Note that the seed's text says it implements a
 post-LN encoder, but its SublayerConnection code (the Annotated Transformer's) is the pre-LN form.]=], [=[
-x = torch.tensor{{1, 2, 3, 4}}
+x = torch.tensor{{1.0, 2.0, 3.0, 4.0}}
 double = function(y) return 2 * y end
 nn.SublayerConnection(4, 0)(x, double)
 --> tensor([[-1.6833,  1.1056,  3.8944,  6.6833]])
@@ -351,7 +352,7 @@ nn.SublayerConnection(4, 0.1, {norm_first = false}).norm_first
 mdef("SublayerConnection", "forward", "sc:forward(x, sublayer)", [=[
 The residual step, pre-LN or post-LN (see nn.SublayerConnection).]=], [=[
 sc = nn.SublayerConnection(4, 0)
-x = torch.tensor{{1, 2, 3, 4}}
+x = torch.tensor{{1.0, 2.0, 3.0, 4.0}}
 torch.equal(sc:forward(x, nn.ReLU()), x + torch.relu(torch.layer_norm(x, 4)))
 --> true]=])
 
@@ -482,7 +483,7 @@ mdef("BERTEmbedding", "forward", "bert:forward(tokens [, segments])", [=[
 token(tokens) + segment(segments) + position(1..n), in that order of addition.]=], [=[
 bert = nn.BERTEmbedding(10, 4)
 tokens = torch.tensor{{3, 4}}
-sum = bert.token(tokens) + bert.segment(torch.ones(1, 2)) + bert.position(torch.tensor{1, 2})
+sum = bert.token(tokens) + bert.segment(torch.tensor{{1, 1}}) + bert.position(torch.tensor{1, 2})
 torch.equal(bert:forward(tokens), sum)
 --> true]=])
 end

@@ -461,7 +461,7 @@ function BERTEmbedding:forward(tokens, segments)
         raise("BERTEmbedding: tokens must have a sequence dim, e.g. [batch, n], got a 0-d tensor")
     end
     if segments == nil then
-        segments = torch.ones(tokens.shape)
+        segments = torch.ones(tokens.shape, {dtype = torch.int64}) -- segment id 1 (PyTorch's 0)
     elseif type(segments) == "table" and not torch.is_tensor(segments) then
         segments = torch.tensor(segments)
     end

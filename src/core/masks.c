@@ -1,0 +1,85 @@
+/* masks.c — tril/triu and masked_fill: the masking operations of attention, for every dtype. */
+#include "ops.h"
+
+#include <string.h>
+
+attn_tensor *attn_tril(const char *fn, const attn_tensor *t, int64_t diagonal, int upper, attn_error *err)
+{
+    if (t->ndim < 2)
+        return attn_fail(err, "%s: expected a tensor with at least 2 dimensions (a matrix), got %d-D", fn, t->ndim);
+    attn_tensor *out = attn_clone(t, err);
+    if (!out)
+        return NULL;
+    int64_t rows = t->shape[t->ndim - 2], cols = t->shape[t->ndim - 1];
+    int64_t mats = (rows > 0 && cols > 0) ? attn_numel(t) / (rows * cols) : 0;
+    for (int64_t m = 0; m < mats; m++) {
+        int64_t at = m * rows * cols;
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++, at++) {
+                /* tril keeps j - i <= diagonal; triu keeps j - i >= diagonal */
+                int keep = upper ? (j - i >= diagonal) : (j - i <= diagonal);
+                if (keep)
+                    continue;
+                if (out->dtype == ATTN_INT64)
+                    out->storage->i64[at] = 0;
+                else
+                    out->storage->data[at] = 0.0f;
+            }
+    }
+    return out;
+}
+
+int attn_masked_fill_(attn_tensor *t, const attn_tensor *mask, attn_number value, attn_error *err)
+{
+    char ts[160], ms[160];
+    if (mask->dtype != ATTN_BOOL) {
+        attn_fail(err, "masked_fill: the mask must be a bool tensor (true = fill), got a %s tensor; "
+                       "use mask:bool() or a comparison such as mask:eq(0)", attn_dtype_name(mask->dtype) + 6);
+        return -1;
+    }
+    /* The value, cast to t's dtype once, as a 0-d tensor that fills each masked element. */
+    attn_tensor *v = attn_empty("masked_fill", 0, NULL, t->dtype, err);
+    if (!v || attn_fill_number_("masked_fill", v, value, err)) {
+        attn_free(v);
+        return -1;
+    }
+    attn_tensor *m = attn_expand(mask, t->ndim, t->shape, err);
+    if (!m) {
+        attn_free(v);
+        attn_fail(err, "masked_fill: mask of shape %s does not broadcast to the tensor's shape %s",
+                  attn_shape_str(mask, ms, sizeof ms), attn_shape_str(t, ts, sizeof ts));
+        return -1;
+    }
+    int64_t n = attn_numel(t), index[ATTN_MAX_DIMS] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        int64_t at = attn_offset_of(t, index);
+        if (*attn_ptr(m, index) != 0.0f && t->dtype == ATTN_INT64)
+            t->storage->i64[at] = v->storage->i64[0];
+        else if (*attn_ptr(m, index) != 0.0f)
+            t->storage->data[at] = v->storage->data[0];
+        for (int d = t->ndim - 1; d >= 0; d--) {
+            if (++index[d] < t->shape[d])
+                break;
+            index[d] = 0;
+        }
+    }
+    attn_free(m);
+    attn_free(v);
+    return 0;
+}
+
+attn_tensor *attn_masked_fill(const attn_tensor *t, const attn_tensor *mask, attn_number value, attn_error *err)
+{
+    int ndim;
+    int64_t shape[ATTN_MAX_DIMS];
+    if (attn_broadcast_shape("masked_fill", t, mask, &ndim, shape, err))
+        return NULL;
+    attn_tensor *e = attn_expand(t, ndim, shape, err);
+    attn_tensor *out = e ? attn_clone(e, err) : NULL;
+    attn_free(e);
+    if (out && attn_masked_fill_(out, mask, value, err)) {
+        attn_free(out);
+        return NULL;
+    }
+    return out;
+}
