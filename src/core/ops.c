@@ -152,16 +152,21 @@ static attn_tensor *as_compute(const attn_tensor *t, attn_dtype compute, attn_er
 }
 
 /* The dtype binary op computes in and the dtype of its result; -1 for an operation PyTorch refuses. On
- * two bool tensors + is logical or and * logical and (PyTorch's bool arithmetic); - is refused. */
+ * two bool tensors + is logical or and * logical and (PyTorch's bool arithmetic); - with a bool on
+ * either side, and bool ** bool, are refused. */
 static int binary_dtypes(const char *fn, attn_binop *op, attn_dtype a, attn_dtype b, attn_dtype *compute,
                          attn_dtype *result, attn_error *err)
 {
     *compute = attn_promote(a, b);
     if (*op == ATTN_DIV || *op == ATTN_LOGICAL_AND || *op == ATTN_LOGICAL_OR)
         *compute = ATTN_FLOAT32; /* true division of integers is a float division; logic tests nonzero */
-    if (*compute == ATTN_BOOL && *op == ATTN_SUB) {
-        attn_fail(err, "%s: subtracting two bool tensors is not supported (PyTorch refuses it too); use "
+    if (*op == ATTN_SUB && (a == ATTN_BOOL || b == ATTN_BOOL)) {
+        attn_fail(err, "%s: subtracting with a bool tensor or value is not supported (PyTorch refuses it too); use "
                        "logical_and / logical_or, or convert with :long()", fn);
+        return -1;
+    }
+    if (*op == ATTN_POW && *compute == ATTN_BOOL) {
+        attn_fail(err, "%s: a bool raised to a bool power is not supported (PyTorch refuses it too)", fn);
         return -1;
     }
     if (*compute == ATTN_BOOL && (*op == ATTN_ADD || *op == ATTN_MUL))
