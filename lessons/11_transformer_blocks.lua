@@ -24,7 +24,8 @@ The encoder takes a sequence of tokens. A lookup table turns each token into a d
 embedding vector: the token's id picks a row of the table, a matrix learned with the rest of the
 model. The Annotated Transformer's Embeddings (which the seed uses and leaves out of its text)
 multiply that row by √d_model. We make up a tiny source vocabulary and a sentence, with d_model = 8.
-Lua counts ids from 1 (the first row of the table is id 1), PyTorch from 0.
+Ids are int64 tensors, as in PyTorch. Lua counts ids from 1 (the first row of the table is id 1),
+PyTorch from 0: beside ours we show PyTorch's, which are ours minus 1.
 ]]
 
 lesson.step("token embeddings × √d_model", function()
@@ -42,6 +43,8 @@ lesson.step("token embeddings × √d_model", function()
     src_tok = nn.Embeddings(8, #src_vocab)            -- Python: Embeddings(d_model=8, vocab=8)
     emb = src_tok(src)
     lesson.show("src", src)
+    lesson.show("src - 1 (PyTorch's ids)", src - 1)
+    lesson.check("PyTorch's ids of the sentence are ours minus 1", src - 1, pytorch("src"), {tol = 0})
     lesson.show("emb", emb)
     lesson.check("emb as PyTorch computes it", emb, pytorch("emb"), {tol = 1e-5})
     lesson.agree("both 'the' get the same row", emb[1][1], emb[1][5])
@@ -246,6 +249,7 @@ mha.use_fused = false keeps each attention's weights in .attn, so we can look at
 lesson.step("a decoder block: causal self-attention and cross-attention", function()
     tgt_vocab = {"<pad>", "<s>", "</s>", "die", "Katze", "saß", "auf", "der", "Matte"}
     tgt, tgt_words = ids_of(tgt_vocab, "<s> die Katze saß")
+    lesson.check("PyTorch's target ids are ours minus 1", tgt - 1, pytorch("tgt"), {tol = 0})
     torch.manual_seed(24)
     tgt_tok = nn.Embeddings(8, #tgt_vocab)
     dec_block = nn.DecoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1),      -- self-attention
@@ -329,6 +333,9 @@ lesson.step("BERT's input: token + segment + position embeddings", function()
     position_part = bert.position(torch.arange(1, 12))            -- Python: torch.arange(11)
     e = bert(tokens, segments)
     lesson.show("tokens", tokens)
+    lesson.show("tokens - 1 (PyTorch's ids)", tokens - 1)
+    lesson.check("PyTorch's token ids are ours minus 1", tokens - 1, pytorch("bert.tokens"), {tol = 0})
+    lesson.check("PyTorch's segment ids are ours minus 1", segments - 1, pytorch("bert.segments"), {tol = 0})
     lesson.show("token embeddings", token_part)
     lesson.show("segment embeddings", segment_part)
     lesson.show("position embeddings", position_part)

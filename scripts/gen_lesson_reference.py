@@ -8,10 +8,12 @@ attn's values against them, so a lesson's LayerNorm, blocks and embeddings are c
 not with attn itself. The classes are seed 002's as the seed writes them (scripts/torch_reference_layers.py).
 
 Ids: the lessons count token ids from 1 (Lua), PyTorch from 0; the ids below are the lessons' minus 1.
+The lessons show PyTorch's ids (int64 lines) beside their own and check that they are theirs minus 1.
 
 Run through scripts/gen-torch-reference.sh (Debian's python3-torch, /usr/bin/python3, one thread).
 File format, one tensor a line ('#' lines are comments):
     tensor name=<lesson>.<what> shape=2,3 : 0x3f800000 ...      (shape empty for a 0-d tensor)
+    int64 name=<lesson>.<what> shape=1,6 : 3 4 5 ...            (an int64 tensor, decimal: token ids)
 """
 import math
 import os
@@ -39,6 +41,12 @@ def put(name, t):
     t = torch.as_tensor(t).detach().to(torch.float32)
     lines.append("tensor name=%s shape=%s : %s" % (name, ",".join(str(s) for s in t.shape),
                                                    " ".join(f32(v) for v in t.reshape(-1).tolist())))
+
+
+def put_ids(name, t):
+    assert t.dtype == torch.int64
+    lines.append("int64 name=%s shape=%s : %s" % (name, ",".join(str(s) for s in t.shape),
+                                                  " ".join(str(v) for v in t.reshape(-1).tolist())))
 
 
 # ---- lessons/10_transformer_attention.lua -------------------------------------------------------------
@@ -119,6 +127,7 @@ def lesson11():
     tok = Embeddings(8, len(SRC_VOCAB))
     pos = PositionalEncoding(8, 0.1, 50).eval()
     src = ids(SRC_VOCAB, "the cat sat on the mat")
+    put_ids("l11.src", src)
     emb = tok(src)
     x = pos(emb)
     put("l11.emb", emb)
@@ -152,6 +161,7 @@ def lesson11():
     block = DecoderBlock(8, MultiHeadedAttention(2, 8, 0.1), MultiHeadedAttention(2, 8, 0.1),
                          PositionwiseFFN(8, 32, 0.1), 0.1).eval()
     tgt = ids(TGT_VOCAB, "<s> die Katze saß")
+    put_ids("l11.tgt", tgt)
     y = PositionalEncoding(8, 0.1, 50).eval()(tgt_tok(tgt))
     tgt_mask = subsequent_mask(4)
     out = block(y, memory, src_mask, tgt_mask)
@@ -171,6 +181,8 @@ def lesson11():
     bert = BERTEmbedding(len(BERT_VOCAB), 8, max_len=16)
     tokens = ids(BERT_VOCAB, "[CLS] my dog is cute [SEP] he likes play ##ing [SEP]")
     segments = torch.tensor([[0] * 6 + [1] * 5])
+    put_ids("l11.bert.tokens", tokens)
+    put_ids("l11.bert.segments", segments)
     put("l11.bert.token", bert.token(tokens))
     put("l11.bert.segment", bert.segment(segments))
     put("l11.bert.position", bert.position(torch.arange(tokens.size(-1))))
@@ -201,7 +213,8 @@ def header():
     return ("# seed 002's lessons (lessons/10_transformer_attention.lua, lessons/11_transformer_blocks.lua):"
             " every seeded computation, in PyTorch\n"
             "# made by scripts/gen_lesson_reference.py with torch %s (Debian python3-torch %s), Python %s, %s\n"
-            "# format: tensor name=N shape=S : values (float32 bit patterns, row-major)\n"
+            "# format: tensor name=N shape=S : values (float32 bit patterns, row-major); "
+            "int64 name=N shape=S : values (decimal)\n"
             % (torch.__version__, deb, platform.python_version(), platform.machine()))
 
 

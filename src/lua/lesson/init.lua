@@ -339,21 +339,23 @@ local function reference_path(file)
     return nil, table.concat(candidates, ", ")
 end
 
--- Reads "tensor name=N shape=2,3 : 0x3f800000 ..." lines (float32 bit patterns; '#' lines are comments).
+-- Reads "tensor name=N shape=2,3 : 0x3f800000 ..." lines (float32 bit patterns) and "int64 name=N
+-- shape=2,3 : 3 4 ..." lines (int64 values in decimal, such as token ids); '#' lines are comments.
 local function read_reference(path)
     local by_name = {}
     local n = 0
     for line in io.lines(path) do
         n = n + 1
         if not line:match("^#") and line:match("%S") then
-            local name, shape, values = line:match("^tensor name=(%S+) shape=(%S*) : ?(.*)$")
-            if not name then
+            local kind, name, shape, values = line:match("^(%w+) name=(%S+) shape=(%S*) : ?(.*)$")
+            if kind ~= "tensor" and kind ~= "int64" then
                 errors.raisef("lesson.reference: %s line %d is not 'tensor name=N shape=S : values'", path, n)
             end
             local dims, vals = {}, {}
             for d in shape:gmatch("%d+") do dims[#dims + 1] = tonumber(d) end
-            for hex in values:gmatch("%S+") do
-                vals[#vals + 1] = string.unpack("<f", string.pack("<I4", tonumber(hex)))
+            for word in values:gmatch("%S+") do
+                vals[#vals + 1] = kind == "int64" and math.tointeger(tonumber(word))
+                                  or string.unpack("<f", string.pack("<I4", tonumber(word)))
             end
             by_name[name] = {shape = dims, values = vals}
         end
@@ -361,8 +363,8 @@ local function read_reference(path)
     return by_name
 end
 
--- lesson.reference(file, name) -> the float32 tensor named name in tests/data/torch/<file>: a number
--- PyTorch computed (scripts/gen_lesson_reference.py), the expected side of a lesson's check.
+-- lesson.reference(file, name) -> the tensor named name in tests/data/torch/<file> (float32, or int64 for
+-- ids): what PyTorch computed (scripts/gen_lesson_reference.py), the expected side of a lesson's check.
 function lesson.reference(file, name)
     check_string("reference", 1, file)
     check_string("reference", 2, name)
