@@ -51,11 +51,9 @@ function errors.text(err)
     return "(error object is a " .. type(err) .. " value)"
 end
 
-local function pack(...) return {n = select("#", ...), ...} end
-
 function errors.call(name, f, ...)
     local where = C.where()
-    local r = pack(pcall(f, ...))
+    local r = table.pack(pcall(f, ...))
     if r[1] then return table.unpack(r, 2, r.n) end
     local err = r[2]
     if type(err) ~= "string" then error(err, 0) end

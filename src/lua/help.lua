@@ -19,6 +19,7 @@
 
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
+local columns = require("attn.text.width").of
 local help = {}
 
 local docs = {}                                  -- name -> {sig, doc, example}
@@ -81,7 +82,7 @@ local function wrap(text, indent, width)
     for para in (text .. "\n"):gmatch("(.-)\n") do
         local line = ""
         for word in para:gmatch("%S+") do
-            if line ~= "" and #indent + #line + 1 + #word > width then
+            if line ~= "" and columns(indent .. line) + 1 + columns(word) > width then
                 lines[#lines + 1] = indent .. line
                 line = word
             else
@@ -209,7 +210,7 @@ end
 -- comma.
 local function wrap_sig(sig, indent, width)
     local lines, rest, pad = {}, sig, indent .. "    "
-    while #indent + utf8.len(rest) > width do
+    while columns(indent .. rest) > width do
         local cut, skip
         for i = width - #indent, 12, -1 do
             if rest:sub(i, i + 1) == " [" then cut, skip = i, 1 break end

@@ -13,6 +13,7 @@
 -- torch.set_printoptions, and -inf / nan show as such); the colour only adds to them.
 local heatmap = {}
 local torch = require("attn.bind").torch
+local text = require("attn.text.width")
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local raise, raisef = errors.raise, errors.raisef
 
@@ -21,38 +22,11 @@ local ESC = "\27["
 local PALETTE = {230, 194, 157, 121, 86, 43, 37, 31, 25, 19}
 local SHADES = {" ", "░", "▒", "▓", "█"}
 
--- Display width of a UTF-8 string: East Asian wide characters take two columns.
-local function width(s)
-    local ok, w = pcall(function()
-        local n = 0
-        for _, c in utf8.codes(s) do
-            local wide = (c >= 0x1100 and c <= 0x115F) or (c >= 0x2E80 and c <= 0xA4CF) or
-                         (c >= 0xAC00 and c <= 0xD7A3) or (c >= 0xF900 and c <= 0xFAFF) or
-                         (c >= 0xFE30 and c <= 0xFE4F) or (c >= 0xFF00 and c <= 0xFF60) or
-                         (c >= 0xFFE0 and c <= 0xFFE6) or c >= 0x20000
-            n = n + (wide and 2 or 1)
-        end
-        return n
-    end)
-    return ok and w or #s
-end
-heatmap.width = width
-
-local function pad_left(s, w) return string.rep(" ", w - width(s)) .. s end
-local function pad_right(s, w) return s .. string.rep(" ", w - width(s)) end
-heatmap.pad_left, heatmap.pad_right = pad_left, pad_right
+local width, pad_left, pad_right = text.of, text.pad_left, text.pad_right
 
 -- A label as shown: a string of at most 12 columns.
 local function label(x)
-    local s = tostring(x):gsub("[%c]", " ")
-    if width(s) <= 12 then return s end
-    local out = ""
-    for _, c in utf8.codes(s) do
-        local ch = utf8.char(c)
-        if width(out .. ch) > 11 then break end
-        out = out .. ch
-    end
-    return out .. "…"
+    return text.cut((tostring(x):gsub("[%c]", " ")), 12)
 end
 
 -- The cells of a 2-D tensor as PyTorch prints them: {{"0.9995", ...}, ...}, or nil when the print

@@ -15,6 +15,7 @@
 -- weight matrices are drawn with attn.heatmap. A stage with leading dims (batch, heads) is shown one
 -- matrix per batch item and head.
 local heatmap = require("attn.attention.heatmap")
+local width = require("attn.text.width").of
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local torch = require("attn.bind").torch
 local attention = require("attn.bind").attention
@@ -404,11 +405,11 @@ end
 local function header(tr, i, st, t)
     local list = tr._stages
     local namew = 0
-    for _, s in ipairs(list) do namew = math.max(namew, heatmap.width(s.name)) end
+    for _, s in ipairs(list) do namew = math.max(namew, width(s.name)) end
     local count = string.format("[%d/%d]", i, #list)
     local left = string.format("%-" .. (2 * #tostring(#list) + 3) .. "s %s%s  %s", count, st.name,
-                               string.rep(" ", namew - heatmap.width(st.name)), st.formula)
-    local w = heatmap.width(left)
+                               string.rep(" ", namew - width(st.name)), st.formula)
+    local w = width(left)
     return left .. string.rep(" ", math.max(2, 58 - w)) .. "shape " .. shape_text(t)
 end
 
@@ -516,7 +517,7 @@ function Trace:__tostring()
     local cur = " " -- the stages on lines of at most 78 columns, the one shown last in brackets
     for i, name in ipairs(names) do
         local piece = (i > 1 and " → " or " ") .. name
-        if heatmap.width(cur .. piece) > 78 then
+        if width(cur .. piece) > 78 then
             out[#out + 1] = cur
             cur = " "
         end

@@ -25,6 +25,7 @@
 
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
+local text = require("attn.text.width")
 local compare = require("attn.lesson.compare")
 local source = require("attn.lesson.source")
 
@@ -105,9 +106,7 @@ local function paint(code, s)
 end
 lesson.paint = paint
 
-local function width(s)
-    return utf8.len(s) or #s
-end
+local width = text.of
 
 -- "══ title ═════" filling the line width.
 local function rule(ch, text)
@@ -284,7 +283,7 @@ function lesson.heatmaps(list)
         for l in (heatmap.render(item[2], opts) .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = l end
         local w = 0
         for _, l in ipairs(lines) do
-            w = math.max(w, width((l:gsub("\27%[[%d;]*m", ""))))
+            w = math.max(w, width(text.plain(l)))
         end
         blocks[i], widths[i] = lines, w
     end
@@ -302,7 +301,7 @@ function lesson.heatmaps(list)
         local row = {}
         for i, lines in ipairs(blocks) do
             local l = lines[r] or ""
-            local pad = i < #blocks and string.rep(" ", widths[i] - width((l:gsub("\27%[[%d;]*m", "")))) or ""
+            local pad = i < #blocks and string.rep(" ", widths[i] - width(text.plain(l))) or ""
             row[i] = l .. pad
         end
         write((table.concat(row, gap):gsub("%s+$", "")), "\n")

@@ -14,6 +14,7 @@
 local lesson = require("attn.lesson")
 local source = require("attn.lesson.source")
 local errors = require("attn.errors")
+local width = require("attn.text.width").of
 
 local run = {}
 local stdout, stderr = io.stdout, io.stderr
@@ -89,7 +90,7 @@ local function summary(S)
     if S.identities > 0 then text = text .. string.format(" (%d of them identities)", S.identities) end
     local ch = "═"
     local head = ch .. ch .. " " .. text .. " "
-    lesson.emit("\n", lesson.paint("1;36", head .. string.rep(ch, math.max(3, lesson.width - utf8.len(head)))), "\n")
+    lesson.emit("\n", lesson.paint("1;36", head .. string.rep(ch, math.max(3, lesson.width - width(head)))), "\n")
 end
 
 function run.file(path, opts)
@@ -172,12 +173,12 @@ end
 
 function run.list(paths)
     local w = 0
-    for _, p in ipairs(paths) do w = math.max(w, utf8.len(p) or #p) end
+    for _, p in ipairs(paths) do w = math.max(w, width(p)) end
     for _, p in ipairs(paths) do
         local info, err = source.read(p)
         local title = info and (info.title or "(no lesson.title)") or ("(cannot read: " .. tostring(err) .. ")")
         local origin = info and info.origin and ("  (" .. info.origin .. ")") or ""
-        stdout:write(p, string.rep(" ", w - (utf8.len(p) or #p) + 2), title, lesson.paint("2", origin), "\n")
+        stdout:write(p, string.rep(" ", w - width(p) + 2), title, lesson.paint("2", origin), "\n")
     end
     return #paths
 end

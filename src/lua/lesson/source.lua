@@ -1,6 +1,6 @@
 -- lesson_source.lua — what the lesson library knows about a lesson's source file (module
 -- attn.lesson.source): its lines, how many steps it has, its title, which lines are calls of the
--- lesson library itself. Read with the REPL's tokenizer, so that a "lesson.step" inside a string or
+-- lesson library itself. Read with attn's Lua tokenizer (text/tokens.lua), so that a "lesson.step" inside a string or
 -- a comment is not counted and a check's multi-line expected text is known to be one call.
 --
 --   source.get(chunkname) -> info or nil     chunkname as debug.getinfo gives it ("@lessons/x.lua")
@@ -17,7 +17,7 @@
 --   info.continues[l]     line l continues a statement begun on an earlier line (inside brackets
 --                         or a long string): --step=line shows it with the line it continues
 
-local tokenize = require("attn.repl").tokenize
+local tokenize = require("attn.text.tokens").tokenize
 
 local source = {}
 local cache = {}

@@ -13,6 +13,8 @@
 -- history there, so a chunk that calls os.exit() is still remembered).
 
 local errors = require("attn.errors")
+local tokenize = require("attn.text.tokens").tokenize
+local width = require("attn.text.width").of
 local repl = {}
 
 repl.chunkname = "=stdin"   -- errors then read "stdin:1: ...", which eval strips for one-liners
@@ -23,71 +25,6 @@ local KEYWORDS = {
     "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
     "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
 }
-
----------------------------------------------------------------------------------------------------
--- A small Lua tokenizer: just enough to find `local` at block depth 0. Strings, long strings and
--- comments are skipped so a "local" inside them is never touched.
----------------------------------------------------------------------------------------------------
-
--- Returns the position just after the long bracket that opens at i ("[[", "[==["), or nil.
-local function long_bracket_end(src, i)
-    local eqs = src:match("^%[(=*)%[", i)
-    if not eqs then return nil end
-    local _, close = src:find("]" .. eqs .. "]", i + #eqs + 2, true)
-    return close and close + 1 or #src + 1   -- unfinished: runs to the end
-end
-
--- Returns the position just after the quoted string that opens at i.
-local function quoted_end(src, i)
-    local q = src:sub(i, i)
-    local j = i + 1
-    while true do
-        local k = src:find("[" .. q .. "\\\n]", j)
-        if not k then return #src + 1 end
-        local c = src:sub(k, k)
-        if c == "\\" then j = k + 2            -- skips \" \\ and an escaped newline alike
-        elseif c == "\n" then return k         -- unfinished string: Lua's error, not ours
-        else return k + 1 end
-    end
-end
-
--- Returns the list of tokens {kind = "name"|"string"|"number"|"sym", text, s, e} of src.
-function repl.tokenize(src)
-    local tokens, i, n = {}, 1, #src
-    while i <= n do
-        local c = src:sub(i, i)
-        local kind, j
-        if c:match("%s") then
-            j = src:find("[^%s]", i) or n + 1
-        elseif src:sub(i, i + 1) == "--" then
-            j = long_bracket_end(src, i + 2) or (src:find("\n", i, true) or n + 1)
-        elseif c == "[" and src:match("^%[=*%[", i) then
-            kind, j = "string", long_bracket_end(src, i)
-        elseif c == '"' or c == "'" then
-            kind, j = "string", quoted_end(src, i)
-        elseif c:match("%d") or (c == "." and src:sub(i + 1, i + 1):match("%d")) then
-            j = i + 1
-            while j <= n do
-                local d = src:sub(j, j)
-                if d:match("[%w%.]") or (d:match("[%+%-]") and src:sub(j - 1, j - 1):match("[eEpP]")) then
-                    j = j + 1
-                else
-                    break
-                end
-            end
-            kind = "number"
-        elseif c:match("[%a_]") then
-            kind, j = "name", src:find("[^%w_]", i) or n + 1
-        else
-            kind, j = "sym", i + 1
-        end
-        if kind then
-            tokens[#tokens + 1] = {kind = kind, text = src:sub(i, j - 1), s = i, e = j - 1}
-        end
-        i = j
-    end
-    return tokens
-end
 
 local OPENS = {["function"] = true, ["do"] = true, ["if"] = true, ["repeat"] = true}
 local CLOSES = {["end"] = true, ["until"] = true}
@@ -117,7 +54,7 @@ end
 -- `x = nil`, `local function f` -> `function f`. A <const> attribute is dropped; a <close> local
 -- stays local, since closing it at the end of the line is the point of it.
 function repl.rewrite_locals(src)
-    local tokens = repl.tokenize(src)
+    local tokens = tokenize(src)
     local edits, depth = {}, 0      -- edits: {from, to, replacement}, in source order
     local k = 1
     while k <= #tokens do
@@ -220,8 +157,6 @@ local function handler(err)
     return msg
 end
 
-local function pack(...) return {n = select("#", ...), ...} end
-
 ---------------------------------------------------------------------------------------------------
 -- Showing values: tostring, except for plain tables, which Lua would show as "table: 0x55..."
 ---------------------------------------------------------------------------------------------------
@@ -269,11 +204,11 @@ function show_table(t, depth, seen)
     seen[t] = nil
     local one = "{" .. table.concat(items, ", ") .. "}"
     if not one:find("\n", 1, true) then
-        if (utf8.len(one) or #one) <= 78 then return one end
+        if width(one) <= 78 then return one end
         local lines, line = {}, "{" -- short elements: as many to a line as fit in 78 columns
         for i, item in ipairs(items) do
             local piece = item .. (i < #items and "," or "}")
-            if line ~= "{" and (utf8.len(line .. " " .. piece) or 0) > 78 then
+            if line ~= "{" and width(line .. " " .. piece) > 78 then
                 lines[#lines + 1] = line
                 line = " " .. piece
             else
@@ -328,7 +263,7 @@ end
 
 -- Runs f, prints its results (repl.results) and sets _ to the first one.
 local function run(f, chunk, out)
-    local r = pack(xpcall(f, handler))
+    local r = table.pack(xpcall(f, handler))
     if not r[1] then
         out.error(clean(r[2], chunk))
         return "error"
