@@ -323,7 +323,7 @@ describe("attention.trace{module = m, x = ...} on the book's classes (seed 004)"
             {q = inputs, k = inputs, v = inputs, x = inputs}))
         assert.matches("dropout must be a probability between 0 and 1, got 5", error_of(attention.trace,
             {q = inputs, k = inputs, v = inputs, dropout = 5}))
-        assert.matches("dropout must be a probability between 0 and 1, got x", error_of(attention.trace,
+        assert.matches('dropout must be a probability between 0 and 1, got "x"', error_of(attention.trace,
             {q = inputs, k = inputs, v = inputs, dropout = "x"}))
         torch.manual_seed(123)
         local mha = nn.MultiHeadAttention(3, 2, 6, 0.0, 2)

@@ -8,6 +8,7 @@ local torch = require("attn.bind").torch
 local attention = require("attn.bind").attention
 local heatmap = require("attn.attention.heatmap")
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
+local check = require("attn.check")
 
 local function fail(msg)
     errors.raise("attention.forward: " .. msg)
@@ -47,9 +48,7 @@ end
 local function forward(args)
     local q, k, v = args.q, args.k, args.v
     for _, name in ipairs({"q", "k", "v"}) do
-        if not is_tensor(args[name]) then
-            fail(name .. " must be a tensor, got " .. type(args[name]))
-        end
+        check.tensor("attention.forward", name, args[name])
     end
     local heads = args.heads or 1
     if math.type(heads) ~= "integer" or heads < 1 then

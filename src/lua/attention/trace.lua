@@ -17,6 +17,7 @@
 local heatmap = require("attn.attention.heatmap")
 local width = require("attn.text.width").of
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
+local check = require("attn.check")
 local torch = require("attn.bind").torch
 local attention = require("attn.bind").attention
 
@@ -55,18 +56,7 @@ local function check_kind_options(args, kind)
             fail("option " .. f .. " does not apply here: " .. KIND_HINT[kind])
         end
     end
-    local p = args.dropout
-    if p ~= nil and (type(p) ~= "number" or not (p >= 0 and p <= 1)) then
-        fail("dropout must be a probability between 0 and 1, got " .. tostring(p))
-    end
-end
-
-local function shape_text(t)
-    return (tostring(t.shape):match("%[.*%]"))
-end
-
-local function is_module(m)
-    return type(m) == "table" and type(m.forward) == "function" and type(m.parameters) == "function"
+    if args.dropout ~= nil then check.probability("attention.trace", "dropout", args.dropout) end
 end
 
 -- ---- stages of the three kinds of trace --------------------------------------------------------
@@ -166,10 +156,10 @@ local function qkv_stages(tr)
     end
     local q, k, v = tr.q, tr.k, tr.v
     if q.shape[-1] ~= k.shape[-1] then
-        fail("q " .. shape_text(q) .. " and k " .. shape_text(k) .. " must have the same last dim d")
+        fail("q " .. check.shape(q) .. " and k " .. check.shape(k) .. " must have the same last dim d")
     end
     if k:dim() < 2 or v:dim() < 2 or k.shape[-2] ~= v.shape[-2] then
-        fail("k " .. shape_text(k) .. " and v " .. shape_text(v) .. " must have one row per key")
+        fail("k " .. check.shape(k) .. " and v " .. check.shape(v) .. " must have one row per key")
     end
     tr.p_dropout = tr.dropout or 0
     tr.dropout_fn = attention.dropout
@@ -355,7 +345,7 @@ function attention.trace(args)
     tr._write = args.write or function(s) print(s) end -- the global print at call time
     local list, kind
     if args.module ~= nil then
-        if not is_module(args.module) then fail("module must be an nn.Module, got " .. type(args.module)) end
+        if not check.is_module(args.module) then fail("module must be an nn.Module, got " .. check.describe(args.module)) end
         check_kind_options(args, "module")
         list, kind = module_stages(tr), tostring(args.module.__name)
     elseif args.q ~= nil or args.k ~= nil or args.v ~= nil then
@@ -363,7 +353,7 @@ function attention.trace(args)
         list, kind = qkv_stages(tr), "attention"
     elseif torch.is_tensor(args.x) then
         if args.x:dim() ~= 2 and args.x:dim() ~= 3 then
-            fail("x must be [n, d] or [b, n, d], got " .. shape_text(args.x))
+            fail("x must be [n, d] or [b, n, d], got " .. check.shape(args.x))
         end
         check_kind_options(args, "x")
         list, kind = plain_stages(tr), "self-attention without weights"
@@ -410,7 +400,7 @@ local function header(tr, i, st, t)
     local left = string.format("%-" .. (2 * #tostring(#list) + 3) .. "s %s%s  %s", count, st.name,
                                string.rep(" ", namew - width(st.name)), st.formula)
     local w = width(left)
-    return left .. string.rep(" ", math.max(2, 58 - w)) .. "shape " .. shape_text(t)
+    return left .. string.rep(" ", math.max(2, 58 - w)) .. "shape " .. check.shape(t)
 end
 
 function Trace:_show(i)

@@ -25,83 +25,15 @@ local A = require("attn.bind").attention
 -- ---- arguments and checks ---------------------------------------------------------------------------
 -- Errors carry the position of the user's line, as Lua's own errors do (attn.errors).
 local errors = require("attn.errors")
+local check = require("attn.check")
 local fail = errors.raisef
+local dims, describe = check.shape, check.describe
 
--- A tensor's sizes as a Lua list, and as text: [2, 6, 3].
+-- A tensor's sizes as a Lua list.
 local function sizes(t)
     local out = {}
     for i = 1, t.ndim do out[i] = t.shape[i] end
     return out
-end
-
-local function dims(t)
-    return "[" .. table.concat(sizes(t), ", ") .. "]"
-end
-
-local function describe(v)
-    if torch.is_tensor(v) then
-        return "a tensor of shape " .. dims(v)
-    elseif type(v) == "string" then
-        return string.format("%q", v)
-    elseif v ~= v then
-        return "nan" -- not C's "-nan"
-    end
-    return tostring(math.tointeger(v) or v) -- 11, not 11.0
-end
-
--- Python's argument binding: positional arguments in the order of `names`, then an optional trailing
--- options table (a plain table) for the keyword ones: nn.MultiHeadAttention(3, 2, 6, 0.0, {num_heads = 2}).
-local function bind(class, usage, names, defaults, ...)
-    local n, args = select("#", ...), {...}
-    local opts
-    if n > 0 and type(args[n]) == "table" and getmetatable(args[n]) == nil then
-        opts, n = args[n], n - 1
-    end
-    if n > #names then
-        fail("%s: expected at most %d arguments, got %d (%s)", class, #names, n, usage)
-    end
-    local out = {}
-    for i = 1, n do out[names[i]] = args[i] end
-    for k, v in pairs(opts or {}) do
-        local known = false
-        for _, name in ipairs(names) do known = known or name == k end
-        if not known then
-            fail("%s: unknown option %s (%s)", class, tostring(k), usage)
-        elseif out[k] ~= nil then
-            fail("%s: %s is given twice, as an argument and as an option", class, k)
-        end
-        out[k] = v
-    end
-    for _, name in ipairs(names) do
-        if out[name] == nil then
-            if defaults[name] == nil then
-                fail("%s: missing argument %s (%s)", class, name, usage)
-            end
-            out[name] = defaults[name]
-        end
-    end
-    return out
-end
-
-local function check_size(class, name, v)
-    if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v >= 2 ^ 31 then
-        fail("%s: %s must be a positive integer, got %s", class, name, describe(v))
-    end
-    return math.tointeger(v)
-end
-
-local function check_p(class, v)
-    if type(v) ~= "number" or not (v >= 0 and v <= 1) then
-        fail("%s: dropout must be a probability between 0 and 1, got %s", class, describe(v))
-    end
-    return v
-end
-
-local function check_bool(class, name, v)
-    if type(v) ~= "boolean" then
-        fail("%s: %s must be true or false, got %s", class, name, describe(v))
-    end
-    return v
 end
 
 -- x of shape [batch, num_tokens, d_in] (ranks = 3), or also [num_tokens, d_in] (ranks = 2).
@@ -241,9 +173,9 @@ local SelfAttention_v1 = nn.Module:extend("SelfAttention_v1")
 SelfAttention_v1.use_fused = true
 
 function SelfAttention_v1:__init(...)
-    local a = bind("SelfAttention_v1", "nn.SelfAttention_v1(d_in, d_out)", {"d_in", "d_out"}, {}, ...)
-    local d_in = check_size("SelfAttention_v1", "d_in", a.d_in)
-    local d_out = check_size("SelfAttention_v1", "d_out", a.d_out)
+    local a = check.args("SelfAttention_v1", "nn.SelfAttention_v1(d_in, d_out)", {"d_in", "d_out"}, {}, ...)
+    local d_in = check.size("SelfAttention_v1", "d_in", a.d_in)
+    local d_out = check.size("SelfAttention_v1", "d_out", a.d_out)
     self.W_query = nn.Parameter(torch.rand(d_in, d_out))
     self.W_key = nn.Parameter(torch.rand(d_in, d_out))
     self.W_value = nn.Parameter(torch.rand(d_in, d_out))
@@ -270,11 +202,11 @@ local SelfAttention_v2 = nn.Module:extend("SelfAttention_v2")
 SelfAttention_v2.use_fused = true
 
 function SelfAttention_v2:__init(...)
-    local a = bind("SelfAttention_v2", "nn.SelfAttention_v2(d_in, d_out [, {qkv_bias = false}])",
+    local a = check.args("SelfAttention_v2", "nn.SelfAttention_v2(d_in, d_out [, {qkv_bias = false}])",
                    {"d_in", "d_out", "qkv_bias"}, {qkv_bias = false}, ...)
-    qkv_layers(self, check_size("SelfAttention_v2", "d_in", a.d_in),
-               check_size("SelfAttention_v2", "d_out", a.d_out),
-               check_bool("SelfAttention_v2", "qkv_bias", a.qkv_bias))
+    qkv_layers(self, check.size("SelfAttention_v2", "d_in", a.d_in),
+               check.size("SelfAttention_v2", "d_out", a.d_out),
+               check.boolean("SelfAttention_v2", "qkv_bias", a.qkv_bias))
 end
 
 function SelfAttention_v2:forward(x)
@@ -292,13 +224,13 @@ local function ch3_args(class, with_heads, ...)
     local names = {"d_in", "d_out", "context_length", "dropout"}
     if with_heads then names[#names + 1] = "num_heads" end
     names[#names + 1] = "qkv_bias"
-    local a = bind(class, CH3_USAGE:format("nn." .. class, with_heads and ", num_heads" or ""), names,
+    local a = check.args(class, CH3_USAGE:format("nn." .. class, with_heads and ", num_heads" or ""), names,
                    {qkv_bias = false}, ...)
     for _, name in ipairs({"d_in", "d_out", "context_length", with_heads and "num_heads" or nil}) do
-        a[name] = check_size(class, name, a[name])
+        a[name] = check.size(class, name, a[name])
     end
-    a.dropout = check_p(class, a.dropout)
-    a.qkv_bias = check_bool(class, "qkv_bias", a.qkv_bias)
+    a.dropout = check.probability(class, "dropout", a.dropout)
+    a.qkv_bias = check.boolean(class, "qkv_bias", a.qkv_bias)
     return a
 end
 
@@ -397,10 +329,10 @@ MultiHeadedAttention.use_fused = true
 
 function MultiHeadedAttention:__init(...)
     local usage = "nn.MultiHeadedAttention(h, d_model [, dropout = 0.1])"
-    local a = bind("MultiHeadedAttention", usage, {"h", "d_model", "dropout"}, {dropout = 0.1}, ...)
-    local h = check_size("MultiHeadedAttention", "h", a.h)
-    local d_model = check_size("MultiHeadedAttention", "d_model", a.d_model)
-    local p = check_p("MultiHeadedAttention", a.dropout)
+    local a = check.args("MultiHeadedAttention", usage, {"h", "d_model", "dropout"}, {dropout = 0.1}, ...)
+    local h = check.size("MultiHeadedAttention", "h", a.h)
+    local d_model = check.size("MultiHeadedAttention", "d_model", a.d_model)
+    local p = check.probability("MultiHeadedAttention", "dropout", a.dropout)
     if d_model % h ~= 0 then
         fail("MultiHeadedAttention: d_model (%d) must be divisible by h (%d)", d_model, h)
     end
@@ -452,8 +384,8 @@ local DotProductAttention = nn.Module:extend("DotProductAttention")
 DotProductAttention.use_fused = true
 
 function DotProductAttention:__init(...)
-    local a = bind("DotProductAttention", "nn.DotProductAttention(dropout)", {"dropout"}, {}, ...)
-    self.dropout = nn.Dropout(check_p("DotProductAttention", a.dropout))
+    local a = check.args("DotProductAttention", "nn.DotProductAttention(dropout)", {"dropout"}, {}, ...)
+    self.dropout = nn.Dropout(check.probability("DotProductAttention", "dropout", a.dropout))
 end
 
 -- queries [b, n, d], keys [b, m, d], values [b, m, dv]; valid_lens nil, [b] or [b, n].
@@ -468,15 +400,15 @@ nn.DotProductAttention = DotProductAttention
 local MLPAttention = nn.Module:extend("MLPAttention")
 
 function MLPAttention:__init(...)
-    local a = bind("MLPAttention", "nn.MLPAttention(key_size, query_size, units, dropout)",
+    local a = check.args("MLPAttention", "nn.MLPAttention(key_size, query_size, units, dropout)",
                    {"key_size", "query_size", "units", "dropout"}, {}, ...)
-    local key_size = check_size("MLPAttention", "key_size", a.key_size)
-    local query_size = check_size("MLPAttention", "query_size", a.query_size)
-    local units = check_size("MLPAttention", "units", a.units)
+    local key_size = check.size("MLPAttention", "key_size", a.key_size)
+    local query_size = check.size("MLPAttention", "query_size", a.query_size)
+    local units = check.size("MLPAttention", "units", a.units)
     self.W_k = nn.Linear(key_size, units, {bias = false})
     self.W_q = nn.Linear(query_size, units, {bias = false})
     self.v = nn.Linear(units, 1, {bias = false})
-    self.dropout = nn.Dropout(check_p("MLPAttention", a.dropout))
+    self.dropout = nn.Dropout(check.probability("MLPAttention", "dropout", a.dropout))
 end
 
 -- Additive scores vᵀ tanh(W_q q_i + W_k k_j), [b, n, m] (attention.additive: the projections meet by

@@ -17,6 +17,7 @@
 
 local torch = require("attn.bind").torch
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
+local check = require("attn.check")
 local py_float = require("attn.text.pyrepr").float
 local nn = {}
 
@@ -25,20 +26,15 @@ local is_parameter = setmetatable({}, {__mode = "k"})
 local is_buffer = setmetatable({}, {__mode = "k"})
 local ORDER = {} -- private key: the list of field names in assignment order
 
-local function is_module(v)
+-- An instance made by a class (construct below gives it its ORDER list): the children to walk.
+local function is_instance(v)
     return type(v) == "table" and getmetatable(v) ~= nil and rawget(v, ORDER) ~= nil
-end
-
-local function check_tensor(fn, what, v)
-    if not torch.is_tensor(v) then
-        errors.raisef("%s: %s must be a tensor, got %s", fn, what, type(v))
-    end
 end
 
 --- nn.Parameter(t [, {requires_grad = bool}]) marks t as a trainable parameter of the module it is
 --- assigned to. attn has no autograd: requires_grad is accepted and ignored.
 function nn.Parameter(t, opts)
-    check_tensor("Parameter", "data", t)
+    check.tensor("Parameter", "data", t)
     if opts ~= nil and type(opts) ~= "table" and type(opts) ~= "boolean" then
         errors.raise("Parameter: the second argument must be an options table such as {requires_grad = false}")
     end
@@ -170,7 +166,7 @@ function Module:named_children()
     local list = {}
     for _, k in ipairs(fields(self)) do
         local v = rawget(self, k)
-        if is_module(v) then
+        if is_instance(v) then
             list[#list + 1] = {tostring(k), v}
         end
     end
@@ -201,7 +197,7 @@ local function collect(self, keep, prefix, out, seen)
         if torch.is_tensor(v) and keep(v) and not seen[v] then
             seen[v] = true
             out[#out + 1] = {name, v}
-        elseif is_module(v) and not seen[v] then
+        elseif is_instance(v) and not seen[v] then
             collect(v, keep, name .. ".", out, seen)
         end
     end
@@ -239,7 +235,7 @@ function Module:register_buffer(name, t)
     if type(name) ~= "string" then
         errors.raise("register_buffer: name must be a string, got " .. type(name))
     end
-    check_tensor("register_buffer", "buffer", t)
+    check.tensor("register_buffer", "buffer", t)
     is_buffer[t] = true
     self[name] = t
 end
@@ -292,13 +288,6 @@ nn.Module = Module
 
 -- ---- layers --------------------------------------------------------------------------------------
 
-local function check_features(fn, what, n)
-    if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) or n < 1 then
-        errors.raisef("%s: %s must be a positive integer, got %s", fn, what, tostring(n))
-    end
-    return math.tointeger(n)
-end
-
 local Linear = Module:extend("Linear")
 
 --- nn.Linear(in_features, out_features [, {bias = true}]) — y = x W^T + b, W of shape (out, in).
@@ -313,8 +302,8 @@ function Linear:__init(in_features, out_features, opts)
     if opts and opts.bias ~= nil then
         bias = opts.bias and true or false
     end
-    self.in_features = check_features("Linear", "in_features", in_features)
-    self.out_features = check_features("Linear", "out_features", out_features)
+    self.in_features = check.size("Linear", "in_features", in_features)
+    self.out_features = check.size("Linear", "out_features", out_features)
     local ok, weight = pcall(torch.empty, self.out_features, self.in_features)
     if not ok then -- e.g. too big for this machine: say so as Linear, at the caller's line
         errors.raise("Linear: " .. tostring(weight):gsub("^.-empty: ", "weight: "))
@@ -339,7 +328,7 @@ function Linear:reset_parameters()
 end
 
 function Linear:forward(x)
-    check_tensor("Linear", "input", x)
+    check.tensor("Linear", "input", x)
     if x.ndim == 0 or x.shape[-1] ~= self.in_features then
         errors.raisef("Linear: expected an input whose last dim is in_features = %d, got shape %s",
                       self.in_features, tostring(x.shape):match("%((.*)%)"))
@@ -373,7 +362,7 @@ function Dropout:__init(p, opts)
 end
 
 function Dropout:forward(x)
-    check_tensor("Dropout", "input", x)
+    check.tensor("Dropout", "input", x)
     return torch.dropout(x, self.p, self.training)
 end
 
@@ -391,7 +380,7 @@ function ModuleList:__init(list)
         errors.raise("ModuleList: expected a list of modules such as {a, b}, got " .. type(list))
     end
     for i, m in ipairs(list or {}) do
-        if not is_module(m) then
+        if not is_instance(m) then
             errors.raisef("ModuleList: element %d is not a module (it is a %s)", i, type(m))
         end
         rawset(self, i, m)
@@ -399,7 +388,7 @@ function ModuleList:__init(list)
 end
 
 function ModuleList:append(m)
-    if not is_module(m) then
+    if not is_instance(m) then
         errors.raise("ModuleList:append: expected a module, got " .. type(m))
     end
     rawset(self, rawlen(self) + 1, m)
@@ -423,7 +412,7 @@ local function copy_value(v, memo)
         c = v:clone()
         is_parameter[c] = is_parameter[v]
         is_buffer[c] = is_buffer[v]
-    elseif is_module(v) then
+    elseif is_instance(v) then
         c = setmetatable({[ORDER] = {}}, getmetatable(v))
         memo[v] = c
         for _, k in ipairs(rawget(v, ORDER)) do -- assignment order, so the copy registers as the original
@@ -451,7 +440,7 @@ end
 --- and buffer (equal values, separate storage), in the same registration order. Modules or tensors
 --- reached twice are copied once; functions and classes are shared.
 function nn.deepcopy(m)
-    if not is_module(m) then
+    if not is_instance(m) then
         errors.raise("deepcopy: expected a module, got " .. (torch.is_tensor(m) and "a tensor (use t:clone())" or type(m)))
     end
     return copy_value(m, {})

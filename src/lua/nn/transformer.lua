@@ -20,41 +20,16 @@ local torch, nn = require("attn.bind").torch, require("attn.nn")
 local F = nn.functional
 local C = require("attn.bind").functional -- gelu and silu from src/bind/layers.c
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
+local check = require("attn.check")
 local py_float = require("attn.text.pyrepr").float
 local raise, raisef = errors.raise, errors.raisef
 
-local function check_tensor(fn, what, v)
-    if not torch.is_tensor(v) then
-        raisef("%s: %s must be a tensor, got %s", fn, what, type(v))
-    end
-end
-
-local function check_size(fn, what, n)
-    if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) or n < 1 then
-        raisef("%s: %s must be a positive integer, got %s", fn, what, tostring(n))
-    end
-    return math.tointeger(n)
-end
-
-local function check_opts(fn, opts, example)
-    if opts ~= nil and type(opts) ~= "table" then
-        raisef("%s: the options must be a table such as %s, got %s", fn, example, type(opts))
-    end
-    return opts or {}
-end
-
-local function check_p(fn, p)
+-- dropout of the seed's classes: 0.1 when not given, as the seed's defaults.
+local function dropout_or_default(fn, p)
     if p == nil then
         return 0.1
     end
-    if type(p) ~= "number" or not (p >= 0 and p <= 1) then
-        raisef("%s: dropout must be a probability between 0 and 1, got %s", fn, tostring(p))
-    end
-    return p
-end
-
-local function shape_text(t)
-    return tostring(t.shape):match("%((.*)%)")
+    return check.probability(fn, "dropout", p)
 end
 
 -- ---- functional ----------------------------------------------------------------------------------
@@ -71,7 +46,7 @@ local LayerNorm = nn.Module:extend("LayerNorm")
 
 --- nn.LayerNorm(normalized_shape [, {eps = 1e-5, elementwise_affine = true, bias = true}])
 function LayerNorm:__init(normalized_shape, opts)
-    opts = check_opts("LayerNorm", opts, "{eps = 1e-6}")
+    opts = check.options("LayerNorm", opts, "{eps = 1e-6}")
     local shape = type(normalized_shape) == "number" and {normalized_shape} or normalized_shape
     if type(shape) ~= "table" or #shape == 0 then
         raise("LayerNorm: normalized_shape must be a size or a list of sizes, e.g. nn.LayerNorm(4), got "
@@ -79,7 +54,7 @@ function LayerNorm:__init(normalized_shape, opts)
     end
     local sizes = {}
     for i = 1, #shape do
-        sizes[i] = check_size("LayerNorm", "normalized_shape", shape[i])
+        sizes[i] = check.size("LayerNorm", "normalized_shape", shape[i])
     end
     local eps = opts.eps == nil and 1e-5 or opts.eps
     if type(eps) ~= "number" or not (eps >= 0 and eps < math.huge) then
@@ -97,7 +72,7 @@ function LayerNorm:__init(normalized_shape, opts)
 end
 
 function LayerNorm:forward(x)
-    check_tensor("LayerNorm", "input", x)
+    check.tensor("LayerNorm", "input", x)
     local n = #self.normalized_shape
     local ok = x.ndim >= n
     for i = 1, n do
@@ -105,7 +80,7 @@ function LayerNorm:forward(x)
     end
     if not ok then
         raisef("LayerNorm: expected an input whose last %s %s, got shape %s",
-               n == 1 and "dim is" or "dims are", table.concat(self.normalized_shape, ", "), shape_text(x))
+               n == 1 and "dim is" or "dims are", table.concat(self.normalized_shape, ", "), check.shape(x))
     end
     return torch.layer_norm(x, self.normalized_shape, self.weight or nil, self.bias or nil, self.eps)
 end
@@ -124,9 +99,9 @@ local Embedding = nn.Module:extend("Embedding")
 
 --- nn.Embedding(num_embeddings, embedding_dim [, {padding_idx = id}])
 function Embedding:__init(num_embeddings, embedding_dim, opts)
-    opts = check_opts("Embedding", opts, "{padding_idx = 1}")
-    self.num_embeddings = check_size("Embedding", "num_embeddings", num_embeddings)
-    self.embedding_dim = check_size("Embedding", "embedding_dim", embedding_dim)
+    opts = check.options("Embedding", opts, "{padding_idx = 1}")
+    self.num_embeddings = check.size("Embedding", "num_embeddings", num_embeddings)
+    self.embedding_dim = check.size("Embedding", "embedding_dim", embedding_dim)
     local pad = opts.padding_idx
     if pad ~= nil then
         if math.type(pad) ~= "integer" and not (type(pad) == "number" and pad == math.floor(pad)) or pad == 0
@@ -153,7 +128,7 @@ function Embedding:forward(input)
     if type(input) == "table" and not torch.is_tensor(input) then
         input = torch.tensor(input)
     end
-    check_tensor("Embedding", "input (a tensor of ids)", input)
+    check.tensor("Embedding", "input (a tensor of ids)", input)
     local ok, out = pcall(torch.embedding, self.weight, input)
     if not ok then
         raise((errors.message(out):gsub("^embedding:", "Embedding:")))
@@ -176,7 +151,7 @@ nn.Embedding = Embedding
 local function activation_class(name, fn)
     local cls = nn.Module:extend(name)
     cls.forward = function(self, x)
-        check_tensor(name, "input", x)
+        check.tensor(name, "input", x)
         return fn(x, self)
     end
     nn[name] = cls
@@ -193,7 +168,7 @@ end
 
 --- nn.GELU([{approximate = "none" | "tanh"}])
 function GELU:__init(opts)
-    opts = check_opts("GELU", opts, "{approximate = \"tanh\"}")
+    opts = check.options("GELU", opts, "{approximate = \"tanh\"}")
     local a = opts.approximate or "none"
     if a ~= "none" and a ~= "tanh" then
         raise("GELU: approximate must be \"none\" or \"tanh\", got " .. tostring(a))
@@ -207,8 +182,8 @@ end
 --- PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), computed with the Annotated
 --- Transformer's operations so the float32 results are PyTorch's.
 function nn.positional_encoding(max_len, d_model)
-    max_len = check_size("positional_encoding", "max_len", max_len)
-    d_model = check_size("positional_encoding", "d_model", d_model)
+    max_len = check.size("positional_encoding", "max_len", max_len)
+    d_model = check.size("positional_encoding", "d_model", d_model)
     if d_model % 2 ~= 0 then
         raisef("positional_encoding: d_model must be even (sin and cos columns alternate), got %d", d_model)
     end
@@ -229,9 +204,9 @@ local PositionalEncoding = nn.Module:extend("PositionalEncoding")
 
 --- nn.PositionalEncoding(d_model [, dropout [, max_len]]) — adds the static encoding to [b, n, d_model]
 function PositionalEncoding:__init(d_model, dropout, max_len)
-    d_model = check_size("PositionalEncoding", "d_model", d_model)
-    max_len = max_len == nil and 5000 or check_size("PositionalEncoding", "max_len", max_len)
-    self.dropout = nn.Dropout(check_p("PositionalEncoding", dropout))
+    d_model = check.size("PositionalEncoding", "d_model", d_model)
+    max_len = max_len == nil and 5000 or check.size("PositionalEncoding", "max_len", max_len)
+    self.dropout = nn.Dropout(dropout_or_default("PositionalEncoding", dropout))
     local ok, pe = pcall(nn.positional_encoding, max_len, d_model)
     if not ok then
         raise((errors.message(pe):gsub("^positional_encoding:", "PositionalEncoding:")))
@@ -240,11 +215,11 @@ function PositionalEncoding:__init(d_model, dropout, max_len)
 end
 
 function PositionalEncoding:forward(x)
-    check_tensor("PositionalEncoding", "input", x)
+    check.tensor("PositionalEncoding", "input", x)
     local pe = self.pe
     if x.ndim < 2 or x.shape[-1] ~= pe.shape[3] or x.shape[-2] > pe.shape[2] then
         raisef("PositionalEncoding: expected an input [..., n, %d] with n <= max_len = %d, got shape %s",
-               pe.shape[3], pe.shape[2], shape_text(x))
+               pe.shape[3], pe.shape[2], check.shape(x))
     end
     -- Python: x + self.pe[:, :x.size(1)]
     return self.dropout(x + pe:narrow(2, 1, x.shape[-2]))
@@ -256,7 +231,7 @@ local Embeddings = nn.Module:extend("Embeddings")
 
 --- nn.Embeddings(d_model, vocab) — the Annotated Transformer's token embedding, scaled by sqrt(d_model)
 function Embeddings:__init(d_model, vocab)
-    self.lut = nn.Embedding(check_size("Embeddings", "vocab", vocab), check_size("Embeddings", "d_model", d_model))
+    self.lut = nn.Embedding(check.size("Embeddings", "vocab", vocab), check.size("Embeddings", "d_model", d_model))
     self.d_model = math.tointeger(d_model)
 end
 
@@ -268,17 +243,10 @@ nn.Embeddings = Embeddings
 
 -- ---- the seed's helpers --------------------------------------------------------------------------
 
-local function check_module(fn, what, m)
-    if not (type(m) == "table" and getmetatable(m) and getmetatable(m).__call and m.parameters) then
-        raisef("%s: %s must be a module, got %s", fn, what, torch.is_tensor(m) and "a tensor" or type(m))
-    end
-    return m
-end
-
 --- nn.clones(module, N) — N deep copies of module in an nn.ModuleList (the seed's clones(), on GitHub).
 function nn.clones(module, N)
-    check_module("clones", "module", module)
-    N = check_size("clones", "N", N)
+    check.module("clones", "module", module)
+    N = check.size("clones", "N", N)
     local list = {}
     for i = 1, N do
         list[i] = nn.deepcopy(module)
@@ -288,7 +256,7 @@ end
 
 --- nn.subsequent_mask(n) — bool [1, n, n], true where position i may attend to j (j <= i).
 function nn.subsequent_mask(n)
-    n = check_size("subsequent_mask", "n", n)
+    n = check.size("subsequent_mask", "n", n)
     return torch.triu(torch.ones(1, n, n), 1):eq(0)
 end
 
@@ -300,14 +268,14 @@ local PositionwiseFFN = nn.Module:extend("PositionwiseFFN")
 
 --- nn.PositionwiseFFN(d_model, d_ff [, dropout [, {activation = "silu"}]])
 function PositionwiseFFN:__init(d_model, d_ff, dropout, opts)
-    opts = check_opts("PositionwiseFFN", opts, "{activation = \"relu\"}")
+    opts = check.options("PositionwiseFFN", opts, "{activation = \"relu\"}")
     local act = opts.activation or "silu"
     if not ACTIVATIONS[act] then
         raise("PositionwiseFFN: activation must be \"silu\", \"relu\" or \"gelu\", got " .. tostring(act))
     end
-    self.w_1 = nn.Linear(check_size("PositionwiseFFN", "d_model", d_model), check_size("PositionwiseFFN", "d_ff", d_ff))
+    self.w_1 = nn.Linear(check.size("PositionwiseFFN", "d_model", d_model), check.size("PositionwiseFFN", "d_ff", d_ff))
     self.w_2 = nn.Linear(d_ff, d_model)
-    self.dropout = nn.Dropout(check_p("PositionwiseFFN", dropout))
+    self.dropout = nn.Dropout(dropout_or_default("PositionwiseFFN", dropout))
     self.activation = act
 end
 
@@ -320,7 +288,7 @@ nn.PositionwiseFFN = PositionwiseFFN
 -- ---- residual connection and blocks ----------------------------------------------------------------
 
 local function check_norm_first(fn, opts)
-    opts = check_opts(fn, opts, "{norm_first = false}")
+    opts = check.options(fn, opts, "{norm_first = false}")
     if opts.norm_first ~= nil and type(opts.norm_first) ~= "boolean" then
         raise(fn .. ": norm_first must be true (pre-LN) or false (post-LN), got " .. tostring(opts.norm_first))
     end
@@ -331,13 +299,13 @@ local SublayerConnection = nn.Module:extend("SublayerConnection")
 
 --- nn.SublayerConnection(size [, dropout [, {norm_first = true}]]) — residual connection around a sublayer
 function SublayerConnection:__init(size, dropout, opts)
-    self.norm = nn.LayerNorm(check_size("SublayerConnection", "size", size))
-    self.dropout = nn.Dropout(check_p("SublayerConnection", dropout))
+    self.norm = nn.LayerNorm(check.size("SublayerConnection", "size", size))
+    self.dropout = nn.Dropout(dropout_or_default("SublayerConnection", dropout))
     self.norm_first = check_norm_first("SublayerConnection", opts)
 end
 
 function SublayerConnection:forward(x, sublayer)
-    check_tensor("SublayerConnection", "input", x)
+    check.tensor("SublayerConnection", "input", x)
     if type(sublayer) ~= "function" and not (type(sublayer) == "table" and getmetatable(sublayer)
                                                and getmetatable(sublayer).__call) then
         raise("SublayerConnection: the second argument must be the sublayer: a module or a function of x, got "
@@ -359,10 +327,10 @@ local EncoderBlock = nn.Module:extend("EncoderBlock")
 
 --- nn.EncoderBlock(size, self_attn, ffn [, dropout [, {norm_first = true}]])
 function EncoderBlock:__init(size, self_attn, ffn, dropout, opts)
-    size = check_size("EncoderBlock", "size", size)
-    self.self_attn = check_module("EncoderBlock", "self_attn", self_attn)
-    self.ffn = check_module("EncoderBlock", "ffn", ffn)
-    self.sublayers = nn.clones(SublayerConnection(size, check_p("EncoderBlock", dropout),
+    size = check.size("EncoderBlock", "size", size)
+    self.self_attn = check.module("EncoderBlock", "self_attn", self_attn)
+    self.ffn = check.module("EncoderBlock", "ffn", ffn)
+    self.sublayers = nn.clones(SublayerConnection(size, dropout_or_default("EncoderBlock", dropout),
                                                   {norm_first = check_norm_first("EncoderBlock", opts)}), 2)
     self.size = size
 end
@@ -378,11 +346,11 @@ local Encoder = nn.Module:extend("Encoder")
 
 --- nn.Encoder(block, N) — N copies of block, then a LayerNorm
 function Encoder:__init(block, N)
-    check_module("Encoder", "block", block)
+    check.module("Encoder", "block", block)
     if math.type(block.size) ~= "integer" then
         raise("Encoder: block must be a block with a size field, such as nn.EncoderBlock(...)")
     end
-    self.blocks = nn.clones(block, check_size("Encoder", "N", N))
+    self.blocks = nn.clones(block, check.size("Encoder", "N", N))
     self.norm = nn.LayerNorm(block.size)
 end
 
@@ -399,16 +367,16 @@ local DecoderBlock = nn.Module:extend("DecoderBlock")
 
 --- nn.DecoderBlock(size, self_attn, encoder_attn, ffn [, dropout [, {norm_first = true}]])
 function DecoderBlock:__init(size, self_attn, encoder_attn, ffn, dropout, opts)
-    self.size = check_size("DecoderBlock", "size", size)
-    self.self_attn = check_module("DecoderBlock", "self_attn", self_attn)
-    self.encoder_attn = check_module("DecoderBlock", "encoder_attn", encoder_attn)
-    self.ffn = check_module("DecoderBlock", "ffn", ffn)
-    self.sublayers = nn.clones(SublayerConnection(self.size, check_p("DecoderBlock", dropout),
+    self.size = check.size("DecoderBlock", "size", size)
+    self.self_attn = check.module("DecoderBlock", "self_attn", self_attn)
+    self.encoder_attn = check.module("DecoderBlock", "encoder_attn", encoder_attn)
+    self.ffn = check.module("DecoderBlock", "ffn", ffn)
+    self.sublayers = nn.clones(SublayerConnection(self.size, dropout_or_default("DecoderBlock", dropout),
                                                   {norm_first = check_norm_first("DecoderBlock", opts)}), 3)
 end
 
 function DecoderBlock:forward(x, encoder_states, source_mask, target_mask)
-    check_tensor("DecoderBlock", "encoder_states", encoder_states)
+    check.tensor("DecoderBlock", "encoder_states", encoder_states)
     x = self.sublayers[1](x, function(y) return self.self_attn(y, y, y, target_mask) end)
     x = self.sublayers[2](x, function(y) return self.encoder_attn(y, encoder_states, encoder_states, source_mask) end)
     return self.sublayers[3](x, self.ffn)
@@ -420,13 +388,13 @@ local Decoder = nn.Module:extend("Decoder")
 
 --- nn.Decoder(block, N, vocab_size) — N copies of block, a LayerNorm, a projection and log_softmax
 function Decoder:__init(block, N, vocab_size)
-    check_module("Decoder", "block", block)
+    check.module("Decoder", "block", block)
     if math.type(block.size) ~= "integer" then
         raise("Decoder: block must be a block with a size field, such as nn.DecoderBlock(...)")
     end
-    self.blocks = nn.clones(block, check_size("Decoder", "N", N))
+    self.blocks = nn.clones(block, check.size("Decoder", "N", N))
     self.norm = nn.LayerNorm(block.size)
-    self.projection = nn.Linear(block.size, check_size("Decoder", "vocab_size", vocab_size))
+    self.projection = nn.Linear(block.size, check.size("Decoder", "vocab_size", vocab_size))
 end
 
 function Decoder:forward(x, encoder_states, source_mask, target_mask)
@@ -444,19 +412,19 @@ local BERTEmbedding = nn.Module:extend("BERTEmbedding")
 
 --- nn.BERTEmbedding(vocab_size, d_model [, {max_len = 512, segments = 2}])
 function BERTEmbedding:__init(vocab_size, d_model, opts)
-    opts = check_opts("BERTEmbedding", opts, "{max_len = 128}")
-    vocab_size = check_size("BERTEmbedding", "vocab_size", vocab_size)
-    d_model = check_size("BERTEmbedding", "d_model", d_model)
+    opts = check.options("BERTEmbedding", opts, "{max_len = 128}")
+    vocab_size = check.size("BERTEmbedding", "vocab_size", vocab_size)
+    d_model = check.size("BERTEmbedding", "d_model", d_model)
     self.token = nn.Embedding(vocab_size, d_model)
-    self.segment = nn.Embedding(check_size("BERTEmbedding", "segments", opts.segments or 2), d_model)
-    self.position = nn.Embedding(check_size("BERTEmbedding", "max_len", opts.max_len or 512), d_model)
+    self.segment = nn.Embedding(check.size("BERTEmbedding", "segments", opts.segments or 2), d_model)
+    self.position = nn.Embedding(check.size("BERTEmbedding", "max_len", opts.max_len or 512), d_model)
 end
 
 function BERTEmbedding:forward(tokens, segments)
     if type(tokens) == "table" and not torch.is_tensor(tokens) then
         tokens = torch.tensor(tokens)
     end
-    check_tensor("BERTEmbedding", "tokens", tokens)
+    check.tensor("BERTEmbedding", "tokens", tokens)
     if tokens.ndim < 1 then
         raise("BERTEmbedding: tokens must have a sequence dim, e.g. [batch, n], got a 0-d tensor")
     end
