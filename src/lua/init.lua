@@ -4,7 +4,6 @@
 -- them the globals of ./attn.
 local torch = require("attn.bind").torch
 local nn = require("attn.nn")
-require("attn.nn.transformer") -- adds the Transformer's layers to nn
 torch.nn = nn
 return {
     torch = torch,

@@ -324,7 +324,7 @@ local function check_tokens(tokens, n, what)
 end
 
 --- attention.trace{...} -> a stepper (see the top of this file).
-function attention.trace(args)
+local function trace(args)
     if type(args) ~= "table" or torch.is_tensor(args) then
         fail("expected a table such as {x = inputs, tokens = {...}}, got " .. type(args))
     end
@@ -517,4 +517,4 @@ function Trace:__tostring()
     return table.concat(out, "\n")
 end
 
-return attention.trace
+return trace

@@ -1,7 +1,7 @@
 -- docs_attention.lua — help for the global table `attention`: the stages (src/bind/attention.c) and
--- attention.forward (src/lua/attention.lua). Loaded by attn.docs, which passes its helpers.
+-- attention.forward (src/lua/attention.lua). Loaded by attn.docs (docs/init.lua).
 
-return function(D)
+local D = require("attn.docs.define")
 local def = D.def
 local attention = require("attn.attention")
 
@@ -202,5 +202,3 @@ runs them all, attention.trace shows them one step at a time, attention.heatmap 
 w = attention.softmax(attention.scores(inputs, inputs))   -- inputs: see ?torch.tensor
 w:sum(-1)
 --> tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000])]=], attention)
-
-end

@@ -2,7 +2,7 @@
 -- nn.SelfAttention_v1 ... nn.MultiHeadAttention (seed 004, ch. 3), nn.MultiHeadedAttention (seed 002)
 -- and nn.DotProductAttention, nn.MLPAttention (seed 001, d2l). Loaded by attn.docs with its helpers.
 
-return function(D)
+local D = require("attn.docs.define")
 local def, class, mdef = D.def, D.class, D.mdef
 local nn = require("attn.nn")
 
@@ -293,4 +293,3 @@ m:forward(queries, keys, values, {2, 6})
 m.last_weights[1]
 --> tensor([[0.5000, 0.5000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000,
 -->          0.0000]])]=])
-end

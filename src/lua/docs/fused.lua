@@ -1,7 +1,7 @@
 -- docs_fused.lua — help for attention.fused (src/core/fused.c, src/bind/fused.c). Loaded by attn.docs,
 -- which passes its helpers.
 
-return function(D)
+local D = require("attn.docs.define")
 local def = D.def
 local attention = require("attn.attention")
 
@@ -32,5 +32,3 @@ s = x:matmul(x:transpose(2, 3)) / math.sqrt(4)         -- the same, in stages
 s = s:masked_fill(torch.triu(torch.ones(6, 6), 1):bool(), -math.huge)
 (attention.fused(x, x, x, {causal = true}) - torch.softmax(s, -1):matmul(x)):abs():max():item() < 1e-6
 --> true]=], attention.fused)
-
-end

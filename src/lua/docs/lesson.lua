@@ -1,8 +1,8 @@
 -- docs_lesson.lua — help for the lesson library (src/lua/lesson.lua): the functions a lesson in
--- lessons/*.lua is written with. Loaded by attn.docs, which passes its helpers. The examples wrap
+-- lessons/*.lua is written with. Loaded by attn.docs (docs/init.lua). The examples wrap
 -- their calls in lesson.capture, so that what the library prints is the example's result.
 
-return function(D)
+local D = require("attn.docs.define")
 local def = D.def
 local lesson = require("attn.lesson")
 
@@ -137,4 +137,3 @@ Runs fn(...) and returns, as a string, what the lesson library printed meanwhile
 instead of printing it. For tests, and for these examples.]=], [=[
 lesson.capture(lesson.show, torch.ones(2))
 --> tensor([1., 1.])]=])
-end

@@ -1,7 +1,7 @@
 -- docs_nn.lua — help for nn (src/lua/nn.lua): nn.Module and its methods, nn.Parameter, nn.Linear,
--- nn.Dropout, nn.ModuleList and nn.functional. Loaded by attn.docs, which passes its helpers.
+-- nn.Dropout, nn.ModuleList and nn.functional. Loaded by attn.docs (docs/init.lua).
 
-return function(D)
+local D = require("attn.docs.define")
 local def, mdef = D.def, D.mdef
 local nn = require("attn.nn")
 local Module = nn.Module
@@ -305,4 +305,3 @@ The same as torch.dropout(x, p, training), under PyTorch's F.dropout name: p def
 training to true.]=], [=[
 nn.functional.dropout(torch.ones(3), 0.5, false)
 --> tensor([1., 1., 1.])]=], nn.functional.dropout)
-end

@@ -1,8 +1,8 @@
 -- docs_ops.lua — help for what is computed on tensors: operators, element-wise arithmetic and
 -- comparisons, reductions, matrix products and the attention stages (the functions of
--- src/bind/ops.c). Loaded by attn.docs, which passes its helpers.
+-- src/bind/ops.c). Loaded by attn.docs (docs/init.lua).
 
-return function(D)
+local D = require("attn.docs.define")
 local def, both, method = D.def, D.both, D.method
 
 local broadcast = [=[Shapes broadcast as in PyTorch (sizes are matched from the last dim; a size of 1
@@ -323,4 +323,3 @@ The logarithm of softmax(x, dim), computed directly (more accurate than softmax(
 dim is required and 1-based, as for softmax.]=], [=[
 torch.log_softmax(torch.tensor{1.0, 2.0, 3.0}, -1)
 --> tensor([-2.4076, -1.4076, -0.4076])]=])
-end

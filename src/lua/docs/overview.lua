@@ -1,7 +1,7 @@
 -- docs_overview.lua — what ?nn, ?attention and ?lesson list, in the order a reader of the books meets
--- it (help.groups), and the doc of nn itself. Loaded by attn.docs, which passes its helpers.
+-- it (help.groups), and the doc of nn itself. Loaded by attn.docs (docs/init.lua).
 
-return function(D)
+local D = require("attn.docs.define")
 local def = D.def
 local nn = require("attn.nn")
 local help = require("attn.help")
@@ -54,5 +54,3 @@ documented members of the table in no group follow under "Also:".]=], [=[
 help.text("attention"):match("All stages[^\n]*\n[^\n]*")
 --> All stages at once:
 -->   attention.forward{q=, k=, v=]=], help.groups)
-
-end

@@ -1,7 +1,7 @@
 -- docs_tensor.lua — help for tensors themselves: properties, indexing, shapes and views, conversion
--- (the functions of src/bind/tensor.c). Loaded by attn.docs, which passes its helpers.
+-- (the functions of src/bind/tensor.c). Loaded by attn.docs (docs/init.lua).
 
-return function(D)
+local D = require("attn.docs.define")
 local def, both, method = D.def, D.both, D.method
 local methods = require("attn.bind").methods
 
@@ -259,4 +259,3 @@ Copies the values of src into x in place and returns x. src is broadcast to x's 
 never changes.]=], [=[
 torch.zeros(3):copy_(torch.tensor{5})          -- cast to x's dtype
 --> tensor([5., 5., 5.])]=])
-end

@@ -1,8 +1,8 @@
 -- docs_transformer.lua — help for the Transformer's layers: torch.layer_norm, torch.embedding, torch.erf/sin/cos
 -- (src/bind/layers.c) and src/lua/transformer.lua: nn.LayerNorm, nn.Embedding, the activations, the
--- positional encoding, seed 002's blocks and BERT's input. Loaded by attn.docs, which passes its helpers.
+-- positional encoding, seed 002's blocks and BERT's input. Loaded by attn.docs (docs/init.lua).
 
-return function(D)
+local D = require("attn.docs.define")
 local def, class, mdef = D.def, D.class, D.mdef
 local nn = require("attn.nn")
 
@@ -486,4 +486,3 @@ tokens = torch.tensor{{3, 4}}
 sum = bert.token(tokens) + bert.segment(torch.tensor{{1, 1}}) + bert.position(torch.tensor{1, 2})
 torch.equal(bert:forward(tokens), sum)
 --> true]=])
-end

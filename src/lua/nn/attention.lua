@@ -13,14 +13,18 @@
 --   fused   attention.fused(q, k, v, {causal = ...}): one pass that never holds the score matrix,
 --           taken whenever it computes the same thing: no dropout (eval mode or p = 0), the causal
 --           mask or none, plain dot-product scores, and m.use_fused not set to false.
--- nn.lua calls this file's function with nn once nn.Module, nn.Linear and nn.Dropout exist.
+-- Module attn.nn.attention: returns the classes, which nn/init.lua puts into nn.
 
 local torch = require("attn.bind").torch
+local Module = require("attn.nn.module").Module
+local Parameter = require("attn.nn.module").Parameter
+local layers = require("attn.nn.layers")
+local Linear, Dropout, ModuleList = layers.Linear, layers.Dropout, layers.ModuleList
+local classes = {}
 
-return function(nn)
-
--- The stage operations (src/bind/attention.c), not the global `attention`, which a user may replace.
-local A = require("attn.bind").attention
+-- The stage operations: the table attention (module attn.attention), not the global `attention`,
+-- which a user may replace.
+local A = require("attn.attention")
 
 -- ---- arguments and checks ---------------------------------------------------------------------------
 -- Errors carry the position of the user's line, as Lua's own errors do (attn.errors).
@@ -169,16 +173,16 @@ end
 
 local CH3_USAGE = "%s(d_in, d_out, context_length, dropout%s [, {qkv_bias = false}])"
 
-local SelfAttention_v1 = nn.Module:extend("SelfAttention_v1")
+local SelfAttention_v1 = Module:extend("SelfAttention_v1")
 SelfAttention_v1.use_fused = true
 
 function SelfAttention_v1:__init(...)
     local a = check.args("SelfAttention_v1", "nn.SelfAttention_v1(d_in, d_out)", {"d_in", "d_out"}, {}, ...)
     local d_in = check.size("SelfAttention_v1", "d_in", a.d_in)
     local d_out = check.size("SelfAttention_v1", "d_out", a.d_out)
-    self.W_query = nn.Parameter(torch.rand(d_in, d_out))
-    self.W_key = nn.Parameter(torch.rand(d_in, d_out))
-    self.W_value = nn.Parameter(torch.rand(d_in, d_out))
+    self.W_query = Parameter(torch.rand(d_in, d_out))
+    self.W_key = Parameter(torch.rand(d_in, d_out))
+    self.W_value = Parameter(torch.rand(d_in, d_out))
 end
 
 function SelfAttention_v1:forward(x)
@@ -189,16 +193,16 @@ function SelfAttention_v1:forward(x)
     return attend(self, queries, keys, values, {})
 end
 
-nn.SelfAttention_v1 = SelfAttention_v1
+classes.SelfAttention_v1 = SelfAttention_v1
 
 -- The three projections of SelfAttention_v2, CausalAttention and MultiHeadAttention.
 local function qkv_layers(self, d_in, d_out, qkv_bias)
-    self.W_query = nn.Linear(d_in, d_out, {bias = qkv_bias})
-    self.W_key = nn.Linear(d_in, d_out, {bias = qkv_bias})
-    self.W_value = nn.Linear(d_in, d_out, {bias = qkv_bias})
+    self.W_query = Linear(d_in, d_out, {bias = qkv_bias})
+    self.W_key = Linear(d_in, d_out, {bias = qkv_bias})
+    self.W_value = Linear(d_in, d_out, {bias = qkv_bias})
 end
 
-local SelfAttention_v2 = nn.Module:extend("SelfAttention_v2")
+local SelfAttention_v2 = Module:extend("SelfAttention_v2")
 SelfAttention_v2.use_fused = true
 
 function SelfAttention_v2:__init(...)
@@ -217,7 +221,7 @@ function SelfAttention_v2:forward(x)
     return attend(self, queries, keys, values, {})
 end
 
-nn.SelfAttention_v2 = SelfAttention_v2
+classes.SelfAttention_v2 = SelfAttention_v2
 
 -- Binds and checks ch. 3's (d_in, d_out, context_length, dropout [, num_heads] [, qkv_bias]).
 local function ch3_args(class, with_heads, ...)
@@ -238,14 +242,14 @@ local function causal_buffer(context_length)
     return torch.triu(torch.ones(context_length, context_length), 1)
 end
 
-local CausalAttention = nn.Module:extend("CausalAttention")
+local CausalAttention = Module:extend("CausalAttention")
 CausalAttention.use_fused = true
 
 function CausalAttention:__init(...)
     local a = ch3_args("CausalAttention", false, ...)
     self.d_out = a.d_out
     qkv_layers(self, a.d_in, a.d_out, a.qkv_bias)
-    self.dropout = nn.Dropout(a.dropout)
+    self.dropout = Dropout(a.dropout)
     self:register_buffer("mask", causal_buffer(a.context_length))
 end
 
@@ -257,9 +261,9 @@ function CausalAttention:forward(x)
     return attend(self, queries, keys, values, {causal = self.mask, fill = -math.huge, dropout = self.dropout})
 end
 
-nn.CausalAttention = CausalAttention
+classes.CausalAttention = CausalAttention
 
-local MultiHeadAttentionWrapper = nn.Module:extend("MultiHeadAttentionWrapper")
+local MultiHeadAttentionWrapper = Module:extend("MultiHeadAttentionWrapper")
 
 function MultiHeadAttentionWrapper:__init(...)
     local a = ch3_args("MultiHeadAttentionWrapper", true, ...)
@@ -267,7 +271,7 @@ function MultiHeadAttentionWrapper:__init(...)
     for i = 1, a.num_heads do
         heads[i] = CausalAttention(a.d_in, a.d_out, a.context_length, a.dropout, a.qkv_bias)
     end
-    self.heads = nn.ModuleList(heads)
+    self.heads = ModuleList(heads)
 end
 
 function MultiHeadAttentionWrapper:forward(x)
@@ -280,7 +284,7 @@ function MultiHeadAttentionWrapper:forward(x)
     return torch.cat(outs, -1)
 end
 
-nn.MultiHeadAttentionWrapper = MultiHeadAttentionWrapper
+classes.MultiHeadAttentionWrapper = MultiHeadAttentionWrapper
 
 -- [b, h, n, dh] -> [b, n, h * dh]. The fused path already lays its result out as [b, n, h, dh] in
 -- memory (a transposed view): then the book's transpose + view copies nothing.
@@ -292,7 +296,7 @@ local function merge_heads(context)
     return A.merge_heads(context)
 end
 
-local MultiHeadAttention = nn.Module:extend("MultiHeadAttention")
+local MultiHeadAttention = Module:extend("MultiHeadAttention")
 MultiHeadAttention.use_fused = true
 
 function MultiHeadAttention:__init(...)
@@ -304,8 +308,8 @@ function MultiHeadAttention:__init(...)
     self.num_heads = a.num_heads
     self.head_dim = a.d_out // a.num_heads
     qkv_layers(self, a.d_in, a.d_out, a.qkv_bias)
-    self.out_proj = nn.Linear(a.d_out, a.d_out)
-    self.dropout = nn.Dropout(a.dropout)
+    self.out_proj = Linear(a.d_out, a.d_out)
+    self.dropout = Dropout(a.dropout)
     self:register_buffer("mask", causal_buffer(a.context_length))
 end
 
@@ -320,11 +324,11 @@ function MultiHeadAttention:forward(x)
     return self.out_proj(merge_heads(context)) -- [b, n, d_out]
 end
 
-nn.MultiHeadAttention = MultiHeadAttention
+classes.MultiHeadAttention = MultiHeadAttention
 
 -- ---- seed 002, the annotated transformer ---------------------------------------------------------------
 
-local MultiHeadedAttention = nn.Module:extend("MultiHeadedAttention")
+local MultiHeadedAttention = Module:extend("MultiHeadedAttention")
 MultiHeadedAttention.use_fused = true
 
 function MultiHeadedAttention:__init(...)
@@ -343,11 +347,11 @@ function MultiHeadedAttention:__init(...)
     local state, layers = torch.get_rng_state(), {}
     for i = 1, 4 do
         torch.set_rng_state(state)
-        layers[i] = nn.Linear(d_model, d_model)
+        layers[i] = Linear(d_model, d_model)
     end
-    self.fc_layers = nn.ModuleList(layers)
+    self.fc_layers = ModuleList(layers)
     self.attn = nil -- the weights of the last forward (staged path)
-    self.dropout = nn.Dropout(p)
+    self.dropout = Dropout(p)
 end
 
 -- mask: nil, or a tensor [b or 1, n or 1, m] in which 0 (false) hides a key from a query.
@@ -376,16 +380,16 @@ function MultiHeadedAttention:forward(query, key, value, mask)
     return self.fc_layers[4](merge_heads(context))
 end
 
-nn.MultiHeadedAttention = MultiHeadedAttention
+classes.MultiHeadedAttention = MultiHeadedAttention
 
 -- ---- seed 001, d2l -------------------------------------------------------------------------------------
 
-local DotProductAttention = nn.Module:extend("DotProductAttention")
+local DotProductAttention = Module:extend("DotProductAttention")
 DotProductAttention.use_fused = true
 
 function DotProductAttention:__init(...)
     local a = check.args("DotProductAttention", "nn.DotProductAttention(dropout)", {"dropout"}, {}, ...)
-    self.dropout = nn.Dropout(check.probability("DotProductAttention", "dropout", a.dropout))
+    self.dropout = Dropout(check.probability("DotProductAttention", "dropout", a.dropout))
 end
 
 -- queries [b, n, d], keys [b, m, d], values [b, m, dv]; valid_lens nil, [b] or [b, n].
@@ -395,9 +399,9 @@ function DotProductAttention:forward(queries, keys, values, valid_lens)
     return attend(self, queries, keys, values, {hidden = hidden, fill = -1e6, dropout = self.dropout})
 end
 
-nn.DotProductAttention = DotProductAttention
+classes.DotProductAttention = DotProductAttention
 
-local MLPAttention = nn.Module:extend("MLPAttention")
+local MLPAttention = Module:extend("MLPAttention")
 
 function MLPAttention:__init(...)
     local a = check.args("MLPAttention", "nn.MLPAttention(key_size, query_size, units, dropout)",
@@ -405,10 +409,10 @@ function MLPAttention:__init(...)
     local key_size = check.size("MLPAttention", "key_size", a.key_size)
     local query_size = check.size("MLPAttention", "query_size", a.query_size)
     local units = check.size("MLPAttention", "units", a.units)
-    self.W_k = nn.Linear(key_size, units, {bias = false})
-    self.W_q = nn.Linear(query_size, units, {bias = false})
-    self.v = nn.Linear(units, 1, {bias = false})
-    self.dropout = nn.Dropout(check.probability("MLPAttention", "dropout", a.dropout))
+    self.W_k = Linear(key_size, units, {bias = false})
+    self.W_q = Linear(query_size, units, {bias = false})
+    self.v = Linear(units, 1, {bias = false})
+    self.dropout = Dropout(check.probability("MLPAttention", "dropout", a.dropout))
 end
 
 -- Additive scores vᵀ tanh(W_q q_i + W_k k_j), [b, n, m] (attention.additive: the projections meet by
@@ -422,6 +426,6 @@ function MLPAttention:forward(queries, keys, values, valid_lens)
     return attend(self, nil, keys, values, {scores = scores, hidden = hidden, fill = -1e6, dropout = self.dropout})
 end
 
-nn.MLPAttention = MLPAttention
+classes.MLPAttention = MLPAttention
 
-end
+return classes

@@ -16,13 +16,17 @@
 -- forward methods lost their lambdas ("x = self.sublayers0)"); they are the Annotated Transformer's:
 -- sublayers[0](x, lambda x: self.self_attn(x, x, x, mask)), then sublayers[1](x, self.ffn). The seed calls
 -- its encoder post-LN, but its SublayerConnection is pre-LN: x + dropout(sublayer(norm(x))).
-local torch, nn = require("attn.bind").torch, require("attn.nn")
-local F = nn.functional
+local torch = require("attn.bind").torch
 local C = require("attn.bind").functional -- gelu and silu from src/bind/layers.c
+local Module = require("attn.nn.module").Module
+local Parameter, deepcopy = require("attn.nn.module").Parameter, require("attn.nn.module").deepcopy
+local layers = require("attn.nn.layers")
+local Linear, Dropout, ModuleList = layers.Linear, layers.Dropout, layers.ModuleList
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local check = require("attn.check")
 local py_float = require("attn.text.pyrepr").float
 local raise, raisef = errors.raise, errors.raisef
+local transformer = {} -- this file's part of the table nn (nn/init.lua)
 
 -- dropout of the seed's classes: 0.1 when not given, as the seed's defaults.
 local function dropout_or_default(fn, p)
@@ -32,24 +36,16 @@ local function dropout_or_default(fn, p)
     return check.probability(fn, "dropout", p)
 end
 
--- ---- functional ----------------------------------------------------------------------------------
-
-F.relu = function(x) return torch.relu(x) end
-F.gelu = C.gelu
-F.silu = C.silu
-F.layer_norm = function(...) return torch.layer_norm(...) end
-F.embedding = function(input, weight) return torch.embedding(weight, input) end
-
 -- ---- LayerNorm -----------------------------------------------------------------------------------
 
-local LayerNorm = nn.Module:extend("LayerNorm")
+local LayerNorm = Module:extend("LayerNorm")
 
---- nn.LayerNorm(normalized_shape [, {eps = 1e-5, elementwise_affine = true, bias = true}])
+--- LayerNorm(normalized_shape [, {eps = 1e-5, elementwise_affine = true, bias = true}])
 function LayerNorm:__init(normalized_shape, opts)
     opts = check.options("LayerNorm", opts, "{eps = 1e-6}")
     local shape = type(normalized_shape) == "number" and {normalized_shape} or normalized_shape
     if type(shape) ~= "table" or #shape == 0 then
-        raise("LayerNorm: normalized_shape must be a size or a list of sizes, e.g. nn.LayerNorm(4), got "
+        raise("LayerNorm: normalized_shape must be a size or a list of sizes, e.g. LayerNorm(4), got "
             .. tostring(normalized_shape))
     end
     local sizes = {}
@@ -64,8 +60,8 @@ function LayerNorm:__init(normalized_shape, opts)
     self.eps = eps
     self.elementwise_affine = opts.elementwise_affine ~= false
     if self.elementwise_affine then
-        self.weight = nn.Parameter(torch.ones(sizes))
-        self.bias = opts.bias ~= false and nn.Parameter(torch.zeros(sizes)) or false
+        self.weight = Parameter(torch.ones(sizes))
+        self.bias = opts.bias ~= false and Parameter(torch.zeros(sizes)) or false
     else
         self.weight, self.bias = false, false
     end
@@ -91,13 +87,13 @@ function LayerNorm:extra_repr()
                          py_float(self.eps), self.elementwise_affine and "True" or "False")
 end
 
-nn.LayerNorm = LayerNorm
+transformer.LayerNorm = LayerNorm
 
 -- ---- Embedding -----------------------------------------------------------------------------------
 
-local Embedding = nn.Module:extend("Embedding")
+local Embedding = Module:extend("Embedding")
 
---- nn.Embedding(num_embeddings, embedding_dim [, {padding_idx = id}])
+--- Embedding(num_embeddings, embedding_dim [, {padding_idx = id}])
 function Embedding:__init(num_embeddings, embedding_dim, opts)
     opts = check.options("Embedding", opts, "{padding_idx = 1}")
     self.num_embeddings = check.size("Embedding", "num_embeddings", num_embeddings)
@@ -112,7 +108,7 @@ function Embedding:__init(num_embeddings, embedding_dim, opts)
         pad = math.tointeger(pad < 0 and self.num_embeddings + pad + 1 or pad)
     end
     self.padding_idx = pad
-    self.weight = nn.Parameter(torch.empty(self.num_embeddings, self.embedding_dim))
+    self.weight = Parameter(torch.empty(self.num_embeddings, self.embedding_dim))
     self:reset_parameters()
 end
 
@@ -144,17 +140,17 @@ function Embedding:extra_repr()
     return s
 end
 
-nn.Embedding = Embedding
+transformer.Embedding = Embedding
 
 -- ---- activations as modules ----------------------------------------------------------------------
 
 local function activation_class(name, fn)
-    local cls = nn.Module:extend(name)
+    local cls = Module:extend(name)
     cls.forward = function(self, x)
         check.tensor(name, "input", x)
         return fn(x, self)
     end
-    nn[name] = cls
+    transformer[name] = cls
     return cls
 end
 
@@ -181,7 +177,7 @@ end
 --- nn.positional_encoding(max_len, d_model) — the [max_len, d_model] matrix of Attention Is All You Need:
 --- PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), computed with the Annotated
 --- Transformer's operations so the float32 results are PyTorch's.
-function nn.positional_encoding(max_len, d_model)
+function transformer.positional_encoding(max_len, d_model)
     max_len = check.size("positional_encoding", "max_len", max_len)
     d_model = check.size("positional_encoding", "d_model", d_model)
     if d_model % 2 ~= 0 then
@@ -200,14 +196,14 @@ function nn.positional_encoding(max_len, d_model)
     return pe
 end
 
-local PositionalEncoding = nn.Module:extend("PositionalEncoding")
+local PositionalEncoding = Module:extend("PositionalEncoding")
 
 --- nn.PositionalEncoding(d_model [, dropout [, max_len]]) — adds the static encoding to [b, n, d_model]
 function PositionalEncoding:__init(d_model, dropout, max_len)
     d_model = check.size("PositionalEncoding", "d_model", d_model)
     max_len = max_len == nil and 5000 or check.size("PositionalEncoding", "max_len", max_len)
-    self.dropout = nn.Dropout(dropout_or_default("PositionalEncoding", dropout))
-    local ok, pe = pcall(nn.positional_encoding, max_len, d_model)
+    self.dropout = Dropout(dropout_or_default("PositionalEncoding", dropout))
+    local ok, pe = pcall(transformer.positional_encoding, max_len, d_model)
     if not ok then
         raise((errors.message(pe):gsub("^positional_encoding:", "PositionalEncoding:")))
     end
@@ -225,13 +221,13 @@ function PositionalEncoding:forward(x)
     return self.dropout(x + pe:narrow(2, 1, x.shape[-2]))
 end
 
-nn.PositionalEncoding = PositionalEncoding
+transformer.PositionalEncoding = PositionalEncoding
 
-local Embeddings = nn.Module:extend("Embeddings")
+local Embeddings = Module:extend("Embeddings")
 
 --- nn.Embeddings(d_model, vocab) — the Annotated Transformer's token embedding, scaled by sqrt(d_model)
 function Embeddings:__init(d_model, vocab)
-    self.lut = nn.Embedding(check.size("Embeddings", "vocab", vocab), check.size("Embeddings", "d_model", d_model))
+    self.lut = Embedding(check.size("Embeddings", "vocab", vocab), check.size("Embeddings", "d_model", d_model))
     self.d_model = math.tointeger(d_model)
 end
 
@@ -239,23 +235,23 @@ function Embeddings:forward(x)
     return self.lut(x) * math.sqrt(self.d_model)
 end
 
-nn.Embeddings = Embeddings
+transformer.Embeddings = Embeddings
 
 -- ---- the seed's helpers --------------------------------------------------------------------------
 
---- nn.clones(module, N) — N deep copies of module in an nn.ModuleList (the seed's clones(), on GitHub).
-function nn.clones(module, N)
+--- transformer.clones(module, N) — N deep copies of module in an nn.ModuleList (the seed's clones(), on GitHub).
+function transformer.clones(module, N)
     check.module("clones", "module", module)
     N = check.size("clones", "N", N)
     local list = {}
     for i = 1, N do
-        list[i] = nn.deepcopy(module)
+        list[i] = deepcopy(module)
     end
-    return nn.ModuleList(list)
+    return ModuleList(list)
 end
 
 --- nn.subsequent_mask(n) — bool [1, n, n], true where position i may attend to j (j <= i).
-function nn.subsequent_mask(n)
+function transformer.subsequent_mask(n)
     n = check.size("subsequent_mask", "n", n)
     return torch.triu(torch.ones(1, n, n), 1):eq(0)
 end
@@ -264,7 +260,7 @@ end
 
 local ACTIVATIONS = {silu = C.silu, relu = torch.relu, gelu = C.gelu}
 
-local PositionwiseFFN = nn.Module:extend("PositionwiseFFN")
+local PositionwiseFFN = Module:extend("PositionwiseFFN")
 
 --- nn.PositionwiseFFN(d_model, d_ff [, dropout [, {activation = "silu"}]])
 function PositionwiseFFN:__init(d_model, d_ff, dropout, opts)
@@ -273,9 +269,9 @@ function PositionwiseFFN:__init(d_model, d_ff, dropout, opts)
     if not ACTIVATIONS[act] then
         raise("PositionwiseFFN: activation must be \"silu\", \"relu\" or \"gelu\", got " .. tostring(act))
     end
-    self.w_1 = nn.Linear(check.size("PositionwiseFFN", "d_model", d_model), check.size("PositionwiseFFN", "d_ff", d_ff))
-    self.w_2 = nn.Linear(d_ff, d_model)
-    self.dropout = nn.Dropout(dropout_or_default("PositionwiseFFN", dropout))
+    self.w_1 = Linear(check.size("PositionwiseFFN", "d_model", d_model), check.size("PositionwiseFFN", "d_ff", d_ff))
+    self.w_2 = Linear(d_ff, d_model)
+    self.dropout = Dropout(dropout_or_default("PositionwiseFFN", dropout))
     self.activation = act
 end
 
@@ -283,7 +279,7 @@ function PositionwiseFFN:forward(x)
     return self.w_2(self.dropout(ACTIVATIONS[self.activation](self.w_1(x))))
 end
 
-nn.PositionwiseFFN = PositionwiseFFN
+transformer.PositionwiseFFN = PositionwiseFFN
 
 -- ---- residual connection and blocks ----------------------------------------------------------------
 
@@ -295,12 +291,12 @@ local function check_norm_first(fn, opts)
     return opts.norm_first ~= false
 end
 
-local SublayerConnection = nn.Module:extend("SublayerConnection")
+local SublayerConnection = Module:extend("SublayerConnection")
 
 --- nn.SublayerConnection(size [, dropout [, {norm_first = true}]]) — residual connection around a sublayer
 function SublayerConnection:__init(size, dropout, opts)
-    self.norm = nn.LayerNorm(check.size("SublayerConnection", "size", size))
-    self.dropout = nn.Dropout(dropout_or_default("SublayerConnection", dropout))
+    self.norm = LayerNorm(check.size("SublayerConnection", "size", size))
+    self.dropout = Dropout(dropout_or_default("SublayerConnection", dropout))
     self.norm_first = check_norm_first("SublayerConnection", opts)
 end
 
@@ -321,16 +317,16 @@ function SublayerConnection:extra_repr()
     return self.norm_first and "" or "norm_first=False"
 end
 
-nn.SublayerConnection = SublayerConnection
+transformer.SublayerConnection = SublayerConnection
 
-local EncoderBlock = nn.Module:extend("EncoderBlock")
+local EncoderBlock = Module:extend("EncoderBlock")
 
 --- nn.EncoderBlock(size, self_attn, ffn [, dropout [, {norm_first = true}]])
 function EncoderBlock:__init(size, self_attn, ffn, dropout, opts)
     size = check.size("EncoderBlock", "size", size)
     self.self_attn = check.module("EncoderBlock", "self_attn", self_attn)
     self.ffn = check.module("EncoderBlock", "ffn", ffn)
-    self.sublayers = nn.clones(SublayerConnection(size, dropout_or_default("EncoderBlock", dropout),
+    self.sublayers = transformer.clones(SublayerConnection(size, dropout_or_default("EncoderBlock", dropout),
                                                   {norm_first = check_norm_first("EncoderBlock", opts)}), 2)
     self.size = size
 end
@@ -340,9 +336,9 @@ function EncoderBlock:forward(x, mask)
     return self.sublayers[2](x, self.ffn)
 end
 
-nn.EncoderBlock = EncoderBlock
+transformer.EncoderBlock = EncoderBlock
 
-local Encoder = nn.Module:extend("Encoder")
+local Encoder = Module:extend("Encoder")
 
 --- nn.Encoder(block, N) — N copies of block, then a LayerNorm
 function Encoder:__init(block, N)
@@ -350,8 +346,8 @@ function Encoder:__init(block, N)
     if math.type(block.size) ~= "integer" then
         raise("Encoder: block must be a block with a size field, such as nn.EncoderBlock(...)")
     end
-    self.blocks = nn.clones(block, check.size("Encoder", "N", N))
-    self.norm = nn.LayerNorm(block.size)
+    self.blocks = transformer.clones(block, check.size("Encoder", "N", N))
+    self.norm = LayerNorm(block.size)
 end
 
 function Encoder:forward(x, mask)
@@ -361,9 +357,9 @@ function Encoder:forward(x, mask)
     return self.norm(x)
 end
 
-nn.Encoder = Encoder
+transformer.Encoder = Encoder
 
-local DecoderBlock = nn.Module:extend("DecoderBlock")
+local DecoderBlock = Module:extend("DecoderBlock")
 
 --- nn.DecoderBlock(size, self_attn, encoder_attn, ffn [, dropout [, {norm_first = true}]])
 function DecoderBlock:__init(size, self_attn, encoder_attn, ffn, dropout, opts)
@@ -371,7 +367,7 @@ function DecoderBlock:__init(size, self_attn, encoder_attn, ffn, dropout, opts)
     self.self_attn = check.module("DecoderBlock", "self_attn", self_attn)
     self.encoder_attn = check.module("DecoderBlock", "encoder_attn", encoder_attn)
     self.ffn = check.module("DecoderBlock", "ffn", ffn)
-    self.sublayers = nn.clones(SublayerConnection(self.size, dropout_or_default("DecoderBlock", dropout),
+    self.sublayers = transformer.clones(SublayerConnection(self.size, dropout_or_default("DecoderBlock", dropout),
                                                   {norm_first = check_norm_first("DecoderBlock", opts)}), 3)
 end
 
@@ -382,9 +378,9 @@ function DecoderBlock:forward(x, encoder_states, source_mask, target_mask)
     return self.sublayers[3](x, self.ffn)
 end
 
-nn.DecoderBlock = DecoderBlock
+transformer.DecoderBlock = DecoderBlock
 
-local Decoder = nn.Module:extend("Decoder")
+local Decoder = Module:extend("Decoder")
 
 --- nn.Decoder(block, N, vocab_size) — N copies of block, a LayerNorm, a projection and log_softmax
 function Decoder:__init(block, N, vocab_size)
@@ -392,9 +388,9 @@ function Decoder:__init(block, N, vocab_size)
     if math.type(block.size) ~= "integer" then
         raise("Decoder: block must be a block with a size field, such as nn.DecoderBlock(...)")
     end
-    self.blocks = nn.clones(block, check.size("Decoder", "N", N))
-    self.norm = nn.LayerNorm(block.size)
-    self.projection = nn.Linear(block.size, check.size("Decoder", "vocab_size", vocab_size))
+    self.blocks = transformer.clones(block, check.size("Decoder", "N", N))
+    self.norm = LayerNorm(block.size)
+    self.projection = Linear(block.size, check.size("Decoder", "vocab_size", vocab_size))
 end
 
 function Decoder:forward(x, encoder_states, source_mask, target_mask)
@@ -404,20 +400,20 @@ function Decoder:forward(x, encoder_states, source_mask, target_mask)
     return torch.log_softmax(self.projection(self.norm(x)), -1)
 end
 
-nn.Decoder = Decoder
+transformer.Decoder = Decoder
 
 -- ---- BERT's input ------------------------------------------------------------------------------------
 
-local BERTEmbedding = nn.Module:extend("BERTEmbedding")
+local BERTEmbedding = Module:extend("BERTEmbedding")
 
 --- nn.BERTEmbedding(vocab_size, d_model [, {max_len = 512, segments = 2}])
 function BERTEmbedding:__init(vocab_size, d_model, opts)
     opts = check.options("BERTEmbedding", opts, "{max_len = 128}")
     vocab_size = check.size("BERTEmbedding", "vocab_size", vocab_size)
     d_model = check.size("BERTEmbedding", "d_model", d_model)
-    self.token = nn.Embedding(vocab_size, d_model)
-    self.segment = nn.Embedding(check.size("BERTEmbedding", "segments", opts.segments or 2), d_model)
-    self.position = nn.Embedding(check.size("BERTEmbedding", "max_len", opts.max_len or 512), d_model)
+    self.token = Embedding(vocab_size, d_model)
+    self.segment = Embedding(check.size("BERTEmbedding", "segments", opts.segments or 2), d_model)
+    self.position = Embedding(check.size("BERTEmbedding", "max_len", opts.max_len or 512), d_model)
 end
 
 function BERTEmbedding:forward(tokens, segments)
@@ -441,6 +437,6 @@ function BERTEmbedding:forward(tokens, segments)
     return self.token(tokens) + self.segment(segments) + self.position(positions)
 end
 
-nn.BERTEmbedding = BERTEmbedding
+transformer.BERTEmbedding = BERTEmbedding
 
-return nn
+return transformer
