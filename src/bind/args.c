@@ -92,7 +92,15 @@ static int raise_at_user(lua_State *L, const char *msg)
 
 int lt_raise(lua_State *L, const attn_error *err)
 {
+    if (strcmp(err->msg, "interrupted") == 0) /* Ctrl-C: nobody's line, as src/cli/main.c raises it */
+        return lt_interrupted(L);
     return raise_at_user(L, err->msg);
+}
+
+int lt_interrupted(lua_State *L)
+{
+    lua_pushliteral(L, "interrupted");
+    return lua_error(L);
 }
 
 int lt_error(lua_State *L, const char *fmt, ...)

@@ -26,6 +26,9 @@ int lt_finish(lua_State *L, attn_tensor **slot, attn_tensor *t, const attn_error
 int lt_push_element(lua_State *L, const attn_tensor *t, int64_t at);
 void lt_push_size(lua_State *L, int ndim, const int64_t *shape);
 int lt_raise(lua_State *L, const attn_error *err);
+/* The error a Ctrl-C raises (the core's loops stop with the message "interrupted", and lt_raise turns
+ * that into this): the plain string "interrupted", without a position. */
+int lt_interrupted(lua_State *L);
 /* luaL_error with the C library's printf formats (lua_pushfstring has no %lld or %g). */
 int lt_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

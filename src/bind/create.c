@@ -173,8 +173,10 @@ static int make_filled(lua_State *L, const char *fn, float value, int fill)
     attn_tensor **slot = lt_newslot(L);
     attn_error err;
     attn_tensor *t = attn_empty(fn, ndim, shape, dtype, &err);
-    if (t)
-        attn_fill_(t, fill ? value : 0.0f); /* "empty" is zeros here */
+    if (t && attn_fill_(t, fill ? value : 0.0f, &err)) { /* "empty" is zeros here */
+        attn_free(t);
+        t = NULL;
+    }
     return lt_finish(L, slot, t, &err);
 }
 

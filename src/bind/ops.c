@@ -174,6 +174,8 @@ static attn_tensor *argmax_all(const attn_tensor *t, int want_min, attn_error *e
 {
     int64_t n = attn_numel(t), best = 0;
     for (int64_t i = 1; i < n; i++) {
+        if (attn_poll(i))
+            return attn_interrupted(err);
         if (t->dtype == ATTN_INT64) {
             int64_t x = attn_get_flat_i64(t, i), b = attn_get_flat_i64(t, best);
             if (want_min ? x < b : x > b)
@@ -339,8 +341,11 @@ static int f_equal(lua_State *L)
     attn_tensor *a = lt_check(L, 1, "equal", "input");
     attn_tensor *b = lt_check(L, 2, "equal", "other");
     int eq = same_shape(a, b), ints = a->dtype == ATTN_INT64 && b->dtype == ATTN_INT64;
-    for (int64_t i = 0, n = attn_numel(a); eq && i < n; i++)
+    for (int64_t i = 0, n = attn_numel(a); eq && i < n; i++) {
+        if (attn_poll(i))
+            return lt_interrupted(L);
         eq = ints ? attn_get_flat_i64(a, i) == attn_get_flat_i64(b, i) : attn_get_flat_f64(a, i) == attn_get_flat_f64(b, i);
+    }
     lua_pushboolean(L, eq);
     return 1;
 }
@@ -365,6 +370,11 @@ static int f_allclose(lua_State *L)
     attn_tensor *ea = attn_expand(a, ndim, shape, &err), *eb = ea ? attn_expand(b, ndim, shape, &err) : NULL;
     int close = ea && eb;
     for (int64_t i = 0, n = close ? attn_numel(ea) : 0; close && i < n; i++) {
+        if (attn_poll(i)) {
+            attn_free(ea);
+            attn_free(eb);
+            return lt_interrupted(L);
+        }
         double x = attn_get_flat_f64(ea, i), y = attn_get_flat_f64(eb, i);
         close = (x == y) || fabs(x - y) <= atol + rtol * fabs(y);
     }

@@ -31,6 +31,8 @@ static int fill_from(lua_State *L, attn_tensor *t, float *buf)
 {
     int64_t n = attn_numel(t), index[ATTN_MAX_DIMS] = {0};
     for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i))
+            return -1;
         if (t->dtype == ATTN_INT64)
             t->storage->i64[attn_offset_of(t, index)] = attn_f64_to_i64(buf[i]);
         else
@@ -55,10 +57,9 @@ static int generate(lua_State *L, const char *fn, gen_kind kind)
     attn_tensor *t = attn_empty(fn, ndim, shape, ATTN_FLOAT32, &err);
     lt_finish(L, slot, t, &err);
     /* a fresh tensor is contiguous: the generator writes straight into it */
-    if (kind == GEN_RAND)
-        attn_rand_fill(t->storage->data, attn_numel(t));
-    else
-        attn_randn_fill(t->storage->data, attn_numel(t));
+    if (kind == GEN_RAND ? attn_rand_fill(t->storage->data, attn_numel(t))
+                         : attn_randn_fill(t->storage->data, attn_numel(t)))
+        return lt_interrupted(L);
     return 1;
 }
 
@@ -96,14 +97,14 @@ static int f_randint(lua_State *L)
 
 /* The in-place fills draw n numbers into a scratch buffer (so views and transposed tensors work
  * too), then copy them into t in row-major order, and return t. */
-typedef void (*fill_fn)(float *out, int64_t n, double a, double b);
+typedef int (*fill_fn)(float *out, int64_t n, double a, double b);
 
 static int fill_in_place(lua_State *L, attn_tensor *t, fill_fn fill, double a, double b)
 {
     int64_t n = attn_numel(t);
     float *buf = lua_newuserdatauv(L, sizeof(float) * (size_t)(n > 0 ? n : 1), 0);
-    fill(buf, n, a, b);
-    fill_from(L, t, buf);
+    if (fill(buf, n, a, b) || fill_from(L, t, buf))
+        return lt_interrupted(L);
     lua_settop(L, 1);
     return 1;
 }
@@ -146,10 +147,10 @@ static int f_normal_(lua_State *L)
     return fill_in_place(L, t, attn_normal_fill, mean, std);
 }
 
-static void bernoulli_fill(float *out, int64_t n, double p, double unused)
+static int bernoulli_fill(float *out, int64_t n, double p, double unused)
 {
     (void)unused;
-    attn_bernoulli_fill(out, n, p);
+    return attn_bernoulli_fill(out, n, p);
 }
 
 static double check_probability(lua_State *L, int idx, const char *fn, const char *what)

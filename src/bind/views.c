@@ -53,6 +53,8 @@ static void push_list(lua_State *L, const attn_tensor *t, int d, int64_t *index)
     luaL_checkstack(L, 4, "tolist: nesting too deep");
     lua_createtable(L, (int)(t->shape[d] < 1000000 ? t->shape[d] : 0), 0);
     for (int64_t i = 0; i < t->shape[d]; i++) {
+        if (attn_interrupt_requested) /* up to 5e7 values: seconds */
+            lt_interrupted(L);
         index[d] = i;
         push_list(L, t, d + 1, index);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
@@ -303,7 +305,9 @@ static int t_fill_(lua_State *L)
 
 static int t_zero_(lua_State *L)
 {
-    attn_fill_(lt_check(L, 1, "zero_", "input"), 0.0f);
+    attn_error err;
+    if (attn_fill_(lt_check(L, 1, "zero_", "input"), 0.0f, &err))
+        return lt_raise(L, &err);
     lua_settop(L, 1);
     return 1;
 }

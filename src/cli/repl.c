@@ -210,7 +210,11 @@ static char **complete(const char *text, int start, int end) {
         return NULL;
     }
     lua_pushstring(L, text);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
+    /* Completing `x.<Tab>` runs the __index of the user's x, which may never return: Ctrl-C stops it as
+     * it stops a chunk, and then abandons the line as Ctrl-C at the prompt does. */
+    if (attn_pcall(L, 1, 1, 1) != LUA_OK || !lua_istable(L, -1)) {
+        const char *msg = lua_tostring(L, -1);
+        if (msg != NULL && strcmp(msg, "interrupted") == 0) prompt_interrupted = 1;
         lua_settop(L, top);
         return NULL;
     }

@@ -224,12 +224,15 @@ static void order_loop(const attn_tensor *x, loop_order *lo)
         lo->row *= lo->shape[i];
 }
 
-/* The input's elements in loop order into v, and where each goes in the result into at. */
-static void gather_in_order(const attn_tensor *x, const loop_order *lo, float *v, int64_t *at, int64_t n)
+/* The input's elements in loop order into v, and where each goes in the result into at. -1 when
+ * interrupted. */
+static int gather_in_order(const attn_tensor *x, const loop_order *lo, float *v, int64_t *at, int64_t n)
 {
     int64_t idx[ATTN_MAX_DIMS] = {0}, in = x->offset, out = 0;
     const float *data = x->storage->data;
     for (int64_t k = 0; k < n; k++) {
+        if (attn_poll(k))
+            return -1;
         v[k] = data[in];
         at[k] = out;
         for (int d = 0; d < lo->ndim; d++) {
@@ -242,6 +245,7 @@ static void gather_in_order(const attn_tensor *x, const loop_order *lo, float *v
             idx[d] = 0;
         }
     }
+    return 0;
 }
 
 /* ---- driver ----------------------------------------------------------------------------------- */
@@ -314,8 +318,7 @@ attn_tensor *attn_activate(attn_activation f, const attn_tensor *x, attn_error *
     int vectorised = lo.ndim == 0 || lo.stride[0] == 1;
     int status;
     if (attn_is_contiguous(x)) {
-        attn_copy_out(x, o);
-        status = run_rows(f, o, n, n, 1, onednn);
+        status = attn_copy_out(x, o) ? -1 : run_rows(f, o, n, n, 1, onednn);
     } else {
         attn_error tmp;
         int64_t shape = n;
@@ -326,16 +329,16 @@ attn_tensor *attn_activate(attn_activation f, const attn_tensor *x, attn_error *
             attn_free(out);
             return attn_fail(err, "activation: out of memory for %lld elements", (long long)n);
         }
-        gather_in_order(x, &lo, vals->storage->data, at, n);
-        status = run_rows(f, vals->storage->data, n, lo.row, vectorised, onednn);
-        for (int64_t k = 0; k < n; k++)
+        status = gather_in_order(x, &lo, vals->storage->data, at, n) ? -1
+                 : run_rows(f, vals->storage->data, n, lo.row, vectorised, onednn);
+        for (int64_t k = 0; k < n && !status; k++)
             o[at[k]] = vals->storage->data[k];
         free(at);
         attn_free(vals);
     }
     if (status) {
         attn_free(out);
-        return attn_fail(err, "interrupted");
+        return attn_interrupted(err);
     }
     return out;
 }

@@ -65,9 +65,14 @@ attn_tensor *attn_causal_mask(int64_t n, int64_t m, attn_error *err)
         return NULL;
     /* triu(ones(n, m), diagonal=1): query i may not see keys j > i. With m = 0 there is nothing to fill,
      * and n may be as large as an int64 (an empty [n, 0] mask): no loop over its rows. */
-    for (int64_t i = 0; i < n && m > 0; i++)
+    for (int64_t i = 0; i < n && m > 0; i++) {
+        if (attn_interrupt_requested) { /* once a row */
+            attn_free(mask);
+            return attn_interrupted(err);
+        }
         for (int64_t j = 0; j < m; j++)
             mask->storage->data[i * m + j] = j > i ? 1.0f : 0.0f;
+    }
     return mask;
 }
 
@@ -84,6 +89,8 @@ attn_tensor *attn_valid_len_mask(int64_t n, const attn_tensor *lens, attn_error 
                          SHAPE(lens, ls));
     int64_t b = lens->shape[0], q = lens->ndim == 2 ? lens->shape[1] : 1;
     for (int64_t i = 0; i < b * q; i++) {
+        if (attn_poll(i)) /* lens can be an expanded view of 2^40 entries */
+            return attn_interrupted(err);
         double len = attn_get_flat_f64(lens, i);
         if (!(len >= 0 && len <= (double)n) || len != floor(len))
             return attn_fail(err, "attention.valid_len_mask: valid length %g (entry %lld of lens %s) must be a "
@@ -95,6 +102,10 @@ attn_tensor *attn_valid_len_mask(int64_t n, const attn_tensor *lens, attn_error 
     if (!mask)
         return NULL;
     for (int64_t i = 0; i < b * q; i++) {
+        if (attn_interrupt_requested) { /* once a row */
+            attn_free(mask);
+            return attn_interrupted(err);
+        }
         int64_t len = (int64_t)attn_get_flat_f64(lens, i);
         for (int64_t j = 0; j < n; j++)
             mask->storage->data[i * n + j] = j >= len ? 1.0f : 0.0f;
@@ -151,7 +162,10 @@ attn_tensor *attn_dropout(const char *fn, const attn_tensor *x, double p, attn_e
     if (p == 1) {
         memset(noise->storage->data, 0, sizeof(float) * (size_t)n);
     } else {
-        attn_bernoulli_fill(noise->storage->data, n, 1 - p);
+        if (attn_bernoulli_fill(noise->storage->data, n, 1 - p)) {
+            attn_free(noise);
+            return attn_interrupted(err);
+        }
         float keep = (float)(1 - p); /* PyTorch divides by the scalar cast to float32 */
         for (int64_t i = 0; i < n; i++)
             noise->storage->data[i] /= keep;

@@ -96,7 +96,12 @@ attn_tensor *attn_arange_i64(int64_t start, int64_t end, int64_t step, attn_erro
     if (!t)
         return NULL;
     uint64_t v = (uint64_t)start;
-    for (int64_t i = 0; i < n; i++, v += (uint64_t)step)
+    for (int64_t i = 0; i < n; i++, v += (uint64_t)step) {
+        if (attn_poll(i)) {
+            attn_free(t);
+            return attn_interrupted(err);
+        }
         t->storage->i64[i] = (int64_t)v;
+    }
     return t;
 }

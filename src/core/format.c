@@ -96,7 +96,7 @@ static void visit_elements(const attn_tensor *t, int dim, int64_t off, int summa
     }
     int64_t n = t->shape[dim], edge = g_opts.edgeitems;
     int cut = summarize && n > 2 * edge;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < n && !attn_interrupt_requested; i++) { /* Ctrl-C: attn_format reports it */
         if (cut && i == edge)
             i = n - edge; /* skip the middle */
         visit_elements(t, dim + 1, off + i * t->stride[dim], summarize, fn, ctx);
@@ -261,7 +261,7 @@ static void put_vector(sbuf *b, const attn_tensor *t, const formatter *fm, int64
     if (per_line < 1)
         per_line = 1;
     sb_puts(b, "[");
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < n && !attn_interrupt_requested; i++) { /* Ctrl-C: attn_format reports it */
         if (cut && i == edge) {
             put_separator(b, k++, per_line, indent);
             sb_puts(b, " ...");
@@ -395,6 +395,10 @@ char *attn_format(const attn_tensor *t, attn_error *err)
         sb_puts(&b, "tensor(");
         put_tensor(&b, t, &fm, 0, t->offset, indent, summarize);
         sb_puts(&b, ")");
+    }
+    if (attn_interrupt_requested) { /* a tensor printed in full can be long (threshold up to 1e9) */
+        free(b.s);
+        return format_fail(err, "interrupted");
     }
     if (b.oom) {
         free(b.s);

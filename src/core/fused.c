@@ -469,7 +469,7 @@ static int run(plan *p, attn_error *err)
         openblas_set_num_threads(blas_threads);
     free_workspaces(w, nt);
     if (failed)
-        return attn_fail(err, FN ": interrupted"), -1;
+        return attn_interrupted(err), -1; /* the one message of a Ctrl-C */
     return 0;
 }
 

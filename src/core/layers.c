@@ -168,7 +168,7 @@ attn_tensor *attn_layer_norm(const attn_tensor *x, int nnorm, const attn_tensor 
     for (int64_t r = 0; r < rows; r++) {
         if ((r & 0xFF) == 0 && attn_interrupt_requested) {
             attn_free(out), attn_free(cx), attn_free(cw), attn_free(cb);
-            return attn_fail(err, "interrupted");
+            return attn_interrupted(err);
         }
         normalize_row(in + r * n, out->storage->data + r * n, n, gamma, beta, (float)eps);
     }
@@ -204,7 +204,7 @@ attn_tensor *attn_embedding(const attn_tensor *weight, const attn_tensor *indice
     for (int64_t k = 0; k < count; k++) {
         if ((k & 0xFFF) == 0 && attn_interrupt_requested) {
             attn_free(out);
-            return attn_fail(err, "interrupted");
+            return attn_interrupted(err);
         }
         int64_t id = attn_get_flat_i64(indices, k);
         /* id - first_id in unsigned arithmetic: an id near INT64_MIN must not overflow */

@@ -14,7 +14,11 @@ attn_tensor *attn_tril(const char *fn, const attn_tensor *t, int64_t diagonal, i
     int64_t mats = (rows > 0 && cols > 0) ? attn_numel(t) / (rows * cols) : 0;
     for (int64_t m = 0; m < mats; m++) {
         int64_t at = m * rows * cols;
-        for (int64_t i = 0; i < rows; i++)
+        for (int64_t i = 0; i < rows; i++) {
+            if (attn_interrupt_requested) { /* once a row: the row is work enough */
+                attn_free(out);
+                return attn_interrupted(err);
+            }
             for (int64_t j = 0; j < cols; j++, at++) {
                 /* tril keeps j - i <= diagonal; triu keeps j - i >= diagonal */
                 int keep = upper ? (j - i >= diagonal) : (j - i <= diagonal);
@@ -25,6 +29,7 @@ attn_tensor *attn_tril(const char *fn, const attn_tensor *t, int64_t diagonal, i
                 else
                     out->storage->data[at] = 0.0f;
             }
+        }
     }
     return out;
 }
@@ -52,6 +57,12 @@ int attn_masked_fill_(attn_tensor *t, const attn_tensor *mask, attn_number value
     }
     int64_t n = attn_numel(t), index[ATTN_MAX_DIMS] = {0};
     for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i)) {
+            attn_free(m);
+            attn_free(v);
+            attn_interrupted(err);
+            return -1;
+        }
         int64_t at = attn_offset_of(t, index);
         if (*attn_ptr(m, index) != 0.0f && t->dtype == ATTN_INT64)
             t->storage->i64[at] = v->storage->i64[0];

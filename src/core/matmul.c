@@ -161,34 +161,66 @@ static void loop_product_f32(const float *A, int64_t ars, int64_t acs, const flo
         }
 }
 
-/* The same for int64, wrapping on overflow; exact, so the order does not matter. */
-static void loop_product_i64(const int64_t *A, int64_t ars, int64_t acs, const int64_t *B, int64_t brs,
-                             int64_t bcs, int64_t *C, int64_t n, int64_t k, int64_t m)
+/* The same for int64, wrapping on overflow; exact, so the order does not matter. -1 when interrupted
+ * (checked once a row: int64 products of any size come here). */
+static int loop_product_i64(const int64_t *A, int64_t ars, int64_t acs, const int64_t *B, int64_t brs,
+                            int64_t bcs, int64_t *C, int64_t n, int64_t k, int64_t m)
 {
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n; i++) {
+        if (attn_interrupt_requested)
+            return -1;
         for (int64_t j = 0; j < m; j++)
             C[i * m + j] = dot_i64(A + i * ars, acs, B + j * bcs, brs, k);
+    }
+    return 0;
 }
 
-/* One product of the batch: A's matrix at offset oa times B's at ob into out's matrix i. */
-static void batch_product(const mat_operand *A, const mat_operand *B, int64_t oa, int64_t ob, attn_tensor *out,
-                          int64_t i, int use_loop)
+/* One sgemm call cannot be stopped, and a product of 30000-row matrices runs for minutes. So a product of
+ * more than 2^34 multiply-adds (a quarter of a second here) goes to BLAS in blocks of rows of about 2^33,
+ * checking for Ctrl-C between them. Smaller products, every one the books and lessons make among them,
+ * are the one call PyTorch makes. A split changes how OpenBLAS tiles the rows, and with it the last bit
+ * of some elements (as its number of threads does); both are BLAS's rounding of the same product. */
+#define ONE_CALL_MACS ((int64_t)1 << 34)
+
+/* C[n, m] = A[n, k] · B[k, m] through cblas_sgemm, as above; -1 when interrupted. */
+static int sgemm_rows(const mat_operand *A, const float *a, const mat_operand *B, const float *b, float *c,
+                      int64_t n, int64_t m, int64_t k)
+{
+    int64_t block = n;
+    if ((double)n * (double)m * (double)k > (double)ONE_CALL_MACS) {
+        block = (ONE_CALL_MACS / 2) / (m * k) / 256 * 256; /* whole tiles of rows */
+        if (block < 1)
+            block = 1;
+    }
+    for (int64_t r = 0; r < n; r += block) {
+        if (attn_interrupt_requested)
+            return -1;
+        int64_t rows = n - r < block ? n - r : block;
+        /* row r of A: r rows down (not transposed) or r columns along (transposed) */
+        const float *ar = a + r * (A->layout.trans == CblasNoTrans ? A->layout.ld : 1);
+        cblas_sgemm(CblasRowMajor, A->layout.trans, B->layout.trans, (int)rows, (int)m, (int)k, 1.0f, ar,
+                    A->layout.ld, b, B->layout.ld, 0.0f, c + r * m, (int)(m > 0 ? m : 1));
+    }
+    return 0;
+}
+
+/* One product of the batch: A's matrix at offset oa times B's at ob into out's matrix i. -1 when
+ * interrupted. */
+static int batch_product(const mat_operand *A, const mat_operand *B, int64_t oa, int64_t ob, attn_tensor *out,
+                         int64_t i, int use_loop)
 {
     int64_t n = A->rows, k = A->cols, m = B->cols;
-    if (out->dtype == ATTN_INT64) {
-        loop_product_i64(A->t->storage->i64 + oa, A->rs, A->cs, B->t->storage->i64 + ob, B->rs, B->cs,
-                         out->storage->i64 + i * n * m, n, k, m);
-        return;
-    }
+    if (out->dtype == ATTN_INT64)
+        return loop_product_i64(A->t->storage->i64 + oa, A->rs, A->cs, B->t->storage->i64 + ob, B->rs, B->cs,
+                                out->storage->i64 + i * n * m, n, k, m);
     float *c = out->storage->data + i * n * m;
     if (k == 0)
         memset(c, 0, sizeof(float) * (size_t)(n * m));
     else if (use_loop)
         loop_product_f32(A->t->storage->data + oa, A->rs, A->cs, B->t->storage->data + ob, B->rs, B->cs, c, n, k, m);
     else
-        cblas_sgemm(CblasRowMajor, A->layout.trans, B->layout.trans, (int)n, (int)m, (int)k, 1.0f,
-                    A->t->storage->data + oa, A->layout.ld, B->t->storage->data + ob, B->layout.ld, 0.0f, c,
-                    (int)(m > 0 ? m : 1));
+        return sgemm_rows(A, A->t->storage->data + oa, B, B->t->storage->data + ob, c, n, m, k);
+    return 0;
 }
 
 /* Checks shapes and dtypes; returns 1 when the caller is done (*out set: a dot product, or NULL with err
@@ -248,7 +280,7 @@ static attn_tensor *batched(const mat_operand *A, const mat_operand *B, attn_ten
     for (int64_t i = 0; i < batches; i++) {
         if (attn_interrupt_requested) {
             attn_free(out);
-            return attn_fail(err, "interrupted");
+            return attn_interrupted(err);
         }
         int64_t oa = A->t->offset, ob = B->t->offset;
         for (int d = 0; d < nbatch; d++) {
@@ -258,7 +290,10 @@ static attn_tensor *batched(const mat_operand *A, const mat_operand *B, attn_ten
             if (db >= 0 && B->t->shape[db] != 1)
                 ob += index[d] * B->t->stride[db];
         }
-        batch_product(A, B, oa, ob, out, i, use_loop);
+        if (batch_product(A, B, oa, ob, out, i, use_loop)) {
+            attn_free(out);
+            return attn_interrupted(err);
+        }
         for (int d = nbatch - 1; d >= 0; d--) {
             if (++index[d] < out->shape[d])
                 break;

@@ -140,7 +140,7 @@ static int64_t apply_binary_i64(attn_binop op, int64_t x, int64_t y)
 static attn_tensor *interrupted(attn_tensor *partial, attn_error *err)
 {
     attn_free(partial);
-    return attn_fail(err, "interrupted");
+    return attn_interrupted(err);
 }
 
 /* t as the kernel of `compute` reads it: itself when its storage already holds that type (bool is
@@ -188,21 +188,24 @@ static attn_tensor *binary_kernel(attn_binop op, attn_dtype compute, const attn_
     walk_add(&w, b);
     int64_t inner = w.shape[w.ndim - 1], sa = w.stride[0][w.ndim - 1], sb = w.stride[1][w.ndim - 1];
     int64_t index[ATTN_MAX_DIMS] = {0}, at = 0;
-    do {
-        if (attn_interrupt_requested)
-            return interrupted(out, err);
-        if (compute == ATTN_INT64) {
-            const int64_t *pa = a->storage->i64 + w.offset[0], *pb = b->storage->i64 + w.offset[1];
-            if (out->dtype == ATTN_INT64)
-                for (int64_t j = 0; j < inner; j++)
-                    out->storage->i64[at++] = apply_binary_i64(op, pa[j * sa], pb[j * sb]);
-            else
-                for (int64_t j = 0; j < inner; j++)
-                    out->storage->data[at++] = (float)apply_binary_i64(op, pa[j * sa], pb[j * sb]);
-        } else {
-            const float *pa = a->storage->data + w.offset[0], *pb = b->storage->data + w.offset[1];
-            for (int64_t j = 0; j < inner; j++)
-                out->storage->data[at++] = apply_binary(op, pa[j * sa], pb[j * sb]);
+    do { /* a row in pieces of ATTN_POLL_EVERY, checking for Ctrl-C: one row can hold 2^30 elements */
+        for (int64_t j0 = 0; j0 < inner; j0 += ATTN_POLL_EVERY) {
+            int64_t j1 = inner - j0 < ATTN_POLL_EVERY ? inner : j0 + ATTN_POLL_EVERY;
+            if (attn_interrupt_requested)
+                return interrupted(out, err);
+            if (compute == ATTN_INT64) {
+                const int64_t *pa = a->storage->i64 + w.offset[0], *pb = b->storage->i64 + w.offset[1];
+                if (out->dtype == ATTN_INT64)
+                    for (int64_t j = j0; j < j1; j++)
+                        out->storage->i64[at++] = apply_binary_i64(op, pa[j * sa], pb[j * sb]);
+                else
+                    for (int64_t j = j0; j < j1; j++)
+                        out->storage->data[at++] = (float)apply_binary_i64(op, pa[j * sa], pb[j * sb]);
+            } else {
+                const float *pa = a->storage->data + w.offset[0], *pb = b->storage->data + w.offset[1];
+                for (int64_t j = j0; j < j1; j++)
+                    out->storage->data[at++] = apply_binary(op, pa[j * sa], pb[j * sb]);
+            }
         }
     } while (walk_next_row(&w, index));
     return out;
@@ -266,7 +269,11 @@ attn_tensor *attn_where(const attn_tensor *cond, const attn_tensor *a, const att
     attn_free(cb);
     if (ec && ea && eb) {
         int64_t n = attn_numel(out);
-        for (int64_t i = 0; i < n; i++) {
+        for (int64_t i = 0; i < n && out; i++) {
+            if (attn_poll(i)) {
+                out = interrupted(out, err);
+                break;
+            }
             const attn_tensor *from = attn_get_flat(ec, i) != 0 ? ea : eb;
             if (dtype == ATTN_INT64)
                 out->storage->i64[i] = attn_get_flat_i64(from, i);
@@ -311,6 +318,8 @@ static attn_tensor *unary_i64(attn_unop op, const attn_tensor *a, attn_error *er
     attn_tensor *out = attn_clone(a, err);
     int64_t n = out ? attn_numel(out) : 0;
     for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i))
+            return interrupted(out, err);
         uint64_t x = (uint64_t)out->storage->i64[i];
         int negative = out->storage->i64[i] < 0;
         if (op == ATTN_NEG || (op == ATTN_ABS && negative))
@@ -378,11 +387,12 @@ static attn_tensor *map_unary(const attn_tensor *a, attn_dtype dtype, attn_unop 
         return NULL;
     int64_t n = attn_numel(a);
     float *O = out->storage->data;
-    attn_copy_out(a, O);
+    if (attn_copy_out(a, O))
+        return interrupted(out, err);
     /* torch.sigmoid runs its scalar lambda on the last numel % 16 elements of a contiguous tensor */
     int64_t tail = (op == ATTN_SIGMOID && !use_pow && attn_is_contiguous(a)) ? n - n % 16 : n;
     for (int64_t i = 0; i < n; i++) {
-        if ((i & 0xFFFF) == 0 && attn_interrupt_requested)
+        if (attn_poll(i))
             return interrupted(out, err);
         if (use_pow)
             O[i] = pow_scalar(O[i], exponent);

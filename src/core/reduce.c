@@ -8,12 +8,24 @@
  * addition is a plain float addition in PyTorch's order (no FMA: compile with -ffp-contract=off).
  * Strides are in elements here (PyTorch's are in bytes; comparisons are the same). */
 #include "reduce.h"
+#include "tensor.h"
 
 #include <stddef.h>
 
 #define VEC 8      /* Vectorized<float>::size() with AVX2 */
 #define NLEVELS 4  /* multi_row_sum's num_levels */
 #define NROWS 4    /* nrows of vectorized_outer_sum / scalar_outer_sum, ilp_factor of row_sum */
+
+/* Ctrl-C: once the flag is seen, every loop below returns at once and attn_reduce_sum reports it. The
+ * outer loops look every 4096 steps, multi_row_sum every level_step rows. (Not PyTorch's code.) */
+static int stopped;
+
+static int stop_now(void)
+{
+    if (attn_interrupt_requested)
+        stopped = 1;
+    return stopped;
+}
 
 /* utils::CeilLog2 (aten/src/ATen/native/cpu/utils.h): 1 for x <= 2, else findLastSet(x - 1) + 1. */
 static int64_t ceil_log2(int64_t x)
@@ -52,6 +64,8 @@ static void multi_row_sum(const float *in, int64_t row_stride, int64_t col_strid
 
     int64_t i = 0;
     while (i + level_step <= size) {
+        if (stop_now())
+            break; /* ret gets the partial sums: they are thrown away */
         for (int64_t j = 0; j < level_step; j++, i++)
             add_rows(acc[0], in + i * row_stride, col_stride, nrows, w);
         for (int j = 1; j < NLEVELS; j++) {
@@ -65,7 +79,7 @@ static void multi_row_sum(const float *in, int64_t row_stride, int64_t col_strid
                 break;
         }
     }
-    for (; i < size; i++)
+    for (; i < size && !stopped; i++)
         add_rows(acc[0], in + i * row_stride, col_stride, nrows, w);
     for (int j = 1; j < NLEVELS; j++)
         for (int k = 0; k < nrows; k++)
@@ -101,6 +115,8 @@ static void vectorized_inner_sum(const float *in, int64_t outer_stride, float *o
 {
     const int64_t vec_size = size0 / VEC;
     for (int64_t j = 0; j < size1; j++) {
+        if ((j & 4095) == 0 && stop_now())
+            return;
         const float *row_in = in + j * outer_stride;
         float vec_acc[VEC];
         row_sum(row_in, VEC, vec_size, VEC, vec_acc);
@@ -120,6 +136,8 @@ static void vectorized_outer_sum(const float *in, int64_t inner_stride, float *o
 {
     int64_t j = 0;
     for (; j + NROWS * VEC <= size1; j += NROWS * VEC) {
+        if (stop_now())
+            return;
         float sums[NROWS][VEC];
         multi_row_sum(in + j, inner_stride, VEC, size0, NROWS, VEC, sums);
         for (int i = 0; i < NROWS; i++)
@@ -144,6 +162,8 @@ static void scalar_inner_sum(const float *in, const int64_t in_strides[2], float
                              int64_t size0, int64_t size1)
 {
     for (int64_t j = 0; j < size1; j++) {
+        if ((j & 4095) == 0 && stop_now())
+            return;
         float ans[VEC];
         row_sum(in + j * in_strides[1], in_strides[0], size0, 1, ans);
         out[j * out_stride] += ans[0];
@@ -156,6 +176,8 @@ static void scalar_outer_sum(const float *in, const int64_t in_strides[2], float
 {
     int64_t j = 0;
     for (; j + (NROWS - 1) < size1; j += NROWS) {
+        if ((j & 4095) == 0 && stop_now())
+            return;
         float sums[NROWS][VEC];
         multi_row_sum(in + j * in_strides[1], in_strides[0], in_strides[1], size0, NROWS, 1, sums);
         for (int k = 0; k < NROWS; k++)
@@ -183,7 +205,7 @@ static void cascade_sum_loop(float *out, const float *in, const int64_t s[4], in
     /* Not a true reduction (only size-1 dims reduced): out += in elementwise (UNARY_OUTER_LOOP of
      * basic_loop, with the original strides; no swap happened on this path) */
     if (out_strides[0] != 0 && out_strides[1] != 0) {
-        for (int64_t j = 0; j < size1; j++)
+        for (int64_t j = 0; j < size1 && !stop_now(); j++)
             for (int64_t i = 0; i < size0; i++)
                 out[j * s[2] + i * s[0]] += in[j * s[3] + i * s[1]];
         return;
@@ -224,11 +246,12 @@ static int should_swap(const dim_info *a, const dim_info *b)
     return 0;
 }
 
-void attn_reduce_sum(const float *data, int ndim, const int64_t *shape, const int64_t *stride, int dim,
-                     float *out)
+int attn_reduce_sum(const float *data, int ndim, const int64_t *shape, const int64_t *stride, int dim,
+                    float *out)
 {
+    stopped = 0;
     if (ndim < 0 || ndim > ATTN_REDUCE_MAX_DIMS || dim < -1 || dim >= ndim || (ndim == 0 && dim != -1))
-        return;
+        return 0;
 
     /* The result: contiguous over the kept dims (what sum allocates); review_reduce_result gives
      * the reduced dims stride 0. numel 0 -> result.zero_(); otherwise output().fill_(0) too. */
@@ -246,7 +269,7 @@ void attn_reduce_sum(const float *data, int ndim, const int64_t *shape, const in
     for (int64_t i = 0; i < out_numel; i++)
         out[i] = 0.0f;
     if (numel == 0)
-        return;
+        return 0;
 
     /* compute_strides, then reorder_dimensions: perm starts as n-1, ..., 0 (fastest first), then an
      * insertion sort that tolerates ambiguous comparisons (ndim == 1 keeps its order). */
@@ -313,10 +336,13 @@ void attn_reduce_sum(const float *data, int ndim, const int64_t *shape, const in
             out_off += idx[d] * dims[d].out_stride;
         }
         cascade_sum_loop(out + out_off, data + in_off, s, size0, size1);
+        if (stop_now())
+            return -1;
         int d = 2;
         while (d < nd && ++idx[d] == dims[d].size)
             idx[d++] = 0;
         if (d >= nd)
             break;
     }
+    return 0;
 }

@@ -18,8 +18,9 @@
  * exactly PyTorch's single-thread CPU sum, bit for bit. dim == -1 means over all elements (one
  * output). data points at the tensor's first element (storage + offset). ndim is 0 (a scalar, only
  * with dim == -1) .. ATTN_REDUCE_MAX_DIMS; strides must be >= 0. A reduced dim of size 0 gives zeros.
- * Out-of-range ndim or dim: nothing is written. */
-void attn_reduce_sum(const float *data, int ndim, const int64_t *shape, const int64_t *stride, int dim,
-                     float *out);
+ * Out-of-range ndim or dim: nothing is written. Returns 0, or -1 when a Ctrl-C stopped it (tensor.h's
+ * attn_interrupt_requested; out is then incomplete). */
+int attn_reduce_sum(const float *data, int ndim, const int64_t *shape, const int64_t *stride, int dim,
+                    float *out);
 
 #endif

@@ -49,12 +49,18 @@ static attn_tensor *sum_i64(const attn_tensor *t, int dim, attn_tensor *out, att
         attn_free(out);
         return NULL;
     }
-    int64_t rows = attn_numel(out), len = rows > 0 ? attn_numel(t) / rows : 0;
+    int64_t rows = attn_numel(out), len = rows > 0 ? attn_numel(t) / rows : 0, done = 0;
     for (int64_t r = 0; r < rows; r++) {
         uint64_t acc = 0;
-        for (int64_t i = 0; i < len; i++)
+        for (int64_t i = 0; i < len; i++) {
+            if (attn_poll(done++)) {
+                attn_free(c);
+                attn_free(out);
+                return attn_interrupted(err);
+            }
             acc += t->dtype == ATTN_INT64 ? (uint64_t)c->storage->i64[c->offset + r * len + i]
                                           : (uint64_t)(c->storage->data[c->offset + r * len + i] != 0.0f);
+        }
         out->storage->i64[r] = (int64_t)acc;
     }
     attn_free(c);
@@ -78,7 +84,10 @@ static attn_tensor *reduce_sum(const char *fn, const attn_tensor *t, int dim, in
         return NULL;
     if (dtype == ATTN_INT64)
         return sum_i64(t, dim, out, err);
-    attn_reduce_sum(t->storage->data + t->offset, t->ndim, t->shape, t->stride, dim, out->storage->data);
+    if (attn_reduce_sum(t->storage->data + t->offset, t->ndim, t->shape, t->stride, dim, out->storage->data)) {
+        attn_free(out);
+        return attn_interrupted(err);
+    }
     if (mean) {
         float len = (float)(dim < 0 ? attn_numel(t) : t->shape[dim]);
         int64_t n = attn_numel(out);
@@ -98,22 +107,29 @@ attn_tensor *attn_mean(const attn_tensor *t, int dim, int keepdim, attn_error *e
     return reduce_sum("mean", t, dim, keepdim, 1, err);
 }
 
-/* The position of the first maximum (minimum) of p[0..len); a NaN wins, as in PyTorch. */
+/* The position of the first maximum (minimum) of p[0..len); a NaN wins, as in PyTorch. -1 when
+ * interrupted (a row can be all of a 2^40-element tensor). */
 static int64_t best_f32(const float *p, int64_t len, int want_min)
 {
     int64_t best = 0;
-    for (int64_t i = 1; i < len && !isnan(p[best]); i++)
+    for (int64_t i = 1; i < len && !isnan(p[best]); i++) {
+        if (attn_poll(i))
+            return -1;
         if (isnan(p[i]) || (want_min ? p[i] < p[best] : p[i] > p[best]))
             best = i;
+    }
     return best;
 }
 
 static int64_t best_i64(const int64_t *p, int64_t len, int want_min)
 {
     int64_t best = 0;
-    for (int64_t i = 1; i < len; i++)
+    for (int64_t i = 1; i < len; i++) {
+        if (attn_poll(i))
+            return -1;
         if (want_min ? p[i] < p[best] : p[i] > p[best])
             best = i;
+    }
     return best;
 }
 
@@ -142,8 +158,15 @@ attn_tensor *attn_max(const char *fn, const attn_tensor *t, int dim, int keepdim
     }
     int64_t rows = attn_numel(out);
     for (int64_t r = 0; r < rows; r++) {
-        int64_t best = t->dtype == ATTN_INT64 ? best_i64(c->storage->i64 + c->offset + r * len, len, want_min)
-                                              : best_f32(c->storage->data + c->offset + r * len, len, want_min);
+        int64_t best = attn_interrupt_requested ? -1 /* short rows are not polled inside */
+                       : t->dtype == ATTN_INT64 ? best_i64(c->storage->i64 + c->offset + r * len, len, want_min)
+                                                : best_f32(c->storage->data + c->offset + r * len, len, want_min);
+        if (best < 0) {
+            attn_free(c);
+            attn_free(out);
+            attn_free(idx);
+            return attn_interrupted(err);
+        }
         if (t->dtype == ATTN_INT64)
             out->storage->i64[r] = c->storage->i64[c->offset + r * len + best];
         else

@@ -113,19 +113,23 @@ static double uniform01_double(void)
     return (double)(attn_rng_u64() & ((UINT64_C(1) << 53) - 1)) * 0x1p-53;
 }
 
-void attn_rand_fill(float *out, int64_t n)
+int attn_rand_fill(float *out, int64_t n)
 {
-    attn_uniform_fill(out, n, 0.0, 1.0);
+    return attn_uniform_fill(out, n, 0.0, 1.0);
 }
 
 /* native/cpu/DistributionTemplates.h: uniform_kernel. from and to are cast to float first, so
  * `to - from` is a float subtraction; the rest is one fused multiply-add (see the top of the file). */
-void attn_uniform_fill(float *out, int64_t n, double a, double b)
+int attn_uniform_fill(float *out, int64_t n, double a, double b)
 {
     float from = (float)a, to = (float)b;
     float range = to - from;
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i))
+            return -1;
         out[i] = fmaf(uniform01_float(), range, from);
+    }
+    return 0;
 }
 
 /* ---- normal (native/cpu/DistributionKernels.cpp: normal_kernel) ----
@@ -167,31 +171,38 @@ static void normal_fill_16(float *d, float mean, float std)
     }
 }
 
-void attn_normal_fill(float *out, int64_t n, double mean, double std)
+int attn_normal_fill(float *out, int64_t n, double mean, double std)
 {
     if (n < 16) {
         for (int64_t i = 0; i < n; i++)
             out[i] = (float)normal_double(mean, std);
-        return;
+        return 0;
     }
     /* normal_fill: every element gets a float uniform first, then each whole block of 16 is
      * transformed in place; a ragged tail is handled by redrawing the LAST 16 elements (which
      * overlaps the previous block) and transforming them again. */
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i))
+            return -1;
         out[i] = uniform01_float();
-    for (int64_t i = 0; i + 16 <= n; i += 16)
+    }
+    for (int64_t i = 0; i + 16 <= n; i += 16) {
+        if (attn_poll(i))
+            return -1;
         normal_fill_16(out + i, (float)mean, (float)std);
+    }
     if (n % 16 != 0) {
         float *tail = out + n - 16;
         for (int i = 0; i < 16; i++)
             tail[i] = uniform01_float();
         normal_fill_16(tail, (float)mean, (float)std);
     }
+    return 0;
 }
 
-void attn_randn_fill(float *out, int64_t n)
+int attn_randn_fill(float *out, int64_t n)
 {
-    attn_normal_fill(out, n, 0.0, 1.0);
+    return attn_normal_fill(out, n, 0.0, 1.0);
 }
 
 /* ---- randint (native/DistributionTemplates.h: random_from_to; core/DistributionsHelper.h:
@@ -205,6 +216,8 @@ int attn_randint_fill(int64_t *out, int64_t n, int64_t low, int64_t high, attn_e
                     (long long)low, (long long)high);
     uint64_t range = (uint64_t)high - (uint64_t)low;
     for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i))
+            return fail(err, "interrupted");
         uint64_t v = range >= (UINT64_C(1) << 32) ? attn_rng_u64() : (uint64_t)attn_rng_u32();
         out[i] = (int64_t)(v % range + (uint64_t)low);
     }
@@ -227,32 +240,38 @@ void attn_set_bernoulli_flavor(attn_bernoulli_flavor f)
  * the first u from the seed itself) and viRngBernoulli(ICDF) gives 1 when u < p. PyTorch splits the
  * tensor into chunks with vslSkipAheadStream, which is the same sequence as one pass. The seed is drawn
  * even for an empty tensor. */
-static void bernoulli_mkl(float *out, int64_t n, double p)
+static int bernoulli_mkl(float *out, int64_t n, double p)
 {
     const uint64_t m = 0x7fffffffu;
     uint64_t x = attn_rng_u32() % m;
     if (x == 0)
         x = 1;
     for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i))
+            return -1;
         out[i] = (double)x / (double)m < p ? 1.0f : 0.0f;
         x = (UINT64_C(1132489760) * x) % m;
     }
+    return 0;
 }
 
 /* Build without MKL: bernoulli_scalar_kernel_default -> templates::cpu::bernoulli_kernel, one
  * bernoulli_distribution<double> per element: a float64 uniform u, and 1 when u < p. */
-static void bernoulli_default(float *out, int64_t n, double p)
+static int bernoulli_default(float *out, int64_t n, double p)
 {
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i))
+            return -1;
         out[i] = uniform01_double() < p ? 1.0f : 0.0f;
+    }
+    return 0;
 }
 
-void attn_bernoulli_fill(float *out, int64_t n, double p)
+int attn_bernoulli_fill(float *out, int64_t n, double p)
 {
     if (bernoulli_flavor == ATTN_BERNOULLI_DEFAULT)
-        bernoulli_default(out, n, p);
-    else
-        bernoulli_mkl(out, n, p);
+        return bernoulli_default(out, n, p);
+    return bernoulli_mkl(out, n, p);
 }
 
 /* ---- state (torch.get_rng_state / set_rng_state, in attn's own little-endian layout) ----

@@ -5,7 +5,8 @@
  *
  * Every *_fill function writes out[0], out[1], ... in that order, consuming the stream exactly as
  * PyTorch does when it fills a contiguous float32 tensor of n elements; the caller maps the buffer
- * to the tensor's row-major order. */
+ * to the tensor's row-major order. They return 0, or -1 when a Ctrl-C stopped them (tensor.h's
+ * attn_interrupt_requested; out is then incomplete and the stream has moved on by what was drawn). */
 #ifndef ATTN_RNG_H
 #define ATTN_RNG_H
 
@@ -22,12 +23,12 @@ uint64_t attn_initial_seed(void);
 uint32_t attn_rng_u32(void);
 uint64_t attn_rng_u64(void); /* (u32() << 32) | u32(), the first draw is the high half */
 
-void attn_rand_fill(float *out, int64_t n);                            /* torch.rand */
-void attn_uniform_fill(float *out, int64_t n, double a, double b);     /* t:uniform_(a, b) */
-void attn_randn_fill(float *out, int64_t n);                           /* torch.randn */
-void attn_normal_fill(float *out, int64_t n, double mean, double std); /* t:normal_(mean, std) */
+int attn_rand_fill(float *out, int64_t n);                            /* torch.rand */
+int attn_uniform_fill(float *out, int64_t n, double a, double b);     /* t:uniform_(a, b) */
+int attn_randn_fill(float *out, int64_t n);                           /* torch.randn */
+int attn_normal_fill(float *out, int64_t n, double mean, double std); /* t:normal_(mean, std) */
 /* torch.randint(low, high, size): the values of an int64 tensor.
- * Returns 0, or -1 with err->msg set when high <= low. */
+ * Returns 0, or -1 with err->msg set when high <= low or when interrupted. */
 int attn_randint_fill(int64_t *out, int64_t n, int64_t low, int64_t high, attn_error *err);
 
 /* Bernoulli draws (dropout) depend on how PyTorch was built: with Intel MKL (the usual x86-64
@@ -36,7 +37,7 @@ typedef enum { ATTN_BERNOULLI_MKL = 0, ATTN_BERNOULLI_DEFAULT = 1 } attn_bernoul
 attn_bernoulli_flavor attn_get_bernoulli_flavor(void);
 void attn_set_bernoulli_flavor(attn_bernoulli_flavor f);
 /* t:bernoulli_(p): out[i] = 1.0f with probability p, else 0.0f. Dropout passes p = 1 - drop_p. */
-void attn_bernoulli_fill(float *out, int64_t n, double p);
+int attn_bernoulli_fill(float *out, int64_t n, double p);
 
 /* The whole generator state (engine, seed, cached normal) as an opaque byte string of a fixed size.
  * This is attn's own format, not torch.get_rng_state()'s. */

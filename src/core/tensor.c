@@ -23,6 +23,11 @@ void *attn_fail(attn_error *err, const char *fmt, ...)
     return NULL;
 }
 
+void *attn_interrupted(attn_error *err)
+{
+    return attn_fail(err, "interrupted");
+}
+
 /* ---- memory -------------------------------------------------------------------------------- */
 
 static void *default_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -222,8 +227,10 @@ attn_tensor *attn_empty(const char *fn, int ndim, const int64_t *shape, attn_dty
 attn_tensor *attn_full(const char *fn, int ndim, const int64_t *shape, float value, attn_error *err)
 {
     attn_tensor *t = attn_empty(fn, ndim, shape, ATTN_FLOAT32, err);
-    if (t)
-        attn_fill_(t, value);
+    if (t && attn_fill_(t, value, err)) {
+        attn_free(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -246,8 +253,13 @@ attn_tensor *attn_arange(double start, double end, double step, attn_error *err)
     attn_tensor *t = attn_empty("arange", 1, &n, ATTN_FLOAT32, err);
     if (!t)
         return NULL;
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i)) {
+            attn_free(t);
+            return attn_interrupted(err);
+        }
         t->storage->data[i] = (float)(start + (double)i * step);
+    }
     return t;
 }
 
@@ -339,15 +351,18 @@ char *attn_shape_str(const attn_tensor *t, char *buf, size_t size)
     return buf;
 }
 
-/* Calls visit(at, ctx) with the storage offset of every element, in row-major order. */
-static void for_each_offset(const attn_tensor *t, void (*visit)(int64_t at, void *ctx), void *ctx)
+/* Calls visit(at, ctx) with the storage offset of every element, in row-major order. -1 when
+ * interrupted. */
+static int for_each_offset(const attn_tensor *t, void (*visit)(int64_t at, void *ctx), void *ctx)
 {
     int64_t n = attn_numel(t);
     if (n == 0)
-        return;
+        return 0;
     int64_t index[ATTN_MAX_DIMS] = {0};
     int64_t at = t->offset;
     for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i))
+            return -1;
         visit(at, ctx);
         for (int d = t->ndim - 1; d >= 0; d--) {
             if (++index[d] < t->shape[d]) {
@@ -358,6 +373,20 @@ static void for_each_offset(const attn_tensor *t, void (*visit)(int64_t at, void
             index[d] = 0;
         }
     }
+    return 0;
+}
+
+/* memcpy of n elements of `size` bytes in pieces of 16 MB, checking for Ctrl-C between them. */
+static int copy_pieces(void *to, const void *from, int64_t n, size_t size)
+{
+    const int64_t piece = ((int64_t)1 << 24) / (int64_t)size;
+    for (int64_t i = 0; i < n; i += piece) {
+        if (attn_interrupt_requested)
+            return -1;
+        memcpy((char *)to + i * (int64_t)size, (const char *)from + i * (int64_t)size,
+               (size_t)(n - i < piece ? n - i : piece) * size);
+    }
+    return 0;
 }
 
 /* Gathering elements in row-major order, one visitor per pair of storage types. */
@@ -391,27 +420,24 @@ static void copy_out_float_as_i64_visit(int64_t at, void *ctx)
     *c->out_i64++ = attn_f64_to_i64(c->s->data[at]);
 }
 
-void attn_copy_out(const attn_tensor *t, float *out)
+int attn_copy_out(const attn_tensor *t, float *out)
 {
     struct copy_out_ctx c = {t->storage, out, NULL};
-    if (t->dtype == ATTN_INT64) {
-        for_each_offset(t, copy_out_i64_as_float_visit, &c);
-    } else if (attn_is_contiguous(t)) {
-        memcpy(out, t->storage->data + t->offset, (size_t)attn_numel(t) * sizeof(float));
-    } else {
-        for_each_offset(t, copy_out_visit, &c);
-    }
+    if (t->dtype == ATTN_INT64)
+        return for_each_offset(t, copy_out_i64_as_float_visit, &c);
+    if (attn_is_contiguous(t))
+        return copy_pieces(out, t->storage->data + t->offset, attn_numel(t), sizeof(float));
+    return for_each_offset(t, copy_out_visit, &c);
 }
 
-void attn_copy_out_i64(const attn_tensor *t, int64_t *out)
+int attn_copy_out_i64(const attn_tensor *t, int64_t *out)
 {
     struct copy_out_ctx c = {t->storage, NULL, out};
     if (t->dtype != ATTN_INT64)
-        for_each_offset(t, copy_out_float_as_i64_visit, &c);
-    else if (attn_is_contiguous(t))
-        memcpy(out, t->storage->i64 + t->offset, (size_t)attn_numel(t) * sizeof(int64_t));
-    else
-        for_each_offset(t, copy_out_i64_visit, &c);
+        return for_each_offset(t, copy_out_float_as_i64_visit, &c);
+    if (attn_is_contiguous(t))
+        return copy_pieces(out, t->storage->i64 + t->offset, attn_numel(t), sizeof(int64_t));
+    return for_each_offset(t, copy_out_i64_visit, &c);
 }
 
 /* ---- copies -------------------------------------------------------------------------------- */
@@ -419,10 +445,10 @@ void attn_copy_out_i64(const attn_tensor *t, int64_t *out)
 attn_tensor *attn_clone(const attn_tensor *t, attn_error *err)
 {
     attn_tensor *c = attn_empty("clone", t->ndim, t->shape, t->dtype, err);
-    if (c && t->dtype == ATTN_INT64)
-        attn_copy_out_i64(t, c->storage->i64);
-    else if (c)
-        attn_copy_out(t, c->storage->data);
+    if (c && (t->dtype == ATTN_INT64 ? attn_copy_out_i64(t, c->storage->i64) : attn_copy_out(t, c->storage->data))) {
+        attn_free(c);
+        return attn_interrupted(err);
+    }
     return c;
 }
 
@@ -439,14 +465,17 @@ attn_tensor *attn_to_dtype(const attn_tensor *t, attn_dtype dtype, attn_error *e
     if (!c)
         return NULL;
     int64_t n = attn_numel(c);
-    if (dtype == ATTN_INT64) {
-        attn_copy_out_i64(t, c->storage->i64);
-        return c;
-    }
-    attn_copy_out(t, c->storage->data);
-    if (dtype == ATTN_BOOL)
-        for (int64_t i = 0; i < n; i++)
+    int stopped = dtype == ATTN_INT64 ? attn_copy_out_i64(t, c->storage->i64) : attn_copy_out(t, c->storage->data);
+    for (int64_t i = 0; i < n && !stopped && dtype == ATTN_BOOL; i++) {
+        if (attn_poll(i))
+            stopped = 1;
+        else
             c->storage->data[i] = c->storage->data[i] != 0.0f ? 1.0f : 0.0f;
+    }
+    if (stopped) {
+        attn_free(c);
+        return attn_interrupted(err);
+    }
     return c;
 }
 
@@ -470,6 +499,11 @@ int attn_copy_(attn_tensor *dst, const attn_tensor *src, attn_error *err)
     }
     int64_t n = attn_numel(dst), index[ATTN_MAX_DIMS] = {0};
     for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i)) { /* dst is left partly written, as a PyTorch copy_ stopped by Ctrl-C would be */
+            attn_free(c);
+            attn_interrupted(err);
+            return -1;
+        }
         int64_t at = attn_offset_of(dst, index);
         if (dst->dtype == ATTN_INT64)
             dst->storage->i64[at] = c->storage->i64[c->offset + i];
@@ -503,16 +537,21 @@ static void fill_i64_visit(int64_t at, void *ctx)
     c->s->i64[at] = c->value_i64;
 }
 
-/* Fills t with value, given both as a float (for float32 and bool tensors) and as an int64. */
-static void fill_both(attn_tensor *t, float value, int64_t value_i64)
+/* Fills t with value, given both as a float (for float32 and bool tensors) and as an int64. -1 when
+ * interrupted (err set). */
+static int fill_both(attn_tensor *t, float value, int64_t value_i64, attn_error *err)
 {
     struct fill_ctx c = {t->storage, t->dtype == ATTN_BOOL ? (float)(value != 0.0f) : value, value_i64};
-    for_each_offset(t, t->dtype == ATTN_INT64 ? fill_i64_visit : fill_visit, &c);
+    if (for_each_offset(t, t->dtype == ATTN_INT64 ? fill_i64_visit : fill_visit, &c)) {
+        attn_interrupted(err);
+        return -1;
+    }
+    return 0;
 }
 
-void attn_fill_(attn_tensor *t, float value)
+int attn_fill_(attn_tensor *t, float value, attn_error *err)
 {
-    fill_both(t, value, attn_f64_to_i64(value));
+    return fill_both(t, value, attn_f64_to_i64(value), err);
 }
 
 int attn_fill_number_(const char *fn, attn_tensor *t, attn_number v, attn_error *err)
@@ -522,11 +561,9 @@ int attn_fill_number_(const char *fn, attn_tensor *t, attn_number v, attn_error 
             attn_fail(err, "%s: value %g cannot be converted to int64 (the tensor's dtype)", fn, v.f);
             return -1;
         }
-        fill_both(t, (float)v.f, attn_f64_to_i64(v.f));
-    } else {
-        fill_both(t, (float)v.i, v.i);
+        return fill_both(t, (float)v.f, attn_f64_to_i64(v.f), err);
     }
-    return 0;
+    return fill_both(t, (float)v.i, v.i, err);
 }
 
 /* Checks that the n tensors can be joined along dim (cat) and gives the result's shape. */

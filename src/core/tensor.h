@@ -76,8 +76,16 @@ int64_t attn_live_bytes(void);     /* bytes of tensor storage currently allocate
 int64_t attn_take_new_bytes(void); /* bytes allocated since the last call (for GC accounting) */
 
 /* Set from a signal handler (Ctrl-C); long-running core loops check it and fail with "interrupted".
- * The caller clears it. */
+ * The caller clears it. A loop polls it every ATTN_POLL_EVERY elements (attn_poll(i) is true when the
+ * i-th step should stop), so a Ctrl-C is seen within microseconds and the polling costs nothing
+ * measurable; attn_interrupted(err) then sets the message and returns NULL. */
 extern volatile sig_atomic_t attn_interrupt_requested;
+#define ATTN_POLL_EVERY 4096
+static inline int attn_poll(int64_t i)
+{
+    return (i & (ATTN_POLL_EVERY - 1)) == 0 && attn_interrupt_requested;
+}
+void *attn_interrupted(attn_error *err);
 
 /* ---- creation and lifetime ----------------------------------------------------------------- */
 /* fn names the user-facing function for error messages ("zeros", "rand", ...). Sizes must be
@@ -120,10 +128,11 @@ double attn_get_flat_f64(const attn_tensor *t, int64_t i); /* the same, int64 ex
 int64_t attn_get_flat_i64(const attn_tensor *t, int64_t i); /* any dtype; a float converted by attn_f64_to_i64 */
 /* Writes "[6, 3]" into buf (always NUL-terminated); returns buf. */
 char *attn_shape_str(const attn_tensor *t, char *buf, size_t size);
-/* Copies all elements in row-major order into out (numel floats; an int64 tensor's values converted). */
-void attn_copy_out(const attn_tensor *t, float *out);
+/* Copies all elements in row-major order into out (numel floats; an int64 tensor's values converted).
+ * -1 when interrupted (Ctrl-C). */
+int attn_copy_out(const attn_tensor *t, float *out);
 /* The same into numel int64s (a float32 or bool tensor's values converted by attn_f64_to_i64). */
-void attn_copy_out_i64(const attn_tensor *t, int64_t *out);
+int attn_copy_out_i64(const attn_tensor *t, int64_t *out);
 
 /* ---- views (share storage; no copy) -------------------------------------------------------- */
 attn_tensor *attn_alias(const attn_tensor *t, attn_error *err); /* a new header on the same data */
@@ -144,7 +153,7 @@ attn_tensor *attn_contiguous(const attn_tensor *t, attn_error *err); /* alias if
 attn_tensor *attn_clone(const attn_tensor *t, attn_error *err);
 attn_tensor *attn_to_dtype(const attn_tensor *t, attn_dtype dtype, attn_error *err); /* bool: x != 0 */
 int attn_copy_(attn_tensor *dst, const attn_tensor *src, attn_error *err); /* src broadcast and cast to dst */
-void attn_fill_(attn_tensor *t, float value);
+int attn_fill_(attn_tensor *t, float value, attn_error *err); /* -1 only when interrupted */
 /* fill_ with a number as the user wrote it, cast to t's dtype: an int64 tensor takes a Lua integer exactly
  * and a finite float truncated (PyTorch refuses inf and NaN there: so does this, returning -1). */
 int attn_fill_number_(const char *fn, attn_tensor *t, attn_number v, attn_error *err);

@@ -441,7 +441,7 @@ static void test_interrupt(void **state)
     attn_fused_config(0, 0, 0);
     attn_interrupt_requested = 0;
     assert_null(out);
-    assert_string_equal(err.msg, "attention.fused: interrupted");
+    assert_string_equal(err.msg, "interrupted");
     attn_free(q);
 }
 

@@ -328,10 +328,12 @@ end
 -- Completion
 ---------------------------------------------------------------------------------------------------
 
--- Indexes v without letting an error (or a strange __index) escape.
+-- Indexes v without letting an error (or a strange __index) escape; a Ctrl-C in an __index that never
+-- returns still stops the completion (src/cli/repl.c then abandons the line).
 local function field(v, k)
     local ok, r = pcall(function() return v[k] end)
     if ok then return r end
+    if r == "interrupted" then error(r, 0) end
     return nil
 end
 
