@@ -77,7 +77,9 @@ lesson.step("the same scores by matmul", function()
     lesson.show("scores_by_matmul", scores_by_matmul)
     lesson.check("ω2 by matmul (In [3]'s values)", scores_by_matmul,
         [=[tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])]=])
-    lesson.agree("matmul gives the loop's scores (to float32 rounding)", scores_by_matmul, attn_scores_2, {tol = 2e-7})
+    -- a matrix times a vector is BLAS's gemv, which adds each row's three products in the loop's order
+    -- (in PyTorch as here); the product of two matrices need not (see lesson 06)
+    lesson.agree("matmul gives the loop's scores, bit for bit", scores_by_matmul, attn_scores_2)
 end)
 
 lesson.say[[

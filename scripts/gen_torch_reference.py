@@ -26,6 +26,7 @@ import torch
 
 from torch_reference_attention import gen_attention
 from torch_reference_dtypes import gen_dtypes
+from torch_reference_products import gen_products
 from torch_reference_layers import gen_layers, gen_transformer
 
 SEEDS = [0, 5, 7, 42, 123, 789, 2**40 + 5]
@@ -439,6 +440,7 @@ def main():
     gen_softmax()
     gen_attention(write, f32s)
     gen_dtypes(OUT, header)
+    gen_products(write, f32s)
     # oneDNN picks its gelu kernel by the CPU (another one on AVX-512 machines); attn follows the AVX2 one
     assert cpu_capability() == "AVX2", "layers.txt and transformer.txt need an AVX2 (not AVX-512) machine"
     gen_layers(write, f32s)

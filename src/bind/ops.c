@@ -269,6 +269,16 @@ static int f_bmm(lua_State *L)
     return push_result(L, attn_matmul("bmm", a, b, &err), &err);
 }
 
+/* torch.addmm(input, mat1, mat2): input + mat1 · mat2 as PyTorch adds it (what F.linear runs) */
+static int f_addmm(lua_State *L)
+{
+    attn_tensor *c = lt_check(L, 1, "addmm", "input");
+    attn_tensor *a = lt_check(L, 2, "addmm", "mat1");
+    attn_tensor *b = lt_check(L, 3, "addmm", "mat2");
+    attn_error err;
+    return push_result(L, attn_addmm("addmm", c, a, b, &err), &err);
+}
+
 static int f_dot(lua_State *L)
 {
     attn_tensor *a = lt_check(L, 1, "dot", "input");
@@ -400,7 +410,7 @@ static const luaL_Reg functions[] = {
     {"logical_not", f_logical_not}, {"neg", f_neg}, {"exp", f_exp}, {"log", f_log}, {"sqrt", f_sqrt},
     {"tanh", f_tanh}, {"abs", f_abs}, {"sigmoid", f_sigmoid}, {"relu", f_relu},
     {"sum", f_sum}, {"mean", f_mean}, {"max", f_max}, {"min", f_min}, {"argmax", f_argmax},
-    {"argmin", f_argmin}, {"matmul", f_matmul}, {"mm", f_mm}, {"bmm", f_bmm}, {"dot", f_dot},
+    {"argmin", f_argmin}, {"matmul", f_matmul}, {"mm", f_mm}, {"bmm", f_bmm}, {"addmm", f_addmm}, {"dot", f_dot},
     {"tril", f_tril}, {"triu", f_triu}, {"masked_fill", f_masked_fill}, {"softmax", f_softmax},
     {"log_softmax", f_log_softmax}, {"equal", f_equal}, {"allclose", f_allclose}, {NULL, NULL}};
 

@@ -3,9 +3,11 @@
  *
  *   [k]       · [k]        -> []          dot product (cblas_sdot)
  *   [n, k]    · [k, m]     -> [n, m]      one cblas_sgemm
- *   [k]       · [k, m]     -> [m]         the vector is a 1-row matrix, the row is dropped afterwards
- *   [n, k]    · [k]        -> [n]         the vector is a 1-column matrix, the column is dropped
- *   [..., n, k] · [k, m]   -> [..., n, m] the batch dims folded into the rows: one sgemm
+ *   [k]       · [k, m]     -> [m]         the vector is a 1-row matrix (sgemm), the row is dropped
+ *   [n, k]    · [k]        -> [n]         matrix times vector: cblas_sgemv (PyTorch's mv)
+ *   [..., n, k] · [k, m] or [k]           "folded": the batch dims merged into the rows, one sgemm (or
+ *                                         sgemv), as PyTorch's should_fold decides (below); and the
+ *   [n, k] or [k] · [..., k, m]           mirror image, the other operand folded and transposed
  *   [..., n, k] · [..., k, m] -> [..., n, m]   batch dims broadcast, then PyTorch's bmm: when
  *             k·n·m < 400 its plain loop (below), which adds the k products of each element in order
  *             in float; otherwise one sgemm per batch (Debian's torch has no MKL batch gemm)
@@ -129,20 +131,86 @@ static int prepare(mat_operand *op, const attn_tensor *src, int is_left, attn_er
 
 attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_error *err);
 
-static attn_tensor *fold_batch(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_error *err)
+/* m [rows, k] times v [k] -> [rows], PyTorch's mv: BLAS gemv, a row-major matrix read as it is, a
+ * column-major one (a transposed view) as its transpose, anything else copied first (as addmv does). */
+static attn_tensor *matrix_vector(const char *fn, const attn_tensor *m, const attn_tensor *v, attn_error *err)
 {
-    int64_t rows[2] = {-1, a->shape[a->ndim - 1]};
-    attn_tensor *flat = attn_reshape(fn, a, 2, rows, err);
-    attn_tensor *prod = flat ? attn_matmul(fn, flat, b, err) : NULL;
+    int64_t rows = m->shape[0], k = m->shape[1];
+    attn_tensor *out = attn_empty(fn, 1, &rows, m->dtype == ATTN_INT64 ? ATTN_INT64 : ATTN_FLOAT32, err);
+    if (!out || rows == 0)
+        return out;
+    if (out->dtype == ATTN_INT64) {
+        for (int64_t r = 0; r < rows; r++)
+            out->storage->i64[r] = dot_i64(m->storage->i64 + m->offset + r * m->stride[0], m->stride[1],
+                                           v->storage->i64 + v->offset, v->stride[0], k);
+        return out;
+    }
+    if (k == 0) {
+        memset(out->storage->data, 0, sizeof(float) * (size_t)rows);
+        return out;
+    }
+    mat_operand M = {0};
+    attn_tensor *x = v->stride[0] > 0 && v->stride[0] <= INT_MAX ? attn_alias(v, err) : attn_clone(v, err);
+    if (!x || prepare(&M, m, 1, err) || rows > INT_MAX || k > INT_MAX) {
+        if (x && M.t)
+            attn_fail(err, "%s: matrices with more than %d rows or columns are too large for BLAS", fn, INT_MAX);
+        attn_free(x), attn_free(M.t), attn_free(out);
+        return NULL;
+    }
+    int row_major = M.layout.trans == CblasNoTrans;
+    cblas_sgemv(CblasRowMajor, M.layout.trans, (int)(row_major ? rows : k), (int)(row_major ? k : rows), 1.0f,
+                M.t->storage->data + M.t->offset, M.layout.ld, x->storage->data + x->offset, (int)x->stride[0], 0.0f,
+                out->storage->data, 1);
+    attn_free(x), attn_free(M.t);
+    return out;
+}
+
+/* PyTorch 1.13's should_fold(t, dim of the other operand): a product of a tensor of 3 or more dims with a
+ * matrix or vector merges t's batch dims into its rows (one BLAS call) rather than running bmm, except when
+ * t is 3-D with its last two dims transposed in memory (stride[-1] != 1 and stride[0] == size[1] * size[2]):
+ * then bmm reads each matrix transposed instead of copying (and adds in its own loop when small). */
+static int should_fold(const attn_tensor *t, int other_ndim)
+{
+    if (t->ndim < 3 || (other_ndim != 1 && other_ndim != 2) || attn_numel(t) == 0)
+        return 0;
+    return !(t->ndim == 3 && other_ndim == 2 && t->stride[2] != 1 && t->stride[0] == t->shape[1] * t->shape[2]);
+}
+
+/* The folded product: t1 [..., r, k] reshaped to [R, k] (a copy when its strides do not allow a view) times
+ * t2 [k, c] or [k]; the result is viewed back as [..., r, c] or [..., r]. */
+static attn_tensor *folded(const char *fn, const attn_tensor *t1, const attn_tensor *t2, attn_error *err)
+{
+    int64_t rows[2] = {-1, t1->shape[t1->ndim - 1]};
+    attn_tensor *flat = attn_reshape(fn, t1, 2, rows, err);
+    attn_tensor *prod = !flat ? NULL : t2->ndim == 1 ? matrix_vector(fn, flat, t2, err) : attn_matmul(fn, flat, t2, err);
     attn_free(flat);
     if (!prod)
         return NULL;
     int64_t shape[ATTN_MAX_DIMS];
-    for (int d = 0; d < a->ndim - 1; d++)
-        shape[d] = a->shape[d];
-    shape[a->ndim - 1] = b->shape[1];
-    attn_tensor *out = attn_view(fn, prod, a->ndim, shape, err);
+    int ndim = t1->ndim - 1;
+    memcpy(shape, t1->shape, sizeof(int64_t) * (size_t)ndim);
+    if (t2->ndim == 2)
+        shape[ndim++] = t2->shape[1];
+    attn_tensor *out = attn_view(fn, prod, ndim, shape, err);
     attn_free(prod);
+    return out;
+}
+
+/* a [n, k] or [k] times b [..., k, m] when b folds: bᵀ [..., m, k] folded times aᵀ, then transposed back
+ * (and made contiguous) for a matrix a: the mirror image of folded(), as PyTorch 1.13 computes it. */
+static attn_tensor *folded_mirror(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_error *err)
+{
+    attn_tensor *bt = attn_transpose(b, b->ndim - 2, b->ndim - 1, err);
+    attn_tensor *at = !bt ? NULL : a->ndim == 2 ? attn_transpose(a, 0, 1, err) : attn_alias(a, err);
+    attn_tensor *prod = at ? folded(fn, bt, at, err) : NULL;
+    attn_free(bt);
+    attn_free(at);
+    if (!prod || a->ndim == 1)
+        return prod;
+    attn_tensor *back = attn_transpose(prod, prod->ndim - 2, prod->ndim - 1, err);
+    attn_tensor *out = back ? attn_contiguous(back, err) : NULL;
+    attn_free(prod);
+    attn_free(back);
     return out;
 }
 
@@ -308,10 +376,13 @@ attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor
     attn_tensor *out = NULL;
     if (check_operands(fn, a, b, &out, err))
         return out;
-    /* [..., n, k] · [k, m]: fold the batch dims into the rows and make one sgemm call, as PyTorch's
-     * matmul does (nn.Linear on a batch takes this path). Each output element is the same sum. */
-    if (a->ndim >= 3 && b->ndim == 2 && attn_numel(a) > 0)
-        return fold_batch(fn, a, b, err);
+    if (a->ndim == 2 && b->ndim == 1)
+        return matrix_vector(fn, a, b, err);
+    /* nn.Linear on a batch ([b, n, k] · [k, m]) takes this path: one sgemm over all rows */
+    if (should_fold(a, b->ndim))
+        return folded(fn, a, b, err);
+    if (should_fold(b, a->ndim))
+        return folded_mirror(fn, a, b, err);
 
     mat_operand A = {0}, B = {0};
     int64_t shape[ATTN_MAX_DIMS];
@@ -331,5 +402,55 @@ attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor
 done:
     attn_free(A.t);
     attn_free(B.t);
+    return out;
+}
+
+/* PyTorch's addmm(bias, a, b) = bias + a·b for a [n, k], b [k, m], bias broadcast to [n, m] (what F.linear
+ * computes for a 2-D input): the result starts as a copy of the broadcast bias and BLAS adds the product
+ * into it (beta = 1). Past its first block of k (about 320 for sgemm here) BLAS adds the partial sums
+ * one block at a time, so bias + a·b is not (a·b) + bias in the last bit there. */
+attn_tensor *attn_addmm(const char *fn, const attn_tensor *bias, const attn_tensor *a, const attn_tensor *b,
+                        attn_error *err)
+{
+    char as[160], bs[160], cs[160];
+    if (a->ndim != 2 || b->ndim != 2 || a->shape[1] != b->shape[0])
+        return attn_fail(err, "%s: expected matrices [n, k] and [k, m], got %s and %s", fn,
+                         attn_shape_str(a, as, sizeof as), attn_shape_str(b, bs, sizeof bs));
+    if (check_dtypes(fn, a, b, err) || check_dtypes(fn, bias, a, err))
+        return NULL;
+    int64_t shape[2] = {a->shape[0], b->shape[1]};
+    attn_tensor *out = attn_empty(fn, 2, shape, a->dtype == ATTN_INT64 ? ATTN_INT64 : ATTN_FLOAT32, err);
+    attn_tensor *c = out ? attn_expand(bias, 2, shape, err) : NULL;
+    if (!c) {
+        attn_free(out);
+        return out ? attn_fail(err, "%s: the bias %s does not broadcast to the product's shape [%lld, %lld]", fn,
+                               attn_shape_str(bias, cs, sizeof cs), (long long)shape[0], (long long)shape[1])
+                   : NULL;
+    }
+    int bad = attn_copy_(out, c, err);
+    attn_free(c);
+    if (bad || attn_numel(out) == 0 || a->shape[1] == 0) {
+        if (bad)
+            attn_free(out);
+        return bad ? NULL : out;
+    }
+    if (out->dtype == ATTN_INT64) { /* exact: the order does not matter */
+        attn_tensor *p = attn_matmul(fn, a, b, err);
+        for (int64_t i = 0; p && i < attn_numel(out); i++)
+            out->storage->i64[i] = (int64_t)((uint64_t)out->storage->i64[i] + (uint64_t)p->storage->i64[i]);
+        attn_free(p);
+        return p ? out : (attn_free(out), NULL);
+    }
+    mat_operand A = {0}, B = {0};
+    if (prepare(&A, a, 1, err) || prepare(&B, b, 0, err) || A.rows > INT_MAX || A.cols > INT_MAX || B.cols > INT_MAX) {
+        if (A.t && B.t)
+            attn_fail(err, "%s: matrices with more than %d rows or columns are too large for BLAS", fn, INT_MAX);
+        attn_free(A.t), attn_free(B.t), attn_free(out);
+        return NULL;
+    }
+    cblas_sgemm(CblasRowMajor, A.layout.trans, B.layout.trans, (int)A.rows, (int)B.cols, (int)A.cols, 1.0f,
+                A.t->storage->data + A.t->offset, A.layout.ld, B.t->storage->data + B.t->offset, B.layout.ld, 1.0f,
+                out->storage->data, (int)B.cols);
+    attn_free(A.t), attn_free(B.t);
     return out;
 }

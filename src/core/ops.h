@@ -43,6 +43,10 @@ attn_tensor *attn_max(const char *fn, const attn_tensor *t, int dim, int keepdim
  * with broadcast batch dimensions. Products go through cblas_sgemm. */
 attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_error *err);
 attn_tensor *attn_dot(const attn_tensor *a, const attn_tensor *b, attn_error *err);
+/* torch.addmm(bias, a, b): bias (broadcast to [n, m]) + a [n, k] · b [k, m], the bias in the result before
+ * BLAS adds the product in, as PyTorch (and so nn.Linear on a 2-D or 3-D input) computes it. */
+attn_tensor *attn_addmm(const char *fn, const attn_tensor *bias, const attn_tensor *a, const attn_tensor *b,
+                        attn_error *err);
 
 /* The attention stages. */
 attn_tensor *attn_tril(const char *fn, const attn_tensor *t, int64_t diagonal, int upper, attn_error *err);

@@ -62,8 +62,8 @@ check "--check: lesson.check refuses a tensor attn computed as its expected side
 run "$FIX/identities.lua"
 check "an identity prints ≡, what, and the largest difference (or exact) with the tolerance" all \
     out_has "  ✓ ω2 (the book's In [3])" -- \
-    out_has "  ≡ matmul = the loop (largest difference 1.19e-07, tolerance 2e-07)" -- \
-    out_has "  ≡ row 2 of X·Xᵀ is ω2 (exact)" -- out_has "  ✗ wrong on purpose"
+    out_has "  ≡ matmul = the loop (exact)" -- \
+    out_has "  ≡ row 2 of X·Xᵀ is ω2 (largest difference 1.19e-07, tolerance 2e-07)" -- out_has "  ✗ wrong on purpose"
 
 run --check "$TMP/no_such_lesson.lua"
 check "--check: a missing lesson is a failure" all status_is 1 -- out_has "no_such_lesson" -- \
@@ -82,7 +82,7 @@ check "--check --tap: numbered across lessons, a plan, exit 1 on a failure" all 
 
 run --tap --check "$L01"
 check "--tap --check (either order) on lesson 01" all status_is 0 -- out_has "1..26" -- \
-    out_has "ok 6 - 01_simple_attention: ≡ matmul gives the loop's scores (to float32 rounding)" -- \
+    out_has "ok 6 - 01_simple_attention: ≡ matmul gives the loop's scores, bit for bit" -- \
     out_has "# 26 checks: 20 against the book or PyTorch, 6 identities" -- last_line_is "# 26 passed, 0 failed" -- \
     out_lacks "not ok"
 

@@ -295,6 +295,14 @@ pcall(nn.ModuleList{}.forward, nn.ModuleList{})
 
 -- ---- nn.functional ----------------------------------------------------------------------------------
 
+def("nn.functional.linear", "nn.functional.linear(x, weight [, bias])", [=[
+x·weightᵀ + bias, what nn.Linear computes, under PyTorch's F.linear name, and in PyTorch 1.13's way: for
+a 2-D x, or a contiguous 3-D one, with a bias it is torch.addmm(bias, x, weight.T) (the bias in the
+result before the product is added in), otherwise x:matmul(weight.T) + bias. The two differ in the
+last bit for more than about 320 input features, so GPT-2's 768-wide layers need the first.]=], [=[
+nn.functional.linear(torch.ones(1, 3), torch.ones(2, 3), torch.tensor{0.5, -0.5})
+--> tensor([[3.5000, 2.5000]])]=], nn.functional.linear)
+
 def("nn.functional.softmax", "nn.functional.softmax(x, dim)", [=[
 The same as torch.softmax(x, dim), under PyTorch's F.softmax name. dim is required and 1-based.]=], [=[
 nn.functional.softmax(torch.tensor{1.0, 2.0, 3.0}, -1)

@@ -244,6 +244,15 @@ float32 products are computed as PyTorch computes them: BLAS, except small batch
 inputs:matmul(inputs[2])    -- scores for "journey"; inputs: see ?torch.tensor
 --> tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])]=])
 
+both("addmm", "torch.addmm(input, mat1, mat2)", "input:addmm(mat1, mat2)", [=[
+input + mat1 · mat2 for matrices mat1 [n, k] and mat2 [k, m], input broadcast to [n, m], computed as
+PyTorch computes it: the result starts as input and BLAS adds the product into it. That is how
+PyTorch's nn.Linear adds its bias (addmm(bias, x, W.T)), and it differs from mat1:matmul(mat2) + input
+in the last bit when k is larger than BLAS's first block (about 320).]=], [=[
+torch.addmm(torch.tensor{10.0, 20.0}, torch.ones(2, 3), torch.ones(3, 2))
+--> tensor([[13., 23.],
+-->         [13., 23.]])]=])
+
 both("mm", "torch.mm(a, b)", "a:mm(b)", [=[
 The product of two matrices (both exactly 2-D); matmul handles every other case.]=], [=[
 x = inputs[{{1, 2}}]                  -- inputs: see ?torch.tensor

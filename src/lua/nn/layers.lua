@@ -7,6 +7,7 @@ local check = require("attn.check")
 local py_float = require("attn.text.pyrepr").float
 local Module = require("attn.nn.module").Module
 local Parameter = require("attn.nn.module").Parameter
+local functional = require("attn.nn.functional")
 local layers = {}
 
 local Linear = Module:extend("Linear")
@@ -54,11 +55,7 @@ function Linear:forward(x)
         errors.raisef("Linear: expected an input whose last dim is in_features = %d, got shape %s",
                       self.in_features, tostring(x.shape):match("%((.*)%)"))
     end
-    local y = x:matmul(self.weight.T)
-    if self.bias then
-        y = y + self.bias
-    end
-    return y
+    return functional.linear(x, self.weight, self.bias or nil) -- addmm, as PyTorch's F.linear
 end
 
 function Linear:extra_repr()
