@@ -225,6 +225,6 @@ end)
 lesson.say[[
 Side by side: Bahdanau scores with s_{t−1} and feeds the context into the RNN; Luong runs the RNN
 first, scores with s_t and uses the context only after it, for the output. In both, the keys and
-the values are the same encoder states H. General attention (lesson 08, the seed's next section)
+the values are the same encoder states H. General attention (lesson 10, the seed's next section)
 separates them: a query is matched against keys, and the values carry what is returned.
 ]]

@@ -1,5 +1,5 @@
-"""PyTorch's numbers for the seed-002 lessons (lessons/10_transformer_attention.lua and
-lessons/11_transformer_blocks.lua): tests/data/torch/lessons_seed002.txt.
+"""PyTorch's numbers for the seed-002 lessons (lessons/11_transformer_attention.lua and
+lessons/12_transformer_blocks.lua): tests/data/torch/lessons_seed002.txt.
 
 Every seeded computation of those lessons is done here again, in PyTorch, with the same seeds and in the
 same order (modules built in the same order draw the same numbers from the generator), and the results
@@ -49,7 +49,7 @@ def put_ids(name, t):
                                                   " ".join(str(v) for v in t.reshape(-1).tolist())))
 
 
-# ---- lessons/10_transformer_attention.lua -------------------------------------------------------------
+# ---- lessons/11_transformer_attention.lua -------------------------------------------------------------
 
 def lesson10():
     # Transformer attention: Attention(Q, K, V) = softmax(QKᵀ/√d_k) V, m = 3 queries, n = 5 keys
@@ -106,7 +106,7 @@ def lesson10():
     put("l10.mha.causal.out", out)
 
 
-# ---- lessons/11_transformer_blocks.lua ----------------------------------------------------------------
+# ---- lessons/12_transformer_blocks.lua ----------------------------------------------------------------
 
 # the lessons' made-up vocabularies (Lua ids are these positions + 1)
 SRC_VOCAB = ["<pad>", "<s>", "</s>", "the", "cat", "sat", "on", "mat"]
@@ -210,7 +210,7 @@ def lesson11():
 def header():
     deb = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-torch"],
                          capture_output=True, text=True).stdout.strip() or "?"
-    return ("# seed 002's lessons (lessons/10_transformer_attention.lua, lessons/11_transformer_blocks.lua):"
+    return ("# seed 002's lessons (lessons/11_transformer_attention.lua, lessons/12_transformer_blocks.lua):"
             " every seeded computation, in PyTorch\n"
             "# made by scripts/gen_lesson_reference.py with torch %s (Debian python3-torch %s), Python %s, %s\n"
             "# format: tensor name=N shape=S : values (float32 bit patterns, row-major); "

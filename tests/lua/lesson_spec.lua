@@ -120,7 +120,7 @@ describe("lesson.check", function()
 end)
 
 describe("lesson.check against a tensor (PyTorch's numbers)", function()
-    -- lesson 10's Q·Kᵀ as PyTorch computed it (tests/data/torch, found from the current directory)
+    -- lesson 11's Q·Kᵀ as PyTorch computed it (tests/data/torch, found from the current directory)
     local function pytorch() return lesson.reference("lessons_seed002.txt", "l10.scores") end
 
     it("compares with a tensor from lesson.reference within the stated tolerance, and needs one", function()

@@ -112,11 +112,11 @@ A tensor PyTorch computed, for the expected side of a check: the float32 tensor 
 tests/data/torch/<file> (found beside the lesson's lessons/ folder, else under the current
 directory). Each line of such a file is "tensor name=N shape=2,3 : 0x3f800000 ...", the values as
 float32 bit patterns, written by a script under scripts/ that runs the lesson's seeded computations
-in PyTorch (scripts/gen_lesson_reference.py for lessons 10 and 11). So a lesson's check compares
+in PyTorch (scripts/gen_lesson_reference.py for lessons 11 and 12). So a lesson's check compares
 attn with PyTorch, not with attn itself: lesson.check("LayerNorm", y, lesson.reference(file,
 "l11.ln"), {tol = 1e-5}). Only the tensor lesson.reference returns is taken as a check's expected
 side; a tensor made from it (a view, a slice) is attn's own.]=], [=[
-scores = lesson.reference("lessons_seed002.txt", "l10.scores")   -- lesson 10's Q·Kᵀ, by PyTorch
+scores = lesson.reference("lessons_seed002.txt", "l10.scores")   -- lesson 11's Q·Kᵀ, by PyTorch
 scores.shape
 --> torch.Size([3, 5])]=])
 

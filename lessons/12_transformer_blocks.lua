@@ -1,10 +1,10 @@
--- 11_transformer_blocks.lua — seed 002 (Python Deep Learning, 3rd ed., ch. 7) §Building transformers with
+-- 12_transformer_blocks.lua — seed 002 (Python Deep Learning, 3rd ed., ch. 7) §Building transformers with
 -- attention to §Generative Pre-trained Transformer: embeddings and the static positional encoding,
 -- LayerNorm, the position-wise FFN, an encoder block in post-LN and pre-LN form, the Encoder (N = 2), a
 -- decoder step with the causal mask and cross-attention, BERT's input embeddings, and the attention
 -- patterns of BERT (bidirectional) and GPT (causal).
---   ./attn lessons/11_transformer_blocks.lua           straight through
---   ./attn --step lessons/11_transformer_blocks.lua    one step at a time
+--   ./attn lessons/12_transformer_blocks.lua           straight through
+--   ./attn --step lessons/12_transformer_blocks.lua    one step at a time
 -- The seed prints no numbers here: every input is seeded, and every seeded result is checked against
 -- PyTorch's own (scripts/gen_lesson_reference.py, the seed's classes with the same seeds), stored in
 -- tests/data/torch/lessons_seed002.txt, the expected side of the checks only.

@@ -1,8 +1,8 @@
--- 10_transformer_attention.lua — seed 002 (Python Deep Learning, 3rd ed., ch. 7) §Transformer attention
+-- 11_transformer_attention.lua — seed 002 (Python Deep Learning, 3rd ed., ch. 7) §Transformer attention
 -- and §Implementing TA: scaled dot-product attention step by step, why it divides by √d_k, the seed's
 -- attention() with its mask against ch. 3's, and MultiHeadedAttention with its four Linear layers.
---   ./attn lessons/10_transformer_attention.lua           straight through
---   ./attn --step lessons/10_transformer_attention.lua    one step at a time
+--   ./attn lessons/11_transformer_attention.lua           straight through
+--   ./attn --step lessons/11_transformer_attention.lua    one step at a time
 -- The seed prints no numbers here, so every input is seeded and every seeded result is checked
 -- against PyTorch's own, computed by scripts/gen_lesson_reference.py with the same seeds and stored in
 -- tests/data/torch/lessons_seed002.txt (the expected side of the checks only).

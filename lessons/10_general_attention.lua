@@ -1,8 +1,8 @@
--- 08_general_attention.lua — seed 002 (Python Deep Learning, 3rd ed., ch. 7), "Understanding the
+-- 10_general_attention.lua — seed 002 (Python Deep Learning, 3rd ed., ch. 7), "Understanding the
 -- attention mechanism" › "General attention": the Figure 7.5 example, one 4-dimensional query against a
 -- key-value store of four 4-dimensional vectors, stepped through with attention.trace.
---   ./attn lessons/08_general_attention.lua           straight through
---   ./attn --step lessons/08_general_attention.lua    one step at a time
+--   ./attn lessons/10_general_attention.lua           straight through
+--   ./attn --step lessons/10_general_attention.lua    one step at a time
 -- The figure's vectors are in ../shared/reference/worked-examples.md (seed 002): they are the inputs.
 -- The seed's scores, weights and result appear only as the expected side of checks.
 
