@@ -1,4 +1,5 @@
-/* cli.h — what the two files of src/cli share: main.c runs chunks, repl.c reads them. */
+/* cli.h — what the files of src/cli share: main.c runs chunks, repl.c reads them, lessons.c runs the
+ * lesson modes, term.c knows the terminal. */
 #ifndef ATTN_CLI_H
 #define ATTN_CLI_H
 #include <lua.h>
@@ -8,15 +9,16 @@
 int attn_pcall(lua_State *L, int narg, int nres, int interactive);
 /* The interactive loop; returns 0 when the user quits with Ctrl-D (or stdin ends). */
 int attn_repl(lua_State *L);
-/* Colour on stdout: it is a terminal and NO_COLOR is unset or empty (the REPL and lessons alike). */
+/* term.c: colour on stdout: it is a terminal and NO_COLOR is unset or empty (the REPL and lessons
+ * alike). attn_term_setup gives the Lua module attn.term the colour flag, whether stdout is a
+ * terminal, and a way to read one key. */
 int attn_color_wanted(void);
+void attn_term_setup(lua_State *L, int color);
 
 /* Lesson modes (lessons.c). attn_lessons runs one on the lesson files given (none: every lesson in
  * ./lessons, for --check and --list) and returns 1 on success, 0 on an error or a failed check. */
 enum { ATTN_LESSON_NONE, ATTN_LESSON_STEP, ATTN_LESSON_LINE, ATTN_LESSON_CHECK, ATTN_LESSON_TAP,
        ATTN_LESSON_LIST };
 int attn_lessons(lua_State *L, int mode, char **files, int nfiles);
-/* Gives the lesson library (attn.lesson) its colour flag and a way to read one key. */
-void attn_lesson_setup(lua_State *L, int color);
 
 #endif

@@ -1,13 +1,12 @@
 /* lessons.c — the lesson modes of the command line: --step, --step=line, --check [--tap], --list.
- * The lessons run in Lua (src/lua/lesson_run.lua); this file gives that code what only C can: one
- * key from the terminal, where the lessons are, and a fresh Lua state per lesson for --check (so no
- * lesson sees the globals another one left behind). */
+ * The lessons run in Lua (src/lua/lesson/run.lua); this file gives that code what only C can: where
+ * the lessons are, and a fresh Lua state per lesson for --check (so no lesson sees the globals another
+ * one left behind). One key from the terminal is term.c's. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -17,65 +16,9 @@
 #include "attn_lua.h"
 #include "cli.h"
 
-/* ---- keys ------------------------------------------------------------------------------------ */
-
-/* One key: on a terminal a single key press (no Enter needed, not echoed); otherwise the first
- * character of the next line. Enter is "\n"; end of input, or a read cut short by Ctrl-C, is "q". */
-static int l_readkey(lua_State *L) {
-    int c = EOF;
-    fflush(stdout);
-    if (isatty(0)) {
-        struct termios old, raw;
-        unsigned char ch;
-        if (tcgetattr(0, &old) != 0) return luaL_error(L, "readkey: cannot read the terminal's settings");
-        raw = old;
-        raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO); /* ISIG stays: Ctrl-C still interrupts */
-        raw.c_cc[VMIN] = 1;
-        raw.c_cc[VTIME] = 0;
-        tcsetattr(0, TCSANOW, &raw);
-        if (read(0, &ch, 1) == 1) c = ch;
-        if (c == 27) { /* an escape sequence (arrow keys): drop the rest of it */
-            raw.c_cc[VMIN] = 0;
-            raw.c_cc[VTIME] = 1;
-            tcsetattr(0, TCSANOW, &raw);
-            while (read(0, &ch, 1) == 1) {}
-        }
-        tcsetattr(0, TCSANOW, &old);
-    } else {
-        char line[256];
-        if (fgets(line, sizeof line, stdin) != NULL) {
-            size_t n = strlen(line);
-            c = (unsigned char)line[0];
-            while (n > 0 && line[n - 1] != '\n' && fgets(line, sizeof line, stdin) != NULL)
-                n = strlen(line); /* the rest of a long line */
-        }
-    }
-    if (c == EOF || c == 4 /* Ctrl-D */) c = 'q';
-    if (c == '\r') c = '\n';
-    if (c >= 'A' && c <= 'Z') c += 'a' - 'A';
-    lua_pushlstring(L, (const char *)&(char){(char)c}, 1);
-    return 1;
-}
-
 /* ---- setting up a state ---------------------------------------------------------------------- */
 
-void attn_lesson_setup(lua_State *L, int color) {
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.lesson");
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
-        lua_pop(L, 1);
-        return;
-    }
-    lua_pushboolean(L, color);
-    lua_setfield(L, -2, "color");
-    lua_pushboolean(L, isatty(1));
-    lua_setfield(L, -2, "tty");
-    lua_pushcfunction(L, l_readkey);
-    lua_setfield(L, -2, "readkey");
-    lua_pop(L, 1);
-}
-
-/* Pushes the function lesson_run.<name>. */
+/* Pushes the function run.<name> of attn.lesson.run. */
 static int push_runner(lua_State *L, const char *name) {
     lua_getglobal(L, "require");
     lua_pushliteral(L, "attn.lesson.run");
@@ -140,11 +83,21 @@ typedef struct {
     long passed, failed, identities;
 } counts;
 
-/* run.file(path, {mode=, tap=, first=}) -> passed, failed, how, identities. Returns how's first
- * letter ('o'k, 'q'uit, 'e'rror: the lesson stopped with an error), or 'i' when run.file itself
- * raised one (Ctrl-C: every lesson stops), and adds to the counts. */
+/* How a lesson ended: run.file's result.status, or RAN_STOPPED when run.file itself raised an error
+ * (Ctrl-C: every lesson stops). */
+enum { RAN_OK, RAN_QUIT, RAN_ERROR, RAN_STOPPED };
+
+static long int_field(lua_State *L, int t, const char *name) {
+    lua_getfield(L, t, name);
+    long v = (long)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+/* run.file(path, {mode=, tap=, first=}) -> {status=, passed=, failed=, identities=}: adds to the
+ * counts and returns how the lesson ended. */
 static int run_file(lua_State *L, const char *path, const char *mode, int tap, counts *n) {
-    int how = 'e';
+    int how = RAN_ERROR;
     if (!push_runner(L, "file")) {
         report_top(L);
         n->failed++;
@@ -158,16 +111,20 @@ static int run_file(lua_State *L, const char *path, const char *mode, int tap, c
     lua_setfield(L, -2, "tap");
     lua_pushinteger(L, n->passed + n->failed + 1);
     lua_setfield(L, -2, "first");
-    if (attn_pcall(L, 2, 4, 0) != LUA_OK) {
+    if (attn_pcall(L, 2, 1, 0) != LUA_OK) {
         report_top(L);
         n->failed++;
-        return 'i';
+        return RAN_STOPPED;
     }
-    n->passed += (long)lua_tointeger(L, -4);
-    n->failed += (long)lua_tointeger(L, -3);
-    if (lua_isstring(L, -2)) how = lua_tostring(L, -2)[0];
-    n->identities += (long)lua_tointeger(L, -1);
-    lua_pop(L, 4);
+    int result = lua_gettop(L);
+    n->passed += int_field(L, result, "passed");
+    n->failed += int_field(L, result, "failed");
+    n->identities += int_field(L, result, "identities");
+    lua_getfield(L, result, "status");
+    const char *status = lua_tostring(L, -1);
+    if (status && strcmp(status, "ok") == 0) how = RAN_OK;
+    else if (status && strcmp(status, "quit") == 0) how = RAN_QUIT;
+    lua_pop(L, 2);
     return how;
 }
 
@@ -206,8 +163,8 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
             c.failed++;
         } else {
             lua_gc(LL, LUA_GCRESTART);
-            attn_lesson_setup(LL, 0);
-            stop = run_file(LL, path, "check", tap, &c) == 'i';
+            attn_term_setup(LL, 0);
+            stop = run_file(LL, path, "check", tap, &c) == RAN_STOPPED;
         }
         lua_close(LL);
         fflush(stdout);
@@ -243,8 +200,8 @@ static int step_all(lua_State *L, char **files, int nfiles, const char *mode) {
         }
         how = run_file(L, path, mode, 0, &c);
         lua_settop(L, 0);
-        if (how == 'q') return 1;
-        if (how != 'o') return 0;
+        if (how == RAN_QUIT) return 1;
+        if (how != RAN_OK) return 0;
     }
     return 1;
 }

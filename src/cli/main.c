@@ -187,11 +187,6 @@ static const char *lesson_mode_option = NULL; /* the option that chose it, "--st
 static const char *lesson_conflict = NULL;    /* set when a second, different mode is asked for */
 static int lesson_tap = 0;
 
-int attn_color_wanted(void) {
-    const char *nc = getenv("NO_COLOR");
-    return isatty(1) && (nc == NULL || nc[0] == '\0');
-}
-
 static void print_usage(FILE *f) {
     fprintf(f,
             "usage: %s [options] [script [args]]\n"
@@ -358,7 +353,7 @@ static int pmain(lua_State *L) {
     createargtable(L, argv, argc, script);
     lua_gc(L, LUA_GCRESTART); /* the GC mode and pace are attn_open's business */
     if (!runargs(L, argv, script)) return 0;
-    attn_lesson_setup(L, attn_color_wanted());
+    attn_term_setup(L, attn_color_wanted());
     if (args & has_lesson) { /* instead of a script and the REPL */
         int mode = lesson_mode == ATTN_LESSON_CHECK && lesson_tap ? ATTN_LESSON_TAP : lesson_mode;
         lua_pushboolean(L, attn_lessons(L, mode, argv + script, argc - script));

@@ -120,37 +120,24 @@ static void history_add(const char *chunk) {
         history_truncate_file(history_path, HISTORY_MAX);
 }
 
-static void print_error(const char *msg) {
-    fflush(stdout);
-    if (use_color) fprintf(stderr, "\033[31merror: %s\033[0m\n", msg);
-    else fprintf(stderr, "error: %s\n", msg);
-    fflush(stderr);
-}
-
-/* out.error for repl.eval. After a Ctrl-C the terminal has echoed ^C where the cursor was, so
- * the message starts on a line of its own. */
-static int l_error(lua_State *L) {
-    if (attn_interrupt_requested) fputs("\n", stderr);
-    print_error(luaL_checkstring(L, 1));
-    return 0;
-}
-
 /* out.accept for repl.eval: called with each complete chunk before it runs. */
 static int l_accept(lua_State *L) {
     history_add(luaL_checkstring(L, 1));
     return 0;
 }
 
-/* The `out` table handed to every repl.eval: on a terminal, the history sees each complete chunk. */
+/* The `out` table handed to every repl.eval: on a terminal, the history sees each complete chunk,
+ * and errors after a Ctrl-C start on a line of their own (repl.write_error). */
 static void push_out(lua_State *L) {
     lua_newtable(L);
     if (use_readline) {
         lua_pushcfunction(L, l_accept);
         lua_setfield(L, -2, "accept");
-        lua_pushcfunction(L, l_error);
-        lua_setfield(L, -2, "error");
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, "interactive");
     }
 }
+
 
 /* ---- completion ------------------------------------------------------------------------------ */
 
@@ -259,6 +246,24 @@ static int read_line(int first, char **line) {
 
 /* ---- evaluation ------------------------------------------------------------------------------ */
 
+/* An error outside the user's chunk (in repl.lua itself, or a Ctrl-C that came while it was not
+ * running the user's code), printed by repl.write_error like every other; plainly if even that fails. */
+static void print_error(lua_State *L, const char *msg) {
+    int top = lua_gettop(L);
+    if (push_repl_function(L, "write_error")) {
+        lua_pushstring(L, msg);
+        lua_pushboolean(L, use_readline);
+        if (lua_pcall(L, 2, 0, 0) == LUA_OK) {
+            lua_settop(L, top);
+            return;
+        }
+    }
+    lua_settop(L, top);
+    fflush(stdout);
+    fprintf(stderr, "error: %s\n", msg);
+    fflush(stderr);
+}
+
 /* Calls repl.eval(chunk, out, at_eof). Returns 1 when the chunk needs more lines. Errors of the
  * chunk are printed by repl.eval; an error here is one in repl.lua itself, or a Ctrl-C that
  * arrived while it was not running the user's code. */
@@ -273,8 +278,7 @@ static int eval_chunk(lua_State *L, const char *chunk, int at_eof) {
     }
     if (!loaded || attn_pcall(L, 3, 1, 1) != LUA_OK) {
         const char *msg = lua_tostring(L, -1);
-        if (use_readline && msg && strstr(msg, "interrupted")) fputs("\n", stderr);
-        print_error(msg ? msg : "(error object is not a string)");
+        print_error(L, msg ? msg : "(error object is not a string)");
     } else {
         const char *r = lua_tostring(L, -1);
         incomplete = r != NULL && strcmp(r, "incomplete") == 0;
@@ -300,7 +304,7 @@ static char *append_line(char *chunk, const char *line) {
 
 /* ---- setup ----------------------------------------------------------------------------------- */
 
-/* Checks that attn.repl loads, and gives it the colour choice. */
+/* Checks that attn.repl loads. */
 static int load_module(lua_State *L) {
     lua_getglobal(L, "require");
     lua_pushliteral(L, "attn.repl");
@@ -310,8 +314,6 @@ static int load_module(lua_State *L) {
         lua_pop(L, 1);
         return 0;
     }
-    lua_pushboolean(L, use_color);
-    lua_setfield(L, -2, "color");
     lua_pop(L, 1);
     return 1;
 }

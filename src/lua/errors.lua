@@ -13,6 +13,7 @@
 --                                     user's line as "name: what failed", e.g.
 --                                     "EncoderBlock: LayerNorm: expected an input whose last dim is 4"
 --   errors.is_library(f)              whether the function f is defined in the embedded library
+--   errors.is_interrupt(msg)          whether msg is Ctrl-C's "interrupted"
 --   errors.message(err)               an error message without its "file:line: " position
 --   errors.text(err)                  any error value as text, as lua.c's msghandler makes it: a string,
 --                                     an object's __tostring, or "(error object is a nil value)"
@@ -35,6 +36,12 @@ end
 -- (the user's pcall) counts as the user.
 function errors.called_from_library()
     return C.is_library(3) -- 1: this function, 2: its caller, 3: the caller's caller
+end
+
+-- Whether an error message is Ctrl-C's: "interrupted" (src/cli/main.c's hook), or a C loop's
+-- "matmul: interrupted". Nobody's fault: it is passed on as it is, and stops every lesson.
+function errors.is_interrupt(msg)
+    return msg == "interrupted" or (type(msg) == "string" and msg:find(": interrupted$") ~= nil)
 end
 
 function errors.message(err)
@@ -65,7 +72,7 @@ function errors.call(name, f, ...)
     elseif msg:find("^[^%s:]+:%d+: ") then
         error(err, 0) -- raised at another line of the user's (a function they passed in): theirs as it is
     end
-    if msg == "interrupted" or msg:find(": interrupted$") then error(err, 0) end -- Ctrl-C: nobody's fault
+    if errors.is_interrupt(msg) then error(err, 0) end -- Ctrl-C: nobody's fault
     -- "attention.trace: 6 tokens ..." raised in "attention.trace: stage 4 (masked)" says its name once
     local head = name:match("^[^:]+")
     if msg:sub(1, #head + 2) == head .. ": " then msg = msg:sub(#head + 3) end

@@ -120,9 +120,14 @@ local function run_example(name, example)
         for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
         out[#out + 1] = table.concat(parts, "\t") .. "\n"
     end
-    local saved_write, saved_flavor, saved_print = help.write, torch.get_bernoulli_flavor(), _G.print
+    local saved_write, saved_flavor, saved_print, saved_io_write = help.write, torch.get_bernoulli_flavor(),
+        _G.print, io.write
     help.write = function(s) out[#out + 1] = s end
-    _G.print = env.print -- library code that prints (attention.trace, attention.heatmap) prints here too
+    _G.print = env.print
+    io.write = function(...) -- what the library writes (attention.trace, attention.heatmap) comes here too
+        for i = 1, select("#", ...) do out[#out + 1] = tostring((select(i, ...))) end
+        return io.output()
+    end
     torch.manual_seed(0)
     local problem
     for i, step in ipairs(steps_of(example)) do
@@ -142,7 +147,7 @@ local function run_example(name, example)
         end
     end
     help.write = saved_write
-    _G.print = saved_print
+    _G.print, io.write = saved_print, saved_io_write
     torch.set_bernoulli_flavor(saved_flavor)
     torch.set_printoptions{profile = "default"}
     return problem and (name .. ": " .. problem)

@@ -8,6 +8,7 @@ local lesson = require("attn.lesson")
 local compare = require("attn.lesson.compare")
 local source = require("attn.lesson.source")
 local run = require("attn.lesson.run")
+local term = require("attn.term")
 
 local INPUTS = {{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}, {0.57, 0.85, 0.64},
                 {0.22, 0.58, 0.33}, {0.77, 0.25, 0.10}, {0.05, 0.80, 0.55}}
@@ -27,17 +28,17 @@ end
 -- Runs a lesson file in a mode, capturing what the library prints.
 local function run_lesson(text, mode, opts)
     local path = lesson_file(text)
-    local passed, failed, how
+    local r
     local out = lesson.capture(function()
-        passed, failed, how = run.file(path, {mode = mode or "run", tap = opts and opts.tap})
+        r = run.file(path, {mode = mode or "run", tap = opts and opts.tap})
     end)
-    lesson.mode, lesson.tap = "run", false
-    return out, passed, failed, how, path
+    lesson.begin()
+    return out, r.passed, r.failed, r.status, path
 end
 
 teardown(function()
     for _, p in ipairs(tmpfiles) do os.remove(p) end
-    lesson.begin(nil)
+    lesson.begin()
 end)
 
 -- lesson.check, its output captured (returns the result only).
@@ -50,7 +51,7 @@ end
 describe("lesson.check", function()
     local scores
     before_each(function()
-        lesson.begin(nil)
+        lesson.begin()
         scores = torch.tensor(INPUTS):matmul(torch.tensor(INPUTS)[2])
     end)
 
@@ -156,7 +157,7 @@ end
 describe("lesson.agree (identities)", function()
     local x, scores
     before_each(function()
-        lesson.begin(nil)
+        lesson.begin()
         x = torch.tensor(INPUTS)
         scores = x:matmul(x[2])
     end)
@@ -244,10 +245,10 @@ describe("lesson.reference", function()
         local f = assert(io.open(path, "w"))
         f:write(text)
         f:close()
-        local passed, failed, how
-        local out = lesson.capture(function() passed, failed, how = run.file(path, {mode = "check"}) end)
-        lesson.mode = "run"
-        return out, passed, failed, how
+        local r
+        local out = lesson.capture(function() r = run.file(path, {mode = "check"}) end)
+        lesson.begin()
+        return out, r.passed, r.failed, r.status
     end
 
     it("reads tensors from tests/data/torch beside the lesson's folder, bit for bit", function()
@@ -281,7 +282,7 @@ describe("lesson.heatmaps", function()
     local B = {"all", torch.ones(2, 2), {range = {0, 1}}}
 
     it("draws matrices side by side when they fit, else one below the other", function()
-        lesson.begin(nil)
+        lesson.begin()
         assert.are.equal("causal      all\n1.█  0.     1.█  1.█\n1.█  1.█    1.█  1.█\n",
                          lesson.capture(lesson.heatmaps, {A, B}))
         local width = lesson.width
@@ -293,9 +294,9 @@ describe("lesson.heatmaps", function()
     end)
 
     it("prints nothing in check mode, and names bad arguments", function()
-        lesson.mode = "check"
+        lesson.begin{mode = "check"}
         local out = lesson.capture(lesson.heatmaps, {A})
-        lesson.mode = "run"
+        lesson.begin()
         assert.are.equal("", out)
         assert.has_error(function() lesson.heatmaps({}) end)
         assert.has_error(function() lesson.heatmaps({{"x", 1}}) end, "lesson.heatmaps: item 1 must be {title, tensor [, opts]}")
@@ -322,7 +323,7 @@ end)
 
 describe("lesson.show", function()
     it("prints as the REPL does, after the name: inline for one line, below for a matrix", function()
-        lesson.begin(nil)
+        lesson.begin()
         assert.are.equal("Sum: tensor(1.)\n", lesson.capture(lesson.show, "Sum", torch.tensor(1.0)))
         assert.are.equal("tensor([1., 1.])\n", lesson.capture(lesson.show, torch.ones(2)))
         assert.are.equal("m:\ntensor([[1., 1.],\n        [1., 1.]])\n",
@@ -381,12 +382,12 @@ lesson.check("six rows", n, 6)
         local text = TEXT:gsub('    %-%- lesson%.step%("not a step"', '    lesson.agree("s is row 2 of x·xᵀ", s,\n        x:matmul(x.T)[2], {tol = 2e-7})\n%0')
         local info = source.read(lesson_file(text))
         assert.is_true(info.hidden[12] and info.hidden[13])
-        local out, passed, failed, how, identities
-        out = lesson.capture(function()
-            passed, failed, how, identities = run.file(lesson_file(text), {mode = "run"})
+        local r
+        local out = lesson.capture(function()
+            r = run.file(lesson_file(text), {mode = "run"})
         end)
-        lesson.mode = "run"
-        assert.are.same({3, 0, "ok", 1}, {passed, failed, how, identities})
+        lesson.begin()
+        assert.are.same({3, 0, "ok", 1}, {r.passed, r.failed, r.status, r.identities})
         assert.not_matches("lesson.agree", out, 1, true)
         assert.matches("  ✓ ω2\n  ≡ s is row 2 of x·xᵀ (largest difference 1.19e-07, tolerance 2e-07)\n", out, 1, true)
     end)
@@ -413,8 +414,8 @@ lesson.check("six rows", n, 6)
 
     it("steps: Enter goes on, r repeats, s skips the section quietly, q quits", function()
         local keys, asked = {}, 0
-        local saved = lesson.readkey
-        lesson.readkey = function() asked = asked + 1 return table.remove(keys, 1) or "q" end
+        local saved = term.readkey
+        term.readkey = function() asked = asked + 1 return table.remove(keys, 1) or "q" end
         keys = {"r", "\n", "\n"}
         local out, passed, _, how = run_lesson(TEXT, "step")
         assert.are.equal("ok", how)
@@ -429,6 +430,6 @@ lesson.check("six rows", n, 6)
         keys, asked = {"s"}, 0          -- s after step 1: the rest of 3.3.1 (nothing) then 3.3.2
         out, _, _, how = run_lesson(TEXT, "step")
         assert.matches("step 2/2", out, 1, true)
-        lesson.readkey = saved
+        term.readkey = saved
     end)
 end)

@@ -2,16 +2,21 @@
 local support = {}
 
 -- Runs `lines` through the REPL's evaluator, as if typed at the attn> prompt one line at a time,
--- and returns everything it printed: auto-printed values, print() output and "error: ..." lines.
+-- and returns everything it printed: auto-printed values, print() output, what the library writes
+-- with io.write (a heatmap, a tracer's steps, help) and "error: ..." lines.
 function support.session(lines)
     local repl = require("attn.repl")
     local out = {}
     local function write(s) out[#out + 1] = s end
-    local saved_print = print
+    local saved_print, saved_write = print, io.write
     print = function(...)
         local parts = {}
         for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
         write(table.concat(parts, "\t") .. "\n")
+    end
+    io.write = function(...)
+        for i = 1, select("#", ...) do write(tostring((select(i, ...)))) end
+        return io.output()
     end
     local ok, err = pcall(function()
         local pending = nil
@@ -22,7 +27,7 @@ function support.session(lines)
         end
         assert(pending == nil, "session ended inside an unfinished chunk: " .. tostring(pending))
     end)
-    print = saved_print
+    print, io.write = saved_print, saved_write
     if not ok then error(err, 0) end
     return table.concat(out)
 end

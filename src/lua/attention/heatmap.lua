@@ -3,7 +3,7 @@
 --   heatmap.render(t, opts) -> text      t a 2-D tensor; opts (all optional):
 --       rows, cols   lists of labels (tokens) for the rows and the columns
 --       color        true: 256-colour cells with the value in each; false: plain text with a shade
---                    (░▒▓█) after each value; default: what the REPL decided (a terminal, no NO_COLOR)
+--                    (░▒▓█) after each value; default: attn.term's (a terminal, no NO_COLOR)
 --       shade        false: no colours and no shading, just the labelled numbers (the tracer's
 --                    non-weight matrices)
 --       range        {lo, hi}: the values mapped to the lightest and darkest cell (default: the
@@ -14,6 +14,7 @@
 local heatmap = {}
 local torch = require("attn.bind").torch
 local text = require("attn.text.width")
+local term = require("attn.term")
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local raise, raisef = errors.raise, errors.raisef
 
@@ -108,8 +109,7 @@ function heatmap.render(t, opts)
     local shade = opts.shade ~= false
     local color = shade and opts.color
     if color == nil and shade then
-        local ok, repl = pcall(require, "attn.repl")
-        color = ok and repl.color or false
+        color = term.color
     end
     local lo, hi = finite_range(values)
     if type(opts.range) == "table" then lo, hi = opts.range[1], opts.range[2] end

@@ -21,7 +21,7 @@ function attention.heatmap(t, opts)
         errors.raise("attention.heatmap: options must be a table such as {rows = tokens, cols = tokens}, got " ..
                      type(opts))
     end
-    print(heatmap.render(t, opts))
+    io.write(heatmap.render(t, opts), "\n")
 end
 
 return attention

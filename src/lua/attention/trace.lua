@@ -5,7 +5,7 @@
 --   tr = attention.trace{q = q, k = k, v = v [, mask =, scale =, dropout =, heads =, fill =]}
 --   tr = attention.trace{module = m, x = batch [, tokens =]}   the book's attention classes
 --   (options: write = f receives each piece of output, a string without the final newline; the
---    default prints it; color = true/false overrides the REPL's choice)
+--    default writes it and a newline with io.write; color = true/false overrides attn.term's)
 --   tr:step()   computes the next stage and prints it: "[i/N] name  formula  shape [..]", the matrix
 --   tr:step(s)  goes to stage s (number or field name, e.g. "weights") and prints it
 --   tr:run()    the remaining stages;  tr:back()  shows the previous stage again (nothing recomputed)
@@ -342,7 +342,7 @@ local function trace(args)
     local tr = setmetatable({pos = 0, computed = 0}, Trace)
     for _, f in ipairs(FIELDS) do tr[f] = args[f] end
     tr.write = nil -- kept as _write, so that Tab after tr: offers only step, run and back
-    tr._write = args.write or function(s) print(s) end -- the global print at call time
+    tr._write = args.write or function(s) io.write(s, "\n") end -- to io.output() at call time
     local list, kind
     if args.module ~= nil then
         if not check.is_module(args.module) then fail("module must be an nn.Module, got " .. check.describe(args.module)) end

@@ -1,4 +1,4 @@
--- lesson.lua — the library a lesson is written with (global `lesson`, module attn.lesson).
+-- init.lua — the library a lesson is written with (global `lesson`, module attn.lesson).
 --
 -- A lesson is a plain Lua script in lessons/NN_topic.lua:
 --   lesson.title("Simple self-attention without trainable weights", {source = "seed 004 §3.3.1–3.3.2"})
@@ -15,50 +15,54 @@
 -- always the book's or PyTorch's; two computations of attn are compared with lesson.agree, an
 -- identity, printed "≡ what (largest difference ...)":
 --       lesson.agree("matmul = the loop", inputs:matmul(query), attn_scores_2, {tol = 1e-7})
--- lesson.heatmaps draws matrices side
--- by side. Run as a script it prints as it goes. The command-line modes (--step, --step=line, --check, --list)
--- run it through lesson_run.lua, which sets lesson.mode before the lesson starts:
+-- lesson.heatmaps draws matrices side by side. Run as a script it prints as it goes. The
+-- command-line modes (--step, --step=line, --check, --list) run it through lesson/run.lua, which
+-- begins the run in its mode (lesson.begin) before the lesson starts:
 --   "run"    print everything (a plain script run)
 --   "step"   pause after every step: Enter next, r repeat, s skip to the next section, q quit
---   "line"   pause before every line of the lesson's own code (lesson_run.lua's line hook)
---   "check"  print nothing but failed checks (or TAP, with lesson.tap)
+--   "line"   pause before every line of the lesson's own code (lesson/run.lua's line hook)
+--   "check"  print nothing but failed checks (or TAP, with {tap = true})
+-- Colour and keys are the terminal's (attn.term); reading PyTorch's numbers is lesson/reference.lua.
 
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
+local term = require("attn.term")
 local text = require("attn.text.width")
 local compare = require("attn.lesson.compare")
 local source = require("attn.lesson.source")
+local reference = require("attn.lesson.reference")
 
 local lesson = {}
 
-lesson.mode = "run"
-lesson.color = false      -- set by the C side: stdout is a terminal and NO_COLOR is unset
-lesson.tty = false        -- stdout is a terminal (the prompt is erased once answered)
 lesson.width = 80         -- of the section and step rules
-lesson.readkey = nil      -- set by the C side: waits for one key, returns "\n", "r", "q", ...
-lesson.tap = false        -- check mode: TAP lines instead of failures only
 -- The error a lesson is stopped with when the user presses q (the runner treats it as success).
 lesson.QUIT = setmetatable({}, {__tostring = function() return "quit" end})
 
 local stdout = io.stdout
 
--- The state of the lesson being run: reset by lesson.begin (the runner calls it; a plain script run
--- starts with a fresh state anyway). The runner and the tests read it through lesson.state().
+-- The run in progress: made by lesson.begin (the runner calls it; a plain script run uses the one
+-- made when this module loads). The runner and the tests read it through lesson.state(). It is the
+-- one piece of state the library keeps, since a lesson calls lesson.step and lesson.check without
+-- saying which run they belong to.
 local S
 
-function lesson.begin(name)
+-- lesson.begin([{name =, mode = "run", tap = false, first = 1}]) -> the new run's state.
+function lesson.begin(opts)
+    opts = opts or {}
     S = {
-        name = name,          -- "01_simple_attention": how check mode names failures
+        name = opts.name,     -- "01_simple_attention": how check mode names failures
+        mode = opts.mode or "run",
+        tap = opts.tap or false, -- check mode: TAP lines instead of failures only
         step = 0,             -- steps run so far
         skipping = false,     -- "s" pressed: run the rest of this section without output or pauses
         passed = 0, failed = 0,
         identities = 0,       -- of passed + failed: lesson.agree's (the rest are lesson.check's)
-        tap_first = 1,        -- TAP number of this lesson's first check
+        tap_first = opts.first or 1, -- TAP number of this lesson's first check
         run_to_step = false,  -- --step=line: "c" pressed, no more stops until the next step
     }
     return S
 end
-lesson.begin(nil)
+lesson.begin()
 
 function lesson.state() return S end
 
@@ -67,7 +71,7 @@ function lesson.state() return S end
 ---------------------------------------------------------------------------------------------------
 
 local function quiet()
-    return lesson.mode == "check" or S.skipping
+    return S.mode == "check" or S.skipping
 end
 lesson.quiet = quiet
 
@@ -91,17 +95,22 @@ function lesson.capture(fn, ...)
     if type(fn) ~= "function" then
         errors.raise("lesson.capture: argument 1 must be a function, got " .. type(fn))
     end
-    local saved, color = captured, lesson.color
-    captured, lesson.color = {}, false
+    local saved = captured
+    captured = {}
     local ok, err = pcall(fn, ...)
-    local text = table.concat(captured)
-    captured, lesson.color = saved, color
+    local out = table.concat(captured)
+    captured = saved
     if not ok then error(err, 0) end
-    return text
+    return out
+end
+
+-- Colour: the terminal's, never in captured text.
+local function colored()
+    return term.color and not captured
 end
 
 local function paint(code, s)
-    if lesson.color then return "\27[" .. code .. "m" .. s .. "\27[0m" end
+    if colored() then return "\27[" .. code .. "m" .. s .. "\27[0m" end
     return s
 end
 lesson.paint = paint
@@ -113,6 +122,7 @@ local function rule(ch, text)
     local head = ch .. ch .. " " .. text .. " "
     return head .. string.rep(ch, math.max(3, lesson.width - width(head)))
 end
+lesson.rule = rule
 
 -- Text written in a [[long string]]: blank lines around it, common indentation and trailing
 -- spaces removed.
@@ -217,8 +227,8 @@ end
 local function ask(prompt)
     emit(paint("2", prompt))
     stdout:flush()
-    local key = lesson.readkey and lesson.readkey() or "\n"
-    if lesson.tty and not captured then emit("\r\27[K") else emit("\n") end
+    local key = term.readkey and term.readkey() or "\n"
+    if term.tty and not captured then emit("\r\27[K") else emit("\n") end
     return key
 end
 lesson.ask = ask
@@ -231,11 +241,19 @@ local function run_step(title, fn, again)
     local of = src and src.steps > 0 and ("/" .. src.steps) or ""
     local head = "step " .. S.step .. of .. " · " .. title .. (again and " (again)" or "")
     write("\n", paint("33", rule("─", head)), "\n")
-    if src and lesson.mode ~= "line" then
+    if src and S.mode ~= "line" then
         local lines = code_lines(source.body(src, info.linedefined, info.lastlinedefined))
         if #lines > 0 then write(table.concat(lines, "\n"), "\n") end
     end
+    if not S.skipping then return fn() end
+    -- a skipped section runs quietly: the lesson's print is quiet (lesson/run.lua), and the library's
+    -- drawings (attention.heatmap, a tracer's steps) go to io.output(), here /dev/null; on an error
+    -- the runner puts io.output() back
+    local output, null = io.output(), io.open("/dev/null", "w")
+    if null then io.output(null) end
     fn()
+    io.output(output)
+    if null then null:close() end
 end
 
 -- lesson.step(title, fn): echoes fn's source lines, then runs fn. Globals fn sets stay for later steps.
@@ -247,7 +265,7 @@ function lesson.step(title, fn)
     S.step = S.step + 1
     S.run_to_step = false   -- --step=line: "c" runs to the next step
     run_step(title, fn, false)
-    if lesson.mode ~= "step" or S.skipping then return end
+    if S.mode ~= "step" or S.skipping then return end
     while true do
         local key = ask(STEP_PROMPT)
         if key == "q" then
@@ -278,7 +296,7 @@ function lesson.heatmaps(list)
         end
         local opts = {}
         for k, v in pairs(item[3] or {}) do opts[k] = v end
-        if opts.color == nil then opts.color = lesson.color end
+        if opts.color == nil then opts.color = colored() end
         local lines = {tostring(item[1])}
         for l in (heatmap.render(item[2], opts) .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = l end
         local w = 0
@@ -308,71 +326,15 @@ function lesson.heatmaps(list)
     end
 end
 
----------------------------------------------------------------------------------------------------
--- Reference data: numbers PyTorch computed (tests/data/torch/*.txt)
----------------------------------------------------------------------------------------------------
-
--- The files already read: path -> {name -> {shape = {...}, values = {...}}}.
-local references = {}
 -- The tensors lesson.reference returned: the only tensors lesson.check takes as its expected side.
 local from_reference = setmetatable({}, {__mode = "k"})
-
--- Where the reference files are: tests/data/torch of the repository the lesson file is in (lessons/
--- sits beside tests/), else of the current directory.
-local function reference_path(file)
-    local candidates = {}
-    for level = 3, 8 do
-        local info = debug.getinfo(level, "S")
-        if not info then break end
-        if info.source:match("^@") then   -- a file's chunk (attn's own library is "=[attn]/...")
-            local dir = info.source:match("^@(.*)/[^/]*$") or "."
-            candidates[#candidates + 1] = dir .. "/../tests/data/torch/" .. file
-            break
-        end
-    end
-    candidates[#candidates + 1] = "tests/data/torch/" .. file
-    for _, path in ipairs(candidates) do
-        local f = io.open(path, "r")
-        if f then f:close() return path end
-    end
-    return nil, table.concat(candidates, ", ")
-end
-
--- Reads "tensor name=N shape=2,3 : 0x3f800000 ..." lines (float32 bit patterns) and "int64 name=N
--- shape=2,3 : 3 4 ..." lines (int64 values in decimal, such as token ids); '#' lines are comments.
-local function read_reference(path)
-    local by_name = {}
-    local n = 0
-    for line in io.lines(path) do
-        n = n + 1
-        if not line:match("^#") and line:match("%S") then
-            local kind, name, shape, values = line:match("^(%w+) name=(%S+) shape=(%S*) : ?(.*)$")
-            if kind ~= "tensor" and kind ~= "int64" then
-                errors.raisef("lesson.reference: %s line %d is not 'tensor name=N shape=S : values'", path, n)
-            end
-            local dims, vals = {}, {}
-            for d in shape:gmatch("%d+") do dims[#dims + 1] = tonumber(d) end
-            for word in values:gmatch("%S+") do
-                vals[#vals + 1] = kind == "int64" and math.tointeger(tonumber(word))
-                                  or string.unpack("<f", string.pack("<I4", tonumber(word)))
-            end
-            by_name[name] = {shape = dims, values = vals}
-        end
-    end
-    return by_name
-end
 
 -- lesson.reference(file, name) -> the tensor named name in tests/data/torch/<file> (float32, or int64 for
 -- ids): what PyTorch computed (scripts/gen_lesson_reference.py), the expected side of a lesson's check.
 function lesson.reference(file, name)
     check_string("reference", 1, file)
     check_string("reference", 2, name)
-    local path, tried = reference_path(file)
-    if not path then
-        errors.raise("lesson.reference: cannot find " .. file .. " (looked for " .. tried .. ")")
-    end
-    references[path] = references[path] or read_reference(path)
-    local r = references[path][name]
+    local r, path = reference.find(file, name)
     if not r then errors.raise("lesson.reference: no tensor named " .. name .. " in " .. path) end
     local t = torch.tensor(#r.values == 1 and #r.shape == 0 and r.values[1] or r.values)
     if #r.shape > 0 then t = t:view(table.unpack(r.shape)) end
@@ -388,9 +350,9 @@ end
 -- `note`); "✗ what" and the explanation on a failure.
 local function report_check(what, ok, lines, identity, note)
     local number = S.tap_first + S.passed + S.failed - 1
-    if lesson.mode == "check" then
+    if S.mode == "check" then
         local label = (S.name and S.name .. ": " or "") .. (identity and "≡ " or "") .. what
-        if lesson.tap then
+        if S.tap then
             emit(ok and "ok " or "not ok ", number, " - ", label, "\n")
             for _, l in ipairs(lines or {}) do
                 emit("#   ", (l:gsub("\n", "\n#   ")), "\n")

@@ -1,15 +1,15 @@
--- lesson_run.lua — the command-line lesson modes (module attn.lesson.run, called from
--- src/cli/lessons.c): run one lesson file in a mode, list lessons.
+-- run.lua — the command-line lesson modes (module attn.lesson.run, called from src/cli/lessons.c):
+-- run one lesson file in a mode, list lessons.
 --
 --   run.file(path, {mode = "step"|"line"|"check"|"run", tap = bool, first = n})
---       -> passed, failed, how, identities
---          how: "ok", "quit" (the user pressed q) or "error"; identities: how many of the
+--       -> {status =, passed =, failed =, identities =}
+--          status: "ok", "quit" (the user pressed q) or "error"; identities: how many of the
 --          passed + failed were lesson.agree's (the rest are lesson.check's)
 --   run.list(paths)                 prints "path  title  (source)" for each lesson
 --   run.resolve(name, dir)          the lesson file a name means: a path, or dir/name[.lua]
 --
--- In check mode print and io.write print nothing while the lesson runs (the C side also gives each
--- lesson a state of its own, so that no lesson sees another's globals).
+-- In check mode the lesson's print and the library's drawings print nothing (the C side also gives
+-- each lesson a state of its own, so that no lesson sees another's globals).
 
 local lesson = require("attn.lesson")
 local source = require("attn.lesson.source")
@@ -88,69 +88,75 @@ end
 local function summary(S)
     local text = string.format("end of lesson · checks: %d passed, %d failed", S.passed, S.failed)
     if S.identities > 0 then text = text .. string.format(" (%d of them identities)", S.identities) end
-    local ch = "═"
-    local head = ch .. ch .. " " .. text .. " "
-    lesson.emit("\n", lesson.paint("1;36", head .. string.rep(ch, math.max(3, lesson.width - width(head)))), "\n")
+    lesson.emit("\n", lesson.paint("1;36", lesson.rule("═", text)), "\n")
+end
+
+-- The environment a lesson's chunk runs in: its globals are the program's (_G: what one step sets,
+-- the next reads, as in a plain script run), its print obeys the run: nothing in check mode or while
+-- a section is skipped.
+local function lesson_env()
+    local env = {print = function(...) if not lesson.quiet() then print(...) end end}
+    return setmetatable(env, {__index = _G, __newindex = _G})
+end
+
+-- An error that stopped the lesson, reported as the mode reports it: in check mode one more failed
+-- check, named by the lesson's line when known (where); otherwise the message on stderr.
+local function report(mode, path, err, where)
+    if mode == "check" then
+        local msg = err:match("^[^\n]*")
+        local plain = msg:gsub("^" .. path:gsub("%p", "%%%0") .. ":%d+: ", "")
+        lesson.report_error(where and plain or msg, where)
+    else
+        stdout:flush()
+        stderr:write("attn: ", err, "\n")
+    end
+end
+
+-- Runs the lesson's chunk; returns "ok", "quit" (q pressed) or "error" (reported). In check mode
+-- io.output() (where the library's drawings go: attention.heatmap, a tracer's steps) is /dev/null.
+local function run_chunk(chunk, path, mode)
+    local chunkname = "@" .. path
+    local src = source.read(path)
+    local output = io.output()
+    if mode == "check" then pcall(io.output, "/dev/null") end
+    if mode == "line" and src then debug.sethook(line_hook(chunkname, src), "l") end
+    local where
+    local ok, e = xpcall(chunk, function(e)
+        if e == lesson.QUIT or errors.is_interrupt(e) then return e end   -- q; Ctrl-C (src/cli/main.c)
+        where = lesson_line(chunkname, 2)
+        return debug.traceback(errors.text(e), 2)
+    end)
+    debug.sethook()
+    if io.output() ~= output then
+        io.output():close()
+        io.output(output)
+    end
+    if ok then return "ok" end
+    if errors.is_interrupt(e) then error(e, 0) end   -- stops every lesson, not just this one
+    if e == lesson.QUIT then
+        lesson.emit("\n")
+        return "quit"
+    end
+    report(mode, path, e, where)
+    return "error"
 end
 
 function run.file(path, opts)
     opts = opts or {}
     local mode = opts.mode or "run"
-    lesson.mode = mode
-    lesson.tap = opts.tap and true or false
-    local S = lesson.begin(basename(path))
-    S.tap_first = opts.first or 1
-    local chunk, err = loadfile(path)
-    if not chunk then
-        if mode == "check" then
-            lesson.report_error(err)
-        else
-            stdout:flush()
-            stderr:write("attn: ", err, "\n")
-        end
-        return S.passed, S.failed, "error", S.identities
-    end
-    local chunkname = "@" .. path
+    local S = lesson.begin{name = basename(path), mode = mode, tap = opts.tap, first = opts.first}
     source.forget(path)
-    local src = source.read(path)
-    local print, output = _G.print, io.output()
-    if mode == "check" then
-        _G.print = function() end
-        pcall(io.output, "/dev/null")
+    local chunk, err = loadfile(path, "bt", lesson_env())
+    local status = "error"
+    if chunk then
+        status = run_chunk(chunk, path, mode)
+    elseif mode == "check" then
+        lesson.report_error(err)
     else
-        _G.print = function(...) if not lesson.quiet() then print(...) end end
+        report(mode, path, err)
     end
-    if mode == "line" and src then debug.sethook(line_hook(chunkname, src), "l") end
-    local where
-    local ok, e = xpcall(chunk, function(e)
-        if e == lesson.QUIT or e == "interrupted" then return e end   -- q; Ctrl-C (src/cli/main.c)
-        where = lesson_line(chunkname, 2)
-        return debug.traceback(errors.text(e), 2)
-    end)
-    debug.sethook()
-    _G.print = print
-    if io.output() ~= output then
-        io.output():close()
-        io.output(output)
-    end
-    if not ok and e == "interrupted" then error(e, 0) end   -- stops every lesson, not just this one
-    if not ok and e == lesson.QUIT then
-        lesson.emit("\n")
-        return S.passed, S.failed, "quit", S.identities
-    end
-    if not ok then
-        local msg = e:match("^[^\n]*")
-        if mode == "check" then
-            local plain = msg:gsub("^" .. path:gsub("%p", "%%%0") .. ":%d+: ", "")
-            lesson.report_error(where and plain or msg, where)
-        else
-            stdout:flush()
-            stderr:write("attn: ", e, "\n")
-        end
-        return S.passed, S.failed, "error", S.identities
-    end
-    if mode == "step" or mode == "line" then summary(S) end
-    return S.passed, S.failed, "ok", S.identities
+    if status == "ok" and (mode == "step" or mode == "line") then summary(S) end
+    return {status = status, passed = S.passed, failed = S.failed, identities = S.identities}
 end
 
 ---------------------------------------------------------------------------------------------------

@@ -1,0 +1,67 @@
+-- reference.lua — the numbers PyTorch computed for the lessons, read from tests/data/torch/*.txt
+-- (module attn.lesson.reference, for lesson.reference).
+--
+--   reference.find(file, name) -> {shape = {...}, values = {...}}, path
+--       the entry `name` of the file (nil, path when the file has none); a file that cannot be
+--       found, or a line that is not an entry, is an error at the user's line
+local errors = require("attn.errors")
+local reference = {}
+
+-- The files already read: path -> {name -> {shape = {...}, values = {...}}}.
+local references = {}
+
+-- Where the reference files are: tests/data/torch of the repository the lesson file is in (lessons/
+-- sits beside tests/), else of the current directory.
+local function reference_path(file)
+    local candidates = {}
+    for level = 3, 8 do
+        local info = debug.getinfo(level, "S")
+        if not info then break end
+        if info.source:match("^@") then   -- a file's chunk (attn's own library is "=[attn]/...")
+            local dir = info.source:match("^@(.*)/[^/]*$") or "."
+            candidates[#candidates + 1] = dir .. "/../tests/data/torch/" .. file
+            break
+        end
+    end
+    candidates[#candidates + 1] = "tests/data/torch/" .. file
+    for _, path in ipairs(candidates) do
+        local f = io.open(path, "r")
+        if f then f:close() return path end
+    end
+    return nil, table.concat(candidates, ", ")
+end
+
+-- Reads "tensor name=N shape=2,3 : 0x3f800000 ..." lines (float32 bit patterns) and "int64 name=N
+-- shape=2,3 : 3 4 ..." lines (int64 values in decimal, such as token ids); '#' lines are comments.
+local function read_reference(path)
+    local by_name = {}
+    local n = 0
+    for line in io.lines(path) do
+        n = n + 1
+        if not line:match("^#") and line:match("%S") then
+            local kind, name, shape, values = line:match("^(%w+) name=(%S+) shape=(%S*) : ?(.*)$")
+            if kind ~= "tensor" and kind ~= "int64" then
+                errors.raisef("lesson.reference: %s line %d is not 'tensor name=N shape=S : values'", path, n)
+            end
+            local dims, vals = {}, {}
+            for d in shape:gmatch("%d+") do dims[#dims + 1] = tonumber(d) end
+            for word in values:gmatch("%S+") do
+                vals[#vals + 1] = kind == "int64" and math.tointeger(tonumber(word))
+                                  or string.unpack("<f", string.pack("<I4", tonumber(word)))
+            end
+            by_name[name] = {shape = dims, values = vals}
+        end
+    end
+    return by_name
+end
+
+function reference.find(file, name)
+    local path, tried = reference_path(file)
+    if not path then
+        errors.raise("lesson.reference: cannot find " .. file .. " (looked for " .. tried .. ")")
+    end
+    references[path] = references[path] or read_reference(path)
+    return references[path][name], path
+end
+
+return reference
