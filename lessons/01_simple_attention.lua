@@ -1,11 +1,11 @@
--- 01_simple_attention.lua — seed 004 (LLMs from scratch, ch. 3) §3.3.1–3.3.2: self-attention
--- without trainable weights, for one query and then for all of them.
+-- 01_simple_attention.lua — Build a Large Language Model (From Scratch), ch. 3, §3.3.1–3.3.2:
+-- self-attention without trainable weights, for one query and then for all of them.
 --   ./attn lessons/01_simple_attention.lua           straight through
 --   ./attn --step lessons/01_simple_attention.lua    one step at a time
 -- Every tensor the book prints in these sections is printed here, computed by attn, and checked
 -- against the book's text (the [=[ ]=] strings are the book's output, the expected side only).
 
-lesson.title("Simple self-attention without trainable weights", {source = "seed 004 §3.3.1–3.3.2"})
+lesson.title("Simple self-attention without trainable weights", {source = "Build a Large Language Model (From Scratch), ch. 3 §3.3.1–3.3.2"})
 
 lesson.section("3.3.1  A simple self-attention mechanism without trainable weights")
 

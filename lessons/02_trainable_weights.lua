@@ -1,11 +1,12 @@
--- Seed 004 §3.4 (LLMs from scratch, ch. 3): self-attention with trainable weights W_q, W_k, W_v,
--- step by step for the query x^(2), then as the book's classes SelfAttention_v1 and _v2, exercise 3.1,
--- and seed 003's "game character" picture of a projection. Every number the book prints is checked
--- against the book's text (grad_fn=... dropped: attn has no autograd).
+-- Build a Large Language Model (From Scratch), ch. 3 §3.4: self-attention with trainable weights W_q,
+-- W_k, W_v, step by step for the query x^(2), then as the book's classes SelfAttention_v1 and _v2,
+-- exercise 3.1, and the "game character" picture of a projection from the notes on chapter 3. Every
+-- number the book prints is checked against the book's text (grad_fn=... dropped: attn has no autograd).
 --   ./attn lessons/02_trainable_weights.lua           straight through
 --   ./attn --step lessons/02_trainable_weights.lua    one step at a time (Enter, r repeat, s next section, q quit)
 
-lesson.title("Self-attention with trainable weights", {source = "seed 004 §3.4 (In [15]–[33]), seed 003 §3.4"})
+lesson.title("Self-attention with trainable weights",
+             {source = "Build a Large Language Model (From Scratch), ch. 3 §3.4 (In [15]–[33]); notes on chapter 3, §3.4"})
 
 lesson.section("3.4  Implementing self-attention with trainable weights")
 
@@ -13,13 +14,14 @@ lesson.say[[
 In §3.3 the attention scores were plain dot products of the inputs, ω_ij = x^(i) · x^(j):
 nothing in them could be learned. Scaled dot-product attention first projects every input x^(i)
 three times, with three trainable matrices: the query q^(i) = x^(i) W_q, the key
-k^(i) = x^(i) W_k and the value v^(i) = x^(i) W_v. What does a projection do? Seed 003's
-picture: a game character has the raw features strength 100, agility 50, intelligence 10. The
-fight system only cares about attack and dodge, and a 3×2 matrix W says how much each raw
-feature contributes to each:
+k^(i) = x^(i) W_k and the value v^(i) = x^(i) W_v. What does a projection do? The notes on
+chapter 3 have a picture: a game character has the raw features strength 100, agility 50,
+intelligence 10. The fight system only cares about attack and dodge, and a 3×2 matrix W says
+how much each raw feature contributes to each:
     attack = 0.8·strength + 0.2·agility + 0·intelligence
     dodge  = 0·strength + 0.9·agility + 0.1·intelligence
-One matrix product computes both.]]
+The notes give the weights, not the results; one matrix product computes both, and Lua's own
+double-precision arithmetic, apart from any tensor, works the two formulas out to compare.]]
 
 lesson.step("a projection: [strength, agility, intelligence] · W → [attack, dodge]", function()
     character = torch.tensor{100.0, 50.0, 10.0} -- strength, agility, intelligence
@@ -28,7 +30,9 @@ lesson.step("a projection: [strength, agility, intelligence] · W → [attack, d
                      {0.0, 0.1}}                -- intelligence
     features = character:matmul(W)              -- Python: character @ W
     lesson.show("[attack, dodge]", features)
-    lesson.check("attack 90 and dodge 46 (seed 003)", features, {90, 46}, {tol = 1e-5})
+    local attack = 0.8 * 100 + 0.2 * 50 + 0 * 10                  -- the notes' formulas, in doubles
+    local dodge = 0 * 100 + 0.9 * 50 + 0.1 * 10
+    lesson.agree("the matrix product is the notes' two formulas", features, {attack, dodge}, {tol = 1e-5})
 end)
 
 lesson.say[[

@@ -1,11 +1,13 @@
--- Seed 004 §3.5.1 (LLMs from scratch, ch. 3): the causal attention mask — the weights of
+-- Build a Large Language Model (From Scratch), ch. 3 §3.5.1: the causal attention mask — the weights of
 -- SelfAttention_v2 (seed 789), a tril mask, renormalisation, why no information leaks, the -inf trick,
--- seed 003's ✓/✗ table, and the book's context vectors of In [40] with the book's own quirk (they use
--- the seed-123 values of §3.4). Every number the book prints is checked against the book's text.
+-- the ✓/✗ table of the notes on chapter 3, and the book's context vectors of In [40] with the book's own
+-- quirk (they use the seed-123 values of §3.4). Every number the book prints is checked against the
+-- book's text.
 --   ./attn lessons/03_causal_attention.lua           straight through
 --   ./attn --step lessons/03_causal_attention.lua    one step at a time (Enter, r repeat, s next section, q quit)
 
-lesson.title("Causal attention: hiding future words", {source = "seed 004 §3.5.1 (In [34]–[40]), seed 003 §3.4.1"})
+lesson.title("Causal attention: hiding future words",
+             {source = "Build a Large Language Model (From Scratch), ch. 3 §3.5.1 (In [34]–[40]); notes on chapter 3, §3.4.1"})
 
 lesson.section("3.5  Hiding future words with causal attention")
 
@@ -85,12 +87,12 @@ tensor([[1., 0., 0., 0., 0., 0.],
 end)
 
 lesson.say[[
-Read as a table, the mask is seed 003's picture: "Your" sees only itself; "journey" sees "Your"
-and itself; "starts" sees both earlier words and itself; every later column is a spoiler (✗).
-The table below is printed from mask_simple, row i = the token asking, column j = the token
-looked at.]]
+Read as a table, the mask is the picture in the notes on chapter 3: "Your" sees only itself;
+"journey" sees "Your" and itself; "starts" sees both earlier words and itself; every later
+column is a spoiler (✗). The table below is printed from mask_simple, row i = the token asking,
+column j = the token looked at.]]
 
-lesson.step("seed 003's ✓/✗ table, read off the mask", function()
+lesson.step("the notes' ✓/✗ table, read off the mask", function()
     local function cell(s, width) return s .. string.rep(" ", width - utf8.len(s)) end
     local lines = {cell("", 10)}
     for j = 1, context_length do lines[1] = lines[1] .. cell(tokens[j], 9) end
@@ -103,13 +105,13 @@ lesson.step("seed 003's ✓/✗ table, read off the mask", function()
     end
     lesson.show("who sees whom (row: the token asking, column: the token looked at)", table.concat(lines, "\n"))
 
-    local seen = {} -- the 3×3 corner for "Your journey starts", as seed 003 draws it
+    local seen = {} -- the 3×3 corner for "Your journey starts", as the notes draw it
     for i = 1, 3 do
         local row = {}
         for j = 1, 3 do row[j] = mask_simple[i][j] == 1 and "✓" or "✗" end
         seen[i] = tokens[i] .. " " .. table.concat(row)
     end
-    lesson.check("seed 003's table for \"Your journey starts\"", table.concat(seen, " / "),
+    lesson.check("the notes' table for \"Your journey starts\"", table.concat(seen, " / "),
         "Your ✓✗✗ / journey ✓✓✗ / starts ✓✓✓")
 end)
 

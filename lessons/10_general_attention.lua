@@ -1,12 +1,20 @@
--- 10_general_attention.lua — seed 002 (Python Deep Learning, 3rd ed., ch. 7), "Understanding the
--- attention mechanism" › "General attention": the Figure 7.5 example, one 4-dimensional query against a
--- key-value store of four 4-dimensional vectors, stepped through with attention.trace.
+-- 10_general_attention.lua — Python Deep Learning (3rd ed.), ch. 7, "Understanding the attention
+-- mechanism" › "General attention": the Figure 7.5 example, one 4-dimensional query against a key-value
+-- store of four 4-dimensional vectors, stepped through with attention.trace.
 --   ./attn lessons/10_general_attention.lua           straight through
 --   ./attn --step lessons/10_general_attention.lua    one step at a time
--- The figure's vectors are in ../shared/reference/worked-examples.md (seed 002): they are the inputs.
--- The seed's scores, weights and result appear only as the expected side of checks.
+-- The figure's vectors, lost with the figure in the Chinese translation, are those of the book's repository
+-- (Chapter07/attention_numerical_example.py): they are the inputs.
+-- The chapter's scores, weights and result appear only as the expected side of checks.
 
-lesson.title("General attention: the Figure 7.5 example", {source = "seed 002 ch. 7, General attention"})
+lesson.title("General attention: the Figure 7.5 example",
+             {source = "Python Deep Learning (3rd ed.), ch. 7: General attention, Figure 7.5"})
+
+-- What PyTorch computes from the same vectors (scripts/gen_lesson_reference.py): the numbers the chapter
+-- prints rounded, or leaves to its lost figure.
+local function pytorch(name)
+    return lesson.reference("lessons_pdl_ch7.txt", "general." .. name)
+end
 
 lesson.section("Understanding the attention mechanism · General attention")
 
@@ -22,7 +30,7 @@ multiplicatively, like Luong's attention:
   3. result            r = Σ_n α_{q,k_n} v_n          (a weighted sum of the values)
 
 Figure 7.5 does this with numbers: a query q1 and a store of four keys and four values, all of
-them 4-dimensional. (The figure is an image the seed lost; its vectors come from the book's
+them 4-dimensional. (The figure is an image the translation lost; its vectors come from the book's
 repository.) The query is a 1×4 matrix: one row, one query.
 ]]
 
@@ -46,7 +54,7 @@ lesson.step("the query q1, the keys K and the values V", function()
 end)
 
 lesson.say[[
-Step 2 of the seed: the first alignment score, written out by the seed as
+Step 2 of the chapter: the first alignment score, written out by the chapter as
 0.6×(−0.2) + 1.2×0.4 + (−1.2)×1.2 + 1.8×0.8. Here it is term by term, in float32 as a tensor
 computes it, and then by torch.dot.
 ]]
@@ -59,16 +67,16 @@ lesson.step("e_{q1,k1} = q1ᵀ k1 by hand", function()
     end
     lesson.show("e_{q1,k1} term by term", e11)
     lesson.show("torch.dot(q1, k1)", torch.dot(q1, k1))
-    lesson.check("e_{q1,k1} (the seed's 0.36)", e11, 0.36, {tol = 1e-6})
+    lesson.check("e_{q1,k1} (the chapter's 0.36)", e11, 0.36, {tol = 1e-6})
 end)
 
 lesson.say[[
 Now the whole example with attn's tracer. attention.trace{q =, k =, v =} runs the stages of
 attention.forward one at a time and shows each with its formula; scale = false because general
-attention does not divide by √d (Transformer attention, the next section of the seed, does).
+attention does not divide by √d (Transformer attention, the next section of the chapter, does).
 tr:step(1) shows the first stage, the scores of q1 against every key.
 
-The seed chose q1 to resemble k2 = [0.2, 0.4, -0.6, 0.6]: the same signs in every component, in
+The chapter chose q1 to resemble k2 = [0.2, 0.4, -0.6, 0.6]: the same signs in every component, in
 much the same proportions. So k2 gets the largest score by far.
 ]]
 
@@ -76,15 +84,16 @@ lesson.step("stage 1: the alignment scores e = q·Kᵀ", function()
     tr = attention.trace{q = q, k = K, v = V, scale = false,
                          tokens = {"q1"}, key_tokens = {"k1", "k2", "k3", "k4"}}
     tr:step(1)
-    lesson.check("the scores of Figure 7.5", tr.scores, {{0.36, 2.4, -0.36, 0.36}}, {tol = 1e-6})
-    lesson.check("k2 scores highest (the seed: e_{q1,k2} = 2.4)", tr.scores[{1, 2}], 2.4, {tol = 1e-6})
+    lesson.check("the four scores, as PyTorch computes them (Figure 7.5's, which the translation lost)", tr.scores,
+        pytorch("scores"), {tol = 1e-6})
+    lesson.check("k2 scores highest (the chapter: e_{q1,k2} = 2.4)", tr.scores[{1, 2}], 2.4, {tol = 1e-6})
 end)
 
 lesson.say[[
-Stage 2: softmax turns the scores into weights that sum to 1. The seed: "softmax exaggerates the
+Stage 2: softmax turns the scores into weights that sum to 1. The chapter: "softmax exaggerates the
 differences between its inputs". k2, the best match, takes most of the weight: the ratio of two
 weights is exp of the difference of their scores, α2 / α1 = exp(e2 − e1), so a lead in score
-becomes a factor in weight. The seed prints the weights rounded to three decimals, so they are
+becomes a factor in weight. The chapter prints the weights rounded to three decimals, so they are
 checked to within half a unit of the third decimal, 5e-4. It also spells out the weight of k2 as
 a formula, computed below in double precision with Lua's math.exp from the four scores.
 ]]
@@ -97,21 +106,23 @@ lesson.step("stage 2: the weights α = softmax(e)", function()
     lesson.show("e2 − e1", e[2] - e[1])
     lesson.show("α2 / α1", tr.weights[{1, 2}] / tr.weights[{1, 1}])
     lesson.show("exp(e2 − e1)", math.exp(e[2] - e[1]))
-    lesson.check("the weights of Figure 7.5", tr.weights, {{0.098, 0.756, 0.048, 0.098}}, {tol = 5e-4})
-    lesson.check("α_{q1,k2} by the seed's formula (0.756)", alpha_k2, 0.756, {tol = 5e-4})
+    lesson.check("the weights of Figure 7.5, as the chapter prints them", tr.weights, {{0.098, 0.756, 0.048, 0.098}},
+        {tol = 5e-4})
+    lesson.check("the weights, as PyTorch computes them", tr.weights, pytorch("weights"), {tol = 1e-6})
+    lesson.check("α_{q1,k2} by the chapter's formula (0.756)", alpha_k2, 0.756, {tol = 5e-4})
     lesson.agree("α2 / α1 = exp(e2 − e1), the lead in score as a factor in weight",
         tr.weights[{1, 2}] / tr.weights[{1, 1}], math.exp(e[2] - e[1]), {tol = 1e-5})
 end)
 
 lesson.say(string.format([[
-A typo in the seed: its formula for α_{q1,k2} reads exp(2.4) / (exp(0.36) + exp(2.4) +
+A typo in the chapter: its formula for α_{q1,k2} reads exp(2.4) / (exp(0.36) + exp(2.4) +
 exp(0.36) + exp(0.36)), as if the other three scores were all 0.36. The third score is %.2f
 (stage 1 above; k3 has the opposite sign of q1 in the second and third components). With the
-typo's scores the weights would be different, and they would contradict the seed itself, which
+typo's scores the weights would be different, and they would contradict the chapter itself, which
 uses 0.048 for k3 and 0.756 for k2 in its next step.
 ]], tr.scores[{1, 3}]))
 
-lesson.step("the seed's typo: all other scores 0.36", function()
+lesson.step("the chapter's typo: all other scores 0.36", function()
     typo_scores = torch.tensor{{0.36, 2.4, 0.36, 0.36}}
     typo_weights = attention.softmax(typo_scores)
     typo_result = attention.weighted_sum(typo_weights, V)
@@ -123,40 +134,39 @@ lesson.step("the seed's typo: all other scores 0.36", function()
 end)
 
 lesson.say(string.format([[
-With the typo, k3 would get %.3f, as much as k1 and k4, where the seed uses 0.048, and k2 would
-get %.3f, not the seed's 0.756. The seed's weights are those of the true scores (checked in stage
+With the typo, k3 would get %.3f, as much as k1 and k4, where the chapter uses 0.048, and k2 would
+get %.3f, not the chapter's 0.756. The chapter's weights are those of the true scores (checked in stage
 2), so the typo is only in the formula's text.
 ]], typo_weights[{1, 3}], typo_weights[{1, 2}]))
 
 lesson.say[[
 Stage 3: the result r is the weighted sum of the values, element by element. It lies closest to
-v2, the value of the key that matches q1 best. The seed rounds r to two decimals (checked within
-5e-3); worked-examples.md gives it to five (checked within 1e-5).
+v2, the value of the key that matches q1 best. The chapter rounds r to two decimals (checked within
+5e-3); PyTorch's run of the same vectors gives it in full (checked within 1e-6).
 ]]
 
 lesson.step("stage 3: the result r = Σ α v", function()
     tr:step(3)
-    lesson.check("r of Figure 7.5", tr.context, {{1.98, 2.98, 3.98, 4.98}}, {tol = 5e-3})
-    lesson.check("r to five decimals (worked-examples)", tr.context,
-        {{1.97737, 2.97737, 3.97737, 4.97737}}, {tol = 1e-5})
+    lesson.check("r of Figure 7.5, as the chapter prints it", tr.context, {{1.98, 2.98, 3.98, 4.98}}, {tol = 5e-3})
+    lesson.check("r, as PyTorch computes it", tr.context, pytorch("r"), {tol = 1e-6})
 end)
 
 lesson.say[[
-The seed computes the first element by hand from the weights as it printed them:
+The chapter computes the first element by hand from the weights as it printed them:
 r1 = 0.098×4 + 0.756×1 + 0.048×5 + 0.098×6. The same sum with our weights rounded to three
-decimals, in plain Lua numbers, gives a value that rounds to the seed's r1 (the exact r1 differs
+decimals, in plain Lua numbers, gives a value that rounds to the chapter's r1 (the exact r1 differs
 from it in the third decimal: rounding the weights first moves the sum a little).
 ]]
 
 lesson.step("r1 by hand from the weights rounded to three decimals", function()
     r1 = 0
     for n, w in ipairs(tr.weights[1]:tolist()) do
-        -- each weight with the 3 decimals the seed printed, times the first element of its value
+        -- each weight with the 3 decimals the chapter printed, times the first element of its value
         r1 = r1 + tonumber(string.format("%.3f", w)) * V[{n, 1}]
     end
     lesson.show("r1 from rounded weights", r1)
     lesson.show("r1 exactly", tr.context[{1, 1}])
-    lesson.check("r1 (the seed's 1.98)", r1, 1.98, {tol = 5e-3})
+    lesson.check("r1 (the chapter's 1.98)", r1, 1.98, {tol = 5e-3})
 end)
 
 lesson.say[[

@@ -1,18 +1,18 @@
--- 11_transformer_attention.lua — seed 002 (Python Deep Learning, 3rd ed., ch. 7) §Transformer attention
--- and §Implementing TA: scaled dot-product attention step by step, why it divides by √d_k, the seed's
+-- 11_transformer_attention.lua — Python Deep Learning (3rd ed.), ch. 7 §Transformer attention and
+-- §Implementing TA: scaled dot-product attention step by step, why it divides by √d_k, the chapter's
 -- attention() with its mask against ch. 3's, and MultiHeadedAttention with its four Linear layers.
 --   ./attn lessons/11_transformer_attention.lua           straight through
 --   ./attn --step lessons/11_transformer_attention.lua    one step at a time
--- The seed prints no numbers here, so every input is seeded and every seeded result is checked
+-- The chapter prints no numbers here, so every input is seeded and every seeded result is checked
 -- against PyTorch's own, computed by scripts/gen_lesson_reference.py with the same seeds and stored in
--- tests/data/torch/lessons_seed002.txt (the expected side of the checks only).
+-- tests/data/torch/lessons_pdl_ch7.txt (the expected side of the checks only).
 
 lesson.title("Transformer attention: scaled dot-product and multi-head attention",
-             {source = "seed 002 (Python Deep Learning ch. 7) §Transformer attention, §Implementing TA"})
+             {source = "Python Deep Learning (3rd ed.), ch. 7: Transformer attention, Implementing TA"})
 
 -- What PyTorch computed for this lesson (scripts/gen_lesson_reference.py).
 local function pytorch(name)
-    return lesson.reference("lessons_seed002.txt", "l10." .. name)
+    return lesson.reference("lessons_pdl_ch7.txt", "attention." .. name)
 end
 
 lesson.section("Transformer attention")
@@ -23,7 +23,7 @@ Transformer attention (TA) is the general attention procedure with dot-product s
     Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k) · V
 
 m queries of length d_k are the rows of Q (m × d_k); the "database" holds n keys, the rows of K
-(n × d_k), and n values, the rows of V (n × d_v). The seed prints no numbers for it, so we make a
+(n × d_k), and n values, the rows of V (n × d_v). The chapter prints no numbers for it, so we make a
 small example from a seeded generator: m = 3 queries, n = 5 keys, d_k = 4 and d_v = 3. torch.rand
 draws the same numbers as PyTorch after the same torch.manual_seed.
 ]]
@@ -41,7 +41,7 @@ end)
 lesson.say[[
 Step 1 of the formula matches every query with every key in one matrix product: Q·Kᵀ is m × n,
 and its entry e_ij is the dot product of query i with key j, the alignment score. Kᵀ is
-K:transpose(-2, -1), the last two dims swapped, as the seed writes it.
+K:transpose(-2, -1), the last two dims swapped, as the chapter writes it.
 ]]
 
 lesson.step("1. alignment scores Q·Kᵀ", function()
@@ -160,15 +160,15 @@ standard deviation near 1 and softmax behaves the same for every d_k.
 lesson.section("Implementing TA")
 
 lesson.say[[
-The seed implements scaled dot-product attention as the function attention(query, key, value,
+The chapter implements scaled dot-product attention as the function attention(query, key, value,
 mask, dropout), after the Annotated Transformer. Here it is line for line in Lua. (attn already
-has a global table named attention, its stages, so the seed's function is called seed_attention
+has a global table named attention, its stages, so the chapter's function is called book_attention
 here.) Note the mask convention: masked_fill(mask == 0, -1e9) hides the positions where the mask
 is 0, so a 1 means "may attend".
 ]]
 
-lesson.step("the seed's attention()", function()
-    function seed_attention(query, key, value, mask, dropout)   -- Python: mask=None, dropout=None
+lesson.step("the chapter's attention()", function()
+    function book_attention(query, key, value, mask, dropout)   -- Python: mask=None, dropout=None
         local d_k = query:size(-1)                              -- Python: d_k = query.size(-1)
         -- 1) and 2) Compute the alignment scores with scaling
         local scores = query:matmul(key:transpose(-2, -1)) / math.sqrt(d_k)
@@ -183,28 +183,28 @@ lesson.step("the seed's attention()", function()
         -- 4) Apply the attention scores over the values
         return p_attn:matmul(value), p_attn                     -- Python: return p_attn @ value, p_attn
     end
-    x_ta, p_ta = seed_attention(Q, K, V)
+    x_ta, p_ta = book_attention(Q, K, V)
     lesson.agree("without a mask it computes A of the steps above", x_ta, A, {tol = 1e-7})
 end)
 
 lesson.say[[
 Self-attention of 4 tokens, each of which may attend only to itself and the tokens before it
-(the decoder's causal mask, which the seed introduces later). In the seed's convention that is
+(the decoder's causal mask, which the chapter introduces later). In the chapter's convention that is
 a lower triangle of ones: torch.tril(torch.ones(4, 4)).
 ]]
 
-lesson.step("a causal mask in the seed's convention (1 = visible, 0 → -1e9)", function()
+lesson.step("a causal mask in the chapter's convention (1 = visible, 0 → -1e9)", function()
     torch.manual_seed(12)
     tokens = {"I", "bought", "new", "shoes"}
     query, key, value = torch.rand(4, 4), torch.rand(4, 4), torch.rand(4, 4)
     mask = torch.tril(torch.ones(4, 4))
-    x_seed, p_seed = seed_attention(query, key, value, mask)
+    x_book, p_book = book_attention(query, key, value, mask)
     lesson.show("mask", mask)
-    lesson.show("p_attn", p_seed)
-    lesson.show("x", x_seed)
-    attention.heatmap(p_seed, {rows = tokens, cols = tokens})
-    lesson.check("p_attn as PyTorch's attention() computes it", p_seed, pytorch("ta.p_attn"), {tol = 1e-5})
-    lesson.check("x as PyTorch's attention() computes it", x_seed, pytorch("ta.x"), {tol = 1e-5})
+    lesson.show("p_attn", p_book)
+    lesson.show("x", x_book)
+    attention.heatmap(p_book, {rows = tokens, cols = tokens})
+    lesson.check("p_attn as PyTorch's attention() computes it", p_book, pytorch("ta.p_attn"), {tol = 1e-5})
+    lesson.check("x as PyTorch's attention() computes it", x_book, pytorch("ta.x"), {tol = 1e-5})
 end)
 
 lesson.say[[
@@ -222,8 +222,8 @@ lesson.step("ch. 3's convention (true = hidden, → -inf): the same weights", fu
     lesson.show("hidden", hidden)
     lesson.show("masked scores", masked)
     lesson.show("weights", w_ch3)
-    lesson.agree("the seed's mask == 0 is exactly ch. 3's hidden", mask:eq(0), hidden)
-    lesson.agree("the weights are equal, bit for bit", w_ch3, p_seed)
+    lesson.agree("the chapter's mask == 0 is exactly ch. 3's hidden", mask:eq(0), hidden)
+    lesson.agree("the weights are equal, bit for bit", w_ch3, p_book)
 end)
 
 lesson.say[[
@@ -236,11 +236,11 @@ and the nan spreads through every later layer.
 lesson.step("a row with every key hidden: 1/n with -1e9, nan with -inf", function()
     mask_pad = mask:clone()
     mask_pad[4]:fill_(0)                                       -- Python: mask_pad[3] = 0
-    _, p_pad = seed_attention(query, key, value, mask_pad)
+    _, p_pad = book_attention(query, key, value, mask_pad)
     scaled_pad = attention.scale(attention.scores(query, key), 4)
     w_pad = attention.softmax(attention.mask(scaled_pad, mask_pad:eq(0)), -1)
     lesson.show("mask_pad", mask_pad)
-    lesson.show("-1e9 (the seed)", p_pad)
+    lesson.show("-1e9 (the chapter)", p_pad)
     lesson.show("-inf (ch. 3)", w_pad)
     lesson.agree("-1e9: row 4 is uniform, 1/n = 1/4 each", p_pad[4], torch.ones(4) / 4)
     lesson.agree("-inf: row 4 is nan, as 0 / 0 in Lua", w_pad[4], {0 / 0, 0 / 0, 0 / 0, 0 / 0})
@@ -253,7 +253,7 @@ of Q, K and V, their outputs concatenated and projected once more:
     MultiHead(Q, K, V) = Concat(head_1, …, head_h)·W^O
     head_i = Attention(Q·W_i^Q, K·W_i^K, V·W_i^V)
 
-The seed's class MultiHeadedAttention(h, d_model) creates 4 fully connected layers with clones:
+The chapter's class MultiHeadedAttention(h, d_model) creates 4 fully connected layers with clones:
 three for the query, key and value projections (all h heads at once, d_model → h × d_k) and one
 for W^O. attn has the class as nn.MultiHeadedAttention. We take h = 2 heads and d_model = 6, so
 d_k = 6 / 2 = 3, and put it in evaluation mode (no dropout). Then 4 tokens of 6 dimensions, drawn
@@ -273,8 +273,8 @@ lesson.step("MultiHeadedAttention(2, 6): 4 Linear layers", function()
 end)
 
 lesson.say[[
-PyTorch agrees with the weights bit for bit. It also shows something the seed does not say:
-clones deep-copies one Linear layer, so the four layers start out equal. (The seed's build_model
+PyTorch agrees with the weights bit for bit. It also shows something the chapter does not say:
+clones deep-copies one Linear layer, so the four layers start out equal. (The chapter's build_model
 re-initialises every weight matrix with xavier_uniform_ afterwards, so in a whole model they
 differ.) Here, then, the query, key and value projections of a token are the same vector.
 ]]
@@ -305,20 +305,20 @@ lesson.step("MultiHeadedAttention stage by stage (attention.trace)", function()
 end)
 
 lesson.say[[
-The same forward pass written as the seed's MultiHeadedAttention.forward, with the seed's
-attention() from above. (The seed's last line reads `return self.fc_layers-1`, a loss in its
+The same forward pass written as the chapter's MultiHeadedAttention.forward, with the chapter's
+attention() from above. (The chapter's last line reads `return self.fc_layers-1`, a loss in its
 conversion of `return self.fc_layers[-1](x)`: the last layer, fc_layers[4] in Lua.) view(b, -1,
 h, d_k) cuts each token's 6 numbers into 2 heads of 3; transpose(2, 3) puts the head dim before
 the tokens (Python's transpose(1, 2): dims count from 1 in attn).
 ]]
 
-lesson.step("the seed's forward, by hand", function()
+lesson.step("the chapter's forward, by hand", function()
     batch_samples = x:size(1)                                       -- Python: query.size(0)
     projections = {}
     for i, t in ipairs({x, x, x}) do                  -- Python: zip(self.fc_layers, (query, key, value))
         projections[i] = mha.fc_layers[i](t):view(batch_samples, -1, mha.h, mha.d_k):transpose(2, 3)
     end
-    heads, p_heads = seed_attention(projections[1], projections[2], projections[3], nil, mha.dropout)
+    heads, p_heads = book_attention(projections[1], projections[2], projections[3], nil, mha.dropout)
     concat = heads:transpose(2, 3):contiguous():view(batch_samples, -1, mha.h * mha.d_k)
     by_hand = mha.fc_layers[4](concat)                              -- Python: self.fc_layers[-1](x)
     lesson.show("heads (one [4, 3] matrix per head)", heads)
@@ -329,7 +329,7 @@ end)
 
 lesson.say[[
 A mask passed to the module is unsqueezed to [b, 1, n, m], the same mask for all h heads. With
-the causal mask nn.subsequent_mask(4) (bool, true = visible: the seed's convention), each head's
+the causal mask nn.subsequent_mask(4) (bool, true = visible: the chapter's convention), each head's
 weights form a lower triangle. attn computes attention without a mask, or with the causal one, in
 a single fused pass that never stores the weights; mha.use_fused = false keeps the staged path,
 so that mha.attn holds them as in PyTorch.

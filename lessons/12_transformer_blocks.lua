@@ -1,20 +1,20 @@
--- 12_transformer_blocks.lua — seed 002 (Python Deep Learning, 3rd ed., ch. 7) §Building transformers with
+-- 12_transformer_blocks.lua — Python Deep Learning (3rd ed.), ch. 7 §Building transformers with
 -- attention to §Generative Pre-trained Transformer: embeddings and the static positional encoding,
 -- LayerNorm, the position-wise FFN, an encoder block in post-LN and pre-LN form, the Encoder (N = 2), a
 -- decoder step with the causal mask and cross-attention, BERT's input embeddings, and the attention
 -- patterns of BERT (bidirectional) and GPT (causal).
 --   ./attn lessons/12_transformer_blocks.lua           straight through
 --   ./attn --step lessons/12_transformer_blocks.lua    one step at a time
--- The seed prints no numbers here: every input is seeded, and every seeded result is checked against
--- PyTorch's own (scripts/gen_lesson_reference.py, the seed's classes with the same seeds), stored in
--- tests/data/torch/lessons_seed002.txt, the expected side of the checks only.
+-- The chapter prints no numbers here: every input is seeded, and every seeded result is checked against
+-- PyTorch's own (scripts/gen_lesson_reference.py, the chapter's classes with the same seeds), stored in
+-- tests/data/torch/lessons_pdl_ch7.txt, the expected side of the checks only.
 
 lesson.title("Transformer blocks: encoder, decoder, BERT and GPT",
-             {source = "seed 002 (Python Deep Learning ch. 7) §Building transformers with attention – §GPT"})
+             {source = "Python Deep Learning (3rd ed.), ch. 7: Building transformers with attention – Generative Pre-trained Transformer"})
 
 -- What PyTorch computed for this lesson (scripts/gen_lesson_reference.py).
 local function pytorch(name)
-    return lesson.reference("lessons_seed002.txt", "l11." .. name)
+    return lesson.reference("lessons_pdl_ch7.txt", "blocks." .. name)
 end
 
 lesson.section("Transformer encoder")
@@ -22,7 +22,7 @@ lesson.section("Transformer encoder")
 lesson.say[[
 The encoder takes a sequence of tokens. A lookup table turns each token into a d_model-dimensional
 embedding vector: the token's id picks a row of the table, a matrix learned with the rest of the
-model. The Annotated Transformer's Embeddings (which the seed uses and leaves out of its text)
+model. The Annotated Transformer's Embeddings (which the chapter uses and leaves out of its text)
 multiply that row by √d_model. We make up a tiny source vocabulary and a sentence, with d_model = 8.
 Ids are int64 tensors, as in PyTorch. Lua counts ids from 1 (the first row of the table is id 1),
 PyTorch from 0: beside ours we show PyTorch's, which are ours minus 1.
@@ -86,7 +86,7 @@ end)
 
 lesson.say[[
 The input of the first encoder block is the sum: embedding plus the encoding of its position.
-This is the seed's source_embeddings, torch.nn.Sequential(Embeddings(d_model, vocab),
+This is the chapter's source_embeddings, torch.nn.Sequential(Embeddings(d_model, vocab),
 c(position)): nn.PositionalEncoding adds pe's first n rows (and applies dropout, off in evaluation
 mode). The two "the" now differ.
 ]]
@@ -125,7 +125,7 @@ end)
 lesson.say[[
 The other sublayer is the position-wise feed-forward network, FFN(x) = act(x·W1 + b1)·W2 + b2,
 applied to every token separately with the same weights. The original Transformer used ReLU; the
-seed uses SiLU, silu(z) = z·sigmoid(z), and an inner size d_ff (here 32). Dropout sits between the
+chapter uses SiLU, silu(z) = z·sigmoid(z), and an inner size d_ff (here 32). Dropout sits between the
 two layers (off in evaluation mode).
 ]]
 
@@ -147,7 +147,7 @@ lesson.section("Implementing the encoder")
 lesson.say[[
 The two kinds of encoder block differ only in where LayerNorm sits. Post-LN, the original
 Transformer (Figure 7.9, left): each sublayer's output is LayerNorm(x + Sublayer(x)). Pre-LN
-(right): x + Sublayer(LayerNorm(x)). The seed says it implements the post-LN encoder, and that
+(right): x + Sublayer(LayerNorm(x)). The chapter says it implements the post-LN encoder, and that
 SublayerConnection matches LayerNorm(x + SubLayer(x)); but its code, the Annotated Transformer's,
 returns x + self.dropout(sublayer(self.norm(x))): the pre-LN form, as the checks below confirm.
 attn's nn.SublayerConnection and blocks follow the code and take {norm_first = false} for post-LN.
@@ -159,10 +159,10 @@ have the same weights, and run both on x.
 ]]
 
 lesson.step("an encoder block, post-LN", function()
-    src_mask = torch.ones(1, 1, 6)                  -- 1 = may attend (the seed's convention)
+    src_mask = torch.ones(1, 1, 6)                  -- 1 = may attend (the chapter's convention)
     torch.manual_seed(22)
     block_post = nn.EncoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1), nn.PositionwiseFFN(8, 32, 0.1),
-                                 0.1, {norm_first = false})   -- post-LN; the seed's code is pre-LN
+                                 0.1, {norm_first = false})   -- post-LN; the chapter's code is pre-LN
     block_post:eval()
     y_post = block_post(x, src_mask)
     -- by hand: LayerNorm(x + MHA(x)), then LayerNorm(h + FFN(h))
@@ -174,7 +174,7 @@ lesson.step("an encoder block, post-LN", function()
     lesson.agree("= LayerNorm(h + FFN(h)), h = LayerNorm(x + MHA(x))", y_post, y_post_hand, {tol = 1e-6})
 end)
 
-lesson.step("the same block, pre-LN (the seed's SublayerConnection)", function()
+lesson.step("the same block, pre-LN (the chapter's SublayerConnection)", function()
     torch.manual_seed(22)
     block_pre = nn.EncoderBlock(8, nn.MultiHeadedAttention(2, 8, 0.1), nn.PositionwiseFFN(8, 32, 0.1),
                                 0.1)
@@ -195,8 +195,8 @@ end)
 lesson.say[[
 Same weights, same input, different outputs. A post-LN block ends with a LayerNorm, so each
 token's output has mean 0 and standard deviation 1 (with LayerNorm's initial weight 1 and bias 0).
-A pre-LN block ends with a residual sum: its output keeps the scale of x, and the seed's Encoder
-closes the stack with one final LayerNorm. (In training, the seed says, post-LN needs a warm-up of
+A pre-LN block ends with a residual sum: its output keeps the scale of x, and the chapter's Encoder
+closes the stack with one final LayerNorm. (In training, the chapter says, post-LN needs a warm-up of
 the learning rate and pre-LN does not, but pre-LN may suffer representation collapse.)
 ]]
 
@@ -210,7 +210,7 @@ lesson.step("post-LN vs pre-LN: the scale of each token's output", function()
 end)
 
 lesson.say[[
-The seed's Encoder stacks N copies of a block (the original has N = 6; we take N = 2) and ends
+The chapter's Encoder stacks N copies of a block (the original has N = 6; we take N = 2) and ends
 with a LayerNorm. Each block's output is the next one's input. clones makes deep copies, so both
 blocks start with equal weights; training would make them differ. The output is the memory the
 decoder will attend to.
@@ -238,7 +238,7 @@ The decoder reads the target sequence generated so far, shifted by one: it start
 block has three sublayers: masked self-attention over the target (a token may attend only to
 itself and earlier tokens, the causal mask nn.subsequent_mask), attention over the encoder's
 memory (queries from the decoder, keys and values from the encoder: cross-attention), and the
-FFN. (The seed's text says source_mask is the mask of the decoder's self-attention. Its
+FFN. (The chapter's text says source_mask is the mask of the decoder's self-attention. Its
 DecoderBlock.forward, whose lines its listing lost in conversion, is the Annotated Transformer's,
 which gives target_mask to the self-attention and source_mask to the cross-attention, as attn does.)
 Our made-up target vocabulary is German; the decoder has seen "<s> die Katze saß" and will
@@ -286,7 +286,7 @@ lesson.step("causality: a shorter target gives the same first rows", function()
 end)
 
 lesson.say[[
-The seed's Decoder stacks N such blocks, normalises, projects each position onto the target
+The chapter's Decoder stacks N such blocks, normalises, projects each position onto the target
 vocabulary with a Linear layer and takes log_softmax: row t holds the log-probabilities of the
 token that follows token t. The last row predicts the word after "saß". The model is untrained,
 so its guess means nothing yet, but it is computed the same way as PyTorch's.
@@ -348,10 +348,10 @@ lesson.step("BERT's input: token + segment + position embeddings", function()
 end)
 
 lesson.say[[
-The seed gives BERT's sizes: BERT_BASE has 12 encoder blocks with 12 heads and d_model = 768,
+The chapter gives BERT's sizes: BERT_BASE has 12 encoder blocks with 12 heads and d_model = 768,
 110M parameters in all; BERT_LARGE 24 blocks, 16 heads, d_model = 1024, 340M; both with a WordPiece
 vocabulary of 30,000 tokens. We count what our classes hold for these sizes: one encoder block
-(the seed's, with an FFN of 4·d_model, as in BERT) built for real, times the number of blocks,
+(the chapter's, with an FFN of 4·d_model, as in BERT) built for real, times the number of blocks,
 plus the three embedding tables: 30,000 tokens, 512 positions (BERT's longest input) and 2 segments.
 ]]
 
@@ -364,18 +364,18 @@ lesson.step("BERT_BASE and BERT_LARGE: counting the parameters", function()
     base_block, large_block = block_parameters(768, 12), block_parameters(1024, 16)
     bert_base = 12 * base_block + (30000 + 512 + 2) * 768
     bert_large = 24 * large_block + (30000 + 512 + 2) * 1024
-    print(string.format("BERT_BASE:  12 × %d + %d × 768  = %d (%.1fM; the seed: 110M, %+.1f%%)", base_block,
+    print(string.format("BERT_BASE:  12 × %d + %d × 768  = %d (%.1fM; the chapter: 110M, %+.1f%%)", base_block,
                         30000 + 512 + 2, bert_base, bert_base / 1e6, (bert_base / 110e6 - 1) * 100))
-    print(string.format("BERT_LARGE: 24 × %d + %d × 1024 = %d (%.1fM; the seed: 340M, %+.1f%%)", large_block,
+    print(string.format("BERT_LARGE: 24 × %d + %d × 1024 = %d (%.1fM; the chapter: 340M, %+.1f%%)", large_block,
                         30000 + 512 + 2, bert_large, bert_large / 1e6, (bert_large / 340e6 - 1) * 100))
     lesson.check("a 768-wide block holds as many parameters as PyTorch's", base_block, pytorch("block768.params"):item())
     lesson.check("a 1024-wide block holds as many parameters as PyTorch's", large_block, pytorch("block1024.params"):item())
-    lesson.check("BERT_BASE: the seed's 110M, within 2%", bert_base, 110e6, {tol = 0.02 * 110e6})
-    lesson.check("BERT_LARGE: the seed's 340M, within 2%", bert_large, 340e6, {tol = 0.02 * 340e6})
+    lesson.check("BERT_BASE: the chapter's 110M, within 2%", bert_base, 110e6, {tol = 0.02 * 110e6})
+    lesson.check("BERT_LARGE: the chapter's 340M, within 2%", bert_large, 340e6, {tol = 0.02 * 340e6})
 end)
 
 lesson.say(string.format([[
-The counts differ from the seed's rounded figures by %+.1f%% and %+.1f%%. Besides the rounding, the
+The counts differ from the chapter's rounded figures by %+.1f%% and %+.1f%%. Besides the rounding, the
 released models have a few parts our classes leave out: a LayerNorm on the embeddings, a pooling
 layer for [CLS], and a WordPiece vocabulary a little larger than the round 30,000.
 ]], (bert_base / 110e6 - 1) * 100, (bert_large / 340e6 - 1) * 100))
@@ -384,18 +384,18 @@ lesson.section("Generative Pre-trained Transformer")
 
 lesson.say[[
 GPT is a decoder-only model: decoder blocks without the cross-attention sublayer, so the only
-difference from an encoder block is the mask. The seed gives its size: 12 decoder layers with 12
+difference from an encoder block is the mask. The chapter gives its size: 12 decoder layers with 12
 heads, d_model = 768, an FFN of 3,072, a BPE vocabulary of 40,000 tokens and 117M parameters. A
 GPT block therefore holds exactly the parameters of the 768-wide encoder block counted above
-(whose FFN is 4 · 768 = 3,072), and the seed's GPT adds a static positional encoding, which has
+(whose FFN is 4 · 768 = 3,072), and the chapter's GPT adds a static positional encoding, which has
 no parameters.
 ]]
 
 lesson.step("GPT: counting the parameters", function()
     gpt = 12 * base_block + 40000 * 768                   -- 12 blocks + the token embeddings
-    print(string.format("GPT: 12 × %d + 40000 × 768 = %d (%.1fM; the seed: 117M, %+.1f%%)", base_block, gpt,
+    print(string.format("GPT: 12 × %d + 40000 × 768 = %d (%.1fM; the chapter: 117M, %+.1f%%)", base_block, gpt,
                         gpt / 1e6, (gpt / 117e6 - 1) * 100))
-    lesson.check("GPT: the seed's 117M, within 2%", gpt, 117e6, {tol = 0.02 * 117e6})
+    lesson.check("GPT: the chapter's 117M, within 2%", gpt, 117e6, {tol = 0.02 * 117e6})
 end)
 
 lesson.say[[

@@ -14,5 +14,5 @@ sh scripts/install-deps.sh python3-torch # a few minutes the first time
 # must be the vectorised ones (see the CPU capability check in the script), so no override of them.
 unset ATEN_CPU_CAPABILITY
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_torch_reference.py tests/data/torch
-# the lessons' seeded computations (lessons/11_*, lessons/12_*): lessons_seed002.txt
+# the lessons' seeded computations (lessons/10_* to lessons/12_*): lessons_pdl_ch7.txt
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_lesson_reference.py tests/data/torch

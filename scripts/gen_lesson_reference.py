@@ -1,11 +1,11 @@
-"""PyTorch's numbers for the seed-002 lessons (lessons/11_transformer_attention.lua and
-lessons/12_transformer_blocks.lua): tests/data/torch/lessons_seed002.txt.
+"""PyTorch's numbers for the lessons on Python Deep Learning (3rd ed.), ch. 7 (lessons/10_general_attention.lua,
+lessons/11_transformer_attention.lua and lessons/12_transformer_blocks.lua): tests/data/torch/lessons_pdl_ch7.txt.
 
 Every seeded computation of those lessons is done here again, in PyTorch, with the same seeds and in the
 same order (modules built in the same order draw the same numbers from the generator), and the results
 are written as float32 bit patterns. The lessons read them with lesson.reference(file, name) and check
 attn's values against them, so a lesson's LayerNorm, blocks and embeddings are compared with PyTorch,
-not with attn itself. The classes are seed 002's as the seed writes them (scripts/torch_reference_layers.py).
+not with attn itself. The classes are the chapter's as it writes them (scripts/torch_reference_layers.py).
 
 Ids: the lessons count token ids from 1 (Lua), PyTorch from 0; the ids below are the lessons' minus 1.
 The lessons show PyTorch's ids (int64 lines) beside their own and check that they are theirs minus 1.
@@ -25,7 +25,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_reference_layers import (  # noqa: E402  (the seed's classes)
+from torch_reference_layers import (  # noqa: E402  (the chapter's classes)
     BERTEmbedding, Decoder, DecoderBlock, Embeddings, Encoder, EncoderBlock, MultiHeadedAttention,
     PositionalEncoding, PositionwiseFFN, attention, subsequent_mask)
 
@@ -49,19 +49,34 @@ def put_ids(name, t):
                                                   " ".join(str(v) for v in t.reshape(-1).tolist())))
 
 
+# ---- lessons/10_general_attention.lua -----------------------------------------------------------------
+
+def general():
+    # Figure 7.5: one query against four keys and values (the book's repository,
+    # Chapter07/attention_numerical_example.py), unscaled dot-product scores, softmax, weighted sum
+    q = torch.tensor([[0.6, 1.2, -1.2, 1.8]])
+    K = torch.tensor([[-0.2, 0.4, 1.2, 0.8], [0.2, 0.4, -0.6, 0.6], [0.6, -0.4, 1.4, 0.8], [1.6, 0.2, 1.0, 0.2]])
+    V = torch.tensor([[4.0, 5.0, 6.0, 7.0], [1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [6.0, 7.0, 8.0, 9.0]])
+    scores = q @ K.T
+    weights = scores.softmax(dim=-1)
+    put("general.scores", scores)
+    put("general.weights", weights)
+    put("general.r", weights @ V)
+
+
 # ---- lessons/11_transformer_attention.lua -------------------------------------------------------------
 
-def lesson10():
+def transformer_attention():
     # Transformer attention: Attention(Q, K, V) = softmax(QKᵀ/√d_k) V, m = 3 queries, n = 5 keys
     torch.manual_seed(10)
     Q, K, V = torch.rand(3, 4), torch.rand(5, 4), torch.rand(5, 3)
     scores = Q @ K.T
     scaled = scores / math.sqrt(K.size(-1))
     weights = scaled.softmax(dim=-1)
-    put("l10.scores", scores)
-    put("l10.scaled", scaled)
-    put("l10.weights", weights)
-    put("l10.A", weights @ V)
+    put("attention.scores", scores)
+    put("attention.scaled", scaled)
+    put("attention.weights", weights)
+    put("attention.A", weights @ V)
 
     # 1/√d_k and the sharpness of softmax: 200 queries, 10 keys, per d_k
     # ([5 d_k, 2 (unscaled, scaled), 4 (std, max weight, entropy, 1 - sum of squares)])
@@ -79,31 +94,31 @@ def lesson10():
             slope = (1 - (w * w).sum(dim=-1)).mean()
             row.append(torch.stack([std, max_w, entropy, slope]))
         rows.append(torch.stack(row))
-    put("l10.sharpness", torch.stack(rows))
+    put("attention.sharpness", torch.stack(rows))
 
-    # Implementing TA: the seed's attention() with its mask (1 = visible)
+    # Implementing TA: the chapter's attention() with its mask (1 = visible)
     torch.manual_seed(12)
     query, key, value = torch.rand(4, 4), torch.rand(4, 4), torch.rand(4, 4)
     mask = torch.tril(torch.ones(4, 4))
     x, p_attn = attention(query, key, value, mask=mask)
-    put("l10.ta.p_attn", p_attn)
-    put("l10.ta.x", x)
+    put("attention.ta.p_attn", p_attn)
+    put("attention.ta.x", x)
 
     # MultiHeadedAttention(h = 2, d_model = 6), eval mode, self-attention on 4 tokens
     torch.manual_seed(13)
     mha = MultiHeadedAttention(2, 6, 0.1).eval()
     x = torch.rand(1, 4, 6)
     for i, layer in enumerate(mha.fc_layers):
-        put("l10.mha.fc%d.weight" % (i + 1), layer.weight)
-        put("l10.mha.fc%d.bias" % (i + 1), layer.bias)
+        put("attention.mha.fc%d.weight" % (i + 1), layer.weight)
+        put("attention.mha.fc%d.bias" % (i + 1), layer.bias)
     projections = [l(t).view(1, -1, 2, 3).transpose(1, 2) for l, t in zip(mha.fc_layers, (x, x, x))]
-    put("l10.mha.query", projections[0])
+    put("attention.mha.query", projections[0])
     out = mha(x, x, x)
-    put("l10.mha.attn", mha.attn)
-    put("l10.mha.out", out)
+    put("attention.mha.attn", mha.attn)
+    put("attention.mha.out", out)
     out = mha(x, x, x, subsequent_mask(4))
-    put("l10.mha.causal.attn", mha.attn)
-    put("l10.mha.causal.out", out)
+    put("attention.mha.causal.attn", mha.attn)
+    put("attention.mha.causal.out", out)
 
 
 # ---- lessons/12_transformer_blocks.lua ----------------------------------------------------------------
@@ -118,28 +133,28 @@ def ids(vocab, words):
     return torch.tensor([[vocab.index(w) for w in words.split()]])
 
 
-def lesson11():
+def transformer_blocks():
     # the positional encoding matrix, 10 positions, d_model = 8
-    put("l11.pe", PositionalEncoding(8, 0.0, 10).pe[0])
+    put("blocks.pe", PositionalEncoding(8, 0.0, 10).pe[0])
 
     # source embeddings: Embeddings (times √d_model) then the positional encoding
     torch.manual_seed(20)
     tok = Embeddings(8, len(SRC_VOCAB))
     pos = PositionalEncoding(8, 0.1, 50).eval()
     src = ids(SRC_VOCAB, "the cat sat on the mat")
-    put_ids("l11.src", src)
+    put_ids("blocks.src", src)
     emb = tok(src)
     x = pos(emb)
-    put("l11.emb", emb)
-    put("l11.x", x)
+    put("blocks.emb", emb)
+    put("blocks.x", x)
 
     # LayerNorm (weight 1, bias 0) of x
-    put("l11.ln", torch.nn.LayerNorm(8)(x))
+    put("blocks.ln", torch.nn.LayerNorm(8)(x))
 
     # the position-wise FFN, SiLU
     torch.manual_seed(21)
     ffn = PositionwiseFFN(8, 32, 0.1).eval()
-    put("l11.ffn", ffn(x))
+    put("blocks.ffn", ffn(x))
 
     # one encoder block, post-LN and pre-LN, from the same seed (the same weights)
     src_mask = torch.ones(1, 1, 6)
@@ -147,13 +162,13 @@ def lesson11():
         torch.manual_seed(22)
         block = EncoderBlock(8, MultiHeadedAttention(2, 8, 0.1), PositionwiseFFN(8, 32, 0.1), 0.1,
                              post_ln=post).eval()
-        put("l11.enc_%s" % name, block(x, src_mask))
+        put("blocks.enc_%s" % name, block(x, src_mask))
 
-    # the Encoder: N = 2 blocks (pre-LN, the seed's SublayerConnection), then LayerNorm
+    # the Encoder: N = 2 blocks (pre-LN, the chapter's SublayerConnection), then LayerNorm
     torch.manual_seed(23)
     encoder = Encoder(EncoderBlock(8, MultiHeadedAttention(2, 8, 0.1), PositionwiseFFN(8, 32, 0.1), 0.1), 2).eval()
     memory = encoder(x, src_mask)
-    put("l11.memory", memory)
+    put("blocks.memory", memory)
 
     # a decoder block: target embeddings, causal self-attention, cross-attention to the memory
     torch.manual_seed(24)
@@ -161,33 +176,33 @@ def lesson11():
     block = DecoderBlock(8, MultiHeadedAttention(2, 8, 0.1), MultiHeadedAttention(2, 8, 0.1),
                          PositionwiseFFN(8, 32, 0.1), 0.1).eval()
     tgt = ids(TGT_VOCAB, "<s> die Katze saß")
-    put_ids("l11.tgt", tgt)
+    put_ids("blocks.tgt", tgt)
     y = PositionalEncoding(8, 0.1, 50).eval()(tgt_tok(tgt))
     tgt_mask = subsequent_mask(4)
     out = block(y, memory, src_mask, tgt_mask)
-    put("l11.y", y)
-    put("l11.dec_self_attn", block.self_attn.attn)
-    put("l11.dec_cross_attn", block.encoder_attn.attn)
-    put("l11.dec_out", out)
+    put("blocks.y", y)
+    put("blocks.dec_self_attn", block.self_attn.attn)
+    put("blocks.dec_cross_attn", block.encoder_attn.attn)
+    put("blocks.dec_out", out)
 
     # the Decoder: N = 2 blocks, LayerNorm, projection to the target vocabulary, log_softmax
     torch.manual_seed(25)
     decoder = Decoder(DecoderBlock(8, MultiHeadedAttention(2, 8, 0.1), MultiHeadedAttention(2, 8, 0.1),
                                    PositionwiseFFN(8, 32, 0.1), 0.1), 2, len(TGT_VOCAB)).eval()
-    put("l11.log_probs", decoder(y, memory, src_mask, tgt_mask))
+    put("blocks.log_probs", decoder(y, memory, src_mask, tgt_mask))
 
     # BERT's input: token + segment + position embeddings
     torch.manual_seed(26)
     bert = BERTEmbedding(len(BERT_VOCAB), 8, max_len=16)
     tokens = ids(BERT_VOCAB, "[CLS] my dog is cute [SEP] he likes play ##ing [SEP]")
     segments = torch.tensor([[0] * 6 + [1] * 5])
-    put_ids("l11.bert.tokens", tokens)
-    put_ids("l11.bert.segments", segments)
-    put("l11.bert.token", bert.token(tokens))
-    put("l11.bert.segment", bert.segment(segments))
-    put("l11.bert.position", bert.position(torch.arange(tokens.size(-1))))
+    put_ids("blocks.bert.tokens", tokens)
+    put_ids("blocks.bert.segments", segments)
+    put("blocks.bert.token", bert.token(tokens))
+    put("blocks.bert.segment", bert.segment(segments))
+    put("blocks.bert.position", bert.position(torch.arange(tokens.size(-1))))
     e = bert(tokens, segments)
-    put("l11.bert.e", e)
+    put("blocks.bert.e", e)
 
     # the parameters of one encoder block at BERT_BASE's and BERT_LARGE's sizes (FFN of 4 d_model)
     for d_model, heads in [(768, 12), (1024, 16)]:
@@ -195,23 +210,24 @@ def lesson11():
                              PositionwiseFFN(d_model, 4 * d_model, 0.1), 0.1)
         n = sum(p.numel() for p in block.parameters())
         assert n < 2 ** 24  # exact in float32
-        put("l11.block%d.params" % d_model, torch.tensor(float(n)))
+        put("blocks.block%d.params" % d_model, torch.tensor(float(n)))
 
     # bidirectional (BERT) and causal (GPT) self-attention on the first sentence
     torch.manual_seed(27)
     mha = MultiHeadedAttention(2, 8, 0.1).eval()
     x6 = e[:, :6]
     mha(x6, x6, x6, torch.ones(1, 6, 6))
-    put("l11.bert_attn", mha.attn)
+    put("blocks.bert_attn", mha.attn)
     mha(x6, x6, x6, subsequent_mask(6))
-    put("l11.gpt_attn", mha.attn)
+    put("blocks.gpt_attn", mha.attn)
 
 
 def header():
     deb = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-torch"],
                          capture_output=True, text=True).stdout.strip() or "?"
-    return ("# seed 002's lessons (lessons/11_transformer_attention.lua, lessons/12_transformer_blocks.lua):"
-            " every seeded computation, in PyTorch\n"
+    return ("# the lessons on Python Deep Learning, ch. 7 (lessons/10_general_attention.lua,"
+            " lessons/11_transformer_attention.lua, lessons/12_transformer_blocks.lua):"
+            " every computation whose numbers the chapter does not print, in PyTorch\n"
             "# made by scripts/gen_lesson_reference.py with torch %s (Debian python3-torch %s), Python %s, %s\n"
             "# format: tensor name=N shape=S : values (float32 bit patterns, row-major); "
             "int64 name=N shape=S : values (decimal)\n"
@@ -220,9 +236,10 @@ def header():
 
 def main():
     torch.set_num_threads(1)
-    lesson10()
-    lesson11()
-    path = os.path.join(OUT, "lessons_seed002.txt")
+    general()
+    transformer_attention()
+    transformer_blocks()
+    path = os.path.join(OUT, "lessons_pdl_ch7.txt")
     with open(path, "w") as f:
         f.write(header())
         for line in lines:

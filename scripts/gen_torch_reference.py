@@ -2,7 +2,7 @@
 results to sum.txt, for tests/c/test_reduce.c; softmax and exp/log/tanh/sigmoid results to softmax.txt,
 for tests/c/test_softmax.c; the books' attention classes to attention.txt, for
 tests/lua/attention_nn_spec.lua, see torch_reference_attention.py; layer_norm, gelu, silu, erf, sin and
-cos to layers.txt, for tests/c/test_layers.c, and seed 002's Transformer layers to transformer.txt,
+cos to layers.txt, for tests/c/test_layers.c, and Python Deep Learning's Transformer layers to transformer.txt,
 for tests/lua/transformer_spec.lua, see torch_reference_layers.py).
 
 Run it through scripts/gen-torch-reference.sh (Debian's python3-torch, /usr/bin/python3).

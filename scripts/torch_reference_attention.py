@@ -14,11 +14,11 @@ import math
 import torch
 from torch import nn
 
-# seed 002 (the annotated transformer, Python Deep Learning 3e, ch. 7): its classes as the seed writes them
+# Python Deep Learning (3rd ed.), ch. 7 (after the annotated transformer): its classes as the seed writes them
 from torch_reference_layers import MultiHeadedAttention, subsequent_mask
 
 
-# ---- seed 001: d2l (2020 PyTorch port) -------------------------------------------------------------------
+# ---- d2l (2020 PyTorch port) -------------------------------------------------------------------
 
 def sequence_mask(X, valid_len, value=0):
     maxlen = X.size(1)
@@ -70,7 +70,7 @@ class MLPAttention(nn.Module):
         return torch.bmm(attention_weights, value)
 
 
-# ---- seed 004: LLMs from scratch, ch. 3 ---------------------------------------------------------------
+# ---- ch. 3: LLMs from scratch, ch. 3 ---------------------------------------------------------------
 
 class MultiHeadAttention(nn.Module):
     def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):

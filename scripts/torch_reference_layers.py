@@ -2,10 +2,10 @@
 tests/data/torch/transformer.txt (tests/lua/transformer_spec.lua). Called by gen_torch_reference.py, which
 passes its write() and f32s().
 
-The classes below are seed 002's (Python Deep Learning, ch. 7, after the Annotated Transformer) as the seed
-writes them; the seed leaves out clones(), PositionalEncoding and Embeddings ("on GitHub"), which are the
-Annotated Transformer's. Two additions are marked: the post-LN SublayerConnection (the seed only describes
-it) and BERTEmbedding (the seed describes BERT's input as token + segment + position embeddings).
+The classes below are those of Python Deep Learning (3rd ed.), ch. 7 (after the Annotated Transformer), as the
+chapter writes them; it leaves out clones(), PositionalEncoding and Embeddings ("on GitHub"), which are the
+Annotated Transformer's. Two additions are marked: the post-LN SublayerConnection (the chapter only describes
+it) and BERTEmbedding (the chapter describes BERT's input as token + segment + position embeddings).
 
 layers.txt, one case per line (values are float32 bit patterns):
     layer_norm shape=S nnorm=K affine=1 eps=E : X | W | B -> Y   F.layer_norm(x, S[-K:], w, b, eps)
@@ -25,7 +25,7 @@ import torch
 F = torch.nn.functional
 
 
-# ---- seed 002's classes -------------------------------------------------------------------------
+# ---- Python Deep Learning's classes -------------------------------------------------------------------------
 
 def clones(module, N):
     "Produce N identical layers."
@@ -190,7 +190,7 @@ def subsequent_mask(size):
 
 
 class BERTEmbedding(torch.nn.Module):
-    "Added: BERT's input embedding, token + segment + position (seed 002, Figure 7.11)."
+    "Added: BERT's input embedding, token + segment + position (Python Deep Learning, Figure 7.11)."
     def __init__(self, vocab_size, d_model, max_len=512, segments=2):
         super(BERTEmbedding, self).__init__()
         self.token = torch.nn.Embedding(vocab_size, d_model)
@@ -413,5 +413,5 @@ def gen_transformer(write, f32s):
     tensor("bert", "tokens", tokens)
     tensor("bert", "segments", segments)
     tensor("bert", "y", bert(tokens, segments))
-    write("transformer.txt", "nn.LayerNorm, activations, nn.Embedding, positional encoding and seed 002's "
+    write("transformer.txt", "nn.LayerNorm, activations, nn.Embedding, positional encoding and Python Deep Learning's "
           "Transformer classes (seeded; ids 0-based; dropout in training mode: the default flavour)", lines)

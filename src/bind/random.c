@@ -226,7 +226,7 @@ static int f_set_bernoulli_flavor(lua_State *L)
     while (flavor_names[i] && strcmp(flavor_names[i], name) != 0)
         i++;
     if (!flavor_names[i])
-        return lt_error(L, "set_bernoulli_flavor: expected \"mkl\" (PyTorch built with MKL, as seed 004 prints) "
+        return lt_error(L, "set_bernoulli_flavor: expected \"mkl\" (PyTorch built with MKL, as the book's Chinese translation prints) "
                              "or \"default\" (built without, as the English edition prints), got \"%s\"", name);
     lua_pushstring(L, flavor_names[attn_get_bernoulli_flavor()]);
     attn_set_bernoulli_flavor((attn_bernoulli_flavor)i);

@@ -3,7 +3,7 @@
  * Every expected value below was computed on paper (2x2 products, tanh(1), e/(1+e), ...), never by
  * this code; where a result is not exactly representable the tolerance is stated (1e-6, a few float32
  * ulps of numbers near 1). The dropout case compares with the book's printed dropout of ones(6, 6)
- * (seed 004 In [43], torch.manual_seed(123), PyTorch's MKL Bernoulli flavour). */
+ * (ch. 3 In [43], torch.manual_seed(123), PyTorch's MKL Bernoulli flavour). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -274,7 +274,7 @@ static void test_dropout_book(void **state)
     attn_tensor *ones = ok(attn_full("test", 2, shape, 1, &err), &err);
     attn_set_bernoulli_flavor(ATTN_BERNOULLI_MKL);
     attn_manual_seed(123);
-    /* seed 004 In [43]: torch.manual_seed(123); nn.Dropout(0.5)(torch.ones(6, 6)) */
+    /* ch. 3 In [43]: torch.manual_seed(123); nn.Dropout(0.5)(torch.ones(6, 6)) */
     expect(ok(attn_dropout("attention.dropout", ones, 0.5, &err), &err), S(6, 6), V(2, 2, 2, 2, 2, 2,
            0, 2, 0, 0, 0, 0,
            0, 0, 2, 0, 2, 0,

@@ -119,7 +119,7 @@ static void test_book_linear_seed_789(void **state)
     expect_4dp("seed 789 nn.Linear(3, 2, bias=False).weight", want, got, 6);
 }
 
-/* pytorch-rng.md: seed 123, nn.Dropout(0.5)(torch.ones(6, 6)) in the "mkl" flavour; seed 004 prints
+/* pytorch-rng.md: seed 123, nn.Dropout(0.5)(torch.ones(6, 6)) in the "mkl" flavour; ch. 3 prints
  * the same 6x6 as 2s and 0s. There is no MKL build here to ask, so these rows are the reference. */
 static void test_mkl_dropout_seed_123(void **state)
 {

@@ -96,12 +96,13 @@ check "two lesson modes at once are an error" all status_is 1 -- \
 # ---- --list --------------------------------------------------------------------------------------
 run --list
 # the titles line up after the longest file name, so the spaces after lesson 01's depend on the others
-check "--list shows lesson 01 with its title and source" all status_is 0 -- \
-    out_matches "lessons/01_simple_attention\.lua {2,}Simple self-attention without trainable weights  \(seed 004 §3\.3\.1–3\.3\.2\)"
+check "--list shows lesson 01 with its title, and its source below the title" all status_is 0 -- \
+    out_matches "lessons/01_simple_attention\.lua {2,}Simple self-attention without trainable weights\$" -- \
+    out_matches "^ {30,}Build a Large Language Model \(From Scratch\), ch\. 3 §3\.3\.1–3\.3\.2\$"
 
 run --list "$FIX/failing.lua" "$FIX/leak_b.lua"
 check "--list FILES: their titles" all status_is 0 -- \
-    out_has "$FIX/failing.lua  A failing fixture  (tests)" -- \
+    out_has "$FIX/failing.lua  A failing fixture" -- out_has "                                tests" -- \
     out_has "$FIX/leak_b.lua   Sees no global of another lesson"
 
 run --list "$FIX" "$FIX/no_such_lesson.lua"

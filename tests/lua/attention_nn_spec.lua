@@ -1,7 +1,7 @@
 -- The library's attention classes (src/lua/attention_nn.lua): nn.SelfAttention_v1 ... nn.MLPAttention.
---   * seeded outputs of the ch. 3 classes against the book's printed text (seed 004; grad_fn dropped),
+--   * seeded outputs of the ch. 3 classes against the book's printed text (ch. 3; grad_fn dropped),
 --     on the default path (fused when attn has attention.fused) and on the staged one;
---   * the d2l toy (seed 001) for DotProductAttention and MLPAttention;
+--   * the d2l toy (d2l §10.1) for DotProductAttention and MLPAttention;
 --   * every class against PyTorch running the books' Python classes on the same seeds
 --     (tests/data/torch/attention.txt, made by scripts/gen-torch-reference.sh), within 1e-6;
 --   * the choice of path, keyword options, and errors for bad input.
@@ -49,7 +49,7 @@ local function max_diff(t, expected_hex)
     return worst
 end
 
-describe("seed 004 ch. 3: the library classes print the book's numbers", function()
+describe("ch. 3: the library classes print the book's numbers", function()
     it("In [28]: nn.SelfAttention_v1 with seed 123", function()
         local default, staged = both_paths(123, function() return nn.SelfAttention_v1(3, 2) end, inputs)
         local book = support.book_tensor(28)
@@ -143,7 +143,7 @@ describe("seed 004 ch. 3: the library classes print the book's numbers", functio
     end)
 end)
 
-describe("seed 001 (d2l): the toy with valid lengths [2, 6]", function()
+describe("d2l: the toy with valid lengths [2, 6]", function()
     local queries, keys, values
     before_each(function()
         queries = torch.ones(2, 1, 2)

@@ -1,5 +1,5 @@
 -- attention_spec.lua — the global table `attention` from Lua: the stages on the book's 6-token example
--- (seed 004 §3.3.1–3.3.2, compared with the text the book prints), their arguments and errors, and
+-- (ch. 3 §3.3.1–3.3.2, compared with the text the book prints), their arguments and errors, and
 -- attention.forward against the same stages written out by hand as the book's classes do.
 -- Run inside attn: ./attn /usr/bin/busted -o TAP tests/lua/attention_spec.lua
 
@@ -23,7 +23,7 @@ local function error_of(f, ...)
     return tostring(err)
 end
 
-describe("attention stages on the book's 6-token example (seed 004)", function()
+describe("attention stages on the book's 6-token example (ch. 3)", function()
     it("scores equal In [9]/[10]'s attn_scores", function()
         assert.are.equal([=[
 tensor([[0.9995, 0.9544, 0.9422, 0.4753, 0.4576, 0.6310],

@@ -1,4 +1,4 @@
--- Seed 004 (LLMs from scratch, ch. 3), the computations that need no random numbers: §3.3.1–3.3.2
+-- Build a Large Language Model (From Scratch), ch. 3, the computations that need no random numbers: §3.3.1–3.3.2
 -- (scores by loop and by matmul, naive normalisation, softmax, context vectors, row sums),
 -- torch.Size (§3.5.3) and the batched a @ a.transpose(2, 3) of §3.6.2. Each test types the book's
 -- Python lines in their Lua form into the REPL evaluator and compares everything printed with the
@@ -40,7 +40,7 @@ tensor([[0.9995, 0.9544, 0.9422, 0.4753, 0.4576, 0.6310],
         [0.6310, 1.0865, 1.0605, 0.6565, 0.2935, 0.9450]])
 ]=]
 
-describe("seed 004 §3.3.1 (a simple self-attention without trainable weights)", function()
+describe("ch. 3 §3.3.1 (a simple self-attention without trainable weights)", function()
     it("In [3]: attention scores of the query x^(2) by a loop of dot products", function()
         local lines = with_inputs(SCORES_LOOP)
         lines[#lines + 1] = "print(attn_scores_2)"
@@ -104,7 +104,7 @@ describe("seed 004 §3.3.1 (a simple self-attention without trainable weights)",
     end)
 end)
 
-describe("seed 004 §3.3.2 (attention weights for all inputs)", function()
+describe("ch. 3 §3.3.2 (attention weights for all inputs)", function()
     it("In [9]: all scores by two loops", function()
         assert.are.equal(ATTN_SCORES, session(with_inputs {
             "attn_scores = torch.empty(6, 6)",
@@ -172,7 +172,7 @@ Previous 2nd context vector: tensor([0.4419, 0.6515, 0.5683])
     end)
 end)
 
-describe("seed 004 shapes and §3.6.2 (batched matrix products)", function()
+describe("ch. 3's shapes and §3.6.2 (batched matrix products)", function()
     it("In [44]: a batch of two inputs has torch.Size([2, 6, 3])", function()
         assert.are.equal("torch.Size([2, 6, 3])\n", session(with_inputs {
             "batch = torch.stack({inputs, inputs}, 1)  -- Python: dim=0",

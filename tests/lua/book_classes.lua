@@ -1,4 +1,4 @@
--- book_classes.lua — the book's chapter-3 attention classes (seed 004, LLMs from scratch), written in
+-- book_classes.lua — the book's chapter-3 attention classes (ch. 3, LLMs from scratch), written in
 -- Lua exactly as the book writes them in Python (only 1-based dims, marked "Python: ..."), for the
 -- specs that check them against the book's printed numbers: book_random_spec.lua (every printed
 -- output that depends on random numbers) and trace_spec.lua (the tracer, stage by stage). Loaded with

@@ -1,4 +1,4 @@
--- Seed 004 (LLMs from scratch, ch. 3): every printed output that depends on random numbers —
+-- Build a Large Language Model (From Scratch), ch. 3: every printed output that depends on random numbers —
 -- torch.manual_seed(123) / (789), torch.rand, nn.Linear's initialisation and nn.Dropout. The book's
 -- classes are written in Lua exactly as the book writes them in Python (tests/lua/book_classes.lua);
 -- each expected text is the book's, with grad_fn=... dropped (attn has no autograd).
@@ -29,7 +29,7 @@ before_each(function()
     torch.set_bernoulli_flavor("mkl")
 end)
 
-describe("seed 004 §3.4.1 (trainable weights, step by step, seed 123)", function()
+describe("ch. 3 §3.4.1 (trainable weights, step by step, seed 123)", function()
     local x_2, W_query, W_key, W_value, query_2, keys, values
     before_each(function()
         x_2 = inputs[2] -- second input element (Python: inputs[1])
@@ -63,7 +63,7 @@ describe("seed 004 §3.4.1 (trainable weights, step by step, seed 123)", functio
     end)
 end)
 
-describe("seed 004 §3.4.2 (compact self-attention classes)", function()
+describe("ch. 3 §3.4.2 (compact self-attention classes)", function()
     it("In [28]: SelfAttention_v1 with seed 123", function()
         torch.manual_seed(123)
         local sa_v1 = SelfAttention_v1(d_in, d_out)
@@ -88,7 +88,7 @@ tensor([[-0.0739,  0.0713],
     end)
 end)
 
-describe("seed 004 §3.5 (causal attention and dropout)", function()
+describe("ch. 3 §3.5 (causal attention and dropout)", function()
     local sa_v2, attn_scores, keys
     before_each(function()
         torch.manual_seed(789)
@@ -171,7 +171,7 @@ tensor([[0.1855, 0.8812],
         [0.2772, 0.7618]])]=], tostring(attn_weights:matmul(values)))
     end)
 
-    it("In [43] and In [42]: dropout of ones and of the weights, \"mkl\" flavour (seed 004)", function()
+    it("In [43] and In [42]: dropout of ones and of the weights, \"mkl\" flavour (ch. 3)", function()
         torch.manual_seed(123)
         local dropout = torch.nn.Dropout(0.5) -- dropout rate of 50%
         local example = torch.ones(6, 6) -- create a matrix of ones
@@ -210,7 +210,7 @@ tensor([[2.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
     end)
 end)
 
-describe("seed 004 §3.5.3–3.6 (batched causal and multi-head attention, seed 123)", function()
+describe("ch. 3 §3.5.3–3.6 (batched causal and multi-head attention, seed 123)", function()
     local batch
     before_each(function() batch = torch.stack({inputs, inputs}, 1) end)
 

@@ -12,7 +12,7 @@ local term = require("attn.term")
 
 local INPUTS = {{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}, {0.57, 0.85, 0.64},
                 {0.22, 0.58, 0.33}, {0.77, 0.25, 0.10}, {0.05, 0.80, 0.55}}
--- the book's In [3] output (seed 004), the expected side of the checks below
+-- the book's In [3] output (ch. 3), the expected side of the checks below
 local BOOK_SCORES_2 = [=[tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])]=]
 
 local tmpfiles = {}
@@ -122,7 +122,7 @@ end)
 
 describe("lesson.check against a tensor (PyTorch's numbers)", function()
     -- lesson 11's Q·Kᵀ as PyTorch computed it (tests/data/torch, found from the current directory)
-    local function pytorch() return lesson.reference("lessons_seed002.txt", "l10.scores") end
+    local function pytorch() return lesson.reference("lessons_pdl_ch7.txt", "attention.scores") end
 
     it("compares with a tensor from lesson.reference within the stated tolerance, and needs one", function()
         local ref = pytorch()
@@ -335,7 +335,7 @@ end)
 
 describe("lesson files", function()
     local TEXT = [==[
-lesson.title("A title", {source = "seed 004 §3.3"})
+lesson.title("A title", {source = "ch. 3 §3.3"})
 lesson.section("3.3.1  One")
 lesson.say[[
     Prose.
@@ -357,7 +357,7 @@ lesson.check("six rows", n, 6)
         local info = source.read(lesson_file(TEXT))
         assert.are.equal(2, info.steps)
         assert.are.equal("A title", info.title)
-        assert.are.equal("seed 004 §3.3", info.origin)
+        assert.are.equal("ch. 3 §3.3", info.origin)
         assert.is_true(info.hidden[11])       -- the check's line
         assert.is_true(info.continues[8])     -- the second line of x's constructor
         assert.is_nil(info.continues[9])
@@ -366,7 +366,7 @@ lesson.check("six rows", n, 6)
     it("echoes a step's lines without its show and check calls, Python aligned, numbered n/total", function()
         local out, passed, failed, how = run_lesson(TEXT, "run")
         assert.are.same({2, 0, "ok"}, {passed, failed, how})
-        assert.matches("A title\n━━━━━━━\nseed 004 §3.3\n", out, 1, true)
+        assert.matches("A title\n━━━━━━━\nch. 3 §3.3\n", out, 1, true)
         assert.matches("══ 3.3.1  One ═", out, 1, true)
         assert.matches("\nProse.\n", out, 1, true)
         assert.matches("── step 1/2 · scores ─", out, 1, true)

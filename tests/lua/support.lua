@@ -90,7 +90,7 @@ function support.same_bits(t, expected_hex, from)
     return nil
 end
 
--- The text of the tensor that seed 004 (LLMs from scratch, ch. 3) prints for its cell In [k], as
+-- The text of the tensor that Build a Large Language Model (From Scratch), ch. 3 prints for its cell In [k], as
 -- tests/data/book/ch3_tensors.txt holds it (the book's text, grad_fn dropped; the first one of the
 -- cell when it prints several). The book's numbers, for the expected side of a check.
 function support.book_tensor(k)

@@ -290,7 +290,7 @@ describe("masks and softmax", function()
         assert.are.equal("tensor([[0., 0.],\n        [0., 0.]])", S(s))
         s:masked_fill_(T{true, false}, 5)
         assert.are.equal("tensor([[5., 0.],\n        [5., 0.]])", S(s))
-        -- seed 002's convention: a 0 in the mask means "hide"
+        -- Python Deep Learning's convention: a 0 in the mask means "hide"
         local mask = T{1, 0, 1}
         assert.are.equal("tensor([ 1.0000e+00, -1.0000e+09,  3.0000e+00])",
                          S(T{1.0, 2.0, 3.0}:masked_fill(mask:eq(0), -1e9)))

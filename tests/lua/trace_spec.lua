@@ -1,6 +1,6 @@
 -- trace_spec.lua — attention.trace and attention.heatmap: stage order, fields, back(), token labels,
 -- output with and without colour, and the book's classes traced stage by stage: the tracer's last
--- stage must equal the module's own forward bit for bit, and the book's printed text (seed 004).
+-- stage must equal the module's own forward bit for bit, and the book's printed text (ch. 3).
 -- Run inside attn: ./attn /usr/bin/busted -o TAP tests/lua/trace_spec.lua
 local heatmap = require("attn.attention.heatmap")
 local support = dofile("tests/lua/support.lua")
@@ -41,13 +41,13 @@ local function error_of(f, ...)
     return tostring(err)
 end
 
--- ---- the book's classes, as seed 004 writes them (tests/lua/book_classes.lua) ----------------------
+-- ---- the book's classes, as ch. 3 writes them (tests/lua/book_classes.lua) ----------------------
 
 local book = dofile("tests/lua/book_classes.lua")
 local SelfAttention_v1, CausalAttention = book.SelfAttention_v1, book.CausalAttention
 local MultiHeadAttentionWrapper, MultiHeadAttention = book.MultiHeadAttentionWrapper, book.MultiHeadAttention
 
--- Seed 002's MultiHeadedAttention (the annotated transformer): four Linear layers, mask == 0 -> -1e9.
+-- Python Deep Learning's MultiHeadedAttention (the annotated transformer): four Linear layers, mask == 0 -> -1e9.
 local MultiHeadedAttention = nn.Module:extend("MultiHeadedAttention")
 function MultiHeadedAttention:__init(h, d_model, dropout)
     self.d_k = d_model // h
@@ -218,7 +218,7 @@ describe("attention.trace{q =, k =, v =}", function()
     end)
 end)
 
-describe("attention.trace{module = m, x = ...} on the book's classes (seed 004)", function()
+describe("attention.trace{module = m, x = ...} on the book's classes (ch. 3)", function()
     it("SelfAttention_v1: X·W projections, scores, scaled, weights, context = sa_v1(inputs) (In [28])", function()
         torch.manual_seed(123)
         local sa = SelfAttention_v1(3, 2)
@@ -283,7 +283,7 @@ describe("attention.trace{module = m, x = ...} on the book's classes (seed 004)"
         assert.are.equal(support.book_tensor(54), tostring(tr.output))
     end)
 
-    it("seed 002's MultiHeadedAttention: scaled then masked with -1e9 (mask 1 = visible)", function()
+    it("Python Deep Learning's MultiHeadedAttention: scaled then masked with -1e9 (mask 1 = visible)", function()
         torch.manual_seed(1)
         local m = MultiHeadedAttention(2, 4, 0.1)
         m:eval()

@@ -1,4 +1,4 @@
--- The Transformer's layers (src/lua/transformer.lua) against PyTorch running seed 002's classes on the same
+-- The Transformer's layers (src/lua/transformer.lua) against PyTorch running Python Deep Learning's classes on the same
 -- seeds: tests/data/torch/transformer.txt, made by scripts/gen-torch-reference.sh (Debian's python3-torch;
 -- scripts/torch_reference_layers.py has the Python classes). PyTorch's numbers are the expected side; the
 -- inputs come from the file or from the same seeded generator (then they are checked equal to the file's).
@@ -222,7 +222,7 @@ local function bool(c, name)
     return c.t[name] and load(c, name):bool() or nil
 end
 
-describe("seed 002's Transformer classes against PyTorch (within 1e-5)", function()
+describe("Python Deep Learning's Transformer classes against PyTorch (within 1e-5)", function()
     local previous
     setup(function() previous = torch.set_bernoulli_flavor("default") end) -- Debian's torch has no MKL
     teardown(function() torch.set_bernoulli_flavor(previous) end)

@@ -4,7 +4,7 @@
 # inputs over two lines, a product, softmax of `_`, a wrong product, ?attention.softmax, a tracer
 # stepped twice, the book's MultiHeadAttention on a stacked batch, a heatmap, Tab completion of
 # attention. names and tracer methods, an error inside a library class, help(), and Ctrl-C in the
-# middle of a long staged attention. The numbers checked are the book's (seed 004 §3.3, §3.6), as
+# middle of a long staged attention. The numbers checked are the book's (ch. 3 §3.3, §3.6), as
 # printed there; attn computes them. Output is TAP.
 #   sh tests/repl/test_session.sh [path/to/attn]      (default ./attn)
 set -u
@@ -29,7 +29,7 @@ check "an unfinished table continues on a '  ..>' line" wait_for '^  \.\.> $'
 type_line '                      {0.22, 0.58, 0.33}, {0.77, 0.25, 0.10}, {0.05, 0.80, 0.55}}'
 type_line 'query = inputs[2]            -- x^(2), "journey" (Python: inputs[1])'
 type_line 'inputs:matmul(query)'
-# the book's attention scores ω2 (seed 004 §3.3.1, In [3])
+# the book's attention scores ω2 (ch. 3 §3.3.1, In [3])
 check "inputs:matmul(query) prints the book's ω2" \
     wait_for '^tensor\(\[0\.9544, 1\.4950, 1\.4754, 0\.8434, 0\.7070, 1\.0865\]\)$'
 type_line 'torch.softmax(_, -1)         -- _ is the last result'
@@ -57,7 +57,7 @@ type_line 'tr'
 check "tr shows where the tracer is" wait_for '^attention\.trace of self-attention without weights: 2 of 3 stages shown'
 check "... and the stages, the current one in brackets" wait_for '^  scores → \[weights\] → context$'
 
-# ---- the book's MultiHeadAttention on a stacked batch (seed 004 §3.6, In [54]) ---------------------
+# ---- the book's MultiHeadAttention on a stacked batch (ch. 3 §3.6, In [54]) ---------------------
 type_line 'torch.manual_seed(123)'
 type_line 'batch = torch.stack({inputs, inputs}, 1)    -- Python: torch.stack((inputs, inputs), dim=0)'
 type_line 'mha = nn.MultiHeadAttention(3, 2, 6, 0.0, 2)'

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_trace.sh — a tracer session on the book's 6-token example (seed 004 §3.3), typed into the real
+# test_trace.sh — a tracer session on the book's 6-token example (ch. 3 §3.3), typed into the real
 # REPL in a pseudo-terminal through tmux: each stage appears in order, with token labels, the book's
 # numbers (computed by attn, compared with the text the book prints), shading without colour and
 # 256-colour cells with colour. Output is TAP.

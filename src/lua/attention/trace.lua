@@ -44,7 +44,7 @@ local KIND_HINT = {
         "trace q = x, k = x, v = x",
     qkv = "a trace of q, k, v takes mask, scale, fill, dropout and heads",
     module = "a module's trace computes what the module computes, with its own mask, scale and dropout " ..
-             "(only seed 002's MultiHeadedAttention takes mask =, as its forward does)",
+             "(only Python Deep Learning's MultiHeadedAttention takes mask =, as its forward does)",
 }
 
 local function check_kind_options(args, kind)
@@ -189,7 +189,7 @@ local function qkv_stages(tr)
     return list
 end
 
--- ---- the book's classes (seed 004 §3.4–3.6, seed 002) ---------------------------------------------
+-- ---- the books' classes (LLMs from Scratch ch. 3 §3.4–3.6; Python Deep Learning ch. 7) --------------
 
 -- x·W for SelfAttention_v1's parameter matrices, W(x) for nn.Linear layers.
 local function project(layer, x)
@@ -279,7 +279,7 @@ local function module_stages(tr)
         local d_k = (linears and linears[1] or m.W_query).weight.shape[1] // h
         local split = {q = "split", k = "split_k", v = "split_v"}
         module_dropout(tr, m.dropout)
-        if linears then -- seed 002 / the annotated transformer: scale, then mask == 0 -> -1e9
+        if linears then -- Python Deep Learning / the annotated transformer: scale, then mask == 0 -> -1e9
             tr.fill = -1e9
             local hidden = tr.mask ~= nil and function(t)
                 if not torch.is_tensor(t.mask) then fail("mask must be a tensor (1 = visible, as the module takes it)") end

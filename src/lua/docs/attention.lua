@@ -18,7 +18,7 @@ attn_scores[2]
 
 def("attention.dot", "attention.dot(q, k)", [=[
 Luong's "dot" score: the same as attention.scores(q, k), q·kᵀ, under the name the attention papers
-(and seed 001's table of score functions) use. Its errors say attention.scores.]=], [=[
+(and d2l's table of score functions) use. Its errors say attention.scores.]=], [=[
 attention.dot(inputs[2]:view(1, 3), inputs)   -- inputs: see ?torch.tensor
 --> tensor([[0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865]])]=])
 
@@ -148,7 +148,7 @@ tr.scores, tr.weights, tr.context, ... Printing tr shows where you are. Three ki
 §3.3's attention without weights (ω = X·Xᵀ, α = softmax(ω), Z = α·X); {q =, k =, v =} takes the
 options of attention.forward (mask, scale, fill, dropout, heads); {module = m, x = batch} follows one
 of the book's classes (SelfAttention_v1/v2, CausalAttention, MultiHeadAttentionWrapper,
-MultiHeadAttention, and seed 002's MultiHeadedAttention, whose mask option is what its forward takes,
+MultiHeadAttention, and Python Deep Learning's MultiHeadedAttention, whose mask option is what its forward takes,
 1 = visible) through its own layers: projections, split heads, scores, masked, scaled, weights,
 dropout (in training mode), context, merge heads, out_proj. With several heads or a batch, each stage
 shows one matrix per batch item and head. tokens labels the rows (key_tokens the columns, when the

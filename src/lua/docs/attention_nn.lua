@@ -1,6 +1,6 @@
 -- docs_attention_nn.lua — help for the books' attention classes (src/lua/attention_nn.lua):
--- nn.SelfAttention_v1 ... nn.MultiHeadAttention (seed 004, ch. 3), nn.MultiHeadedAttention (seed 002)
--- and nn.DotProductAttention, nn.MLPAttention (seed 001, d2l). Loaded by attn.docs with its helpers.
+-- nn.SelfAttention_v1 ... nn.MultiHeadAttention (Build a Large Language Model (From Scratch), ch. 3),
+-- nn.MultiHeadedAttention (Python Deep Learning, ch. 7) and nn.DotProductAttention, nn.MLPAttention (d2l). Loaded by attn.docs with its helpers.
 
 local D = require("attn.docs.define")
 local def, class, mdef = D.def, D.class, D.mdef
@@ -16,7 +16,7 @@ m.use_fused = false to always take the staged path (to look at the weights).]=]
 local keywords = [=[Python's keyword arguments go in a trailing options table:
 num_heads=2 is {num_heads = 2}, qkv_bias=True is {qkv_bias = true} (or the value in its place).]=]
 
--- ---- seed 004, ch. 3 --------------------------------------------------------------------------------
+-- ---- ch. 3 of Build a Large Language Model (From Scratch) -------------------------------------------
 
 class("SelfAttention_v1", "nn.SelfAttention_v1(d_in, d_out)", [=[
 The book's first self-attention class (§3.4.2, In [27]): three weight matrices W_query, W_key,
@@ -182,10 +182,10 @@ mha.use_fused = false
 mha(torch.stack({inputs, inputs}, 1)).shape, mha.last_weights.shape
 --> torch.Size([2, 6, 4])	torch.Size([2, 2, 6, 6])]=])
 
--- ---- seed 002, the annotated transformer --------------------------------------------------------------
+-- ---- Python Deep Learning ch. 7, the annotated transformer ------------------------------------------
 
 class("MultiHeadedAttention", "nn.MultiHeadedAttention(h, d_model [, dropout = 0.1])", [=[
-The annotated transformer's multi-head attention (seed 002, Python Deep Learning ch. 7): d_k =
+The annotated transformer's multi-head attention (Python Deep Learning, ch. 7): d_k =
 d_model / h, h, fc_layers = four nn.Linear(d_model, d_model) (three project query, key and value, the
 fourth combines the heads), attn (the weights of the last call) and dropout. As in the book's
 clones(), the four layers start as copies of one layer: one draw of the generator, as PyTorch's
@@ -224,7 +224,7 @@ mha.attn[1][1]                                  -- head 1: row i sees keys 1..i
 -->         [0.4785, 0.5215, 0.0000],
 -->         [0.3284, 0.3141, 0.3575]])]=])
 
--- ---- seed 001, d2l --------------------------------------------------------------------------------------
+-- ---- d2l --------------------------------------------------------------------------------------
 
 local toy = [=[
 queries, keys = torch.ones(2, 1, 2), torch.ones(2, 10, 2)
@@ -232,7 +232,7 @@ values = torch.arange(40, {dtype = torch.float32}):reshape(1, 10, 4):expand(2, 1
 ]=]
 
 class("DotProductAttention", "nn.DotProductAttention(dropout)", [=[
-d2l's scaled dot-product attention with valid lengths (seed 001): m(queries, keys, values
+d2l's scaled dot-product attention with valid lengths (d2l §10.1): m(queries, keys, values
 [, valid_lens]) with queries [b, n, d], keys [b, m, d], values [b, m, dv]. valid_lens (a tensor or a
 Lua list) gives, per batch element ([b]) or per query ([b, n]), how many keys count; the scores of the
 others become -1e6 before the softmax (d2l's masked_softmax), so they get weight 0. dropout applies to
@@ -263,7 +263,7 @@ m.last_weights[1][2]
 -->         0.0000])]=])
 
 class("MLPAttention", "nn.MLPAttention(key_size, query_size, units, dropout)", [=[
-d2l's additive (multilayer perceptron) attention (seed 001): the score of query q and key k is
+d2l's additive (multilayer perceptron) attention (d2l §10.1): the score of query q and key k is
 vᵀ tanh(W_q q + W_k k) (attention.additive), with W_k = nn.Linear(key_size, units), W_q =
 nn.Linear(query_size, units) and v = nn.Linear(units, 1), all without bias, made in that order as in
 d2l's PyTorch class; queries and keys may have different sizes. Valid lengths and dropout as in

@@ -26,12 +26,12 @@ lesson.capture(lesson.section, "3.3.1  A simple self-attention mechanism"):match
 --> 3.3.1  A simple self-attention mechanism]=], lesson)
 
 ldef("title", "lesson.title(text [, {source = ...}])", [=[
-The lesson's title, printed first and underlined; source (such as "seed 004 §3.3.1–3.3.2") says
+The lesson's title, printed first and underlined; source (such as "ch. 3 §3.3.1–3.3.2") says
 which book section the lesson rebuilds. ./attn --list shows both.]=], [=[
-lesson.capture(lesson.title, "Simple self-attention", {source = "seed 004 §3.3.1"})
+lesson.capture(lesson.title, "Simple self-attention", {source = "ch. 3 §3.3.1"})
 --> Simple self-attention
 --> ━━━━━━━━━━━━━━━━━━━━━
---> seed 004 §3.3.1]=])
+--> ch. 3 §3.3.1]=])
 
 ldef("section", "lesson.section(text)", [=[
 A section header, numbered as in the book: "══ 3.3.1  A simple ... ═══". In --step mode, s (next
@@ -114,9 +114,9 @@ directory). Each line of such a file is "tensor name=N shape=2,3 : 0x3f800000 ..
 float32 bit patterns, written by a script under scripts/ that runs the lesson's seeded computations
 in PyTorch (scripts/gen_lesson_reference.py for lessons 11 and 12). So a lesson's check compares
 attn with PyTorch, not with attn itself: lesson.check("LayerNorm", y, lesson.reference(file,
-"l11.ln"), {tol = 1e-5}). Only the tensor lesson.reference returns is taken as a check's expected
+"blocks.ln"), {tol = 1e-5}). Only the tensor lesson.reference returns is taken as a check's expected
 side; a tensor made from it (a view, a slice) is attn's own.]=], [=[
-scores = lesson.reference("lessons_seed002.txt", "l10.scores")   -- lesson 11's Q·Kᵀ, by PyTorch
+scores = lesson.reference("lessons_pdl_ch7.txt", "attention.scores")   -- lesson 11's Q·Kᵀ, by PyTorch
 scores.shape
 --> torch.Size([3, 5])]=])
 

@@ -1,6 +1,6 @@
 -- docs_transformer.lua — help for the Transformer's layers: torch.layer_norm, torch.embedding, torch.erf/sin/cos
 -- (src/bind/layers.c) and src/lua/transformer.lua: nn.LayerNorm, nn.Embedding, the activations, the
--- positional encoding, seed 002's blocks and BERT's input. Loaded by attn.docs (docs/init.lua).
+-- positional encoding, Python Deep Learning's blocks and BERT's input. Loaded by attn.docs (docs/init.lua).
 
 local D = require("attn.docs.define")
 local def, class, mdef = D.def, D.class, D.mdef
@@ -13,7 +13,7 @@ end
 local ids = [=[Ids are 1-based, as everything in attn: id 1 is the first row (PyTorch's id 0), so a
 PyTorch id i is attn's i + 1.]=]
 
-local masks = [=[Masks follow the seed's attention(): a 0 (false) hides a key position, a 1 (true)
+local masks = [=[Masks follow the book's attention(): a 0 (false) hides a key position, a 1 (true)
 shows it; encoder masks are [b, 1, n] (padding), decoder target masks [b or 1, n, n]
 (nn.subsequent_mask, with padding).]=]
 
@@ -84,7 +84,7 @@ nn.functional.gelu(x, {approximate = "tanh"})
 
 fdef("silu", "nn.functional.silu(x)", [=[
 The sigmoid linear unit (also called swish), x * sigmoid(x) = x / (1 + exp(-x)): the activation of
-seed 002's PositionwiseFFN. PyTorch's numbers bit for bit.]=], [=[
+Python Deep Learning's PositionwiseFFN. PyTorch's numbers bit for bit.]=], [=[
 nn.functional.silu(torch.tensor{-2, -0.5, 0, 1.5})
 --> tensor([-0.2384, -0.1888,  0.0000,  1.2264])]=])
 
@@ -99,7 +99,7 @@ torch.embedding(weight, indices) with PyTorch's F.embedding argument order (ids 
 nn.functional.embedding(torch.tensor{2}, torch.tensor{{1.0, 1.0}, {5.0, 7.0}})
 --> tensor([[5., 7.]])]=])
 
--- ---- copying -------------------------------------------------------------------------------------------
+-- ---- copying ----------------------------------------------------------------------------------------
 
 def("nn.deepcopy", "nn.deepcopy(module)", [=[
 Python's copy.deepcopy(module): a new module of the same class with copies of every child module,
@@ -111,7 +111,7 @@ torch.equal(a.weight, b.weight), a.weight == b.weight
 --> true	false]=], nn.deepcopy)
 
 def("nn.clones", "nn.clones(module, N)", [=[
-The seed's clones(): an nn.ModuleList of N deep copies of module. The copies start out identical,
+The book's clones(): an nn.ModuleList of N deep copies of module. The copies start out identical,
 which is why nn.Encoder's N blocks (and MultiHeadedAttention's four Linear layers) have equal weights
 until training changes them, in PyTorch as here.]=], [=[
 torch.manual_seed(0)
@@ -121,7 +121,7 @@ layers = nn.clones(nn.Linear(2, 2), 3)
 
 def("nn.subsequent_mask", "nn.subsequent_mask(n)", [=[
 The decoder's causal mask as the Annotated Transformer makes it: bool [1, n, n], true where query
-position i may attend to key position j (j <= i), false for the future. This is the seed's
+position i may attend to key position j (j <= i), false for the future. This is the book's
 convention (0 hides), the opposite of chapter 3's torch.triu(..., 1) mask (1 hides).]=], [=[
 nn.subsequent_mask(4)
 --> tensor([[[ True, False, False, False],
@@ -129,7 +129,7 @@ nn.subsequent_mask(4)
 -->          [ True,  True,  True, False],
 -->          [ True,  True,  True,  True]]])]=], nn.subsequent_mask)
 
--- ---- LayerNorm -------------------------------------------------------------------------------------------
+-- ---- LayerNorm --------------------------------------------------------------------------------------
 
 class("LayerNorm", "nn.LayerNorm(normalized_shape [, {eps = 1e-5, elementwise_affine = true, bias = true}])", [=[
 Layer normalization as PyTorch's nn.LayerNorm: normalizes each token's last dims (normalized_shape, a
@@ -162,7 +162,7 @@ The settings printed inside LayerNorm(...), as PyTorch prints them.]=], [=[
 nn.LayerNorm(8, {eps = 1e-6}):extra_repr()
 --> (8,), eps=1e-06, elementwise_affine=True]=])
 
--- ---- Embedding -------------------------------------------------------------------------------------------
+-- ---- Embedding --------------------------------------------------------------------------------------
 
 class("Embedding", "nn.Embedding(num_embeddings, embedding_dim [, {padding_idx = id}])", [=[
 A lookup table of num_embeddings vectors of embedding_dim numbers, the parameter weight, drawn from a
@@ -203,7 +203,7 @@ The sizes (and padding_idx) printed inside Embedding(...).]=], [=[
 nn.Embedding(30000, 768):extra_repr()
 --> 30000, 768]=])
 
--- ---- activation modules ------------------------------------------------------------------------------------
+-- ---- activation modules -----------------------------------------------------------------------------
 
 class("ReLU", "nn.ReLU()", [=[
 The ReLU activation as a module: calling it is torch.relu(x).]=], [=[
@@ -245,7 +245,7 @@ approximate='none' or approximate='tanh', as PyTorch prints it.]=], [=[
 nn.GELU():extra_repr()
 --> approximate='none']=])
 
--- ---- positional encoding -------------------------------------------------------------------------------------
+-- ---- positional encoding ----------------------------------------------------------------------------
 
 def("nn.positional_encoding", "nn.positional_encoding(max_len, d_model)", [=[
 The static (sinusoidal) positional encoding of Attention Is All You Need as a [max_len, d_model]
@@ -259,7 +259,7 @@ nn.positional_encoding(3, 4)
 -->         [ 0.9093, -0.4161,  0.0200,  0.9998]])]=], nn.positional_encoding)
 
 class("PositionalEncoding", "nn.PositionalEncoding(d_model [, dropout = 0.1 [, max_len = 5000]])", [=[
-The Annotated Transformer's PositionalEncoding module (the seed's "static positional encoding"): it
+The Annotated Transformer's PositionalEncoding module (the book's "static positional encoding"): it
 keeps nn.positional_encoding(max_len, d_model) as the buffer pe [1, max_len, d_model] and adds its
 first n rows to an input [b, n, d_model], then applies dropout.]=], [=[
 pe = nn.PositionalEncoding(4, 0, 10)
@@ -280,9 +280,9 @@ nn.PositionalEncoding(2, 0, 5):forward(torch.ones(1, 3, 2))
 -->          [1.9093, 0.5839]]])]=])
 
 class("Embeddings", "nn.Embeddings(d_model, vocab)", [=[
-The Annotated Transformer's Embeddings class, which the seed describes and leaves out: an
+The Annotated Transformer's Embeddings class, which the book describes and leaves out: an
 nn.Embedding(vocab, d_model) named lut whose output is multiplied by sqrt(d_model). Note the argument
-order, d_model first, as in the seed's build_model.]=], [=[
+order, d_model first, as in the book's build_model.]=], [=[
 torch.manual_seed(0)
 e = nn.Embeddings(4, 10)
 e(torch.tensor{{1}})
@@ -301,10 +301,10 @@ e = nn.Embeddings(4, 10)
 torch.equal(e:forward(torch.tensor{3}), e.lut(torch.tensor{3}) * 2)
 --> true]=])
 
--- ---- the seed's blocks ----------------------------------------------------------------------------------------
+-- ---- the book's blocks ------------------------------------------------------------------------------
 
 class("PositionwiseFFN", "nn.PositionwiseFFN(d_model, d_ff [, dropout = 0.1 [, {activation = \"silu\"}]])", [=[
-Seed 002's position-wise feed-forward network, FFN(x) = W_2 dropout(SiLU(W_1 x + b_1)) + b_2, applied
+Python Deep Learning's position-wise feed-forward network, FFN(x) = W_2 dropout(SiLU(W_1 x + b_1)) + b_2, applied
 to every position alone: Linear w_1 (d_model -> d_ff), SiLU, dropout, Linear w_2 (d_ff -> d_model).
 {activation = "relu"} gives the original Transformer's ReLU, "gelu" BERT's GELU.]=], [=[
 torch.manual_seed(0)
@@ -319,7 +319,7 @@ ffn(torch.ones(1, 2, 4)).shape
 --> torch.Size([1, 2, 4])]=])
 
 mdef("PositionwiseFFN", "__init", "PositionwiseFFN:__init(d_model, d_ff [, dropout [, opts]])", [=[
-What nn.PositionwiseFFN(...) runs: makes w_1, w_2 and dropout in the seed's order (so the weights are
+What nn.PositionwiseFFN(...) runs: makes w_1, w_2 and dropout in the book's order (so the weights are
 PyTorch's for the same seed).]=], [=[
 nn.PositionwiseFFN(4, 16):num_parameters()
 --> 148]=])
@@ -332,9 +332,9 @@ torch.equal(ffn:forward(torch.ones(2)), ffn.w_2(nn.functional.silu(ffn.w_1(torch
 
 class("SublayerConnection", "nn.SublayerConnection(size [, dropout = 0.1 [, {norm_first = true}]])", [=[
 The residual connection around each sublayer of a block, with its LayerNorm: called as sc(x,
-sublayer), where sublayer is a module or a function of one tensor. Pre-LN (the seed's code, the
+sublayer), where sublayer is a module or a function of one tensor. Pre-LN (the book's code, the
 default): x + dropout(sublayer(LayerNorm(x))). Post-LN ({norm_first = false}, the original
-Transformer): LayerNorm(x + dropout(sublayer(x))). Note that the seed's text says it implements a
+Transformer): LayerNorm(x + dropout(sublayer(x))). Note that the book's text says it implements a
 post-LN encoder, but its SublayerConnection code (the Annotated Transformer's) is the pre-LN form.]=], [=[
 x = torch.tensor{{1.0, 2.0, 3.0, 4.0}}
 double = function(y) return 2 * y end
@@ -357,16 +357,16 @@ torch.equal(sc:forward(x, nn.ReLU()), x + torch.relu(torch.layer_norm(x, 4)))
 --> true]=])
 
 mdef("SublayerConnection", "extra_repr", "sc:extra_repr()", [=[
-"norm_first=False" for a post-LN connection; nothing for the seed's pre-LN one, which then prints as
-PyTorch prints the seed's class.]=], [=[
+"norm_first=False" for a post-LN connection; nothing for the book's pre-LN one, which then prints as
+PyTorch prints the book's class.]=], [=[
 nn.SublayerConnection(4, 0, {norm_first = false}):extra_repr()
 --> norm_first=False]=])
 
 class("EncoderBlock", "nn.EncoderBlock(size, self_attn, ffn [, dropout = 0.1 [, {norm_first = true}]])", [=[
-One encoder block of seed 002: multi-head self-attention and a position-wise FFN, each inside a
+One encoder block of Python Deep Learning, ch. 7: multi-head self-attention and a position-wise FFN, each inside a
 SublayerConnection (pre-LN by default, post-LN with {norm_first = false}). self_attn and ffn are
-modules passed in, as the seed does, usually nn.MultiHeadedAttention(h, size) and
-nn.PositionwiseFFN(size, d_ff); the children are registered in the seed's order (self_attn, ffn,
+modules passed in, as the book does, usually nn.MultiHeadedAttention(h, size) and
+nn.PositionwiseFFN(size, d_ff); the children are registered in the book's order (self_attn, ffn,
 sublayers), so a seeded block has PyTorch's weights. Called as block(x, mask). ]=] .. masks, [=[
 torch.manual_seed(0)
 block = nn.EncoderBlock(4, nn.MultiHeadedAttention(2, 4), nn.PositionwiseFFN(4, 8), 0):eval()
@@ -387,7 +387,7 @@ block:forward(torch.ones(2, 3, 4)).shape
 --> torch.Size([2, 3, 4])]=])
 
 class("Encoder", "nn.Encoder(block, N)", [=[
-Seed 002's encoder: N deep copies of block (nn.clones, so they start with equal weights) applied in
+Python Deep Learning's encoder: N deep copies of block (nn.clones, so they start with equal weights) applied in
 turn, then a final LayerNorm. Called as encoder(x, mask).]=], [=[
 torch.manual_seed(0)
 block = nn.EncoderBlock(4, nn.MultiHeadedAttention(2, 4), nn.PositionwiseFFN(4, 8), 0)
@@ -408,7 +408,7 @@ y.shape, math.abs(y[1][1]:mean():item()) < 1e-6
 --> torch.Size([1, 3, 4])	true]=])
 
 class("DecoderBlock", "nn.DecoderBlock(size, self_attn, encoder_attn, ffn [, dropout = 0.1 [, {norm_first = true}]])", [=[
-One decoder block of seed 002: masked self-attention over the target, attention over the encoder's
+One decoder block of Python Deep Learning, ch. 7: masked self-attention over the target, attention over the encoder's
 output (queries from the decoder, keys and values from encoder_states), and a position-wise FFN,
 each inside a SublayerConnection. Called as block(x, encoder_states, source_mask, target_mask).
 ]=] .. masks, [=[
@@ -419,7 +419,7 @@ block(torch.rand(1, 3, 4), torch.rand(1, 5, 4), nil, nn.subsequent_mask(3)).shap
 --> torch.Size([1, 3, 4])]=])
 
 mdef("DecoderBlock", "__init", "DecoderBlock:__init(size, self_attn, encoder_attn, ffn [, dropout [, opts]])", [=[
-What nn.DecoderBlock(...) runs: keeps size, self_attn, encoder_attn and ffn in the seed's order and
+What nn.DecoderBlock(...) runs: keeps size, self_attn, encoder_attn and ffn in the book's order and
 makes three SublayerConnections.]=], [=[
 block = nn.DecoderBlock(4, nn.MultiHeadedAttention(2, 4), nn.MultiHeadedAttention(2, 4), nn.PositionwiseFFN(4, 8))
 #block.sublayers
@@ -433,7 +433,7 @@ block:forward(torch.ones(2, 3, 4), torch.ones(2, 6, 4)).shape
 --> torch.Size([2, 3, 4])]=])
 
 class("Decoder", "nn.Decoder(block, N, vocab_size)", [=[
-Seed 002's decoder: N deep copies of block, a final LayerNorm, a Linear projection to vocab_size and
+Python Deep Learning's decoder: N deep copies of block, a final LayerNorm, a Linear projection to vocab_size and
 log_softmax over the vocabulary, so each position gets log-probabilities of the next token. Called as
 decoder(x, encoder_states, source_mask, target_mask).]=], [=[
 torch.manual_seed(0)
@@ -456,10 +456,10 @@ block = nn.DecoderBlock(4, nn.MultiHeadedAttention(2, 4), nn.MultiHeadedAttentio
 nn.Decoder(block, 1, 7):forward(torch.ones(1, 2, 4), torch.ones(1, 3, 4)).shape
 --> torch.Size([1, 2, 7])]=])
 
--- ---- BERT ---------------------------------------------------------------------------------------------------
+-- ---- BERT -------------------------------------------------------------------------------------------
 
 class("BERTEmbedding", "nn.BERTEmbedding(vocab_size, d_model [, {max_len = 512, segments = 2}])", [=[
-BERT's input representation as seed 002 describes it (Figure 7.11): the sum of a token embedding, a
+BERT's input representation as Python Deep Learning describes it (Figure 7.11): the sum of a token embedding, a
 segment embedding (sentence A or B) and a learned position embedding, three nn.Embedding tables
 (token, segment, position, created in that order). Called as bert(tokens, segments) with tokens
 [b, n] and segments [b, n] (1 for A, 2 for B; all 1 when left out). ]=] .. ids .. [=[ Real BERT then

@@ -1,7 +1,7 @@
 -- init.lua — the library a lesson is written with (global `lesson`, module attn.lesson).
 --
 -- A lesson is a plain Lua script in lessons/NN_topic.lua:
---   lesson.title("Simple self-attention without trainable weights", {source = "seed 004 §3.3.1–3.3.2"})
+--   lesson.title("Simple self-attention without trainable weights", {source = "ch. 3 §3.3.1–3.3.2"})
 --   lesson.section("3.3.1  A simple self-attention mechanism without trainable weights")
 --   lesson.say[[What is computed next and why.]]
 --   lesson.step("attention scores ω2j = x^(2) · x^(j)", function()
@@ -10,7 +10,7 @@
 --       lesson.check("ω2 (In [3])", attn_scores_2, [=[tensor([0.9544, 1.4950, ...])]=])
 --   end)
 -- Where the book prints no numbers, a lesson compares its seeded results with PyTorch's:
---       lesson.check("LayerNorm", y, lesson.reference("lessons_seed002.txt", "l11.ln"), {tol = 1e-5})
+--       lesson.check("LayerNorm", y, lesson.reference("lessons_pdl_ch7.txt", "blocks.ln"), {tol = 1e-5})
 -- (tests/data/torch/<file>, written by a script under scripts/). The expected side of a check is
 -- always the book's or PyTorch's; two computations of attn are compared with lesson.agree, an
 -- identity, printed "≡ what (largest difference ...)":
@@ -176,7 +176,7 @@ local function check_string(fn, i, v)
     end
 end
 
--- lesson.title(text [, {source = "seed 004 §3.3"}]): the lesson's title, printed first.
+-- lesson.title(text [, {source = "ch. 3 §3.3"}]): the lesson's title, printed first.
 function lesson.title(text, opts)
     check_string("title", 1, text)
     S.title = text

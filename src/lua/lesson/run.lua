@@ -5,7 +5,7 @@
 --       -> {status =, passed =, failed =, identities =}
 --          status: "ok", "quit" (the user pressed q) or "error"; identities: how many of the
 --          passed + failed were lesson.agree's (the rest are lesson.check's)
---   run.list(paths)                 prints "path  title  (source)" for each lesson
+--   run.list(paths)                 prints "path  title" and, below the title, its source
 --   run.resolve(name, dir)          the lesson file a name means: a path, or dir/name[.lua]
 --
 -- In check mode the lesson's print and the library's drawings print nothing (the C side also gives
@@ -183,8 +183,11 @@ function run.list(paths)
     for _, p in ipairs(paths) do
         local info, err = source.read(p)
         local title = info and (info.title or "(no lesson.title)") or ("(cannot read: " .. tostring(err) .. ")")
-        local origin = info and info.origin and ("  (" .. info.origin .. ")") or ""
-        stdout:write(p, string.rep(" ", w - width(p) + 2), title, lesson.paint("2", origin), "\n")
+        stdout:write(p, string.rep(" ", w - width(p) + 2), title, "\n")
+        -- the source names a book and its sections: too long to share the title's line
+        if info and info.origin then
+            stdout:write(string.rep(" ", w + 2), lesson.paint("2", info.origin), "\n")
+        end
     end
     return #paths
 end

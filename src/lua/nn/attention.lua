@@ -1,8 +1,8 @@
 -- attention_nn.lua — the books' attention classes, ready-made as nn modules (fields of nn):
---   seed 004 (LLMs from scratch, ch. 3): SelfAttention_v1, SelfAttention_v2, CausalAttention,
+--   Build a Large Language Model (From Scratch), ch. 3: SelfAttention_v1, SelfAttention_v2, CausalAttention,
 --     MultiHeadAttentionWrapper, MultiHeadAttention;
---   seed 002 (the annotated transformer): MultiHeadedAttention: four Linear layers, mask == 0 -> -1e9;
---   seed 001 (d2l): DotProductAttention and MLPAttention, with valid lengths masked with -1e6.
+--   Python Deep Learning ch. 7 (the annotated transformer): MultiHeadedAttention: four Linear layers, mask == 0 -> -1e9;
+--   d2l: DotProductAttention and MLPAttention, with valid lengths masked with -1e6.
 -- Each keeps its Python original's constructor arguments (keywords become a trailing options table),
 -- field names, parameter registration order and initialisation, so after the same torch.manual_seed
 -- it computes the book's numbers.
@@ -61,7 +61,7 @@ local function check_input(class, x, d_in, ranks, context_length)
     return table.unpack(sizes(x))
 end
 
--- queries [b, n, dq], keys [b, m, dk], values [b, m, dv] (seeds 001 and 002).
+-- queries [b, n, dq], keys [b, m, dk], values [b, m, dv] (d2l and Python Deep Learning).
 local function check_qkv(class, q, k, v, dq, dk)
     for _, arg in ipairs({{"queries", q}, {"keys", k}, {"values", v}}) do
         local t = arg[2]
@@ -169,7 +169,7 @@ local function attend(self, q, k, v, spec)
     return A.weighted_sum(w, v)
 end
 
--- ---- seed 004, ch. 3 ----------------------------------------------------------------------------------
+-- ---- ch. 3 of Build a Large Language Model (From Scratch) -------------------------------------------
 
 local CH3_USAGE = "%s(d_in, d_out, context_length, dropout%s [, {qkv_bias = false}])"
 
@@ -326,7 +326,7 @@ end
 
 classes.MultiHeadAttention = MultiHeadAttention
 
--- ---- seed 002, the annotated transformer ---------------------------------------------------------------
+-- ---- Python Deep Learning ch. 7, the annotated transformer ------------------------------------------
 
 local MultiHeadedAttention = Module:extend("MultiHeadedAttention")
 MultiHeadedAttention.use_fused = true
@@ -382,7 +382,7 @@ end
 
 classes.MultiHeadedAttention = MultiHeadedAttention
 
--- ---- seed 001, d2l -------------------------------------------------------------------------------------
+-- ---- d2l -------------------------------------------------------------------------------------
 
 local DotProductAttention = Module:extend("DotProductAttention")
 DotProductAttention.use_fused = true

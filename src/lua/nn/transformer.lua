@@ -1,20 +1,20 @@
--- transformer.lua — the Transformer's layers as fields of nn, written the way seed 002 (Python Deep Learning,
--- ch. 7, after the Annotated Transformer) writes them in PyTorch:
+-- transformer.lua — the Transformer's layers as fields of nn, written the way Python Deep Learning
+-- (ch. 7, after the Annotated Transformer) writes them in PyTorch:
 --
 --   nn.LayerNorm, nn.Embedding, nn.ReLU/GELU/SiLU              PyTorch's own layers
 --   nn.positional_encoding, nn.PositionalEncoding              the static (sinusoidal) encoding
 --   nn.Embeddings                                              nn.Embedding times sqrt(d_model)
---   nn.clones, nn.subsequent_mask                              the seed's helpers
+--   nn.clones, nn.subsequent_mask                              the book's helpers
 --   nn.PositionwiseFFN, nn.SublayerConnection,
---   nn.EncoderBlock, nn.Encoder, nn.DecoderBlock, nn.Decoder   the seed's classes
+--   nn.EncoderBlock, nn.Encoder, nn.DecoderBlock, nn.Decoder   the book's classes
 --   nn.BERTEmbedding                                           token + segment + position embeddings
 --
--- Ids are 1-based: token id 1 is the first row of an embedding (PyTorch's id 0). Masks follow the seed's
+-- Ids are 1-based: token id 1 is the first row of an embedding (PyTorch's id 0). Masks follow the book's
 -- attention(): a 0 (false) in the mask hides a position, 1 (true) lets it be seen. The blocks take their
--- attention module as an argument (EncoderBlock(size, self_attn, ffn, dropout)), as the seed does, and
--- create their children in the seed's order, so a seeded model gets PyTorch's numbers. The seed's printed
+-- attention module as an argument (EncoderBlock(size, self_attn, ffn, dropout)), as the book does, and
+-- create their children in the book's order, so a seeded model gets PyTorch's numbers. The book's printed
 -- forward methods lost their lambdas ("x = self.sublayers0)"); they are the Annotated Transformer's:
--- sublayers[0](x, lambda x: self.self_attn(x, x, x, mask)), then sublayers[1](x, self.ffn). The seed calls
+-- sublayers[0](x, lambda x: self.self_attn(x, x, x, mask)), then sublayers[1](x, self.ffn). The book calls
 -- its encoder post-LN, but its SublayerConnection is pre-LN: x + dropout(sublayer(norm(x))).
 local torch = require("attn.bind").torch
 local C = require("attn.bind").functional -- gelu and silu from src/bind/layers.c
@@ -28,7 +28,7 @@ local py_float = require("attn.text.pyrepr").float
 local raise, raisef = errors.raise, errors.raisef
 local transformer = {} -- this file's part of the table nn (nn/init.lua)
 
--- dropout of the seed's classes: 0.1 when not given, as the seed's defaults.
+-- dropout of the book's classes: 0.1 when not given, as the book's defaults.
 local function dropout_or_default(fn, p)
     if p == nil then
         return 0.1
@@ -237,9 +237,9 @@ end
 
 transformer.Embeddings = Embeddings
 
--- ---- the seed's helpers --------------------------------------------------------------------------
+-- ---- the book's helpers --------------------------------------------------------------------------
 
---- transformer.clones(module, N) — N deep copies of module in an nn.ModuleList (the seed's clones(), on GitHub).
+--- transformer.clones(module, N) — N deep copies of module in an nn.ModuleList (the book's clones(), on GitHub).
 function transformer.clones(module, N)
     check.module("clones", "module", module)
     N = check.size("clones", "N", N)
