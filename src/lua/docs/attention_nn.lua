@@ -293,3 +293,19 @@ m:forward(queries, keys, values, {2, 6})
 m.last_weights[1]
 --> tensor([[0.5000, 0.5000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000,
 -->          0.0000]])]=])
+
+-- m:trace_stages: what each class tells attention.trace
+local trace_stages = [=[What attention.trace{module = m, x = ...} steps through, as the class says it:
+the list of stages (each {key = the tracer's field, name, formula, compute = function(tr)}, built by
+attention/stages.lua, computed when the tracer steps) and the trace options it takes beside module
+and x (MultiHeadedAttention: {mask = true}). attention.trace calls it; a class of your own that
+defines it is traced its way, one that does not is read by the book's field names (W_query, heads,
+fc_layers).]=]
+for _, c in ipairs({"SelfAttention_v1", "SelfAttention_v2", "CausalAttention", "MultiHeadAttentionWrapper",
+                    "MultiHeadAttention", "MultiHeadedAttention"}) do
+    mdef(c, "trace_stages", c .. ":trace_stages(tr)", trace_stages, [=[
+ca = nn.CausalAttention(3, 2, 6, 0.0)
+list = ca:trace_stages{module = ca, x = torch.stack({inputs})}
+#list, list[5].key, list[5].formula
+--> 8	masked	ω.masked_fill(mask, -inf)]=])
+end

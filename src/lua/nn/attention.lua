@@ -1,4 +1,4 @@
--- attention_nn.lua — the books' attention classes, ready-made as nn modules (fields of nn):
+-- attention.lua — the books' attention classes, ready-made as nn modules (fields of nn):
 --   Build a Large Language Model (From Scratch), ch. 3: SelfAttention_v1, SelfAttention_v2, CausalAttention,
 --     MultiHeadAttentionWrapper, MultiHeadAttention;
 --   Python Deep Learning ch. 7 (the annotated transformer): MultiHeadedAttention: four Linear layers, mask == 0 -> -1e9;
@@ -6,13 +6,8 @@
 -- Each keeps its Python original's constructor arguments (keywords become a trailing options table),
 -- field names, parameter registration order and initialisation, so after the same torch.manual_seed
 -- it computes the book's numbers.
---
--- Every forward computes attention in attend(), which takes one of two paths:
---   staged  scores, scale, mask, softmax, dropout, weighted sum, one operation each; the weights stay
---           in m.last_weights (and in m.attn for the annotated transformer, whose field it is);
---   fused   attention.fused(q, k, v, {causal = ...}): one pass that never holds the score matrix,
---           taken whenever it computes the same thing: no dropout (eval mode or p = 0), the causal
---           mask or none, plain dot-product scores, and m.use_fused not set to false.
+-- Every forward computes attention with nn/attend.lua (the staged path or the fused one); each class
+-- tells attention.trace its stages (trace_stages, with attention/stages.lua).
 -- Module attn.nn.attention: returns the classes, which nn/init.lua puts into nn.
 
 local torch = require("attn.bind").torch
@@ -20,154 +15,17 @@ local Module = require("attn.nn.module").Module
 local Parameter = require("attn.nn.module").Parameter
 local layers = require("attn.nn.layers")
 local Linear, Dropout, ModuleList = layers.Linear, layers.Dropout, layers.ModuleList
+local stages = require("attn.attention.stages") -- what attention.trace shows of each class
+local A = require("attn.attention") -- the stage operations (not the global, which a user may replace)
 local classes = {}
 
--- The stage operations: the table attention (module attn.attention), not the global `attention`,
--- which a user may replace.
-local A = require("attn.attention")
-
--- ---- arguments and checks ---------------------------------------------------------------------------
--- Errors carry the position of the user's line, as Lua's own errors do (attn.errors).
-local errors = require("attn.errors")
+local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local check = require("attn.check")
 local fail = errors.raisef
 local dims, describe = check.shape, check.describe
-
--- A tensor's sizes as a Lua list.
-local function sizes(t)
-    local out = {}
-    for i = 1, t.ndim do out[i] = t.shape[i] end
-    return out
-end
-
--- x of shape [batch, num_tokens, d_in] (ranks = 3), or also [num_tokens, d_in] (ranks = 2).
-local function check_input(class, x, d_in, ranks, context_length)
-    local want = ranks == 3 and string.format("[batch, num_tokens, %d]", d_in)
-                 or string.format("[num_tokens, %d] or [batch, num_tokens, %d]", d_in, d_in)
-    if not torch.is_tensor(x) then
-        fail("%s: x must be a tensor of shape %s, got %s", class, want, describe(x))
-    end
-    if x.ndim ~= 3 and not (ranks == 2 and x.ndim == 2) then
-        local hint = (ranks == 3 and x.ndim == 2) and "; for one text add the batch dim: x:unsqueeze(1)" or ""
-        fail("%s: x must have shape %s, got %s%s", class, want, dims(x), hint)
-    end
-    if x.shape[-1] ~= d_in then
-        fail("%s: x's last dim must be d_in = %d, got shape %s", class, d_in, dims(x))
-    end
-    if context_length and x.shape[-2] > context_length then
-        fail("%s: x has %d tokens but context_length is %d (shape %s)", class, x.shape[-2],
-             context_length, dims(x))
-    end
-    return table.unpack(sizes(x))
-end
-
--- queries [b, n, dq], keys [b, m, dk], values [b, m, dv] (d2l and Python Deep Learning).
-local function check_qkv(class, q, k, v, dq, dk)
-    for _, arg in ipairs({{"queries", q}, {"keys", k}, {"values", v}}) do
-        local t = arg[2]
-        if not torch.is_tensor(t) or t.ndim ~= 3 then
-            fail("%s: %s must be a 3-D tensor [batch, count, dim], got %s", class, arg[1], describe(t))
-        end
-    end
-    local b, n, m = q.shape[1], q.shape[2], k.shape[2]
-    if k.shape[1] ~= b or v.shape[1] ~= b or v.shape[2] ~= m then
-        fail("%s: queries %s, keys %s and values %s must share the batch dim, and keys and values "
-             .. "the count", class, dims(q), dims(k), dims(v))
-    end
-    if dq and q.shape[3] ~= dq then
-        fail("%s: queries' last dim must be %d, got shape %s", class, dq, dims(q))
-    end
-    if dk and k.shape[3] ~= dk then
-        fail("%s: keys' last dim must be %d, got shape %s", class, dk, dims(k))
-    end
-    if not dq and not dk and q.shape[3] ~= k.shape[3] then
-        fail("%s: queries %s and keys %s must have the same last dim", class, dims(q), dims(k))
-    end
-    return b, n, m
-end
-
--- d2l's valid lengths as a hidden mask: key position j of batch element i (or of query (i, r)) is
--- hidden when j > valid_lens[i] (or [i][r]). lens: a table or tensor, [b] or [b, n].
-local function valid_len_hidden(class, lens, b, n, m)
-    if type(lens) == "table" and getmetatable(lens) == nil then
-        local ok, t = pcall(torch.tensor, lens)
-        if not ok then
-            fail("%s: valid_lens must be a list of numbers or a tensor: %s", class, errors.message(t))
-        end
-        lens = t
-    end
-    if not torch.is_tensor(lens) then
-        fail("%s: valid_lens must be a tensor or a list of lengths, got %s", class, describe(lens))
-    end
-    if lens.dtype == torch.bool then
-        fail("%s: valid_lens must hold lengths (numbers), got a bool tensor", class)
-    end
-    if lens.ndim < 1 or lens.ndim > 2 or lens.shape[1] ~= b or (lens.ndim == 2 and lens.shape[2] ~= n) then
-        fail("%s: valid_lens must have shape [%d] (one per batch) or [%d, %d] (one per query), "
-             .. "got %s", class, b, b, n, dims(lens))
-    end
-    for _, len in ipairs(lens:reshape(-1):tolist()) do
-        if len ~= math.floor(len) or len < 0 then
-            fail("%s: valid lengths must be whole numbers >= 0, got %s", class, describe(len))
-        elseif len > m then
-            fail("%s: valid length %s is longer than the sequence of %d keys", class, describe(len), m)
-        end
-    end
-    return A.valid_len_mask(m, lens) -- [b, 1, m] or [b, n, m]
-end
-
--- ---- the two paths ----------------------------------------------------------------------------------
-
--- True when the hidden positions of the [n, m] score matrix are exactly the causal ones, in every batch
--- element: then the fused causal path computes the same weights (each row keeps its diagonal, so a
--- finite fill such as -1e9 gives the same zeros as -inf).
-local function is_causal(hidden, n, m)
-    if n ~= m or hidden.shape[-1] ~= m or (hidden.ndim >= 2 and hidden.shape[-2] ~= n) then
-        return false
-    end
-    local causal = torch.triu(torch.ones(n, n), 1):bool()
-    return torch.equal(hidden, causal:expand(hidden.shape))
-end
-
--- The attention of q [..., n, d] over k [..., m, d], v [..., m, dv] -> [..., n, dv]. spec:
---   hidden   bool mask broadcastable to the scores [..., n, m], true = hidden; or
---   causal   a causal-mask buffer (ch. 3's self.mask, 1 = hidden), cut to [n, m] when needed; the
---            fused path takes it to be the triu mask it was made as (a user who edits m.mask sets
---            m.use_fused = false)
---   fill     the value of hidden scores: -inf (ch. 3), -1e9 (annotated transformer), -1e6 (d2l)
---   scores   scores computed elsewhere (MLPAttention's additive ones): not scaled, never fused
---   dropout  the module's nn.Dropout, applied to the weights
-local function attend(self, q, k, v, spec)
-    local drop = spec.dropout
-    local dropping = drop ~= nil and drop.training and drop.p > 0
-    local n, m = (q or spec.scores).shape[-2], k.shape[-2]
-    local hides = spec.hidden ~= nil and spec.hidden:sum():item() > 0 -- a padding mask may hide nothing
-    local causal = spec.causal ~= nil or (hides and is_causal(spec.hidden, n, m))
-    if self.use_fused ~= false and A.fused and not dropping and not spec.scores and (causal or not hides) then
-        rawset(self, "last_weights", nil) -- none on this path; stale ones would mislead
-        return A.fused(q, k, v, {causal = causal})
-    end
-    -- 1. scores ω = q·kᵀ, 2. scaled by √d
-    local s = spec.scores
-    if not s then
-        s = A.scale(A.scores(q, k), q.shape[-1])
-    end
-    -- 3. hidden scores get `fill`, so that 4. softmax gives them weight 0
-    local hidden = spec.hidden
-    if spec.causal and n > 0 and m > 0 then
-        hidden = spec.causal[{{1, n}, {1, m}}]:bool() -- the module's buffer, as the book slices it
-    end
-    if hidden then
-        s = A.mask(s, hidden, spec.fill)
-    end
-    local w = A.softmax(s, -1)
-    -- 5. dropout (training mode only; draws as nn.Dropout does), 6. the weighted sum of the values
-    if drop and drop.training then
-        w = A.dropout(w, drop.p)
-    end
-    rawset(self, "last_weights", w)
-    return A.weighted_sum(w, v)
-end
+local attend = require("attn.nn.attend") -- the two paths every forward takes, and its checks
+local check_input, check_qkv, valid_len_hidden = attend.check_input, attend.check_qkv, attend.valid_len_hidden
+local merge_heads = attend.merge_heads
 
 -- ---- ch. 3 of Build a Large Language Model (From Scratch) -------------------------------------------
 
@@ -190,7 +48,13 @@ function SelfAttention_v1:forward(x)
     local keys = x:matmul(self.W_key)
     local queries = x:matmul(self.W_query)
     local values = x:matmul(self.W_value)
-    return attend(self, queries, keys, values, {})
+    return attend.attend(self, queries, keys, values, {})
+end
+
+-- What attention.trace{module = m, x = ...} steps through: projections, scores, (masked,) scaled,
+-- weights, (dropout,) context.
+function SelfAttention_v1:trace_stages(tr)
+    return stages.single_head(tr, self)
 end
 
 classes.SelfAttention_v1 = SelfAttention_v1
@@ -218,7 +82,13 @@ function SelfAttention_v2:forward(x)
     local keys = self.W_key(x)
     local queries = self.W_query(x)
     local values = self.W_value(x)
-    return attend(self, queries, keys, values, {})
+    return attend.attend(self, queries, keys, values, {})
+end
+
+-- What attention.trace{module = m, x = ...} steps through: projections, scores, (masked,) scaled,
+-- weights, (dropout,) context.
+function SelfAttention_v2:trace_stages(tr)
+    return stages.single_head(tr, self)
 end
 
 classes.SelfAttention_v2 = SelfAttention_v2
@@ -258,7 +128,13 @@ function CausalAttention:forward(x)
     local keys = self.W_key(x)
     local queries = self.W_query(x)
     local values = self.W_value(x)
-    return attend(self, queries, keys, values, {causal = self.mask, fill = -math.huge, dropout = self.dropout})
+    return attend.attend(self, queries, keys, values, {causal = self.mask, fill = -math.huge, dropout = self.dropout})
+end
+
+-- What attention.trace{module = m, x = ...} steps through: projections, scores, (masked,) scaled,
+-- weights, (dropout,) context.
+function CausalAttention:trace_stages(tr)
+    return stages.single_head(tr, self)
 end
 
 classes.CausalAttention = CausalAttention
@@ -284,17 +160,12 @@ function MultiHeadAttentionWrapper:forward(x)
     return torch.cat(outs, -1)
 end
 
-classes.MultiHeadAttentionWrapper = MultiHeadAttentionWrapper
-
--- [b, h, n, dh] -> [b, n, h * dh]. The fused path already lays its result out as [b, n, h, dh] in
--- memory (a transposed view): then the book's transpose + view copies nothing.
-local function merge_heads(context)
-    local t = context:transpose(2, 3)
-    if t:is_contiguous() then
-        return t:view(t.shape[1], t.shape[2], t.shape[3] * t.shape[4])
-    end
-    return A.merge_heads(context)
+-- attention.trace: each head's stages side by side, then the concatenation.
+function MultiHeadAttentionWrapper:trace_stages(tr)
+    return stages.wrapper(tr, self)
 end
+
+classes.MultiHeadAttentionWrapper = MultiHeadAttentionWrapper
 
 local MultiHeadAttention = Module:extend("MultiHeadAttention")
 MultiHeadAttention.use_fused = true
@@ -319,9 +190,15 @@ function MultiHeadAttention:forward(x)
     local keys = A.split_heads(self.W_key(x), self.num_heads)
     local queries = A.split_heads(self.W_query(x), self.num_heads)
     local values = A.split_heads(self.W_value(x), self.num_heads)
-    local context = attend(self, queries, keys, values, {causal = self.mask, fill = -math.huge,
+    local context = attend.attend(self, queries, keys, values, {causal = self.mask, fill = -math.huge,
                                                          dropout = self.dropout})
     return self.out_proj(merge_heads(context)) -- [b, n, d_out]
+end
+
+-- attention.trace: projections, split heads, per-head masked and scaled scores, weights, context,
+-- merge, out_proj.
+function MultiHeadAttention:trace_stages(tr)
+    return stages.multi_head(tr, self, stages.ch3_spec(self))
 end
 
 classes.MultiHeadAttention = MultiHeadAttention
@@ -374,10 +251,16 @@ function MultiHeadedAttention:forward(query, key, value, mask)
     for i, x in ipairs({query, key, value}) do
         projections[i] = A.split_heads(self.fc_layers[i](x), self.h) -- Python: view(b, -1, h, d_k).transpose(1, 2)
     end
-    local context = attend(self, projections[1], projections[2], projections[3],
+    local context = attend.attend(self, projections[1], projections[2], projections[3],
                            {hidden = hidden, fill = -1e9, dropout = self.dropout})
     rawset(self, "attn", rawget(self, "last_weights"))
     return self.fc_layers[4](merge_heads(context))
+end
+
+-- attention.trace: as MultiHeadAttention's, scaled before masked, with the mask given to the trace
+-- (trace option mask, as forward's).
+function MultiHeadedAttention:trace_stages(tr)
+    return stages.multi_head(tr, self, stages.annotated_spec(tr, self, self.fc_layers, "fc_layers")), {mask = true}
 end
 
 classes.MultiHeadedAttention = MultiHeadedAttention
@@ -396,7 +279,7 @@ end
 function DotProductAttention:forward(queries, keys, values, valid_lens)
     local b, n, m = check_qkv("DotProductAttention", queries, keys, values)
     local hidden = valid_lens ~= nil and valid_len_hidden("DotProductAttention", valid_lens, b, n, m) or nil
-    return attend(self, queries, keys, values, {hidden = hidden, fill = -1e6, dropout = self.dropout})
+    return attend.attend(self, queries, keys, values, {hidden = hidden, fill = -1e6, dropout = self.dropout})
 end
 
 classes.DotProductAttention = DotProductAttention
@@ -423,7 +306,7 @@ function MLPAttention:forward(queries, keys, values, valid_lens)
     local b, n, m = check_qkv("MLPAttention", queries, keys, values, self.W_q.in_features, self.W_k.in_features)
     local hidden = valid_lens ~= nil and valid_len_hidden("MLPAttention", valid_lens, b, n, m) or nil
     local scores = A.additive(queries, keys, self.W_q.weight, self.W_k.weight, self.v.weight)
-    return attend(self, nil, keys, values, {scores = scores, hidden = hidden, fill = -1e6, dropout = self.dropout})
+    return attend.attend(self, nil, keys, values, {scores = scores, hidden = hidden, fill = -1e6, dropout = self.dropout})
 end
 
 classes.MLPAttention = MLPAttention
