@@ -30,15 +30,3 @@ run() {
 status_is() { [ "$STATUS" -eq "$1" ]; }
 out_is() { [ "$(cat "$OUT")" = "$1" ]; }
 err_empty() { [ ! -s "$ERR" ]; }
-quote() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
-all() { # all CMD1 -- CMD2 -- ...: every command succeeds
-    while [ $# -gt 0 ]; do
-        cmd=""
-        while [ $# -gt 0 ] && [ "$1" != "--" ]; do
-            cmd="$cmd $(quote "$1")"
-            shift
-        done
-        [ $# -gt 0 ] && shift
-        eval "$cmd" || return 1
-    done
-}

@@ -18,6 +18,18 @@ check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
     shift
     if "$@"; then ok "$d"; else not_ok "$d"; fi
 }
+quote() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+all() { # all CMD1 -- CMD2 -- ...: every command succeeds
+    while [ $# -gt 0 ]; do
+        cmd=""
+        while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+            cmd="$cmd $(quote "$1")"
+            shift
+        done
+        [ $# -gt 0 ] && shift
+        eval "$cmd" || return 1
+    done
+}
 tap_end() { # the plan line, and the exit status
     echo "1..$n"
     [ "$failed" -eq 0 ]

@@ -145,7 +145,15 @@ check "-W turns warnings on" err_has 'Lua warning: careful'
 # ---- Ctrl-C in a script --------------------------------------------------------------------------
 "$BIN" -e 'while true do end' >"$OUT" 2>"$ERR" &
 pid=$!
-sleep 0.3
+# A job started with & ignores SIGINT until attn sets its handler (when the chunk starts): wait for
+# the handler (SIGINT's bit in the SigCgt mask of /proc/PID/status) instead of a fixed time, which a
+# loaded machine and an ASan build can outlast.
+sigint_caught() { mask=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null); [ $((0x${mask:-0} & 2)) -ne 0 ]; }
+i=0
+while [ "$i" -lt 200 ] && ! sigint_caught "$pid"; do
+    sleep 0.05
+    i=$((i + 1))
+done
 kill -INT "$pid"
 wait "$pid"
 STATUS=$?
