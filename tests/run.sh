@@ -10,7 +10,7 @@
 #   robust/   what a hostile user types (issue 11): huge sizes, Ctrl-C, memory limits, memory soaks
 #   layers/   the layering rules of DESIGN.md (no Lua in src/core, the core never prints)
 #   lessons/  the lesson modes of the command line (--check, --list, --step through a pipe and through
-#             tmux), and every lesson in check mode
+#             tmux, step mode's keys), and every lesson in check mode
 set -u
 cd "$(dirname "$0")/.." || exit 2
 LOG=build/test-logs
@@ -81,6 +81,7 @@ run_suite "layers" sh tests/layers/test_layers.sh
 run_suite "lesson-modes" sh tests/lessons/test_lessons.sh ./attn
 run_suite "lesson-modes-asan" sh tests/lessons/test_lessons.sh build/asan/attn
 run_suite "lesson-step-tty" sh tests/lessons/test_step_tty.sh ./attn
+run_suite "lesson-step-keys" sh tests/lessons/test_step_keys.sh ./attn
 
 lessons=$(ls lessons/*.lua 2>/dev/null)
 if [ -n "$lessons" ]; then

@@ -1,7 +1,8 @@
 /* lessons.c — the lesson modes of the command line: --step, --step=line, --check [--tap], --list.
  * The lessons run in Lua (src/lua/lesson/run.lua); this file gives that code what only C can: where
- * the lessons are, and a fresh Lua state per lesson for --check (so no lesson sees the globals another
- * one left behind). One key from the terminal is term.c's. */
+ * the lessons are, a fresh Lua state per lesson for --check (so no lesson sees the globals another
+ * one left behind), and for step mode a way back to the core's settings a lesson started with. One
+ * key from the terminal is term.c's. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 
 #include "attn_lua.h"
 #include "cli.h"
+#include "format.h"
+#include "rng.h"
 
 /* ---- setting up a state ---------------------------------------------------------------------- */
 
@@ -75,6 +78,39 @@ static int push_lesson_files(lua_State *L, const char *dir) {
     return n < 0 ? 0 : n;
 }
 
+/* ---- the core's settings ---------------------------------------------------------------------- */
+
+/* What the core keeps outside any Lua state: the random generator, the dropout flavour and the print
+ * options. Step mode's b, r and g run a lesson again from its start (run.lua); each run starts from
+ * the settings the first one started from, as the lesson would in a fresh attn. */
+typedef struct {
+    attn_print_options print;
+    attn_bernoulli_flavor flavor;
+    size_t rng_size;
+    unsigned char rng[];
+} core_settings;
+
+/* reset(): puts the settings saved by push_reset back. */
+static int l_reset(lua_State *L) {
+    const core_settings *s = lua_touserdata(L, lua_upvalueindex(1));
+    attn_error err;
+    attn_set_print_options(s->print);
+    attn_set_bernoulli_flavor(s->flavor);
+    if (attn_rng_set_state(s->rng, s->rng_size, &err) != 0) return luaL_error(L, "%s", err.msg);
+    return 0;
+}
+
+/* Pushes a function that puts the core's settings back to what they are now. */
+static void push_reset(lua_State *L) {
+    size_t n = attn_rng_state_size();
+    core_settings *s = lua_newuserdatauv(L, sizeof *s + n, 0);
+    s->print = attn_get_print_options();
+    s->flavor = attn_get_bernoulli_flavor();
+    s->rng_size = n;
+    attn_rng_get_state(s->rng);
+    lua_pushcclosure(L, l_reset, 1);
+}
+
 /* ---- the modes ------------------------------------------------------------------------------- */
 
 /* The counts of the lessons run so far: every lesson.check and lesson.agree passed or failed, and how
@@ -84,7 +120,7 @@ typedef struct {
 } counts;
 
 /* How a lesson ended: run.file's result.status, or RAN_STOPPED when run.file itself raised an error
- * (Ctrl-C: every lesson stops). */
+ * or said "interrupted" (Ctrl-C: every lesson stops). */
 enum { RAN_OK, RAN_QUIT, RAN_ERROR, RAN_STOPPED };
 
 static long int_field(lua_State *L, int t, const char *name) {
@@ -94,9 +130,11 @@ static long int_field(lua_State *L, int t, const char *name) {
     return v;
 }
 
-/* run.file(path, {mode=, tap=, first=}) -> {status=, passed=, failed=, identities=}: adds to the
- * counts and returns how the lesson ended. */
-static int run_file(lua_State *L, const char *path, const char *mode, int tap, counts *n) {
+/* run.file(path, {mode=, tap=, first=, from=, clear=, reset=}) -> {status=, passed=, failed=,
+ * identities=}: adds to the counts and returns how the lesson ended. step: --from and --clear (NULL
+ * in --check). */
+static int run_file(lua_State *L, const char *path, const char *mode, int tap, const attn_step_options *step,
+                    counts *n) {
     int how = RAN_ERROR;
     if (!push_runner(L, "file")) {
         report_top(L);
@@ -111,6 +149,16 @@ static int run_file(lua_State *L, const char *path, const char *mode, int tap, c
     lua_setfield(L, -2, "tap");
     lua_pushinteger(L, n->passed + n->failed + 1);
     lua_setfield(L, -2, "first");
+    if (step) {
+        if (step->from > 0) {
+            lua_pushinteger(L, step->from);
+            lua_setfield(L, -2, "from");
+        }
+        lua_pushboolean(L, step->clear);
+        lua_setfield(L, -2, "clear");
+        push_reset(L);
+        lua_setfield(L, -2, "reset");
+    }
     if (attn_pcall(L, 2, 1, 0) != LUA_OK) {
         report_top(L);
         n->failed++;
@@ -124,6 +172,7 @@ static int run_file(lua_State *L, const char *path, const char *mode, int tap, c
     const char *status = lua_tostring(L, -1);
     if (status && strcmp(status, "ok") == 0) how = RAN_OK;
     else if (status && strcmp(status, "quit") == 0) how = RAN_QUIT;
+    else if (status && strcmp(status, "interrupted") == 0) how = RAN_STOPPED;
     lua_pop(L, 2);
     return how;
 }
@@ -164,7 +213,7 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
         } else {
             lua_gc(LL, LUA_GCRESTART);
             attn_term_setup(LL, 0);
-            stop = run_file(LL, path, "check", tap, &c) == RAN_STOPPED;
+            stop = run_file(LL, path, "check", tap, NULL, &c) == RAN_STOPPED;
         }
         lua_close(LL);
         fflush(stdout);
@@ -180,8 +229,10 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
     return c.failed == 0;
 }
 
-/* --step / --step=line: the lessons one after another in this state; q ends them all. */
-static int step_all(lua_State *L, char **files, int nfiles, const char *mode) {
+/* --step / --step=line: the lessons one after another in this state; q ends them all. --from is the
+ * first lesson's. */
+static int step_all(lua_State *L, char **files, int nfiles, const char *mode, const attn_step_options *step) {
+    attn_step_options opts = *step;
     counts c = {0, 0, 0};
     char buf[4096];
     const char *dir = lessons_dir(buf, sizeof buf);
@@ -198,7 +249,8 @@ static int step_all(lua_State *L, char **files, int nfiles, const char *mode) {
             else lua_pushnil(L);
             if (attn_pcall(L, 2, 1, 0) == LUA_OK && lua_isstring(L, -1)) path = lua_tostring(L, -1);
         }
-        how = run_file(L, path, mode, 0, &c);
+        how = run_file(L, path, mode, 0, &opts, &c);
+        opts.from = 0;
         lua_settop(L, 0);
         if (how == RAN_QUIT) return 1;
         if (how != RAN_OK) return 0;
@@ -230,10 +282,10 @@ static int list_all(lua_State *L, char **files, int nfiles) {
     return 1;
 }
 
-int attn_lessons(lua_State *L, int mode, char **files, int nfiles) {
+int attn_lessons(lua_State *L, int mode, char **files, int nfiles, const attn_step_options *step) {
     switch (mode) {
-    case ATTN_LESSON_STEP: return step_all(L, files, nfiles, "step");
-    case ATTN_LESSON_LINE: return step_all(L, files, nfiles, "line");
+    case ATTN_LESSON_STEP: return step_all(L, files, nfiles, "step", step);
+    case ATTN_LESSON_LINE: return step_all(L, files, nfiles, "line", step);
     case ATTN_LESSON_CHECK: return check_all(L, files, nfiles, 0);
     case ATTN_LESSON_TAP: return check_all(L, files, nfiles, 1);
     case ATTN_LESSON_LIST: return list_all(L, files, nfiles);

@@ -186,6 +186,8 @@ static int lesson_mode = ATTN_LESSON_NONE;
 static const char *lesson_mode_option = NULL; /* the option that chose it, "--step" ... */
 static const char *lesson_conflict = NULL;    /* set when a second, different mode is asked for */
 static int lesson_tap = 0;
+static attn_step_options step_options = {0, 0}; /* --from N, --clear */
+static const char *bad_from = NULL;               /* the word given to --from when it is no step number */
 
 static void print_usage(FILE *f) {
     fprintf(f,
@@ -202,8 +204,12 @@ static void print_usage(FILE *f) {
             "  -              stop handling options and execute stdin\n"
             "Lessons (lessons/*.lua; a lesson also runs straight through as a script):\n"
             "  --list               list the lessons with their titles\n"
-            "  --step LESSON        pause after each step: Enter next, r repeat, s next section, q quit\n"
+            "  --step LESSON        pause after each step: Enter next, b back, r repeat, g go to a step,\n"
+            "                       l list the steps, s next section, c clear, ? keys, q quit\n"
             "  --step=line LESSON   pause before each line of the lesson's code\n"
+            "  --from N             with --step or --step=line: start at step N (the steps before it\n"
+            "                       run without output)\n"
+            "  --clear              with --step or --step=line: clear the screen before each step\n"
             "  --check [LESSON...]  run lessons quietly (each on its own), print failed checks and\n"
             "                       'N passed, N failed'; exit status 1 on any failure (all lessons\n"
             "                       when none are given); with --tap, print TAP instead\n"
@@ -215,6 +221,10 @@ static void print_bad_option(const char *badoption) {
     if (lesson_conflict)
         fprintf(stderr, "%s: '%s' cannot go with '%s': one lesson mode at a time\n", progname, badoption,
                 lesson_conflict);
+    else if (bad_from && bad_from[0] == '\0')
+        fprintf(stderr, "%s: --from needs a step number (1, 2, ...)\n", progname);
+    else if (bad_from)
+        fprintf(stderr, "%s: --from needs a step number (1, 2, ...), got '%s'\n", progname, bad_from);
     else if ((badoption[1] == 'e' || badoption[1] == 'l') && badoption[2] == '\0')
         fprintf(stderr, "%s: '%s' needs argument\n", progname, badoption);
     else
@@ -227,10 +237,27 @@ static void print_version(void) {
     fflush(stdout);
 }
 
+/* --from's step number: a whole number from 1 on. Returns 0 (and remembers the word) when it is not. */
+static int from_option(const char *value) {
+    char *end;
+    long n = value ? strtol(value, &end, 10) : 0;
+    if (value == NULL || *value == '\0' || *end != '\0' || n < 1 || n > 1000000) {
+        bad_from = value ? value : "";
+        return 0;
+    }
+    step_options.from = n;
+    return 1;
+}
+
 /* Long options (--name). Returns the flags to add, or has_error. */
 static int longoption(const char *opt) {
     if (strcmp(opt, "--help") == 0) return has_h;
     if (strcmp(opt, "--version") == 0) return has_v;
+    if (strncmp(opt, "--from=", 7) == 0) return from_option(opt + 7) ? 0 : has_error;
+    if (strcmp(opt, "--clear") == 0) {
+        step_options.clear = 1;
+        return 0;
+    }
     /* lesson modes: the arguments after the options are lesson files, not a script and its args */
     if (strcmp(opt, "--tap") == 0) {
         lesson_tap = 1;
@@ -269,6 +296,11 @@ static int collectargs(char **argv, int *first) {
             if (argv[i][2] == '\0') { /* '--' */
                 *first = i + 1;
                 return args;
+            }
+            if (strcmp(argv[i], "--from") == 0) { /* --from N: the number is the next word */
+                if (!from_option(argv[i + 1])) return has_error;
+                i++;
+                break;
             }
             {
                 int f = longoption(argv[i]);
@@ -354,9 +386,15 @@ static int pmain(lua_State *L) {
     lua_gc(L, LUA_GCRESTART); /* the GC mode and pace are attn_open's business */
     if (!runargs(L, argv, script)) return 0;
     attn_term_setup(L, attn_color_wanted());
+    if ((step_options.from || step_options.clear) && lesson_mode != ATTN_LESSON_STEP &&
+        lesson_mode != ATTN_LESSON_LINE) {
+        l_message(progname, step_options.from ? "--from goes with --step or --step=line"
+                                              : "--clear goes with --step or --step=line");
+        return 0;
+    }
     if (args & has_lesson) { /* instead of a script and the REPL */
         int mode = lesson_mode == ATTN_LESSON_CHECK && lesson_tap ? ATTN_LESSON_TAP : lesson_mode;
-        lua_pushboolean(L, attn_lessons(L, mode, argv + script, argc - script));
+        lua_pushboolean(L, attn_lessons(L, mode, argv + script, argc - script, &step_options));
         return 1;
     }
     if (lesson_tap) {

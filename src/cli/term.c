@@ -1,9 +1,10 @@
 /* term.c — what only C can tell the library about the terminal: whether to colour, whether stdout is
- * a terminal, and one key press. attn_term_setup hands them to the Lua module attn.term
- * (src/lua/term.lua), which the REPL, the tracer, heatmaps and the lesson library read. */
+ * a terminal, its size, one key press and one typed line. attn_term_setup hands them to the Lua
+ * module attn.term (src/lua/term.lua), which the REPL, the tracer, heatmaps and the lesson library read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -57,6 +58,43 @@ static int l_readkey(lua_State *L) {
     return 1;
 }
 
+/* One line typed (step mode's number after g): on a terminal in its ordinary (canonical) mode, so
+ * the terminal itself echoes and edits it (Backspace, Ctrl-U); otherwise the next line of stdin.
+ * Returns the line without its newline and whether the terminal echoed it (stdin is a terminal), or
+ * nil at the end of input or when Ctrl-C cut the read. */
+static int l_readline(lua_State *L) {
+    char line[256];
+    size_t n;
+    fflush(stdout);
+    if (fgets(line, sizeof line, stdin) == NULL) {
+        clearerr(stdin);
+        lua_pushnil(L);
+        return 1;
+    }
+    n = strlen(line);
+    if (n > 0 && line[n - 1] == '\n') n--;
+    else {
+        char rest[256]; /* the rest of a long line is dropped */
+        while (fgets(rest, sizeof rest, stdin) != NULL && rest[strlen(rest) - 1] != '\n') {}
+    }
+    lua_pushlstring(L, line, n);
+    lua_pushboolean(L, isatty(0));
+    return 2;
+}
+
+/* The terminal's size: rows, columns; nil when stdout is not a terminal. Asked each time, since a
+ * window can be resized while a lesson runs. */
+static int l_size(lua_State *L) {
+    struct winsize ws;
+    if (!isatty(1) || ioctl(1, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 || ws.ws_col == 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushinteger(L, ws.ws_row);
+    lua_pushinteger(L, ws.ws_col);
+    return 2;
+}
+
 /* ---- attn.term ------------------------------------------------------------------------------- */
 
 void attn_term_setup(lua_State *L, int color) {
@@ -72,5 +110,9 @@ void attn_term_setup(lua_State *L, int color) {
     lua_setfield(L, -2, "tty");
     lua_pushcfunction(L, l_readkey);
     lua_setfield(L, -2, "readkey");
+    lua_pushcfunction(L, l_readline);
+    lua_setfield(L, -2, "readline");
+    lua_pushcfunction(L, l_size);
+    lua_setfield(L, -2, "size");
     lua_pop(L, 1);
 }

@@ -138,7 +138,7 @@ run --step "$L01"
 check "--step: Enter through all 15 steps, then the end of the lesson" all status_is 0 -- \
     out_has "── step 15/15 · row 2 of Z is z^(2) ─" -- \
     out_has "══ end of lesson · checks: 26 passed, 0 failed (6 of them identities) ═" -- \
-    out_has "[Enter] next · r repeat · s next section · q quit"
+    out_has "[Enter] next · b back · r repeat · g go to · l list · s next section · c clear · ? keys · q quit"
 check "--step: one prompt per step" [ "$(grep -c -F '[Enter] next' "$OUT")" -eq 15 ]
 
 keys 'q\n'
@@ -148,8 +148,8 @@ check "--step: q quits after the first step, exit 0" all status_is 0 -- \
 
 keys 'r\nq\n'
 run --step 01_simple_attention
-check "--step NAME finds the lesson; r runs the step again" all status_is 0 -- \
-    out_has "── step 1/15 · the inputs x^(1) … x^(6) (again) ─"
+check "--step NAME finds the lesson; r shows the step again" all status_is 0 -- \
+    eval '[ "$(grep -c -F "── step 1/15 · the inputs x^(1) … x^(6) ─" "$OUT")" -eq 2 ]'
 
 keys 's\n'
 run --step "$L01"
@@ -167,7 +167,7 @@ check "--step=line stops at each line of the lesson's code, showing it with its 
     status_is 0 -- out_has "   5 │ inputs = torch.tensor{{0.43, 0.15, 0.89}," -- \
     out_has "     │                       {0.22, 0.58, 0.33}," -- \
     out_has "   7 │ scores = inputs:matmul(inputs[2])" -- \
-    out_has "[Enter] next line · c continue to the next step · q quit"
+    out_has "[Enter] next line · c continue to the next step · b back · r repeat · g go to · l list · ? keys · q quit"
 check "--step=line: two stops in this lesson" [ "$(grep -c -F '[Enter] next line' "$OUT")" -eq 2 ]
 
 keys 'c\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\n'
@@ -182,5 +182,80 @@ keys 'q\n'
 run --step=line "$L01"
 check "--step=line: q quits at the first line" all status_is 0 -- \
     out_has "  20 │ inputs = torch.tensor{" -- out_lacks "inputs.shape:"
+
+# ---- step mode's keys through a pipe (each key on a line; after g, the number on the next one) -------
+# (through a terminal, with the screen read back: tests/lessons/test_step_keys.sh)
+# The block a step shows: from the paragraph before it to its key line. block N FILE: the Nth one that
+# begins with the line $2 in $OUT.
+block() { awk -v want="$1" -v first="$2" '
+    $0 == first { n++; on = (n == want) }
+    on && /^\[Enter\] next/ { exit }
+    on { print }' "$OUT"; }
+P2="We compute the context vector z^(2) of the second token, \"journey\", so x^(2) is the query."
+keys '\n\nb\nq\n'
+run --step "$L01"
+block 1 "$P2" >"$TMP/first"
+block 2 "$P2" >"$TMP/again"
+check "--step: b after step 3 shows step 2 again, byte for byte what it showed the first time" all \
+    status_is 0 -- grep -q "^attn_scores_2: tensor" "$TMP/first" -- cmp -s "$TMP/first" "$TMP/again" -- \
+    eval '[ "$(grep -c "^── step 2/15 " "$OUT")" -eq 2 ]'
+
+keys '\ng\n7\ng\n2\ng\n16\ng\nx\ng\n\nq\n'
+run --step "$L01"
+check "--step: g 7 from step 2 shows step 7 (3 to 6 unseen), g 2 from step 7 shows step 2" all \
+    status_is 0 -- out_matches "^── step 7/15 · torch\.softmax ─+$" -- out_lacks "step 3/15" -- \
+    out_lacks "step 6/15" -- eval '[ "$(grep -c "^── step 2/15 " "$OUT")" -eq 2 ]'
+check "--step: g to a step that is not there (16, x) says so and stays; Enter alone stays" all \
+    out_has "there is no step 16: this lesson's steps are 1 to 15" -- \
+    out_has "there is no step x: this lesson's steps are 1 to 15" -- \
+    eval '[ "$(grep -c "^── step " "$OUT")" -eq 4 ]'
+
+keys '\nl\n?\nq\n'
+run --step "$L01"
+check "--step: l lists the 15 steps under their sections, the current one marked" all status_is 0 -- \
+    out_has "the steps of this lesson (▸ marks this one):" -- \
+    out_has "  3.3.1  A simple self-attention mechanism without trainable weights" -- \
+    out_has "      1  the inputs x^(1) … x^(6)" -- \
+    out_has "  ▸   2  attention scores ω2j = x^(2) · x^(j), by a loop" -- \
+    out_has "     15  row 2 of Z is z^(2)" -- \
+    eval '[ "$(grep -c -E "^  [ ▸] +[0-9]+  " "$OUT")" -eq 15 ]'
+check "--step: ? shows the keys" all out_has "Keys after a step:" -- \
+    out_has "  g             go to a step: type its number, then Enter"
+
+keys 'q\n'
+run --step --from 5 "$L01"
+check "--step --from 5: the lesson's title, then step 5; steps 1 to 4 unseen" all status_is 0 -- \
+    out_has "Simple self-attention without trainable weights" -- \
+    out_matches "^── step 5/15 · naive normalisation" -- out_lacks "step 4/15" -- out_lacks "inputs.shape"
+keys 'q\n'
+run --step --from=15 "$L01"
+check "--from=15 (one word) starts at the last step" all status_is 0 -- out_matches "^── step 15/15 "
+
+run --step --from 16 "$L01"
+check "--from beyond the last step: an error naming the number of steps, exit 1" all status_is 1 -- \
+    err_has "--from 16: $L01 has 15 steps" -- out_lacks "step 1/15"
+run --step --from x "$L01"
+check "--from without a step number: an error" all status_is 1 -- \
+    err_has "--from needs a step number (1, 2, ...), got 'x'"
+run --check --from 2 "$L01"
+check "--from and --clear go with --step only" all status_is 1 -- err_has "--from goes with --step or --step=line"
+run --clear "$L01"
+check "--clear without --step: an error" all status_is 1 -- err_has "--clear goes with --step or --step=line"
+
+# The summary of a session that went back and forth counts what --check counts (run just above).
+run --check "$L01"
+CHECK_COUNTS=$(sed -n 's/^\([0-9]*\) checks: .*, \([0-9]*\) identities$/\1 \2/p' "$OUT")
+CHECK_LAST=$(tail -n 1 "$OUT")
+keys '\n\nr\nb\n\n\ng\n9\ng\n4\ns\n\n\n\n\n\n\n\n'
+run --step "$L01"
+SUMMARY=$(sed -n 's/^══ end of lesson · checks: \([0-9]* passed, [0-9]* failed\) (\([0-9]*\) of them identities) ═*$/\1 \2/p' "$OUT")
+check "--step: after r, b, g and s, the summary's counts are --check's ($CHECK_LAST, ${CHECK_COUNTS#* } identities)" \
+    all status_is 0 -- [ -n "$SUMMARY" ] -- [ "$SUMMARY" = "$CHECK_LAST ${CHECK_COUNTS#* }" ]
+
+keys '\n\nb\ng\n5\nq\n'
+run --step=line "$L01"
+check "--step=line: b goes back to the step before, g 5 to step 5's first line" all status_is 0 -- \
+    eval '[ "$(grep -c "^  20 │ inputs = torch.tensor{" "$OUT")" -eq 2 ]' -- \
+    out_matches "^  [0-9]+ │ attn_weights_2_tmp = attn_scores_2 / attn_scores_2:sum\(\)"
 
 tap_end

@@ -14,7 +14,7 @@ DIAG_LINES=25
 L01=$(pwd)/lessons/01_simple_attention.lua
 key() { type_keys "$1"; } # one key, as typed (no Enter after it)
 
-PROMPT='^\[Enter\] next · r repeat · s next section · q quit'
+PROMPT='^\[Enter\] next · b back · r repeat · g go to · l list · s next section · c clear · \? keys · q quit'
 
 # ---- Enter, r, s, q --------------------------------------------------------------------------------
 start NO_COLOR=1 -- --step "$L01"
@@ -36,10 +36,10 @@ wait_for "$PROMPT" >/dev/null
 check "an answered prompt is erased: one prompt on the screen" count_is "$PROMPT" 1
 
 key r
-check "r (a single key, no Enter): step 2 again" wait_for '^── step 2/15 · .* \(again\) ─+$'
-wait_for "$PROMPT" >/dev/null
-check "r: the scores are printed twice now" count_is '^attn_scores_2: tensor' 2
-check "r: the check passes again" count_is '^  ✓ ω2 by the loop' 2
+check "r (a single key, no Enter): step 2 again" wait_count '^── step 2/15 · ' 2
+wait_count "$PROMPT" 1 >/dev/null
+check "r: the scores are printed twice now" wait_count '^attn_scores_2: tensor' 2
+check "r: the check passes again" wait_count '^  ✓ ω2 by the loop' 2
 
 key s
 check "s: on to section 3.3.2" wait_for '^══ 3\.3\.2  Computing attention weights for all input tokens ═+$'
@@ -67,7 +67,7 @@ check "and exit status 0" wait_for '^\[attn exited with status 0\]$'
 check "no check failed on the way" absent '✗'
 
 # ---- --step=line ------------------------------------------------------------------------------------
-LINE_PROMPT='^\[Enter\] next line · c continue to the next step · q quit'
+LINE_PROMPT='^\[Enter\] next line · c (continue to the )?next step · b back · '
 start NO_COLOR=1 -- --step=line "$L01"
 check "--step=line: the first line of step 1, numbered, before it runs" \
     wait_for '^  20 │ inputs = torch\.tensor\{$'

@@ -2,7 +2,7 @@
 -- failure, what steps echo, the runner's modes. Run inside attn:
 --   ./attn /usr/bin/busted -o TAP tests/lua/lesson_spec.lua
 -- The command line itself (--check, --list, --tap, --step through a terminal) is tested by
--- tests/lessons/test_lessons.sh and tests/lessons/test_step_tty.sh.
+-- tests/lessons/test_lessons.sh, tests/lessons/test_step_tty.sh and tests/lessons/test_step_keys.sh.
 
 local lesson = require("attn.lesson")
 local compare = require("attn.lesson.compare")
@@ -356,6 +356,8 @@ lesson.check("six rows", n, 6)
     it("knows its steps, title and source, not counting a step in a comment", function()
         local info = source.read(lesson_file(TEXT))
         assert.are.equal(2, info.steps)
+        assert.are.same({"scores", "uses the global of step 1"}, info.step_titles)
+        assert.are.same({{title = "3.3.1  One", first = 1}, {title = "3.3.2  Two", first = 2}}, info.sections)
         assert.are.equal("A title", info.title)
         assert.are.equal("ch. 3 §3.3", info.origin)
         assert.is_true(info.hidden[11])       -- the check's line
@@ -420,9 +422,11 @@ lesson.check("six rows", n, 6)
         local out, passed, _, how = run_lesson(TEXT, "step")
         assert.are.equal("ok", how)
         assert.are.equal(3, asked)
-        assert.matches("── step 1/2 · scores (again) ─", out, 1, true)
-        assert.matches("[Enter] next · r repeat · s next section · q quit", out, 1, true)
-        assert.are.equal(3, passed)     -- ω2 twice, six rows once
+        local _, headers = out:gsub("── step 1/2 · scores ─", "")
+        assert.are.equal(2, headers)
+        assert.matches("[Enter] next · b back · r repeat · g go to · l list · s next section · c clear · ? keys · q quit",
+                       out, 1, true)
+        assert.are.equal(2, passed)     -- ω2 once (from its last run), six rows once
         keys, asked = {"q"}, 0
         out, _, _, how = run_lesson(TEXT, "step")
         assert.are.equal("quit", how)
@@ -431,5 +435,118 @@ lesson.check("six rows", n, 6)
         out, _, _, how = run_lesson(TEXT, "step")
         assert.matches("step 2/2", out, 1, true)
         term.readkey = saved
+    end)
+
+    -- A lesson for step mode's keys: step 2 draws from the generator step 1 seeds, step 3 counts
+    -- how often it ran in a global (a run again from the start must start without it).
+    local NAV = [==[
+lesson.title("Keys")
+lesson.section("A")
+lesson.step("seed", function() torch.manual_seed(7) end)
+lesson.say[[
+    Draw.
+]]
+lesson.step("draw", function()
+    d = torch.rand(3)
+    lesson.show("d", d)
+    lesson.check("one", 1, 1)
+end)
+lesson.section("B")
+lesson.step("count", function()
+    count = (count or 0) + 1
+    lesson.show("count", count)
+end)
+lesson.step("last", function()
+    lesson.check("two", 2, 2)
+    lesson.agree("three", 3, 3)
+end)
+]==]
+
+    -- Runs NAV in a step mode with keys (and lines typed after g), restoring the terminal after.
+    local function navigate(mode, keys, lines, opts)
+        local saved_key, saved_line = term.readkey, term.readline
+        term.readkey = function() return table.remove(keys, 1) or "q" end
+        term.readline = function() return table.remove(lines, 1) end
+        local path = lesson_file(NAV)
+        local r
+        local out = lesson.capture(function()
+            local o = {mode = mode}
+            for k, v in pairs(opts or {}) do o[k] = v end
+            r = run.file(path, o)
+        end)
+        term.readkey, term.readline = saved_key, saved_line
+        lesson.begin()
+        count = nil
+        return out, r
+    end
+
+    -- The text from the last "<header>" on to the next key line.
+    local function last_block(out, header)
+        local at
+        local from = 1
+        while true do
+            local i = out:find(header, from, true)
+            if not i then break end
+            at, from = i, i + 1
+        end
+        return at and out:sub(at, (out:find("[Enter]", at, true) or #out + 1) - 1)
+    end
+
+    -- The text from the first `start` at or after init on to the next key line.
+    local function block_from(out, start, init)
+        local i = out:find(start, init, true)
+        return out:sub(i, out:find("[Enter]", i, true) - 1)
+    end
+
+    it("steps: b, g and r run the lesson again from its start; a step shown again prints the same", function()
+        local out, r = navigate("step", {"\n", "\n", "b", "g", "g", "r", "\n"}, {"9", "4"})
+        assert.are.equal("ok", r.status)
+        -- step 2 shown twice: after Enter, and after b from step 3; the same text, the same draw
+        local _, n = out:gsub("── step 2/4 · draw ─", "")
+        assert.are.equal(2, n)
+        local first = block_from(out, "\nDraw.\n", 1)
+        local again = block_from(out, "\nDraw.\n", out:find("── step 3/4", 1, true))
+        assert.matches("d: tensor(", first, 1, true)
+        assert.are.equal(first, again)
+        -- the global count starts afresh in every run: step 3 always prints 1
+        assert.matches("count: 1", out, 1, true)
+        assert.not_matches("count: 2", out, 1, true)
+        -- g 9: said, and stays; g 4: step 4; r: step 4 again
+        assert.matches("there is no step 9: this lesson's steps are 1 to 4", out, 1, true)
+        local _, four = out:gsub("── step 4/4 · last ─", "")
+        assert.are.equal(2, four)
+        -- counted once each, from the run that reached the end: one, two and the identity three
+        assert.are.same({3, 0, 1}, {r.passed, r.failed, r.identities})
+        assert.matches("end of lesson · checks: 3 passed, 0 failed (1 of them identities)", out, 1, true)
+    end)
+
+    it("steps: l lists the steps under their sections, ? the keys, --from starts at a step", function()
+        local out = navigate("step", {"\n", "l", "?", "q"}, {})
+        local list = last_block(out, "the steps of this lesson")
+        assert.matches("  A\n      1  seed\n  ▸   2  draw\n  B\n      3  count\n      4  last\n", list, 1, true)
+        assert.matches("  g             go to a step: type its number, then Enter", out, 1, true)
+        out = navigate("step", {"q"}, {}, {from = 3})
+        assert.matches("^Keys\n━━━━\n", out)                   -- the lesson's title, then step 3
+        assert.not_matches("step 1/4", out, 1, true)
+        assert.not_matches("step 2/4", out, 1, true)
+        assert.matches("══ B ═", out, 1, true)
+        assert.matches("── step 3/4 · count ─", out, 1, true)
+    end)
+
+    it("lines: b, g and r stop at the first line of the step asked for, even inside the lesson's pcall", function()
+        local text = NAV:gsub('d = torch.rand%(3%)', 'pcall(function()\n        d = torch.rand(3)\n    end)')
+        local saved_key, saved_line = term.readkey, term.readline
+        local keys = {"\n", "\n", "b", "g", "q"}   -- b at the line inside the pcall
+        term.readkey = function() return table.remove(keys, 1) or "q" end
+        term.readline = function() return "3" end
+        local r
+        local out = lesson.capture(function() r = run.file(lesson_file(text), {mode = "line"}) end)
+        term.readkey, term.readline = saved_key, saved_line
+        lesson.begin()
+        assert.are.equal("quit", r.status)
+        assert.matches("   9 │ d = torch.rand(3)\n", out, 1, true)     -- b pressed here, inside the pcall
+        local _, n = out:gsub("── step 1/4 · seed ─", "")
+        assert.are.equal(2, n)                                    -- the lesson again from its start
+        assert.matches("── step 3/4 · count ─[^\n]*\n  16 │ count = %(count or 0%) %+ 1\n", out)   -- g 3
     end)
 end)

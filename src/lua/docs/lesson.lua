@@ -18,10 +18,14 @@ are echoed first (a trailing "-- Python: ..." comment shows the book's line besi
 inside it lesson.show prints values, lesson.check compares them with the book (or with PyTorch's
 numbers, lesson.reference) and lesson.agree with another computation of attn's (an identity, such
 as a loop and a matmul). Run a lesson
-with ./attn lessons/X.lua (straight through), ./attn --step lessons/X.lua (Enter next, r repeat,
-s next section, q quit), ./attn --step=line lessons/X.lua (line by line), ./attn --check
-lessons/*.lua (failures only, how many checks were identities, and "N passed, N failed" last),
-./attn --list. Globals set in a step stay visible to later steps.]=], [=[
+with ./attn lessons/X.lua (straight through), ./attn --step lessons/X.lua (Enter next, b back,
+r repeat, g go to a step, l list the steps, s next section, c clear, ? keys, q quit; --from N starts
+at step N, --clear puts each step on a screen of its own), ./attn --step=line lessons/X.lua (line
+by line), ./attn --check lessons/*.lua (failures only, how many checks were identities, and
+"N passed, N failed" last), ./attn --list. Globals set in a step stay visible to later steps. Going
+back runs the lesson again from its start without output (from the generator, dropout flavour
+and print options it started with), so a lesson must compute the same every time it runs: nothing
+from the clock, or from a file that changes.]=], [=[
 lesson.capture(lesson.section, "3.3.1  A simple self-attention mechanism"):match("══ (.-) ═")
 --> 3.3.1  A simple self-attention mechanism]=], lesson)
 

@@ -19,10 +19,11 @@
 -- command-line modes (--step, --step=line, --check, --list) run it through lesson/run.lua, which
 -- begins the run in its mode (lesson.begin) before the lesson starts:
 --   "run"    print everything (a plain script run)
---   "step"   pause after every step: Enter next, r repeat, s skip to the next section, q quit
+--   "step"   pause after every step for a key (lesson/keys.lua: next, back, go to, list, ...)
 --   "line"   pause before every line of the lesson's own code (lesson/run.lua's line hook)
 --   "check"  print nothing but failed checks (or TAP, with {tap = true})
--- Colour and keys are the terminal's (attn.term); reading PyTorch's numbers is lesson/reference.lua.
+-- Colour and keys are the terminal's (attn.term); reading PyTorch's numbers is lesson/reference.lua;
+-- on a terminal, step mode's output goes through lesson/screen.lua (a screenful at a time).
 
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
@@ -31,12 +32,15 @@ local text = require("attn.text.width")
 local compare = require("attn.lesson.compare")
 local source = require("attn.lesson.source")
 local reference = require("attn.lesson.reference")
+local screen = require("attn.lesson.screen")
 
 local lesson = {}
 
 lesson.width = 80         -- of the section and step rules
--- The error a lesson is stopped with when the user presses q (the runner treats it as success).
+-- The error a lesson is stopped with when the user presses q (the runner treats it as success), and
+-- the one that stops it to run it again from its start up to another step (b, r, g: lesson/keys.lua).
 lesson.QUIT = setmetatable({}, {__tostring = function() return "quit" end})
+lesson.JUMP = setmetatable({}, {__tostring = function() return "jump" end})
 
 local stdout = io.stdout
 
@@ -46,7 +50,9 @@ local stdout = io.stdout
 -- saying which run they belong to.
 local S
 
--- lesson.begin([{name =, mode = "run", tap = false, first = 1}]) -> the new run's state.
+-- lesson.begin([{name =, mode = "run", tap = false, first = 1, target =, source =, nav =, pause =,
+--               show_title =}]) -> the new run's state. A run is one pass through the lesson's chunk;
+-- step mode's b, r and g start another one with a target (lesson/run.lua).
 function lesson.begin(opts)
     opts = opts or {}
     S = {
@@ -59,6 +65,14 @@ function lesson.begin(opts)
         identities = 0,       -- of passed + failed: lesson.agree's (the rest are lesson.check's)
         tap_first = opts.first or 1, -- TAP number of this lesson's first check
         run_to_step = false,  -- --step=line: "c" pressed, no more stops until the next step
+        target = opts.target or 1, -- the first step shown: the steps before it run without output
+        replaying = (opts.target or 1) > 1, -- running without output up to the target
+        show_title = opts.show_title, -- the lesson's title shows even while replaying (--from)
+        source = opts.source, -- lesson/source.lua's info on the lesson file: its steps and titles
+        nav = opts.nav or {titles = {}}, -- what outlives a pass: --clear's state, the titles seen
+        pause = opts.pause,   -- step mode: called after each step shown (lesson/keys.lua)
+        stopping = nil,       -- lesson.QUIT or lesson.JUMP once raised: raised again if caught
+        jump = nil,           -- the step b, r or g asked for
     }
     return S
 end
@@ -71,15 +85,18 @@ function lesson.state() return S end
 ---------------------------------------------------------------------------------------------------
 
 local function quiet()
-    return S.mode == "check" or S.skipping
+    return S.mode == "check" or S.skipping or S.replaying
 end
 lesson.quiet = quiet
 
--- Everything the library prints goes through emit: to stdout, or into lesson.capture's buffer.
+-- Everything the library prints goes through emit: to stdout (through the screen's spool in step
+-- mode on a terminal), or into lesson.capture's buffer.
 local captured = nil
 local function emit(...)
     if captured then
         for i = 1, select("#", ...) do captured[#captured + 1] = tostring((select(i, ...))) end
+    elseif screen.active() then
+        screen.write(...)
     else
         stdout:write(...)
     end
@@ -89,6 +106,17 @@ lesson.emit = emit
 local function write(...)
     if not quiet() then emit(...) end
 end
+
+-- The lesson's print (lesson/run.lua gives it to the lesson's chunk): Lua's print, through emit, and
+-- nothing when the run is quiet.
+function lesson.print(...)
+    if quiet() then return end
+    local parts = {}
+    for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+    emit(table.concat(parts, "\t"), "\n")
+end
+
+function lesson.capturing() return captured ~= nil end
 
 -- lesson.capture(fn, ...) -> the text the lesson library printed while fn(...) ran (no colour).
 function lesson.capture(fn, ...)
@@ -181,8 +209,9 @@ function lesson.title(text, opts)
     check_string("title", 1, text)
     S.title = text
     local origin = type(opts) == "table" and opts.source or nil
-    write(paint("1", text), "\n", paint("1", string.rep("━", width(text))), "\n")
-    if origin then write(paint("2", tostring(origin)), "\n") end
+    local out = S.show_title and S.mode ~= "check" and emit or write
+    out(paint("1", text), "\n", paint("1", string.rep("━", width(text))), "\n")
+    if origin then out(paint("2", tostring(origin)), "\n") end
 end
 
 -- lesson.section("3.3.1  A simple ..."): a section header (numbered as in the book). Ends an "s".
@@ -223,32 +252,31 @@ function lesson.show(name, ...)
     end
 end
 
--- The prompt after a step in "step" mode. Returns the key.
-local function ask(prompt)
-    emit(paint("2", prompt))
-    stdout:flush()
-    local key = term.readkey and term.readkey() or "\n"
-    if term.tty and not captured then emit("\r\27[K") else emit("\n") end
-    return key
+-- The rule over a step: its number, of how many when the lesson's file is known, and its title. With
+-- --clear it is the first line on the screen: the screen is cleared, then the rule, then what the
+-- lesson printed since the last step (its section, its paragraphs).
+local function step_head(title, src)
+    local of = src and src.steps > 0 and ("/" .. src.steps) or ""
+    local head = paint("33", rule("─", "step " .. S.step .. of .. " · " .. title))
+    if not (S.nav.clear and screen.active()) or quiet() then return write("\n", head, "\n") end
+    local before = screen.take()
+    screen.clear()
+    emit(head, "\n", before)
 end
-lesson.ask = ask
 
-local STEP_PROMPT = "[Enter] next · r repeat · s next section · q quit"
-
-local function run_step(title, fn, again)
+local function run_step(title, fn)
     local info = debug.getinfo(fn, "S")
     local src = source.get(info.source)
-    local of = src and src.steps > 0 and ("/" .. src.steps) or ""
-    local head = "step " .. S.step .. of .. " · " .. title .. (again and " (again)" or "")
-    write("\n", paint("33", rule("─", head)), "\n")
+    step_head(title, src)
     if src and S.mode ~= "line" then
         local lines = code_lines(source.body(src, info.linedefined, info.lastlinedefined))
         if #lines > 0 then write(table.concat(lines, "\n"), "\n") end
     end
-    if not S.skipping then return fn() end
-    -- a skipped section runs quietly: the lesson's print is quiet (lesson/run.lua), and the library's
-    -- drawings (attention.heatmap, a tracer's steps) go to io.output(), here /dev/null; on an error
-    -- the runner puts io.output() back
+    if screen.active() and not quiet() then screen.show() end   -- the step's code, before it runs
+    if not quiet() then return fn() end
+    -- a quiet step (a skipped section, a replay) runs without output: the lesson's print is quiet,
+    -- and the library's drawings (attention.heatmap, a tracer's steps) go to io.output(), here
+    -- /dev/null; on an error the runner puts io.output() back
     local output, null = io.output(), io.open("/dev/null", "w")
     if null then io.output(null) end
     fn()
@@ -262,23 +290,17 @@ function lesson.step(title, fn)
     if type(fn) ~= "function" then
         errors.raise("lesson.step: argument 2 must be a function, got " .. type(fn))
     end
+    if S.stopping then error(S.stopping, 0) end   -- q, b, r or g pressed inside a pcall of the lesson
     S.step = S.step + 1
     S.run_to_step = false   -- --step=line: "c" runs to the next step
-    run_step(title, fn, false)
-    if S.mode ~= "step" or S.skipping then return end
-    while true do
-        local key = ask(STEP_PROMPT)
-        if key == "q" then
-            error(lesson.QUIT, 0)
-        elseif key == "r" then
-            run_step(title, fn, true)
-        elseif key == "s" then
-            S.skipping = true
-            return
-        elseif key == "\n" or key == " " then
-            return
-        end
+    S.nav.titles[S.step] = title
+    local replaying = S.replaying
+    run_step(title, fn)
+    if replaying then
+        S.replaying = S.step < S.target - 1   -- the target's paragraphs and section show
+        return
     end
+    if S.mode == "step" and not S.skipping and S.pause then S.pause(S) end
 end
 
 -- lesson.heatmaps{{title, t [, opts]}, ...}: matrices drawn with attention.heatmap (opts as there),

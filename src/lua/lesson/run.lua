@@ -1,10 +1,15 @@
 -- run.lua — the command-line lesson modes (module attn.lesson.run, called from src/cli/lessons.c):
 -- run one lesson file in a mode, list lessons.
 --
---   run.file(path, {mode = "step"|"line"|"check"|"run", tap = bool, first = n})
+--   run.file(path, {mode = "step"|"line"|"check"|"run", tap = bool, first = n,
+--                   from = n, clear = bool, reset = function})
 --       -> {status =, passed =, failed =, identities =}
---          status: "ok", "quit" (the user pressed q) or "error"; identities: how many of the
+--          status: "ok", "quit" (the user pressed q), "error" or, in the step modes, "interrupted"
+--          (Ctrl-C: it stops every lesson); identities: how many of the
 --          passed + failed were lesson.agree's (the rest are lesson.check's)
+--          from, clear: --from N and --clear (step modes); reset: puts the core's settings (the
+--          generator, the dropout flavour, the print options) back to the lesson's start
+--          (src/cli/lessons.c), before it runs again for step mode's b, r and g
 --   run.list(paths)                 prints "path  title" and, below the title, its source
 --   run.resolve(name, dir)          the lesson file a name means: a path, or dir/name[.lua]
 --
@@ -13,6 +18,9 @@
 
 local lesson = require("attn.lesson")
 local source = require("attn.lesson.source")
+local keys = require("attn.lesson.keys")
+local screen = require("attn.lesson.screen")
+local term = require("attn.term")
 local errors = require("attn.errors")
 local width = require("attn.text.width").of
 
@@ -37,8 +45,6 @@ end
 -- --step=line: a line hook that stops before each line of the lesson's own code
 ---------------------------------------------------------------------------------------------------
 
-local LINE_PROMPT = "[Enter] next line · c continue to the next step · q quit"
-
 local function skippable(text)
     return text:match("^%s*$") or text:match("^%s*%-%-") or text:match("^%s*end[%s%),;]*$")
         or text:match("^%s*else%s*$") or text:match("^%s*}[%s%),;]*$") or text:match("^%s*%)[%s,;]*$")
@@ -48,9 +54,10 @@ local function line_hook(chunkname, src)
     local S = lesson.state()
     local stop, stop_end, prev = nil, nil, nil   -- the last statement shown; the last line seen
     return function(_, line)
-        if S.run_to_step or S.skipping then return end
+        if not S.stopping and (S.run_to_step or S.skipping or S.replaying) then return end
         local info = debug.getinfo(2, "S")
         if info.source ~= chunkname then return end
+        if S.stopping then error(S.stopping, 0) end   -- q, b, r or g inside a pcall of the lesson
         -- back on the first line of a statement just shown, from its own continuation lines
         -- (`x = f{...}` over several lines runs on them, then assigns on the first): not again
         local again = line == stop and prev and prev > stop and prev <= stop_end
@@ -72,12 +79,7 @@ local function line_hook(chunkname, src)
             local num = i == 1 and string.format("%4d", line + i - 1) or "    "
             lesson.emit(lesson.paint("2", num .. " │"), l:sub(2), "\n")
         end
-        while true do
-            local key = lesson.ask(LINE_PROMPT)
-            if key == "q" then error(lesson.QUIT, 0) end
-            if key == "c" then S.run_to_step = true return end
-            if key == "\n" or key == " " then return end
-        end
+        keys.before_line(S)
     end
 end
 
@@ -92,11 +94,19 @@ local function summary(S)
 end
 
 -- The environment a lesson's chunk runs in: its globals are the program's (_G: what one step sets,
--- the next reads, as in a plain script run), its print obeys the run: nothing in check mode or while
--- a section is skipped.
-local function lesson_env()
-    local env = {print = function(...) if not lesson.quiet() then print(...) end end}
-    return setmetatable(env, {__index = _G, __newindex = _G})
+-- the next reads, as in a plain script run), its print obeys the run (lesson.print: nothing in check
+-- mode or while a section is skipped). written records each global's value before the lesson's
+-- first write to it, so that a run again from the start (b, r, g) starts from the same globals.
+local function lesson_env(written)
+    local env = {print = lesson.print}
+    return setmetatable(env, {__index = _G, __newindex = function(_, k, v)
+        if written[k] == nil then written[k] = {rawget(_G, k)} end
+        _G[k] = v
+    end})
+end
+
+local function restore_globals(written)
+    for k, old in pairs(written) do _G[k] = old[1] end
 end
 
 -- An error that stopped the lesson, reported as the mode reports it: in check mode one more failed
@@ -107,6 +117,7 @@ local function report(mode, path, err, where)
         local plain = msg:gsub("^" .. path:gsub("%p", "%%%0") .. ":%d+: ", "")
         lesson.report_error(where and plain or msg, where)
     else
+        screen.show()
         stdout:flush()
         stderr:write("attn: ", err, "\n")
     end
@@ -122,7 +133,8 @@ local function run_chunk(chunk, path, mode)
     if mode == "line" and src then debug.sethook(line_hook(chunkname, src), "l") end
     local where
     local ok, e = xpcall(chunk, function(e)
-        if e == lesson.QUIT or errors.is_interrupt(e) then return e end   -- q; Ctrl-C (src/cli/main.c)
+        -- q; b, r, g; Ctrl-C (src/cli/main.c)
+        if e == lesson.QUIT or e == lesson.JUMP or errors.is_interrupt(e) then return e end
         where = lesson_line(chunkname, 2)
         return debug.traceback(errors.text(e), 2)
     end)
@@ -133,6 +145,7 @@ local function run_chunk(chunk, path, mode)
     end
     if ok then return "ok" end
     if errors.is_interrupt(e) then error(e, 0) end   -- stops every lesson, not just this one
+    if e == lesson.JUMP then return "jump" end
     if e == lesson.QUIT then
         lesson.emit("\n")
         return "quit"
@@ -141,21 +154,58 @@ local function run_chunk(chunk, path, mode)
     return "error"
 end
 
+-- Runs the lesson's chunk once from its start: a pass. Returns its state and how it ended.
+local function pass(path, opts, how)
+    local S = lesson.begin{name = basename(path), mode = how.mode, tap = opts.tap, first = opts.first,
+                           target = how.target, source = how.source, nav = how.nav,
+                           show_title = how.first_pass and how.target > 1,
+                           pause = how.mode == "step" and keys.after_step or nil}
+    if S.replaying and screen.active() then screen.status(keys.replaying(how.target)) end
+    local chunk, err = loadfile(path, "bt", lesson_env(how.written))
+    if chunk then return S, run_chunk(chunk, path, how.mode) end
+    if how.mode == "check" then lesson.report_error(err) else report(how.mode, path, err) end
+    return S, "error"
+end
+
+-- In the step modes b, r and g end a pass with "jump": the lesson runs again from its start, from
+-- the globals and core settings it started with, up to the step asked for.
+local function passes(path, opts, how)
+    local S, status
+    repeat
+        how.written = {}
+        S, status = pass(path, opts, how)
+        if status == "jump" then
+            restore_globals(how.written)
+            if opts.reset then opts.reset() end
+            how.target, how.first_pass = S.jump, false
+        end
+    until status ~= "jump"
+    return S, status
+end
+
 function run.file(path, opts)
     opts = opts or {}
     local mode = opts.mode or "run"
-    local S = lesson.begin{name = basename(path), mode = mode, tap = opts.tap, first = opts.first}
+    local stepping = mode == "step" or mode == "line"
     source.forget(path)
-    local chunk, err = loadfile(path, "bt", lesson_env())
-    local status = "error"
-    if chunk then
-        status = run_chunk(chunk, path, mode)
-    elseif mode == "check" then
-        lesson.report_error(err)
-    else
-        report(mode, path, err)
+    local src = source.read(path)
+    if stepping and opts.from and src and opts.from > src.steps then
+        report(mode, path, keys.from_too_far(opts.from, path, src.steps))
+        return {status = "error", passed = 0, failed = 0, identities = 0}
     end
-    if status == "ok" and (mode == "step" or mode == "line") then summary(S) end
+    if stepping and term.tty then screen.open(keys.more_line()) end
+    local how = {mode = mode, target = stepping and opts.from or 1, source = src, first_pass = true,
+                 nav = {clear = stepping and opts.clear or false, titles = {}}}
+    local ok, S, status = pcall(passes, path, opts, how)
+    if not ok then   -- Ctrl-C: every lesson stops (the C side)
+        screen.close(true)
+        if not (stepping and errors.is_interrupt(S)) then error(S, 0) end
+        S, status = lesson.state(), "interrupted"
+        stdout:flush()
+        stderr:write("attn: ", keys.interrupted(S.step), "\n")
+    end
+    if status == "ok" and stepping then summary(S) end
+    screen.close()
     return {status = status, passed = S.passed, failed = S.failed, identities = S.identities}
 end
 

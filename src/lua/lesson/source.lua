@@ -7,6 +7,9 @@
 --   source.read(path)     -> info or nil, err
 --   info.lines            the file's lines
 --   info.steps            number of lesson.step calls
+--   info.step_titles[n]   the title of step n when it is written as a string (nil when computed)
+--   info.sections         {{title =, first = n}, ...}: each lesson.section with a written title, and the
+--                         number of the first step after it (step mode's list of steps)
 --   info.title, info.origin   the arguments of lesson.title (nil when absent)
 --   info.hidden[l]        line l belongs to a lesson.check, lesson.agree, lesson.show or
 --                         lesson.heatmaps call (not echoed: a check's expected side is the book's
@@ -47,7 +50,8 @@ local function closing(tokens, k)
 end
 
 local function analyse(text)
-    local info = {lines = {}, steps = 0, hidden = {}, library = {}, continues = {}}
+    local info = {lines = {}, steps = 0, step_titles = {}, sections = {}, hidden = {}, library = {},
+                  continues = {}}
     for line in (text .. "\n"):gmatch("(.-)\r?\n") do info.lines[#info.lines + 1] = line end
     if text:sub(-1) == "\n" then info.lines[#info.lines] = nil end
     local tokens = tokenize(text)
@@ -89,8 +93,14 @@ local function analyse(text)
                          (args.text == "(" or args.text == "{") and closing(tokens, k + 3) or k + 2
             local first_line, last_line = t.line, tokens[last].last
             local starts_line = not prev or prev.last < t.line
+            -- the first argument when it is a string written as such: lesson.step "x", lesson.step("x", ...)
+            local after = tokens[k + 5]
+            local first_arg = args.kind == "string" and args
+                or (args.text == "(" and after and (after.text == "," or after.text == ")") and tokens[k + 4])
+                or nil
             if name.text == "step" then
                 info.steps = info.steps + 1
+                info.step_titles[info.steps] = string_value(first_arg)
                 info.library[first_line] = true
                 info.library[last_line] = true
             else
@@ -100,9 +110,11 @@ local function analyse(text)
                     for l = first_line, last_line do info.hidden[l] = true end
                 end
             end
+            if name.text == "section" and string_value(first_arg) then
+                info.sections[#info.sections + 1] = {title = string_value(first_arg), first = info.steps + 1}
+            end
             if name.text == "title" and not info.title then
-                local v = args.kind == "string" and args or tokens[k + 4]
-                info.title = string_value(v)
+                info.title = string_value(first_arg)
                 -- lesson.title("...", {source = "..."})
                 for j = k + 4, last do
                     if tokens[j].text == "source" and tokens[j + 1] and tokens[j + 1].text == "=" then
