@@ -3,7 +3,7 @@
 -- exercise 3.1, and the "game character" picture of a projection from the notes on chapter 3. Every
 -- number the book prints is checked against the book's text (grad_fn=... dropped: attn has no autograd).
 --   ./attn lessons/02_trainable_weights.lua           straight through
---   ./attn --step lessons/02_trainable_weights.lua    one step at a time (Enter, r repeat, s next section, q quit)
+--   ./attn --step lessons/02_trainable_weights.lua    one step at a time
 
 lesson.title("Self-attention with trainable weights",
              {source = "Build a Large Language Model (From Scratch), ch. 3 §3.4 (In [15]–[33]); notes on chapter 3, §3.4"})

@@ -4,7 +4,7 @@
 -- quirk (they use the seed-123 values of §3.4). Every number the book prints is checked against the
 -- book's text.
 --   ./attn lessons/03_causal_attention.lua           straight through
---   ./attn --step lessons/03_causal_attention.lua    one step at a time (Enter, r repeat, s next section, q quit)
+--   ./attn --step lessons/03_causal_attention.lua    one step at a time
 
 lesson.title("Causal attention: hiding future words",
              {source = "Build a Large Language Model (From Scratch), ch. 3 §3.5.1 (In [34]–[40]); notes on chapter 3, §3.4.1"})

@@ -4,7 +4,7 @@
 -- those of a PyTorch built without it ("default" flavour). Both are reproduced and checked against the
 -- printed text, and the reason they differ (pytorch/pytorch#121595) is shown by counting random draws.
 --   ./attn lessons/04_dropout.lua           straight through
---   ./attn --step lessons/04_dropout.lua    one step at a time (Enter, r repeat, s next section, q quit)
+--   ./attn --step lessons/04_dropout.lua    one step at a time
 
 lesson.title("Dropout on the attention weights",
              {source = "Build a Large Language Model (From Scratch), ch. 3 §3.5.2 (In [42]–[43]); the English edition's ch03.ipynb, cells 31–32"})

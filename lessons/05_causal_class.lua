@@ -2,7 +2,7 @@
 -- compact CausalAttention class (causal mask + dropout in one module), written as the book writes it and
 -- run on the batch with the seed 123. Every number the book prints is checked against the book's text.
 --   ./attn lessons/05_causal_class.lua           straight through
---   ./attn --step lessons/05_causal_class.lua    one step at a time (Enter, r repeat, s next section, q quit)
+--   ./attn --step lessons/05_causal_class.lua    one step at a time
 
 lesson.title("A compact causal attention class, on a batch",
              {source = "Build a Large Language Model (From Scratch), ch. 3 §3.5.3 (In [44]–[58])"})
