@@ -3,7 +3,9 @@ results to sum.txt, for tests/c/test_reduce.c; softmax and exp/log/tanh/sigmoid 
 for tests/c/test_softmax.c; the books' attention classes to attention.txt, for
 tests/lua/attention_nn_spec.lua, see torch_reference_attention.py; layer_norm, gelu, silu, erf, sin and
 cos to layers.txt, for tests/c/test_layers.c, and Python Deep Learning's Transformer layers to transformer.txt,
-for tests/lua/transformer_spec.lua, see torch_reference_layers.py).
+for tests/lua/transformer_spec.lua, see torch_reference_layers.py; the recurrent layers, torch.nn.init and
+the whole Transformer to models.txt, for tests/lua/rnn_spec.lua and model_spec.lua, see
+torch_reference_models.py).
 
 Run it through scripts/gen-torch-reference.sh (Debian's python3-torch, /usr/bin/python3).
 
@@ -28,6 +30,7 @@ from torch_reference_attention import gen_attention
 from torch_reference_dtypes import gen_dtypes
 from torch_reference_products import gen_products
 from torch_reference_layers import gen_layers, gen_transformer
+from torch_reference_models import gen_models
 
 SEEDS = [0, 5, 7, 42, 123, 789, 2**40 + 5]
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch")
@@ -445,6 +448,7 @@ def main():
     assert cpu_capability() == "AVX2", "layers.txt and transformer.txt need an AVX2 (not AVX-512) machine"
     gen_layers(write, f32s)
     gen_transformer(write, f32s)
+    gen_models(write, f32s)
 
 
 if __name__ == "__main__":

@@ -246,7 +246,7 @@ end
 -- What a table holds: each documented member with its signature, in the groups help.groups gave
 -- (the rest after them), or, for a big table (torch has about 90), just the names.
 local function listing(label, list)
-    if #list > 40 then
+    if #list > 40 and not groups[label] then -- a table listed in groups is listed whatever its size
         return label .. " — documented: " .. wrap(table.concat(list, ", "), "  ", 78):sub(3)
             .. "\n  ?name for one of them"
     end
@@ -341,7 +341,7 @@ function help.text(x)
     local v = type(x) == "string" and label and resolve(label) or x
     local list = (label and namespace(v)) and members(label) or {}
     if entry then
-        if #list == 0 or #list > 40 then return help.format(entry) end
+        if #list == 0 or (#list > 40 and not groups[label]) then return help.format(entry) end
         return help.format(entry) .. "\n" .. listing(label, list)
     end
     if #list > 0 then return listing(label, list) end

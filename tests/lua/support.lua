@@ -108,4 +108,70 @@ function support.book_tensor(k)
     return table.concat(lines, "\n")
 end
 
+-- The cases of a reference file in the "case"/"tensor"/"int64" layout (transformer.txt, models.txt):
+-- R.cases[name] = {key = value, t = {tensor name -> line}, order = {tensor names}}, and
+--   R.load(c, name)             the case's tensor `name` as an attn tensor (float32 bits, or int64 ids)
+--   R.check(c, name, got, tol)  got equals it: shape, then values bit for bit (tol 0) or within tol
+--   R.attn_name(py)             PyTorch's parameter name as attn's ("fc_layers.0" -> "fc_layers.1")
+--   R.check_params(c, module, tol)   every parameter, in order, by name
+-- busted's assert is the spec file's, not a global: the spec passes it.
+function support.case_file(file, assert)
+    local R = {cases = {}}
+    for _, line in ipairs(support.reference(file)) do
+        if line.kind == "case" then
+            R.cases[line.name] = line
+            line.t, line.order = {}, {}
+        else
+            local c = assert(R.cases[line.case], "tensor before its case: " .. tostring(line.case))
+            c.t[line.name] = line
+            c.order[#c.order + 1] = line.name
+        end
+    end
+    local function line_of(c, name)
+        return assert(c.t[name], "case " .. c.name .. " has no tensor " .. name)
+    end
+    function R.load(c, name)
+        local line, flat = line_of(c, name), {}
+        for i, v in ipairs(line.values) do
+            flat[i] = line.kind == "int64" and math.tointeger(tonumber(v)) or support.from_bits(v)
+        end
+        local t = line.kind == "int64" and torch.tensor(flat, {dtype = torch.int64}) or torch.tensor(flat)
+        return t:view(support.shape(line.shape))
+    end
+    function R.check(c, name, got, tol)
+        local line = line_of(c, name)
+        assert.are.same(support.shape(line.shape), support.shape(tostring(got.shape)), "shape of " .. name)
+        if tol == 0 then
+            assert.is_nil(support.same_bits(got, line.values), name)
+            return
+        end
+        local worst, flat = 0, support.flat(got)
+        for i, hex in ipairs(line.values) do
+            local d = math.abs(flat[i] - support.from_bits(hex))
+            worst = math.max(worst, d ~= d and math.huge or d)
+        end
+        assert(worst <= tol, string.format("%s: max |attn - torch| = %.3g > %g", name, worst, tol))
+    end
+    function R.attn_name(py)
+        local parts = {}
+        for part in py:gmatch("[^.]+") do
+            parts[#parts + 1] = part:match("^%d+$") and tostring(tonumber(part) + 1) or part
+        end
+        return table.concat(parts, ".")
+    end
+    function R.check_params(c, module, tol)
+        local want = {}
+        for _, name in ipairs(c.order) do
+            if name:find("^param%.") then want[#want + 1] = name end
+        end
+        local got = module:named_parameters()
+        assert.are.equal(#want, #got, "number of parameters")
+        for i, pair in ipairs(got) do
+            assert.are.equal(R.attn_name(want[i]:sub(7)), pair[1], "parameter " .. i)
+            R.check(c, want[i], pair[2], tol or 0)
+        end
+    end
+    return R
+end
+
 return support

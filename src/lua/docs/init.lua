@@ -22,6 +22,8 @@ local TOPICS = {
     "overview",     -- what ?nn, ?attention and ?lesson list
     "tensor",       -- shapes, views, indexing, conversion
     "transformer",  -- the Transformer's layers
+    "rnn",          -- the recurrent layers (nn/rnn.lua)
+    "model",        -- nn.init, nn.Sequential, the whole Transformer and decoding (nn/model.lua)
 }
 
 for _, topic in ipairs(TOPICS) do

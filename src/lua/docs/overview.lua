@@ -21,7 +21,8 @@ mha(batch)[1][2]                               -- the book's numbers (In [54])
 
 help.groups("nn", {
     {"Building blocks:", {"nn.Module", "nn.Parameter", "nn.Linear", "nn.Dropout", "nn.ModuleList",
-                          "nn.deepcopy", "nn.is_parameter"}},
+                          "nn.Sequential", "nn.deepcopy", "nn.is_parameter", "nn.init"}},
+    {"Recurrent layers (the seq2seq encoder and decoder):", {"nn.GRUCell", "nn.GRU", "nn.LSTMCell", "nn.LSTM"}},
     {"The books' attention classes (LLMs from scratch, annotated Transformer, d2l):",
      {"nn.SelfAttention_v1", "nn.SelfAttention_v2", "nn.CausalAttention", "nn.MultiHeadAttentionWrapper",
       "nn.MultiHeadAttention", "nn.MultiHeadedAttention", "nn.DotProductAttention", "nn.MLPAttention"}},
@@ -30,6 +31,8 @@ help.groups("nn", {
       "nn.positional_encoding", "nn.PositionalEncoding", "nn.PositionwiseFFN", "nn.SublayerConnection",
       "nn.EncoderBlock", "nn.Encoder", "nn.DecoderBlock", "nn.Decoder", "nn.BERTEmbedding",
       "nn.clones", "nn.subsequent_mask"}},
+    {"The whole Transformer (Python Deep Learning ch. 7) and decoding:",
+     {"nn.EncoderDecoder", "nn.build_model", "nn.GreedyDecoder", "nn.greedy_decode"}},
 })
 
 help.groups("attention", {

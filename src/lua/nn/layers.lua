@@ -1,4 +1,4 @@
--- layers.lua — PyTorch's nn.Linear, nn.Dropout and nn.ModuleList (module attn.nn.layers), each
+-- layers.lua — PyTorch's nn.Linear, nn.Dropout, nn.ModuleList and nn.Sequential (module attn.nn.layers), each
 -- initialised and printed as PyTorch does, so that after the same torch.manual_seed a layer holds the
 -- book's weights.
 local torch = require("attn.bind").torch
@@ -118,5 +118,30 @@ function ModuleList:forward()
 end
 
 layers.ModuleList = ModuleList
+
+local Sequential = Module:extend("Sequential")
+
+--- nn.Sequential(m1, m2, ...) — its modules one after the other: seq(x) is m2(m1(x)). seq[1] is m1.
+function Sequential:__init(...)
+    local list, n = {...}, select("#", ...)
+    if n == 1 and type(list[1]) == "table" and not check.is_module(list[1]) and getmetatable(list[1]) == nil then
+        list, n = list[1], #list[1] -- nn.Sequential{m1, m2}
+    end
+    for i = 1, n do
+        if not check.is_module(list[i]) then
+            errors.raisef("Sequential: module %d is not a module, got %s", i, check.describe(list[i]))
+        end
+        rawset(self, i, list[i])
+    end
+end
+
+function Sequential:forward(x)
+    for i = 1, rawlen(self) do
+        x = rawget(self, i)(x)
+    end
+    return x
+end
+
+layers.Sequential = Sequential
 
 return layers

@@ -331,4 +331,9 @@ function nn.deepcopy(m)
     return copy_value(m, {})
 end
 
+--- m:clone() — nn.deepcopy(m) as a method: Python's copy.deepcopy(m), the book's c(attn).
+function Module:clone()
+    return nn.deepcopy(self)
+end
+
 return nn
