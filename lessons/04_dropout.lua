@@ -66,11 +66,12 @@ tensor([[2., 2., 2., 2., 2., 2.],
 end)
 
 lesson.say[[
-The entries that survive are not 1 but 2 = 1/(1 − p). Dropout scales what it keeps by 1/(1 − p)
-so that the expected value of every entry stays what it was: (1 − p) · 1/(1 − p) = 1. Then the
-model sees inputs of the same size in training (with dropout) and in use (without it). One 6 × 6
-draw is too small to show the average; a million entries are not. The same holds for any rate,
-p = 0.2 for example.]]
+The entries that survive are not 1 but 2 = 1/(1 − p). The notes on chapter 3 put it as a picture:
+if you send half of the people out of the room, the ones left must speak twice as loud to keep the
+total volume the same. Dropout scales what it keeps by 1/(1 − p) so that the expected value of
+every entry stays what it was: (1 − p) · 1/(1 − p) = 1. Then the model sees inputs of the same size
+in training (with dropout) and in use (without it). One 6 × 6 draw is too small to show the
+average; a million entries are not. The same holds for any rate, p = 0.2 for example.]]
 
 lesson.step("the 1/(1 − p) scaling keeps the mean", function()
     for _, p in ipairs {0.5, 0.2} do

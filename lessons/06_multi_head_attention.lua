@@ -158,7 +158,9 @@ end)
 lesson.say[[
 Two heads (num_heads = 2), each with d_out = 2: every token gets a context vector of
 d_out · num_heads = 4 dimensions (Figure 3.25). The output has shape [2, 6, 4]: 2 texts, 6 tokens,
-4 dimensions. The two texts are the same, so the two 6 × 4 blocks are the same.
+4 dimensions. The two texts are the same, so the two 6 × 4 blocks are the same. (The translation's
+caption of Figure 3.25 says the columns are the embedding dimension "specified by d_out=4"; its own
+last sentence, 2 heads × 2 = 4, and the code have d_out = 2 per head: 4 is the width of the result.)
 ]]
 
 lesson.step("the wrapper on the batch, seed 123 (In [49])", function()
@@ -425,6 +427,32 @@ tensor([[[0.3190, 0.4858],
 end)
 
 lesson.say[[
+The book: "mathematically, MultiHeadAttention implements the same concept as
+MultiHeadAttentionWrapper" (Figure 3.26). The wrapper keeps a W_q per head, W_q1 and W_q2, and
+computes Q1 = X W_q1 and Q2 = X W_q2; MultiHeadAttention keeps one W_q, computes Q = X W_q once and
+splits its columns into Q1 and Q2. The two are the same computation when W_q = [W_q1 W_q2], the
+heads' matrices side by side (and likewise for W_k, W_v), and when out_proj changes nothing (an
+identity matrix, bias 0). Take the wrapper of exercise 3.2, two heads with d_out = 1, and put its
+heads' weights into a MultiHeadAttention with d_out = 2, so that head_dim = 1. nn.Linear stores
+W transposed (d_out × d_in), so side by side columns are stacked rows here.
+]]
+
+lesson.step("Figure 3.26: W_q = [W_q1 W_q2] makes the weight split equal the wrapper", function()
+    split = MultiHeadAttention(d_in, 2, context_length, 0.0, 2)
+    for _, name in ipairs({"W_query", "W_key", "W_value"}) do
+        split[name].weight:copy_(torch.cat({mha_2d.heads[1][name].weight, mha_2d.heads[2][name].weight}, 1))
+    end
+    split.out_proj.weight:copy_(torch.eye(2))          -- out_proj does nothing
+    split.out_proj.bias:zero_()
+    lesson.show("W_q1ᵀ (head 1's W_query.weight)", mha_2d.heads[1].W_query.weight)
+    lesson.show("W_q2ᵀ (head 2's W_query.weight)", mha_2d.heads[2].W_query.weight)
+    lesson.show("W_qᵀ = [W_q1 W_q2]ᵀ", split.W_query.weight)
+    lesson.show("split(batch)", split(batch))
+    lesson.agree("the weight split computes the wrapper's context vectors", split(batch), context_vecs_2d,
+                 {tol = 1e-6})
+end)
+
+lesson.say[[
 What happened inside? attention.trace follows mha through its stages, computing each one from mha's
 own layers with attn's attention stages, and shows every matrix with the tokens as labels (one
 matrix per text and head). First the three projections Q = W_q(X), K = W_k(X), V = W_v(X), each
@@ -478,6 +506,24 @@ lesson.step("trace: per-head attention weights α", function()
     tr:step("weights")
     lesson.agree("every row of α sums to 1", tr.weights:sum(-1), torch.ones(batch_size, mha.num_heads, context_length),
         {tol = 1e-6})
+end)
+
+lesson.say[[
+The notes on chapter 3 picture the heads as a panel of experts reading the same sentence, each
+with its own job: head 1 grammar (subject, verb, object), head 2 reference (what "it" points at),
+head 3 the mood of the text. Nothing here is trained, so no head has a job yet; but each already
+reads the sentence its own way. For each head, the token each token gives most weight to:
+]]
+
+lesson.step("two heads, two readings of the same text", function()
+    for h = 1, mha.num_heads do
+        local row = {}
+        for i = 1, context_length do
+            row[i] = tokens[i] .. "→" .. tokens[tr.weights[1][h][i]:argmax():item()]
+        end
+        lesson.show(string.format("head %d", h), table.concat(row, "  "))
+    end
+    lesson.agree("the two heads' weights differ", torch.equal(tr.weights[1][1], tr.weights[1][2]), false)
 end)
 
 lesson.say[[

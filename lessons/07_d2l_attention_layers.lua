@@ -139,7 +139,8 @@ the masked softmax and a second bmm with the values.
 The text's toy: two examples, each with one query and ten key-value pairs. Every query and every
 key is a vector of ones; the values are the numbers 0 … 39 as ten rows of four, the same in both
 examples. The valid lengths differ: the first example may only look at its first 2 pairs, the
-second at its first 6.
+second at its first 6. (The translation says the first "22" key-value pairs of the first example:
+there are only ten, and the valid length is 2.)
 ]]
 
 lesson.step("the toy: queries, keys, values, valid lengths", function()
@@ -170,10 +171,34 @@ lesson.step("the forward pass by stages", function()
 end)
 
 lesson.say[[
-attn has the class ready-made as nn.DotProductAttention(dropout). Dropout acts on the weights in
-training mode only; atten:eval() switches it off, as d2l does before the toy. The two examples
-give different outputs although they have the same query, keys and values: only the valid
-length differs.
+d2l packs these stages in a class, DotProductAttention, with a dropout layer on the weights for
+regularisation. Here it is written out with the masked_softmax above and torch.bmm (the
+translation lost the code; this is the class as the text describes it). Dropout acts in training
+mode only; eval() switches it off, as d2l does before the toy. The two examples give different
+outputs although they have the same query, keys and values: only the valid length differs.
+]]
+
+lesson.step("class DotProductAttention, on the toy", function()
+    DotProductAttention = nn.Module:extend("DotProductAttention")   -- Python: class DotProductAttention(nn.Module):
+    function DotProductAttention:__init(dropout)
+        self.dropout = nn.Dropout(dropout)
+    end
+    function DotProductAttention:forward(query, key, value, valid_len)
+        local d = query.shape[-1]
+        local scores = torch.bmm(query, key:transpose(2, 3)) / math.sqrt(d)   -- Python: key.transpose(1, 2)
+        local attention_weights = self.dropout(masked_softmax(scores, valid_len))
+        return torch.bmm(attention_weights, value)
+    end
+    dot_class = DotProductAttention(0.5)                     -- Python: DotProductAttention(dropout=0.5)
+    dot_class:eval()
+    out_dot_class = dot_class(queries, keys, values, valid_lens)
+    lesson.show("output", out_dot_class)
+    lesson.check("the toy's output, as the original d2l prints it", out_dot_class,
+        {{{2, 3, 4, 5}}, {{10, 11, 12, 13}}}, {tol = 1e-5})
+end)
+
+lesson.say[[
+attn has the class ready-made as nn.DotProductAttention(dropout), with the same arguments.
 ]]
 
 lesson.step("nn.DotProductAttention on the toy", function()
@@ -183,6 +208,7 @@ lesson.step("nn.DotProductAttention on the toy", function()
     lesson.show("atten(queries, keys, values, valid_lens)", out_dot)
     lesson.check("the toy's output, as the original d2l prints it", out_dot,
         {{{2, 3, 4, 5}}, {{10, 11, 12, 13}}}, {tol = 1e-5})
+    lesson.agree("the library's class computes the lesson's", out_dot, out_dot_class, {tol = 1e-6})
 end)
 
 lesson.say[[
@@ -206,9 +232,39 @@ lesson.say[[
 Multilayer-perceptron (additive) attention projects the query and the key into a hidden space
 of size h with learnable W_q (h × d_q) and W_k (h × d_k), adds them, applies tanh and reduces to
 one number with a learnable v: a(q, k) = vᵀ tanh(W_q q + W_k k). It is a one-hidden-layer
-network with no bias, and q and k may have different sizes. attention.additive computes exactly
-this score; nn.MLPAttention(key_size, query_size, units, dropout) wraps it in d2l's class, with
-its weights drawn by nn.Linear from the random generator (so we seed it).
+network with no bias, and q and k may have different sizes. Written out as a class, as the text
+describes it: W_k, W_q and v are nn.Linear layers without bias, drawn from the random generator
+(so we seed it). The query's and the key's projections are added for every pair at once by
+broadcasting, [b, n, 1, h] + [b, 1, m, h].
+]]
+
+lesson.step("class MLPAttention, on the same toy", function()
+    MLPAttention = nn.Module:extend("MLPAttention")         -- Python: class MLPAttention(nn.Module):
+    function MLPAttention:__init(key_size, query_size, units, dropout)
+        self.W_k = nn.Linear(key_size, units, {bias = false})
+        self.W_q = nn.Linear(query_size, units, {bias = false})
+        self.v = nn.Linear(units, 1, {bias = false})
+        self.dropout = nn.Dropout(dropout)
+    end
+    function MLPAttention:forward(query, key, value, valid_len)
+        query, key = self.W_q(query), self.W_k(key)
+        local features = torch.tanh(query:unsqueeze(3) + key:unsqueeze(2))   -- Python: unsqueeze(2), unsqueeze(1)
+        local scores = self.v(features):squeeze(-1)
+        local attention_weights = self.dropout(masked_softmax(scores, valid_len))
+        return torch.bmm(attention_weights, value)
+    end
+    torch.manual_seed(0)
+    mlp_class = MLPAttention(2, 2, 8, 0.1)                  -- Python: MLPAttention(2, 2, 8, 0.1)
+    mlp_class:eval()
+    out_mlp_class = mlp_class(queries, keys, values, valid_lens)
+    lesson.show("output", out_mlp_class)
+    lesson.check("the same output as DotProductAttention, as the text says (the original d2l's numbers)",
+        out_mlp_class, {{{2, 3, 4, 5}}, {{10, 11, 12, 13}}}, {tol = 1e-5})
+end)
+
+lesson.say[[
+attention.additive computes exactly this score; nn.MLPAttention(key_size, query_size, units,
+dropout) is the class ready-made. Made from the same seed, it draws the same weights.
 ]]
 
 lesson.step("nn.MLPAttention on the same toy", function()
@@ -220,6 +276,8 @@ lesson.step("nn.MLPAttention on the same toy", function()
     lesson.show("mlp_atten(queries, keys, values, valid_lens)", out_mlp)
     lesson.check("the same output as DotProductAttention, as the text says (the original d2l's numbers)", out_mlp,
         {{{2, 3, 4, 5}}, {{10, 11, 12, 13}}}, {tol = 1e-5})
+    lesson.agree("the same weights as the lesson's class", mlp_atten:parameters(), mlp_class:parameters())
+    lesson.agree("the library's class computes the lesson's", out_mlp, out_mlp_class, {tol = 1e-6})
 end)
 
 lesson.say[[

@@ -102,14 +102,19 @@ end)
 
 lesson.say[[
 Softmax over the encoder positions turns the scores into the weights α_{t,i}. The chapter: "for each
-decoder step t, all the α_{t,i} weights sum to 1".
+decoder step t, all the α_{t,i} weights sum to 1". It writes the formula α_{t,i} = softmax(e_{t,i}/e_t),
+which reads as if e_{t,i} were divided by something. It is not: e_t stands for the vector of step t's
+scores, (e_{t,1}, …, e_{t,T}), and α_{t,i} is entry i of its softmax, exp(e_{t,i}) / Σ_j exp(e_{t,j}).
+Dividing the scores by their sum instead would not even give weights: a score can be negative.
 ]]
 
-lesson.step("the weights α_{t,i} = softmax(e_{t,i})", function()
+lesson.step("the weights α_{t,i} = softmax(e_t), entry i", function()
     alpha = attention.softmax(e)
     lesson.show("alpha", alpha)
     lesson.show("sum", alpha:sum())
+    lesson.show("e / Σ e, not the weights", e / e:sum())
     lesson.check("the weights sum to 1 (the chapter)", alpha:sum(), 1, {tol = 1e-6})
+    lesson.agree("softmax's weights are all positive", alpha:min():item() > 0, true)
 end)
 
 lesson.say[[
@@ -131,8 +136,8 @@ end)
 
 lesson.say[[
 The decoder then computes its new state from the concatenation [s_{t−1}; c_t] and its previous
-output y_{t−1}: s_t = RNN_decoder([s_{t−1}; c_t], y_{t−1}). The RNN itself is outside this lesson;
-here is the vector it reads, the previous state with the context appended.
+output y_{t−1}: s_t = RNN_decoder([s_{t−1}; c_t], y_{t−1}). Here is the vector it reads, the previous
+state with the context appended; the next section runs the RNN, and the whole decoder, on a sentence.
 ]]
 
 lesson.step("the decoder RNN's input [s_{t−1}; c_t]", function()
@@ -140,6 +145,141 @@ lesson.step("the decoder RNN's input [s_{t−1}; c_t]", function()
     lesson.show("[s_{t−1}; c_t]", rnn_input)
     lesson.show("shape", rnn_input.shape)
 end)
+
+lesson.section("Bahdanau attention · the whole decoder, over a sentence")
+
+-- What PyTorch computed for this section (scripts/lesson_reference_seq2seq.py).
+local function pytorch(name)
+    return lesson.reference("lessons_pdl_ch7.txt", "bahdanau." .. name)
+end
+
+lesson.say[[
+Now the chapter's algorithm from start to end, on lesson 08's sentence and encoder: "how are you
+today ? <EOS>" into "¿ cómo estás hoy ?". Step 1 of the algorithm: the encoder computes all its
+states H = {h_1, …, h_T}. This time the decoder keeps every one of them, not just the last.
+]]
+
+lesson.step("the encoder of lesson 08: every state h_i", function()
+    src_vocab = {"<pad>", "<EOS>", "how", "are", "you", "today", "?"}
+    tgt_vocab = {"<pad>", "<GO>", "<EOS>", "¿", "cómo", "estás", "hoy", "?"}
+    function ids_of(vocab, sentence)                     -- {"how", ...} -> a [1, n] int64 tensor
+        local index, ids, words = {}, {}, {}
+        for i, w in ipairs(vocab) do index[w] = i end
+        for w in sentence:gmatch("%S+") do ids[#ids + 1], words[#words + 1] = index[w], w end
+        return torch.tensor({ids}), words
+    end
+    src, src_words = ids_of(src_vocab, "how are you today ? <EOS>")
+    torch.manual_seed(40)                                -- lesson 08's encoder, the same weights
+    embed = nn.Embedding(#src_vocab, 4)
+    encoder = nn.GRU(4, 8, {batch_first = true})
+    local outputs, h_T = encoder(embed(src))
+    enc = outputs[1]                                     -- [6, 8]: h_1 … h_6, one row each
+    s = h_T[1]                                           -- [1, 8]: s_0 = h_T, as the chapter says
+    attention.heatmap(enc, {rows = src_words})
+end)
+
+lesson.say[[
+The decoder's parts, random and seeded as everything here: the target embedding; the alignment
+model of the second form, W1 for the encoder states, W2 for the decoder state and v, with a hidden
+size of 10 (nn.Linear layers without bias); the decoder RNN, a GRU cell whose input is the embedded
+previous word y_{t−1} with the context c_t appended (4 + 8 numbers) and whose state is s; and W_y,
+the output layer. (The chapter writes s_t = RNN([s_{t−1}; c_t], y_{t−1}): the same three things go in,
+an RNN cell just takes its previous state apart from its input.) W1, W2 and v are drawn again from
+a standard normal distribution: nn.Linear's small start would give nearly equal scores everywhere.
+]]
+
+lesson.step("the decoder's parts", function()
+    torch.manual_seed(43)
+    tgt_embed = nn.Embedding(#tgt_vocab, 4)
+    W1 = nn.Linear(8, 10, {bias = false})                -- applied to every h_i
+    W2 = nn.Linear(8, 10, {bias = false})                -- applied to s_{t−1}
+    v = nn.Linear(10, 1, {bias = false})
+    rnn = nn.GRUCell(4 + 8, 8)                           -- input [y_{t−1} embedded; c_t], state s_{t−1}
+    W_y = nn.Linear(8, #tgt_vocab)
+    for _, layer in ipairs({W1, W2, v}) do               -- drawn again, larger than nn.Linear's start
+        nn.init.normal_(layer.weight)                    -- Python: torch.nn.init.normal_(layer.weight)
+    end
+    dec_in, in_words = ids_of(tgt_vocab, "<GO> ¿ cómo estás hoy ?")   -- teacher forcing: the target, shifted
+    lesson.show("rnn", rnn)
+    lesson.show("W_y", W_y)
+end)
+
+lesson.say[[
+One decoder step is steps 2 to 5 of the chapter's algorithm: the scores e_{t,i} = vᵀ tanh(W1 h_i +
+W2 s_{t−1}), the weights α_t = softmax(e_t), the context c_t = Σ α_{t,i} h_i, the new state
+s_t = RNN([y_{t−1}; c_t], s_{t−1}), and the output y_t = softmax(W_y s_t), a probability for every
+target word. Here is t = 1, from <GO> and s_0 = h_T.
+]]
+
+lesson.step("decoder step t = 1", function()
+    all_states = {}                                      -- s_1, s_2, ...
+    function decoder_step(t)                             -- steps 2 to 5 of the chapter's algorithm
+        s_before = s                                               -- s_{t−1}
+        local e = v(torch.tanh(W1(enc) + W2(s))):squeeze(-1)      -- e_{t,i}, one per h_i
+        local alpha = torch.softmax(e, -1)                         -- α_{t,i}
+        local c = alpha:matmul(enc)                                -- c_t = Σ α_{t,i} h_i
+        local y_prev = tgt_embed(dec_in:select(2, t))              -- y_{t−1}, embedded: [1, 4]
+        s = rnn(torch.cat({y_prev, c:unsqueeze(1)}, -1), s)        -- s_t
+        local y = torch.softmax(W_y(s), -1)                        -- y_t
+        all_states[t] = s[1]
+        return e, alpha, c, y
+    end
+    e1, alpha1, c1, y1 = decoder_step(1)
+    lesson.show("e_1", e1)
+    attention.heatmap(alpha1:unsqueeze(1), {rows = {"α_1"}, cols = src_words})
+    lesson.show("c_1", c1)
+    lesson.show("s_1", s)
+    attention.heatmap(y1, {rows = {"y_1"}, cols = tgt_vocab})
+    lesson.agree("attention.additive computes the same scores", attention.additive(s_before, enc,
+        W2.weight, W1.weight, v.weight[1]), e1:unsqueeze(1), {tol = 1e-6})
+    lesson.agree("α_1 sums to 1", alpha1:sum():item(), 1, {tol = 1e-6})
+end)
+
+lesson.say[[
+Step t = 2 reads the word "¿" (teacher forcing: the true target word, whatever y_1 said) and scores
+the same encoder states again, now against s_1. The weights move: each output step looks at the
+source in its own way.
+]]
+
+lesson.step("decoder step t = 2", function()
+    e2, alpha2, c2, y2 = decoder_step(2)
+    attention.heatmap(torch.stack({alpha1, alpha2}), {rows = {"α_1", "α_2"}, cols = src_words})
+    lesson.show("c_2", c2)
+    lesson.show("s_2", s)
+    attention.heatmap(y2, {rows = {"y_2"}, cols = tgt_vocab})
+end)
+
+lesson.say[[
+The chapter's step 6: repeat until the end of the sequence. The weights α_{t,i} of all steps form
+the alignment matrix, one row per output step, one column per input word: "if the input and output
+sequences have length 10, the weights form a 10 × 10 matrix, 100 weights in all", says the chapter.
+Ours are 6 and 6.
+]]
+
+lesson.step("steps t = 3 to 6, and the alignment matrix", function()
+    alphas, contexts, outputs = {alpha1, alpha2}, {c1, c2}, {y1[1], y2[1]}
+    for t = 3, 6 do
+        local _, alpha, c, y = decoder_step(t)
+        alphas[t], contexts[t], outputs[t] = alpha, c, y[1]
+    end
+    out_words = {"¿", "cómo", "estás", "hoy", "?", "<EOS>"}     -- what step t should predict
+    alignment = torch.stack(alphas)                             -- [6, 6]
+    attention.heatmap(alignment, {rows = out_words, cols = src_words, range = {0, 1}})
+    lesson.check("the alignment matrix, as PyTorch's decoder computes it", alignment, pytorch("alpha"), {tol = 1e-5})
+    lesson.check("every context vector c_t, as PyTorch's", torch.stack(contexts), pytorch("c"), {tol = 1e-6})
+    lesson.check("every state s_t, as PyTorch's", torch.stack(all_states), pytorch("s"), {tol = 1e-6})
+    lesson.check("every output y_t, as PyTorch's", torch.stack(outputs), pytorch("y"), {tol = 1e-6})
+    lesson.agree("T' × T weights: 6 × 6 = 36 (the chapter's 10 × 10 = 100)", alignment:numel(),
+                 #out_words * #src_words)
+    lesson.agree("every row sums to 1", alignment:sum(-1), torch.ones(6), {tol = 1e-6})
+end)
+
+lesson.say[[
+These weights come from random numbers, so where each row peaks means nothing yet; training would
+make each row peak at the source words that the output word translates (¿ and ? at "?", cómo at
+"how", estás at "are you", hoy at "today"). What matters is the shape of the computation: every step
+reaches every encoder state, so the decoder is no longer limited to one thought vector.
+]]
 
 lesson.section("Understanding the attention mechanism · Luong attention")
 

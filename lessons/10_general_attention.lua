@@ -29,6 +29,10 @@ multiplicatively, like Luong's attention:
   2. weights           α_{q,k_n} = exp(e_{q,k_n}) / Σ_j exp(e_{q,k_j})     (softmax)
   3. result            r = Σ_n α_{q,k_n} v_n          (a weighted sum of the values)
 
+The chapter writes step 3 as attention(q_m, Q, V) = Σ_n α_{q_m,k_n} v_{k_i}. Two letters slipped:
+the function takes the keys, attention(q_m, K, V), and the value in the sum is that of the key
+being weighed, v_{k_n}: the sum runs over n, and i appears nowhere else.
+
 Figure 7.5 does this with numbers: a query q1 and a store of four keys and four values, all of
 them 4-dimensional. (The figure is an image the translation lost; its vectors come from the book's
 repository.) The query is a 1×4 matrix: one row, one query.

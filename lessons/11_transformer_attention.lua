@@ -157,6 +157,44 @@ towards 0: the vanishing gradients the authors describe. Divided by √d_k, the 
 standard deviation near 1 and softmax behaves the same for every d_k.
 ]], table.unpack(sharpness:select(2, 1):select(2, 1):tolist())))
 
+lesson.say[[
+When the queries come from the same sequence as the keys and values, attention is self-attention,
+and the chapter explains what it buys with a word. word2vec gives "new" one embedding, the same in
+"new shoes" and in "New York" (we write both in lower case: one token). Self-attention makes a
+dynamic embedding instead: the word is the query, its context the keys and values, and its output
+vector depends on the sentence. Two sentences, one small vocabulary, a random embedding table and
+random projections W_q, W_k, W_v (seeded, as everything here):
+]]
+
+lesson.step("\"new\" in \"i bought new shoes\" and in \"i visited new york\"", function()
+    words = {"i", "bought", "new", "shoes", "visited", "york"}
+    local index = {}
+    for i, w in ipairs(words) do index[w] = i end
+    local function ids(s)
+        local t = {}
+        for w in s:gmatch("%S+") do t[#t + 1] = index[w] end
+        return torch.tensor(t)
+    end
+    torch.manual_seed(14)
+    embedding_table = nn.Embedding(#words, 8)
+    W_q, W_k, W_v = nn.Linear(8, 8, {bias = false}), nn.Linear(8, 8, {bias = false}), nn.Linear(8, 8, {bias = false})
+    local function self_attention(x)              -- softmax(Q·Kᵀ/√d_k)·V with Q, K, V from the same x
+        return attention.forward{q = W_q(x), k = W_k(x), v = W_v(x)}
+    end
+    x_shoes, x_york = embedding_table(ids("i bought new shoes")), embedding_table(ids("i visited new york"))
+    z_shoes, z_york = self_attention(x_shoes), self_attention(x_york)
+    lesson.show("the embedding of \"new\", in both", x_shoes[3])
+    lesson.show("its output in \"i bought new shoes\"", z_shoes[3])
+    lesson.show("its output in \"i visited new york\"", z_york[3])
+    lesson.show("distance between the two outputs", (z_shoes[3] - z_york[3]):pow(2):sum():sqrt())
+    lesson.check("the outputs of \"i bought new shoes\", as PyTorch computes them", z_shoes, pytorch("dynamic.shoes"),
+                 {tol = 1e-6})
+    lesson.check("the outputs of \"i visited new york\", as PyTorch computes them", z_york, pytorch("dynamic.york"),
+                 {tol = 1e-6})
+    lesson.agree("one word, one input vector", x_shoes[3], x_york[3])
+    lesson.agree("one word, two output vectors: they differ", torch.equal(z_shoes[3], z_york[3]), false)
+end)
+
 lesson.section("Implementing TA")
 
 lesson.say[[

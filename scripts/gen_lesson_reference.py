@@ -1,5 +1,8 @@
 """PyTorch's numbers for the lessons on Python Deep Learning (3rd ed.), ch. 7 (lessons/10_general_attention.lua,
-lessons/11_transformer_attention.lua and lessons/12_transformer_blocks.lua): tests/data/torch/lessons_pdl_ch7.txt.
+lessons/11_transformer_attention.lua, lessons/12_transformer_blocks.lua; through lesson_reference_seq2seq.py
+lessons/08_seq2seq.lua and lessons/09_bahdanau_luong.lua, through lesson_reference_model.py
+lessons/13_transformer_model.lua, through lesson_reference_bert_gpt.py lessons/14_bert_gpt.lua):
+tests/data/torch/lessons_pdl_ch7.txt.
 
 Every seeded computation of those lessons is done here again, in PyTorch, with the same seeds and in the
 same order (modules built in the same order draw the same numbers from the generator), and the results
@@ -26,8 +29,11 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_reference_layers import (  # noqa: E402  (the chapter's classes)
-    BERTEmbedding, Decoder, DecoderBlock, Embeddings, Encoder, EncoderBlock, MultiHeadedAttention,
+    Decoder, DecoderBlock, Embeddings, Encoder, EncoderBlock, MultiHeadedAttention,
     PositionalEncoding, PositionwiseFFN, attention, subsequent_mask)
+from lesson_reference_model import transformer_model  # noqa: E402  (lesson 13)
+from lesson_reference_seq2seq import bahdanau, seq2seq  # noqa: E402  (lessons 08 and 09)
+from lesson_reference_bert_gpt import bert_gpt  # noqa: E402  (lesson 14)
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch")
 lines = []
@@ -96,6 +102,16 @@ def transformer_attention():
         rows.append(torch.stack(row))
     put("attention.sharpness", torch.stack(rows))
 
+    # self-attention as a dynamic embedding: "new" in two sentences, one embedding table, one set of
+    # projections, the chapter's attention()
+    torch.manual_seed(14)
+    words = ["i", "bought", "new", "shoes", "visited", "york"]
+    table = torch.nn.Embedding(len(words), 8)
+    W_q, W_k, W_v = (torch.nn.Linear(8, 8, bias=False) for _ in range(3))
+    for name, sentence in [("shoes", "i bought new shoes"), ("york", "i visited new york")]:
+        x = table(torch.tensor([words.index(w) for w in sentence.split()]))
+        put("attention.dynamic.%s" % name, attention(W_q(x), W_k(x), W_v(x))[0])
+
     # Implementing TA: the chapter's attention() with its mask (1 = visible)
     torch.manual_seed(12)
     query, key, value = torch.rand(4, 4), torch.rand(4, 4), torch.rand(4, 4)
@@ -126,7 +142,6 @@ def transformer_attention():
 # the lessons' made-up vocabularies (Lua ids are these positions + 1)
 SRC_VOCAB = ["<pad>", "<s>", "</s>", "the", "cat", "sat", "on", "mat"]
 TGT_VOCAB = ["<pad>", "<s>", "</s>", "die", "Katze", "saß", "auf", "der", "Matte"]
-BERT_VOCAB = ["[PAD]", "[CLS]", "[SEP]", "[MASK]", "my", "dog", "is", "cute", "he", "likes", "play", "##ing"]
 
 
 def ids(vocab, words):
@@ -191,42 +206,12 @@ def transformer_blocks():
                                    PositionwiseFFN(8, 32, 0.1), 0.1), 2, len(TGT_VOCAB)).eval()
     put("blocks.log_probs", decoder(y, memory, src_mask, tgt_mask))
 
-    # BERT's input: token + segment + position embeddings
-    torch.manual_seed(26)
-    bert = BERTEmbedding(len(BERT_VOCAB), 8, max_len=16)
-    tokens = ids(BERT_VOCAB, "[CLS] my dog is cute [SEP] he likes play ##ing [SEP]")
-    segments = torch.tensor([[0] * 6 + [1] * 5])
-    put_ids("blocks.bert.tokens", tokens)
-    put_ids("blocks.bert.segments", segments)
-    put("blocks.bert.token", bert.token(tokens))
-    put("blocks.bert.segment", bert.segment(segments))
-    put("blocks.bert.position", bert.position(torch.arange(tokens.size(-1))))
-    e = bert(tokens, segments)
-    put("blocks.bert.e", e)
-
-    # the parameters of one encoder block at BERT_BASE's and BERT_LARGE's sizes (FFN of 4 d_model)
-    for d_model, heads in [(768, 12), (1024, 16)]:
-        block = EncoderBlock(d_model, MultiHeadedAttention(heads, d_model, 0.1),
-                             PositionwiseFFN(d_model, 4 * d_model, 0.1), 0.1)
-        n = sum(p.numel() for p in block.parameters())
-        assert n < 2 ** 24  # exact in float32
-        put("blocks.block%d.params" % d_model, torch.tensor(float(n)))
-
-    # bidirectional (BERT) and causal (GPT) self-attention on the first sentence
-    torch.manual_seed(27)
-    mha = MultiHeadedAttention(2, 8, 0.1).eval()
-    x6 = e[:, :6]
-    mha(x6, x6, x6, torch.ones(1, 6, 6))
-    put("blocks.bert_attn", mha.attn)
-    mha(x6, x6, x6, subsequent_mask(6))
-    put("blocks.gpt_attn", mha.attn)
-
 
 def header():
     deb = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-torch"],
                          capture_output=True, text=True).stdout.strip() or "?"
-    return ("# the lessons on Python Deep Learning, ch. 7 (lessons/10_general_attention.lua,"
-            " lessons/11_transformer_attention.lua, lessons/12_transformer_blocks.lua):"
+    return ("# the lessons on Python Deep Learning, ch. 7 (lessons/08_seq2seq.lua to"
+            " lessons/14_bert_gpt.lua):"
             " every computation whose numbers the chapter does not print, in PyTorch\n"
             "# made by scripts/gen_lesson_reference.py with torch %s (Debian python3-torch %s), Python %s, %s\n"
             "# format: tensor name=N shape=S : values (float32 bit patterns, row-major); "
@@ -236,9 +221,13 @@ def header():
 
 def main():
     torch.set_num_threads(1)
+    seq2seq(put, put_ids)
+    bahdanau(put, put_ids)
     general()
     transformer_attention()
     transformer_blocks()
+    transformer_model(put, put_ids)
+    bert_gpt(put, put_ids)
     path = os.path.join(OUT, "lessons_pdl_ch7.txt")
     with open(path, "w") as f:
         f.write(header())
