@@ -8,6 +8,7 @@
 #include "attention.h"
 #include "bind.h"
 #include "rng.h"
+#include "vmath.h"
 
 static int f_manual_seed(lua_State *L)
 {
@@ -95,15 +96,20 @@ static int f_randint(lua_State *L)
     return 1;
 }
 
-/* The in-place fills draw n numbers into a scratch buffer (so views and transposed tensors work
- * too), then copy them into t in row-major order, and return t. */
+/* The in-place fills draw n numbers into a scratch buffer, then copy them into t and return t: in
+ * memory order (PyTorch's TensorIterator walks a tensor's memory, so t:t():uniform_() gets the numbers
+ * in the order of t's storage) or, for a kernel that fills a contiguous scratch tensor first and copies
+ * it (MKL's Bernoulli), in row-major order. For a contiguous t the two are the same. */
 typedef int (*fill_fn)(float *out, int64_t n, double a, double b);
 
-static int fill_in_place(lua_State *L, attn_tensor *t, fill_fn fill, double a, double b)
+static int fill_in_place(lua_State *L, attn_tensor *t, fill_fn fill, double a, double b, int memory_order)
 {
     int64_t n = attn_numel(t);
+    attn_error err;
+    attn_tensor **view = lt_newslot(L); /* owned by Lua while we work */
+    lt_finish(L, view, memory_order ? attn_memory_order(t, &err) : attn_alias(t, &err), &err);
     float *buf = lua_newuserdatauv(L, sizeof(float) * (size_t)(n > 0 ? n : 1), 0);
-    if (fill(buf, n, a, b) || fill_from(L, t, buf))
+    if (fill(buf, n, a, b) || fill_from(L, *view, buf))
         return lt_interrupted(L);
     lua_settop(L, 1);
     return 1;
@@ -131,7 +137,7 @@ static int f_uniform_(lua_State *L)
     two_numbers(L, "uniform_", "from", &a, "to", &b);
     if (!(a <= b) || !isfinite(a) || !isfinite(b))
         return lt_error(L, "uniform_: expects from <= to, both finite, got from %g and to %g", a, b);
-    return fill_in_place(L, t, attn_uniform_fill, a, b);
+    return fill_in_place(L, t, attn_uniform_fill, a, b, 1);
 }
 
 static int f_normal_(lua_State *L)
@@ -144,7 +150,10 @@ static int f_normal_(lua_State *L)
     two_numbers(L, "normal_", "mean", &mean, "std", &std);
     if (!(std >= 0) || !isfinite(mean) || !isfinite(std))
         return lt_error(L, "normal_: expects a finite mean and std >= 0, got mean %g and std %g", mean, std);
-    return fill_in_place(L, t, attn_normal_fill, mean, std);
+    /* PyTorch vectorises a contiguous tensor of 16 or more; anything else gets one draw per element */
+    if (attn_is_contiguous(t) && attn_numel(t) >= 16)
+        return fill_in_place(L, t, attn_normal_fill, mean, std, 0);
+    return fill_in_place(L, t, attn_normal_fill_serial, mean, std, 1);
 }
 
 static int bernoulli_fill(float *out, int64_t n, double p, double unused)
@@ -168,7 +177,7 @@ static int f_bernoulli_(lua_State *L)
     double p = 0.5;
     if (lt_arg(L, 2, opts, "p") != LUA_TNIL)
         p = check_probability(L, -1, "bernoulli_", "p");
-    return fill_in_place(L, t, bernoulli_fill, p, 0);
+    return fill_in_place(L, t, bernoulli_fill, p, 0, attn_get_bernoulli_flavor() == ATTN_BERNOULLI_DEFAULT);
 }
 
 /* torch.dropout(x, p, train) — what nn.Dropout calls. As PyTorch's _dropout_impl: with p = 0, or not
@@ -239,6 +248,15 @@ static int f_get_bernoulli_flavor(lua_State *L)
     return 1;
 }
 
+/* torch.backends.cpu.get_cpu_capability() (PyTorch 2's name): "AVX2" where attn follows PyTorch's AVX2
+ * kernels, whose results it reproduces bit for bit (randn's vectorised Box-Muller, sin/cos in groups of 8),
+ * "DEFAULT" on a CPU without AVX2 and FMA, where PyTorch itself would run its scalar kernels. */
+static int f_get_cpu_capability(lua_State *L)
+{
+    lua_pushstring(L, vmath_avx2() ? "AVX2" : "DEFAULT");
+    return 1;
+}
+
 static const luaL_Reg functions[] = {
     {"manual_seed", f_manual_seed}, {"initial_seed", f_initial_seed}, {"rand", f_rand}, {"randn", f_randn},
     {"randint", f_randint}, {"dropout", f_dropout}, {"get_rng_state", f_get_rng_state},
@@ -253,5 +271,13 @@ int luaopen_attn_random(lua_State *L)
     lua_newtable(L);
     lt_newpart(L, "torch", functions, NULL);
     lt_newpart(L, "methods", methods_only, NULL);
+    lua_getfield(L, -1, "torch");
+    lua_createtable(L, 0, 1); /* torch.backends */
+    lua_createtable(L, 0, 1); /* torch.backends.cpu */
+    lua_pushcfunction(L, f_get_cpu_capability);
+    lua_setfield(L, -2, "get_cpu_capability");
+    lua_setfield(L, -2, "cpu");
+    lua_setfield(L, -2, "backends");
+    lua_pop(L, 1);
     return 1;
 }

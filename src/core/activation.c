@@ -65,11 +65,6 @@ static float sleef_cos1(float x)
 __m256 Sleef_sinf8_u10avx2(__m256 x);
 __m256 Sleef_cosf8_u10avx2(__m256 x);
 
-static int cpu_has_avx2(void)
-{
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
 /* One group of 8 through SLEEF's AVX2 function, as Vectorized<float>::sin() runs it. */
 __attribute__((target("avx2,fma"))) static void trig8_avx2(int cosine, const float *in, float *out)
 {
@@ -77,11 +72,6 @@ __attribute__((target("avx2,fma"))) static void trig8_avx2(int cosine, const flo
     _mm256_storeu_ps(out, cosine ? Sleef_cosf8_u10avx2(v) : Sleef_sinf8_u10avx2(v));
 }
 #else
-static int cpu_has_avx2(void)
-{
-    return 0;
-}
-
 static void trig8_avx2(int cosine, const float *in, float *out)
 {
     (void)cosine, (void)in, (void)out;
@@ -92,7 +82,7 @@ static void trig8_avx2(int cosine, const float *in, float *out)
  * Vectorized::loadu(ptr, count) pads). */
 static void map_trig(int cosine, float *x, int64_t n)
 {
-    if (!cpu_has_avx2()) {
+    if (!vmath_avx2()) {
         for (int64_t i = 0; i < n; i++)
             x[i] = cosine ? sleef_cos1(x[i]) : sleef_sin1(x[i]);
         return;

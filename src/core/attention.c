@@ -158,6 +158,8 @@ attn_tensor *attn_dropout(const char *fn, const attn_tensor *x, double p, attn_e
     attn_tensor *noise = attn_empty(fn, x->ndim, x->shape, ATTN_FLOAT32, err);
     if (!noise)
         return NULL;
+    /* PyTorch's noise is empty_like(input, LEGACY_CONTIGUOUS_MEMORY_FORMAT): contiguous whatever x's
+     * layout, so the draws land in row-major order even for a transposed x (fills.txt checks it). */
     int64_t n = attn_numel(noise);
     if (p == 1) {
         memset(noise->storage->data, 0, sizeof(float) * (size_t)n);

@@ -7,6 +7,8 @@
  * on the machines that printed the books' numbers. (Forced to its scalar kernels with
  * ATEN_CPU_CAPABILITY=default, PyTorch rounds twice and its own uniform_ changes in the last bit.) */
 #include "rng.h"
+#include "boxmuller.h"
+#include "vmath.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -156,10 +158,16 @@ static double normal_double(double mean, double std)
     return fma(z, std, mean); /* transformation::normal: val * std + mean, fused in the AVX2 build */
 }
 
-/* normal_fill_16(_AVX2): Box-Muller in float on one block of 16 uniforms; the first 8 give the
- * radius (u1 = 1 - u maps [0, 1) to (0, 1] for the log), the last 8 give the angle. */
+/* normal_fill_16: Box-Muller in float on one block of 16 uniforms; the first 8 give the radius
+ * (u1 = 1 - u maps [0, 1) to (0, 1] for the log), the last 8 give the angle. On a CPU with AVX2 PyTorch
+ * runs normal_fill_16_AVX2, whose log and sincos are avx_mathfun's (boxmuller.c, bit for bit); elsewhere
+ * its scalar kernel with libm's log, cos and sin, approximated here in float. */
 static void normal_fill_16(float *d, float mean, float std)
 {
+    if (vmath_avx2()) {
+        attn_boxmuller16_avx2(d, mean, std);
+        return;
+    }
     const float two_pi = (float)(2.0 * PI);
     for (int j = 0; j < 8; j++) {
         float u1 = 1.0f - d[j];
@@ -171,13 +179,20 @@ static void normal_fill_16(float *d, float mean, float std)
     }
 }
 
+int attn_normal_fill_serial(float *out, int64_t n, double mean, double std)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i))
+            return -1;
+        out[i] = (float)normal_double(mean, std);
+    }
+    return 0;
+}
+
 int attn_normal_fill(float *out, int64_t n, double mean, double std)
 {
-    if (n < 16) {
-        for (int64_t i = 0; i < n; i++)
-            out[i] = (float)normal_double(mean, std);
-        return 0;
-    }
+    if (n < 16)
+        return attn_normal_fill_serial(out, n, mean, std);
     /* normal_fill: every element gets a float uniform first, then each whole block of 16 is
      * transformed in place; a ragged tail is handled by redrawing the LAST 16 elements (which
      * overlaps the previous block) and transforming them again. */

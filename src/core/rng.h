@@ -27,6 +27,9 @@ int attn_rand_fill(float *out, int64_t n);                            /* torch.r
 int attn_uniform_fill(float *out, int64_t n, double a, double b);     /* t:uniform_(a, b) */
 int attn_randn_fill(float *out, int64_t n);                           /* torch.randn */
 int attn_normal_fill(float *out, int64_t n, double mean, double std); /* t:normal_(mean, std) */
+/* One normal_distribution<double> draw per element, what normal_ does on fewer than 16 elements or on a
+ * tensor that is not contiguous (drawn in memory order, see attn_memory_order). */
+int attn_normal_fill_serial(float *out, int64_t n, double mean, double std);
 /* torch.randint(low, high, size): the values of an int64 tensor.
  * Returns 0, or -1 with err->msg set when high <= low or when interrupted. */
 int attn_randint_fill(int64_t *out, int64_t n, int64_t low, int64_t high, attn_error *err);

@@ -147,6 +147,10 @@ attn_tensor *attn_expand(const attn_tensor *t, int ndim, const int64_t *shape, a
 attn_tensor *attn_view(const char *fn, const attn_tensor *t, int ndim, const int64_t *shape, attn_error *err);
 /* reshape: a view when possible, otherwise a contiguous copy. */
 attn_tensor *attn_reshape(const char *fn, const attn_tensor *t, int ndim, const int64_t *shape, attn_error *err);
+/* A view of t (its dims permuted) whose row-major order is the order in which PyTorch's TensorIterator
+ * walks t's memory: an operation that draws one random number per element of a non-contiguous tensor
+ * (uniform_, normal_, bernoulli_) draws them in this order. For a contiguous t it is t's own order. */
+attn_tensor *attn_memory_order(const attn_tensor *t, attn_error *err);
 
 /* ---- copies -------------------------------------------------------------------------------- */
 attn_tensor *attn_contiguous(const attn_tensor *t, attn_error *err); /* alias if already contiguous */

@@ -325,3 +325,41 @@ attn_tensor *attn_reshape(const char *fn, const attn_tensor *t, int ndim, const 
     return v;
 }
 
+
+/* ---- memory order ---------------------------------------------------------------------------- */
+
+/* TensorIterator::reorder_dimensions for one tensor, as PyTorch orders the loops of an operation that
+ * writes t: an insertion sort of the dims from the fastest-moving (smallest stride) up; a stride of 0 is
+ * ambiguous (it decides nothing), and of two equal strides the smaller size goes first. Fills fast[] with
+ * t's dims, fastest first. */
+static void iteration_order(const attn_tensor *t, int *fast)
+{
+    for (int i = 0; i < t->ndim; i++)
+        fast[i] = t->ndim - 1 - i;
+    for (int i = 1; i < t->ndim; i++) {
+        int d1 = i;
+        for (int d0 = i - 1; d0 >= 0; d0--) {
+            int64_t s0 = t->stride[fast[d0]], s1 = t->stride[fast[d1]];
+            int cmp = 0;
+            if (s0 != 0 && s1 != 0)
+                cmp = s0 < s1 ? -1 : s0 > s1 ? 1 : t->shape[fast[d0]] > t->shape[fast[d1]] ? 1 : 0;
+            if (cmp > 0) {
+                int tmp = fast[d0];
+                fast[d0] = fast[d1];
+                fast[d1] = tmp;
+                d1 = d0;
+            } else if (cmp < 0) {
+                break;
+            }
+        }
+    }
+}
+
+attn_tensor *attn_memory_order(const attn_tensor *t, attn_error *err)
+{
+    int fast[ATTN_MAX_DIMS], dims[ATTN_MAX_DIMS];
+    iteration_order(t, fast);
+    for (int d = 0; d < t->ndim; d++)
+        dims[d] = fast[t->ndim - 1 - d]; /* slowest first: row-major order of the view walks memory */
+    return attn_permute(t, dims, err);
+}

@@ -46,6 +46,18 @@ int vmath_exact(void)
     return cpu_has_fma();
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+int vmath_avx2(void)
+{
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#else
+int vmath_avx2(void)
+{
+    return 0; /* other CPUs run PyTorch's scalar (DEFAULT) kernels */
+}
+#endif
+
 float vmath_exp(float x)
 {
     return cpu_has_fma() ? Sleef_expf1_u10purecfma(x) : Sleef_expf1_u10purec(x);

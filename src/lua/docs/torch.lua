@@ -183,7 +183,9 @@ torch.rand(3)
 
 fn("randn", "torch.randn(size...)", [=[
 A float32 tensor of the given shape filled with numbers from the standard normal distribution
-(mean 0, standard deviation 1), the same stream as PyTorch's.]=], [=[
+(mean 0, standard deviation 1), the same stream as PyTorch's. From 16 numbers up PyTorch transforms
+them 16 at a time with its own vectorised log, sin and cos (avx_mathfun); attn computes them the same
+way, bit for bit, on CPUs where PyTorch would (see torch.backends.cpu.get_cpu_capability).]=], [=[
 torch.manual_seed(0)
 torch.randn(3)
 --> tensor([ 1.5410, -0.2934, -2.1788])]=])
@@ -236,6 +238,14 @@ old, torch.get_bernoulli_flavor()
 torch.set_bernoulli_flavor(old)
 --> default]=])
 
+def("torch.backends.cpu.get_cpu_capability", "torch.backends.cpu.get_cpu_capability()", [=[
+"AVX2" when this CPU has AVX2 and FMA, so that PyTorch would run its AVX2 kernels, which attn then
+follows bit for bit where their results differ from the scalar ones (randn's vectorised Box-Muller,
+sin and cos in groups of 8); "DEFAULT" otherwise, where PyTorch would run its scalar kernels, which
+attn approximates within 1e-6 in those places. (PyTorch 2's function of that name.)]=], [=[
+torch.backends.cpu.get_cpu_capability() == "AVX2" or torch.backends.cpu.get_cpu_capability() == "DEFAULT"
+--> true]=], torch.backends.cpu.get_cpu_capability)
+
 fn("get_bernoulli_flavor", "torch.get_bernoulli_flavor()", [=[
 The current Bernoulli flavour, "mkl" or "default" (see torch.set_bernoulli_flavor).]=], [=[
 torch.get_bernoulli_flavor()
@@ -243,14 +253,17 @@ torch.get_bernoulli_flavor()
 
 method("uniform_", "x:uniform_([from [, to]])", [=[
 Fills x in place with numbers drawn uniformly from [from, to) (default [0, 1)) and returns x. The
-trailing underscore means in place, as in PyTorch. nn.Linear initialises its weights this way.]=], [=[
+trailing underscore means in place, as in PyTorch. nn.Linear initialises its weights this way. Like
+PyTorch, a tensor that is not contiguous (a transposed view) gets the numbers in the order of its
+memory, not of its rows.]=], [=[
 torch.manual_seed(123)
 torch.empty(3):uniform_(-1, 1)
 --> tensor([-0.4078,  0.0331, -0.4967])]=])
 
 method("normal_", "x:normal_([mean [, std]])", [=[
 Fills x in place with numbers from the normal distribution with the given mean (default 0) and
-standard deviation (default 1), and returns x.]=], [=[
+standard deviation (default 1), and returns x. A contiguous x of 16 or more elements takes PyTorch's
+vectorised path (as torch.randn); any other x one draw per element, in the order of its memory.]=], [=[
 torch.manual_seed(0)
 torch.empty(3):normal_(0, 0.1)
 --> tensor([ 0.1541, -0.0293, -0.2179])]=])
