@@ -311,6 +311,9 @@ lesson.step("MultiHeadedAttention(2, 6): 4 Linear layers", function()
 end)
 
 lesson.say[[
+The list prints its layers as (1) to (4), the indices that reach them in Lua (mha.fc_layers[1] is the
+first); PyTorch prints the same list as (0) to (3), its own indices.
+
 PyTorch agrees with the weights bit for bit. It also shows something the chapter does not say:
 clones deep-copies one Linear layer, so the four layers start out equal. (The chapter's build_model
 re-initialises every weight matrix with xavier_uniform_ afterwards, so in a whole model they

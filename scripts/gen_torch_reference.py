@@ -30,6 +30,8 @@ from torch_reference_attention import gen_attention
 from torch_reference_dtypes import gen_dtypes
 from torch_reference_products import gen_products
 from torch_reference_random import gen_random
+from torch_reference_stats import gen_stats
+from torch_reference_sweep import gen_sweep
 from torch_reference_layers import gen_layers, gen_transformer
 from torch_reference_models import gen_models
 
@@ -446,6 +448,8 @@ def main():
     gen_dtypes(OUT, header)
     gen_products(write, f32s)
     gen_random(write, f32s)
+    gen_stats(write, f32s)
+    gen_sweep(write, f32s)
     # oneDNN picks its gelu kernel by the CPU (another one on AVX-512 machines); attn follows the AVX2 one
     assert cpu_capability() == "AVX2", "layers.txt and transformer.txt need an AVX2 (not AVX-512) machine"
     gen_layers(write, f32s)

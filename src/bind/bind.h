@@ -72,6 +72,7 @@ int luaopen_attn_tensor(lua_State *L);    /* bind/tensor.c: the Tensor type, tor
 int luaopen_attn_create(lua_State *L);    /* bind/create.c */
 int luaopen_attn_views(lua_State *L);     /* bind/views.c */
 int luaopen_attn_ops(lua_State *L);       /* bind/ops.c */
+int luaopen_attn_variance(lua_State *L);  /* bind/variance.c: var and std */
 int luaopen_attn_random(lua_State *L);    /* bind/random.c */
 int luaopen_attn_attention(lua_State *L); /* bind/attention.c: the stages */
 int luaopen_attn_fused(lua_State *L);     /* bind/fused.c: attention.fused */

@@ -69,7 +69,7 @@ static void preload_embedded(lua_State *L)
  * Tensor type, whose table of methods and metatable the others add to. */
 static const luaL_Reg BINDINGS[] = {
     {"tensor", luaopen_attn_tensor}, {"create", luaopen_attn_create}, {"views", luaopen_attn_views},
-    {"ops", luaopen_attn_ops}, {"random", luaopen_attn_random}, {"attention", luaopen_attn_attention},
+    {"ops", luaopen_attn_ops}, {"variance", luaopen_attn_variance}, {"random", luaopen_attn_random}, {"attention", luaopen_attn_attention},
     {"fused", luaopen_attn_fused}, {"layers", luaopen_attn_layers}, {"errors", luaopen_attn_errors},
     {NULL, NULL}};
 

@@ -35,6 +35,10 @@ attn_tensor *attn_where(const attn_tensor *cond, const attn_tensor *a, const att
  * Sums add in exactly the order PyTorch's CPU kernel uses (reduce.c), so the last bit matches. */
 attn_tensor *attn_sum(const attn_tensor *t, int dim, int keepdim, attn_error *err);
 attn_tensor *attn_mean(const attn_tensor *t, int dim, int keepdim, attn_error *err);
+/* var (std when take_sqrt): correction 1 is the unbiased estimate, 0 the biased one; PyTorch's algorithms
+ * (two passes for a single result, Welford along a dim), in double, bit for bit (variance.c). */
+attn_tensor *attn_var(const char *fn, const attn_tensor *t, int dim, int64_t correction, int keepdim,
+                      int take_sqrt, attn_error *err);
 /* max/min: values and (when dim >= 0 and indices != NULL) 0-based indices as an int64 tensor. */
 attn_tensor *attn_max(const char *fn, const attn_tensor *t, int dim, int keepdim, int want_min,
                       attn_tensor **indices, attn_error *err);

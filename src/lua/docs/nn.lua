@@ -266,7 +266,9 @@ nn.Dropout(0.1):extra_repr()
 def("nn.ModuleList", "nn.ModuleList{module, ...}", [=[
 Holds modules in a list so that they are children of the module it is assigned to (printed, and
 their parameters listed). Index it from 1, ml[1]; #ml is the count; ipairs(ml) walks it;
-ml:append(m) adds one. Python's nn.ModuleList([CausalAttention(...) for _ in range(num_heads)])
+ml:append(m) adds one. It prints its modules as (1), (2), ... and names their parameters
+"heads.1.W_query.weight": the indices that reach them here, where PyTorch prints (0), (1), ... and
+"heads.0.W_query.weight", its own. Python's nn.ModuleList([CausalAttention(...) for _ in range(num_heads)])
 is a loop filling a Lua table, then nn.ModuleList(heads). It has no forward: call its modules.]=], [=[
 heads = {}
 for i = 1, 2 do heads[i] = nn.Linear(3, 2) end

@@ -200,6 +200,23 @@ in PyTorch, x must be float32 (the mean of an int64 tensor is an error: x:float(
 inputs:mean(1)                        -- column means; inputs: see ?torch.tensor
 --> tensor([0.4317, 0.5833, 0.5283])]=])
 
+both("var", "torch.var(x [, dim [, unbiased [, keepdim]]])", "x:var([dim [, unbiased [, keepdim]]])", [=[
+The variance of the elements: the mean of the squared distances from the mean, divided by n - 1
+(unbiased, PyTorch's default) or by n (unbiased = false); {correction = c} divides by n - c. dim and
+keepdim as in sum; x:var(false) is the biased variance over everything; keyword arguments go in a
+trailing table, x:var{dim = -1, unbiased = false, keepdim = true}. Computed as PyTorch computes it, in
+double, bit for bit: two passes when there is one result, Welford's update along a dim. Too few
+elements for the correction give nan (or inf), as in PyTorch.]=], [=[
+x = torch.tensor{{1.0, 2.0, 4.0}, {3.0, 5.0, 9.0}}
+x:var(), x:var(2), x:var{dim = 2, unbiased = false}
+--> tensor(8.)	tensor([2.3333, 9.3333])	tensor([1.5556, 6.2222])]=])
+
+both("std", "torch.std(x [, dim [, unbiased [, keepdim]]])", "x:std([dim [, unbiased [, keepdim]]])", [=[
+The standard deviation, the square root of var with the same arguments (taken in double, as in
+PyTorch).]=], [=[
+torch.tensor{1.0, 2.0, 4.0}:std(), torch.tensor{1.0, 2.0, 4.0}:std(false)
+--> tensor(1.5275)	tensor(1.2472)]=])
+
 both("max", "torch.max(x [, dim [, keepdim]])", "x:max([dim [, keepdim]])", [=[
 x:max() is the largest element, as a 0-d tensor. x:max(dim) returns two tensors, the largest values
 along dim and their int64 indices, which are 1-based (attn counts from 1; PyTorch returns 0-based

@@ -2,11 +2,15 @@
 -- their forwards share (module attn.nn.attend).
 --
 -- attend.attend(m, q, k, v, spec) takes one of two paths:
---   staged  scores, scale, mask, softmax, dropout, weighted sum, one operation each; the weights stay
---           in m.last_weights (and in m.attn for the annotated transformer, whose field it is);
---   fused   attention.fused(q, k, v, {causal = ...}): one pass that never holds the score matrix,
---           taken whenever it computes the same thing: no dropout (eval mode or p = 0), the causal
---           mask or none, plain dot-product scores, and m.use_fused not set to false.
+--   staged  scores, scale, mask, softmax, dropout, weighted sum, one operation each, exactly the
+--           operations of the book's forward, so the numbers are PyTorch's to the last bit; the weights
+--           stay in m.last_weights (and in m.attn for the annotated transformer, whose field it is);
+--   fused   attention.fused(q, k, v, {causal = ...}): one pass that never holds the score matrix, on
+--           all cores, within 1e-5 of the stages (it adds in another order).
+-- The rule: the stages, unless the score matrices are large (more than FUSED_ABOVE numbers in all, far
+-- beyond every example of the books) and the fused pass computes the same thing: no dropout (eval
+-- mode or p = 0), the causal mask or none, plain dot-product scores. m.use_fused = true takes the
+-- fused pass whenever it applies, whatever the size; m.use_fused = false never.
 local torch = require("attn.bind").torch
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local check = require("attn.check")
@@ -123,13 +127,17 @@ end
 --   fill     the value of hidden scores: -inf (ch. 3), -1e9 (annotated transformer), -1e6 (d2l)
 --   scores   scores computed elsewhere (MLPAttention's additive ones): not scaled, never fused
 --   dropout  the module's nn.Dropout, applied to the weights
+local FUSED_ABOVE = 2 ^ 20 -- numbers in all the score matrices of one forward (4 MB of float32)
+
 function attend.attend(self, q, k, v, spec)
     local drop = spec.dropout
     local dropping = drop ~= nil and drop.training and drop.p > 0
     local n, m = (q or spec.scores).shape[-2], k.shape[-2]
     local hides = spec.hidden ~= nil and spec.hidden:sum():item() > 0 -- a padding mask may hide nothing
     local causal = spec.causal ~= nil or (hides and is_causal(spec.hidden, n, m))
-    if self.use_fused ~= false and A.fused and not dropping and not spec.scores and (causal or not hides) then
+    local fusable = A.fused and not dropping and not spec.scores and (causal or not hides)
+    local large = q ~= nil and q:numel() / math.max(q.shape[-1], 1) * m > FUSED_ABOVE
+    if fusable and (self.use_fused == true or (self.use_fused == nil and large)) then
         rawset(self, "last_weights", nil) -- none on this path; stale ones would mislead
         return A.fused(q, k, v, {causal = causal})
     end

@@ -6,8 +6,9 @@
 -- Each keeps its Python original's constructor arguments (keywords become a trailing options table),
 -- field names, parameter registration order and initialisation, so after the same torch.manual_seed
 -- it computes the book's numbers.
--- Every forward computes attention with nn/attend.lua (the staged path or the fused one); each class
--- tells attention.trace its stages (trace_stages, with attention/stages.lua).
+-- Every forward computes attention with nn/attend.lua: by its stages, exactly PyTorch's numbers, or, for
+-- score matrices beyond 2^20 numbers, the fused pass; each class tells attention.trace its stages
+-- (trace_stages, with attention/stages.lua).
 -- Module attn.nn.attention: returns the classes, which nn/init.lua puts into nn.
 
 local torch = require("attn.bind").torch
@@ -32,7 +33,6 @@ local merge_heads = attend.merge_heads
 local CH3_USAGE = "%s(d_in, d_out, context_length, dropout%s [, {qkv_bias = false}])"
 
 local SelfAttention_v1 = Module:extend("SelfAttention_v1")
-SelfAttention_v1.use_fused = true
 
 function SelfAttention_v1:__init(...)
     local a = check.args("SelfAttention_v1", "nn.SelfAttention_v1(d_in, d_out)", {"d_in", "d_out"}, {}, ...)
@@ -67,7 +67,6 @@ local function qkv_layers(self, d_in, d_out, qkv_bias)
 end
 
 local SelfAttention_v2 = Module:extend("SelfAttention_v2")
-SelfAttention_v2.use_fused = true
 
 function SelfAttention_v2:__init(...)
     local a = check.args("SelfAttention_v2", "nn.SelfAttention_v2(d_in, d_out [, {qkv_bias = false}])",
@@ -113,7 +112,6 @@ local function causal_buffer(context_length)
 end
 
 local CausalAttention = Module:extend("CausalAttention")
-CausalAttention.use_fused = true
 
 function CausalAttention:__init(...)
     local a = ch3_args("CausalAttention", false, ...)
@@ -168,7 +166,6 @@ end
 classes.MultiHeadAttentionWrapper = MultiHeadAttentionWrapper
 
 local MultiHeadAttention = Module:extend("MultiHeadAttention")
-MultiHeadAttention.use_fused = true
 
 function MultiHeadAttention:__init(...)
     local a = ch3_args("MultiHeadAttention", true, ...)
@@ -206,7 +203,6 @@ classes.MultiHeadAttention = MultiHeadAttention
 -- ---- Python Deep Learning ch. 7, the annotated transformer ------------------------------------------
 
 local MultiHeadedAttention = Module:extend("MultiHeadedAttention")
-MultiHeadedAttention.use_fused = true
 
 function MultiHeadedAttention:__init(...)
     local usage = "nn.MultiHeadedAttention(h, d_model [, dropout = 0.1])"
@@ -268,7 +264,6 @@ classes.MultiHeadedAttention = MultiHeadedAttention
 -- ---- d2l -------------------------------------------------------------------------------------
 
 local DotProductAttention = Module:extend("DotProductAttention")
-DotProductAttention.use_fused = true
 
 function DotProductAttention:__init(...)
     local a = check.args("DotProductAttention", "nn.DotProductAttention(dropout)", {"dropout"}, {}, ...)
