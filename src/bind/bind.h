@@ -58,6 +58,13 @@ int lt_is_size(lua_State *L, int idx);
 /* Account the bytes of tensors allocated since the last call with Lua's garbage collector. */
 void lt_account(lua_State *L);
 
+/* index.c: the Tensor metatable's __index (upvalues: the methods table, the torch table), __newindex,
+ * __len and __pairs. */
+int lt_tensor_index(lua_State *L);
+int lt_tensor_newindex(lua_State *L);
+int lt_tensor_len(lua_State *L);
+int lt_tensor_pairs(lua_State *L);
+
 /* views.c: a 1-based (or negative) index along dim d -> 0-based (0 and out of range are errors);
  * x.T's view (all dims reversed). */
 int64_t lt_check_index(lua_State *L, int idx, const attn_tensor *t, int d, const char *fn);

@@ -49,4 +49,8 @@ function D.mdef(class, name, sig, doc, example)
     D.def("nn." .. class .. ":" .. name, sig, doc, example, rawget(nn[class], name))
 end
 
+-- A sentence the docs of every function that takes ids share (docs/transformer.lua, docs/blocks.lua).
+D.ids_note = [=[Ids are 1-based, as everything in attn: id 1 is the first row (PyTorch's id 0), so a
+PyTorch id i is attn's i + 1.]=]
+
 return D

@@ -22,6 +22,7 @@ local TOPICS = {
     "overview",     -- what ?nn, ?attention and ?lesson list
     "tensor",       -- shapes, views, indexing, conversion
     "transformer",  -- the Transformer's layers
+    "blocks",       -- the Transformer's blocks and BERT's input (nn/transformer.lua)
     "rnn",          -- the recurrent layers (nn/rnn.lua)
     "model",        -- nn.init, nn.Sequential, the whole Transformer and decoding (nn/model.lua)
 }
