@@ -18,12 +18,13 @@ void attn_term_setup(lua_State *L, int color);
 /* Lesson modes (lessons.c). attn_lessons runs one on the lesson files given (none: every lesson in
  * ./lessons, for --check and --list) and returns 1 on success, 0 on an error or a failed check. */
 enum { ATTN_LESSON_NONE, ATTN_LESSON_STEP, ATTN_LESSON_LINE, ATTN_LESSON_CHECK, ATTN_LESSON_TAP,
-       ATTN_LESSON_LIST };
+       ATTN_LESSON_LIST, ATTN_LESSON_HTML };
 /* What --step and --step=line take besides the files: --from N (the first lesson starts at its step
- * N; 0 when not given) and --clear (the screen is cleared before each step). */
+ * N; 0 when not given) and --clear (the screen is cleared before each step); and --html's OUT. */
 typedef struct {
     long from;
     int clear;
+    const char *out;
 } attn_step_options;
 int attn_lessons(lua_State *L, int mode, char **files, int nfiles, const attn_step_options *step);
 

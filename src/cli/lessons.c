@@ -1,9 +1,11 @@
-/* lessons.c — the lesson modes of the command line: --step, --step=line, --check [--tap], --list.
+/* lessons.c — the lesson modes of the command line: --step, --step=line, --check [--tap], --list,
+ * --html.
  * The lessons run in Lua (src/lua/lesson/run.lua); this file gives that code what only C can: where
  * the lessons are, a fresh Lua state per lesson for --check (so no lesson sees the globals another
  * one left behind), and for step mode a way back to the core's settings a lesson started with. One
  * key from the terminal is term.c's. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +260,74 @@ static int step_all(lua_State *L, char **files, int nfiles, const char *mode, co
     return 1;
 }
 
+/* --html OUT LESSON...: each lesson in a state of its own, as --check runs it, written as a web page
+ * (src/lua/lesson/html.lua): to OUT for one lesson, to OUT/NAME.html for several (OUT a folder,
+ * made when missing). One line per page says where it went, its size and its checks; the exit
+ * status is 1 when a page could not be written or a check failed. */
+static int html_all(char **files, int nfiles, const char *out) {
+    char buf[4096], page[4096];
+    const char *dir = lessons_dir(buf, sizeof buf);
+    int ok = 1;
+    if (nfiles == 0) {
+        fprintf(stderr, "attn: --html needs a lesson file after the page's name (./attn --list shows them)\n");
+        return 0;
+    }
+    if (nfiles > 1 && !is_dir(out) && mkdir(out, 0777) != 0) {
+        fprintf(stderr, "attn: --html: cannot make the folder %s for %d pages: %s\n", out, nfiles, strerror(errno));
+        return 0;
+    }
+    for (int i = 0; i < nfiles; i++) {
+        lua_State *L = luaL_newstate();
+        if (L == NULL) {
+            fprintf(stderr, "attn: %s: cannot create state: not enough memory\n", files[i]);
+            ok = 0;
+            continue;
+        }
+        lua_gc(L, LUA_GCSTOP);
+        int opened = attn_open(L) == LUA_OK;
+        lua_gc(L, LUA_GCRESTART);
+        attn_term_setup(L, 0);
+        const char *path = files[i];
+        if (opened && push_runner(L, "resolve")) { /* "03_causal_attention" finds lessons/03_... */
+            lua_pushstring(L, files[i]);
+            if (dir) lua_pushstring(L, dir);
+            else lua_pushnil(L);
+            if (attn_pcall(L, 2, 1, 0) == LUA_OK && lua_isstring(L, -1)) path = lua_tostring(L, -1);
+        }
+        if (nfiles > 1) {
+            const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+            size_t n = strlen(base);
+            if (n > 4 && strcmp(base + n - 4, ".lua") == 0) n -= 4;
+            snprintf(page, sizeof page, "%s/%.*s.html", out, (int)n, base);
+        } else {
+            snprintf(page, sizeof page, "%s", out);
+        }
+        if (opened) {
+            lua_getglobal(L, "require");
+            lua_pushliteral(L, "attn.lesson.html");
+            opened = attn_pcall(L, 1, 1, 0) == LUA_OK;
+        }
+        if (opened) {
+            lua_getfield(L, -1, "file");
+            lua_pushstring(L, path);
+            lua_pushstring(L, page);
+            opened = attn_pcall(L, 2, 2, 0) == LUA_OK;
+        }
+        if (!opened) {
+            report_top(L);
+            ok = 0;
+        } else {
+            long passed = int_field(L, -2, "passed"), failed = int_field(L, -2, "failed");
+            printf("%s: %s (%ld bytes; checks: %ld passed, %ld failed)\n", path, page, (long)lua_tointeger(L, -1),
+                   passed, failed);
+            if (failed > 0) ok = 0;
+        }
+        lua_close(L);
+        fflush(stdout);
+    }
+    return ok;
+}
+
 static int list_all(lua_State *L, char **files, int nfiles) {
     char buf[4096];
     if (!push_runner(L, "list")) {
@@ -289,6 +359,7 @@ int attn_lessons(lua_State *L, int mode, char **files, int nfiles, const attn_st
     case ATTN_LESSON_CHECK: return check_all(L, files, nfiles, 0);
     case ATTN_LESSON_TAP: return check_all(L, files, nfiles, 1);
     case ATTN_LESSON_LIST: return list_all(L, files, nfiles);
+    case ATTN_LESSON_HTML: return html_all(files, nfiles, step->out);
     default: return 0;
     }
 }

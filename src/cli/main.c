@@ -179,14 +179,14 @@ static int handle_script(lua_State *L, char **argv) {
 #define has_v 4      /* -v, --version */
 #define has_e 8      /* -e */
 #define has_h 16     /* -h, --help */
-#define has_lesson 32 /* --step, --step=line, --check, --list: see lesson_mode */
+#define has_lesson 32 /* --step, --step=line, --check, --list, --html: see lesson_mode */
 
 /* The lesson mode asked for (cli.h's ATTN_LESSON_*), and --tap. */
 static int lesson_mode = ATTN_LESSON_NONE;
 static const char *lesson_mode_option = NULL; /* the option that chose it, "--step" ... */
 static const char *lesson_conflict = NULL;    /* set when a second, different mode is asked for */
 static int lesson_tap = 0;
-static attn_step_options step_options = {0, 0}; /* --from N, --clear */
+static attn_step_options step_options = {0, 0, NULL}; /* --from N, --clear, --html OUT */
 static const char *bad_from = NULL;               /* the word given to --from when it is no step number */
 
 static void print_usage(FILE *f) {
@@ -213,6 +213,8 @@ static void print_usage(FILE *f) {
             "  --check [LESSON...]  run lessons quietly (each on its own), print failed checks and\n"
             "                       'N passed, N failed'; exit status 1 on any failure (all lessons\n"
             "                       when none are given); with --tap, print TAP instead\n"
+            "  --html OUT LESSON... run lessons as --check does and write each as a web page: OUT\n"
+            "                       (several lessons: OUT is a folder, one page for each)\n"
             "With no arguments, %s starts the REPL (or runs stdin when it is not a terminal).\n",
             progname, progname);
 }
@@ -225,7 +227,7 @@ static void print_bad_option(const char *badoption) {
         fprintf(stderr, "%s: --from needs a step number (1, 2, ...)\n", progname);
     else if (bad_from)
         fprintf(stderr, "%s: --from needs a step number (1, 2, ...), got '%s'\n", progname, bad_from);
-    else if ((badoption[1] == 'e' || badoption[1] == 'l') && badoption[2] == '\0')
+    else if (((badoption[1] == 'e' || badoption[1] == 'l') && badoption[2] == '\0') || strcmp(badoption, "--html") == 0)
         fprintf(stderr, "%s: '%s' needs argument\n", progname, badoption);
     else
         fprintf(stderr, "%s: unrecognized option '%s'\n", progname, badoption);
@@ -266,7 +268,7 @@ static int longoption(const char *opt) {
     {
         static const struct { const char *name; int mode; } modes[] = {
             {"--step", ATTN_LESSON_STEP}, {"--step=line", ATTN_LESSON_LINE},
-            {"--check", ATTN_LESSON_CHECK}, {"--list", ATTN_LESSON_LIST},
+            {"--check", ATTN_LESSON_CHECK}, {"--list", ATTN_LESSON_LIST}, {"--html", ATTN_LESSON_HTML},
         };
         for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
             if (strcmp(opt, modes[i].name) == 0) {
@@ -300,6 +302,13 @@ static int collectargs(char **argv, int *first) {
             if (strcmp(argv[i], "--from") == 0) { /* --from N: the number is the next word */
                 if (!from_option(argv[i + 1])) return has_error;
                 i++;
+                break;
+            }
+            if (strcmp(argv[i], "--html") == 0) { /* --html OUT: the page is the next word */
+                int f = argv[i + 1] ? longoption(argv[i]) : has_error;
+                if (f == has_error) return has_error;
+                step_options.out = argv[++i];
+                args |= f;
                 break;
             }
             {

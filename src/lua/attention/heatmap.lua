@@ -11,6 +11,11 @@
 --
 -- The numbers are PyTorch's print of t, cell by cell (so precision and scientific notation follow
 -- torch.set_printoptions, and -inf / nan show as such); the colour only adds to them.
+--
+--   heatmap.record(fn) -> the recorder it replaces. While one is set (lesson/record.lua, for --html),
+--       every shaded matrix render would draw is handed to fn as data instead: fn{t =, opts =, cells =,
+--       values =, rows =, cols =, lo =, hi =} returns the text render returns in its place (a marker
+--       the recorder finds again in what was printed), or nil to have it drawn as text after all.
 local heatmap = {}
 local torch = require("attn.bind").torch
 local text = require("attn.text.width")
@@ -24,6 +29,13 @@ local PALETTE = {230, 194, 157, 121, 86, 43, 37, 31, 25, 19}
 local SHADES = {" ", "░", "▒", "▓", "█"}
 
 local width, pad_left, pad_right = text.of, text.pad_left, text.pad_right
+
+local recorder = nil
+function heatmap.record(fn)
+    local old = recorder
+    recorder = fn
+    return old
+end
 
 -- A label as shown: a string of at most 12 columns.
 local function label(x)
@@ -113,6 +125,9 @@ function heatmap.render(t, opts)
     end
     local lo, hi = finite_range(values)
     if type(opts.range) == "table" then lo, hi = opts.range[1], opts.range[2] end
+    local marker = recorder and shade and
+        recorder{t = t, opts = opts, cells = cells, values = values, rows = rows, cols = cols, lo = lo, hi = hi}
+    if marker then return marker end
 
     local tw = 0 -- text width of the widest number
     for i = 1, n do for j = 1, m do tw = math.max(tw, width(cells[i][j])) end end

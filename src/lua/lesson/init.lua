@@ -33,6 +33,7 @@ local compare = require("attn.lesson.compare")
 local source = require("attn.lesson.source")
 local reference = require("attn.lesson.reference")
 local screen = require("attn.lesson.screen")
+local heatmaps = require("attn.lesson.heatmaps")
 
 local lesson = {}
 
@@ -51,7 +52,7 @@ local stdout = io.stdout
 local S
 
 -- lesson.begin([{name =, mode = "run", tap = false, first = 1, target =, source =, nav =, pause =,
---               show_title =}]) -> the new run's state. A run is one pass through the lesson's chunk;
+--               show_title =, sink =}]) -> the new run's state. A run is one pass through the lesson's chunk;
 -- step mode's b, r and g start another one with a target (lesson/run.lua).
 function lesson.begin(opts)
     opts = opts or {}
@@ -73,6 +74,7 @@ function lesson.begin(opts)
         pause = opts.pause,   -- step mode: called after each step shown (lesson/keys.lua)
         stopping = nil,       -- lesson.QUIT or lesson.JUMP once raised: raised again if caught
         jump = nil,           -- the step b, r or g asked for
+        sink = opts.sink,     -- mode "record" (lesson/record.lua): sink(kind, ...) gets the run as data
     }
     return S
 end
@@ -95,6 +97,8 @@ local captured = nil
 local function emit(...)
     if captured then
         for i = 1, select("#", ...) do captured[#captured + 1] = tostring((select(i, ...))) end
+    elseif S.sink then
+        S.sink("text", ...)
     elseif screen.active() then
         screen.write(...)
     else
@@ -117,6 +121,14 @@ function lesson.print(...)
 end
 
 function lesson.capturing() return captured ~= nil end
+
+-- Mode "record": the lesson's structure (title, sections, paragraphs, steps, checks) goes to the
+-- run's sink as data instead of being drawn as text; true when it did.
+local function mark(kind, data)
+    if not S.sink or captured then return false end
+    S.sink(kind, data)
+    return true
+end
 
 -- lesson.capture(fn, ...) -> the text the lesson library printed while fn(...) ran (no colour).
 function lesson.capture(fn, ...)
@@ -209,6 +221,7 @@ function lesson.title(text, opts)
     check_string("title", 1, text)
     S.title = text
     local origin = type(opts) == "table" and opts.source or nil
+    if mark("title", {text = text, source = origin and tostring(origin)}) then return end
     local out = S.show_title and S.mode ~= "check" and emit or write
     out(paint("1", text), "\n", paint("1", string.rep("━", width(text))), "\n")
     if origin then out(paint("2", tostring(origin)), "\n") end
@@ -219,12 +232,14 @@ function lesson.section(text)
     check_string("section", 1, text)
     S.skipping = false
     S.section = text
+    if mark("section", {text = text}) then return end
     write("\n", paint("1;36", rule("═", text)), "\n")
 end
 
 -- lesson.say[[prose]]: a paragraph for the reader, before the step it explains.
 function lesson.say(text)
     check_string("say", 1, text)
+    if mark("say", {text = dedent(text)}) then return end
     write("\n", dedent(text), "\n")
 end
 
@@ -267,10 +282,11 @@ end
 local function run_step(title, fn)
     local info = debug.getinfo(fn, "S")
     local src = source.get(info.source)
-    step_head(title, src)
-    if src and S.mode ~= "line" then
-        local lines = code_lines(source.body(src, info.linedefined, info.lastlinedefined))
-        if #lines > 0 then write(table.concat(lines, "\n"), "\n") end
+    local body = src and source.body(src, info.linedefined, info.lastlinedefined) or {}
+    if not mark("step", {n = S.step, of = src and src.steps, title = title, code = body}) then
+        step_head(title, src)
+        local lines = code_lines(body)
+        if #lines > 0 and S.mode ~= "line" then write(table.concat(lines, "\n"), "\n") end
     end
     if screen.active() and not quiet() then screen.show() end   -- the step's code, before it runs
     if not quiet() then return fn() end
@@ -305,47 +321,9 @@ end
 
 -- lesson.heatmaps{{title, t [, opts]}, ...}: matrices drawn with attention.heatmap (opts as there),
 -- each under its title; next to each other when they fit in lesson.width columns, else one below
--- the other. For patterns a lesson compares (a bidirectional and a causal mask).
+-- the other (lesson/heatmaps.lua). For patterns a lesson compares (a bidirectional and a causal mask).
 function lesson.heatmaps(list)
-    if type(list) ~= "table" or #list == 0 then
-        errors.raise("lesson.heatmaps: expected a list such as {{\"BERT\", w1}, {\"GPT\", w2}}, got " .. type(list))
-    end
-    local heatmap = require("attn.attention.heatmap")
-    local blocks, widths = {}, {}
-    for i, item in ipairs(list) do
-        if type(item) ~= "table" or not torch.is_tensor(item[2]) then
-            errors.raise("lesson.heatmaps: item " .. i .. " must be {title, tensor [, opts]}")
-        end
-        local opts = {}
-        for k, v in pairs(item[3] or {}) do opts[k] = v end
-        if opts.color == nil then opts.color = colored() end
-        local lines = {tostring(item[1])}
-        for l in (heatmap.render(item[2], opts) .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = l end
-        local w = 0
-        for _, l in ipairs(lines) do
-            w = math.max(w, width(text.plain(l)))
-        end
-        blocks[i], widths[i] = lines, w
-    end
-    local total, gap = -4, "    "
-    for _, w in ipairs(widths) do total = total + w + #gap end
-    if total > lesson.width then
-        for i, lines in ipairs(blocks) do
-            write(i > 1 and "\n" or "", table.concat(lines, "\n"), "\n")
-        end
-        return
-    end
-    local height = 0
-    for _, lines in ipairs(blocks) do height = math.max(height, #lines) end
-    for r = 1, height do
-        local row = {}
-        for i, lines in ipairs(blocks) do
-            local l = lines[r] or ""
-            local pad = i < #blocks and string.rep(" ", widths[i] - width(text.plain(l))) or ""
-            row[i] = l .. pad
-        end
-        write((table.concat(row, gap):gsub("%s+$", "")), "\n")
-    end
+    write(heatmaps.text(list, colored(), lesson.width))
 end
 
 -- The tensors lesson.reference returned: the only tensors lesson.check takes as its expected side.
@@ -369,8 +347,11 @@ end
 ---------------------------------------------------------------------------------------------------
 
 -- One check's line: "✓ what" (a check) or "≡ what (largest difference ...)" (an identity, with
--- `note`); "✗ what" and the explanation on a failure.
-local function report_check(what, ok, lines, identity, note)
+-- `note`); "✗ what" and the explanation on a failure. pair: {computed, expected} (record mode).
+local function report_check(what, ok, lines, identity, note, pair)
+    if mark("check", {what = what, ok = ok, lines = lines or {}, identity = identity, note = note, pair = pair}) then
+        return
+    end
     local number = S.tap_first + S.passed + S.failed - 1
     if S.mode == "check" then
         local label = (S.name and S.name .. ": " or "") .. (identity and "≡ " or "") .. what
@@ -411,7 +392,7 @@ function lesson.check(what, computed, expected, opts)
     end
     local ok, lines = compare.check(computed, expected, opts)
     if ok then S.passed = S.passed + 1 else S.failed = S.failed + 1 end
-    report_check(what, ok, lines)
+    report_check(what, ok, lines, nil, nil, {computed, expected})
     return ok
 end
 
@@ -434,7 +415,7 @@ function lesson.agree(what, a, b, opts)
     local ok, note, lines = compare.agree(a, b, tol)
     if ok then S.passed = S.passed + 1 else S.failed = S.failed + 1 end
     S.identities = S.identities + 1
-    report_check(what, ok, lines, true, note)
+    report_check(what, ok, lines, true, note, {a, b})
     return ok
 end
 

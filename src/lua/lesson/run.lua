@@ -1,8 +1,8 @@
 -- run.lua — the command-line lesson modes (module attn.lesson.run, called from src/cli/lessons.c):
 -- run one lesson file in a mode, list lessons.
 --
---   run.file(path, {mode = "step"|"line"|"check"|"run", tap = bool, first = n,
---                   from = n, clear = bool, reset = function})
+--   run.file(path, {mode = "step"|"line"|"check"|"run"|"record", tap = bool, first = n,
+--                   from = n, clear = bool, reset = function, sink = function})
 --       -> {status =, passed =, failed =, identities =}
 --          status: "ok", "quit" (the user pressed q), "error" or, in the step modes, "interrupted"
 --          (Ctrl-C: it stops every lesson); identities: how many of the
@@ -10,6 +10,7 @@
 --          from, clear: --from N and --clear (step modes); reset: puts the core's settings (the
 --          generator, the dropout flavour, the print options) back to the lesson's start
 --          (src/cli/lessons.c), before it runs again for step mode's b, r and g
+--          sink: mode "record" (lesson/record.lua): the run as data, an error as a failed check
 --   run.list(paths)                 prints "path  title" and, below the title, its source
 --   run.resolve(name, dir)          the lesson file a name means: a path, or dir/name[.lua]
 --
@@ -112,7 +113,7 @@ end
 -- An error that stopped the lesson, reported as the mode reports it: in check mode one more failed
 -- check, named by the lesson's line when known (where); otherwise the message on stderr.
 local function report(mode, path, err, where)
-    if mode == "check" then
+    if mode == "check" or mode == "record" then
         local msg = err:match("^[^\n]*")
         local plain = msg:gsub("^" .. path:gsub("%p", "%%%0") .. ":%d+: ", "")
         lesson.report_error(where and plain or msg, where)
@@ -159,11 +160,11 @@ local function pass(path, opts, how)
     local S = lesson.begin{name = basename(path), mode = how.mode, tap = opts.tap, first = opts.first,
                            target = how.target, source = how.source, nav = how.nav,
                            show_title = how.first_pass and how.target > 1,
-                           pause = how.mode == "step" and keys.after_step or nil}
+                           pause = how.mode == "step" and keys.after_step or nil, sink = opts.sink}
     if S.replaying and screen.active() then screen.status(keys.replaying(how.target)) end
     local chunk, err = loadfile(path, "bt", lesson_env(how.written))
     if chunk then return S, run_chunk(chunk, path, how.mode) end
-    if how.mode == "check" then lesson.report_error(err) else report(how.mode, path, err) end
+    if how.mode == "check" or how.mode == "record" then lesson.report_error(err) else report(how.mode, path, err) end
     return S, "error"
 end
 
