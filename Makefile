@@ -7,12 +7,12 @@
 #   make clean    remove build products
 
 CC      ?= cc
-PKGS    := lua5.4 openblas readline
+PKGS    := lua5.4 openblas readline libcjson libpcre2-8
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SLEEF_LIBS := -lsleef
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(SLEEF_LIBS)
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
-BLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null) $(SLEEF_LIBS)
+BLAS_LIBS   := $(shell pkg-config --libs openblas libcjson 2>/dev/null) $(SLEEF_LIBS)
 LUA_LIBS    := $(shell pkg-config --libs lua5.4 2>/dev/null)
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter

@@ -70,7 +70,8 @@ static void preload_embedded(lua_State *L)
 static const luaL_Reg BINDINGS[] = {
     {"tensor", luaopen_attn_tensor}, {"create", luaopen_attn_create}, {"views", luaopen_attn_views},
     {"ops", luaopen_attn_ops}, {"variance", luaopen_attn_variance}, {"random", luaopen_attn_random}, {"attention", luaopen_attn_attention},
-    {"fused", luaopen_attn_fused}, {"layers", luaopen_attn_layers}, {"errors", luaopen_attn_errors},
+    {"fused", luaopen_attn_fused}, {"layers", luaopen_attn_layers}, {"safetensors", luaopen_attn_safetensors},
+    {"errors", luaopen_attn_errors},
     {NULL, NULL}};
 
 /* Adds the fields of the table on top of the stack to the table at index `into`, and pops it. */

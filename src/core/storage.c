@@ -60,7 +60,7 @@ static void human_count(double n, char *buf, size_t size)
 }
 
 /* "4 TB", "381 MB": decimal units, three significant digits. */
-static void human_bytes(double b, char *buf, size_t size)
+void attn_human_bytes(double b, char *buf, size_t size)
 {
     static const char *units[] = {"bytes", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
     int u = 0;
@@ -82,7 +82,7 @@ static double machine_bytes(void)
 /* Memory the kernel can still hand out (MemAvailable), or -1 if unknown. Linux overcommits: a huge
  * malloc succeeds and the process is killed later when the pages are touched, so big allocations are
  * checked against this first. */
-static double available_bytes(void)
+double attn_available_bytes(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
     if (f) {
@@ -109,15 +109,15 @@ attn_storage *attn_storage_new(const char *fn, int64_t numel, double want, size_
     double nbytes = want * (double)elem_size;
     if (want > (double)INT64_MAX / 8 || nbytes > machine_bytes()) {
         human_count(want, count, sizeof count);
-        human_bytes(nbytes, bytes, sizeof bytes);
+        attn_human_bytes(nbytes, bytes, sizeof bytes);
         return attn_fail(err, "%s: %s elements (%s) is more than this machine can hold", fn, count, bytes);
     }
     if (nbytes >= BIG_ALLOCATION) {
-        double avail = available_bytes();
+        double avail = attn_available_bytes();
         if (avail >= 0 && nbytes > 0.5 * avail) {
             human_count(want, count, sizeof count);
-            human_bytes(nbytes, bytes, sizeof bytes);
-            human_bytes(avail, avail_text, sizeof avail_text);
+            attn_human_bytes(nbytes, bytes, sizeof bytes);
+            attn_human_bytes(avail, avail_text, sizeof avail_text);
             return attn_fail(err, "%s: %s elements (%s) is more than half the memory available now (%s)", fn,
                              count, bytes, avail_text);
         }
@@ -129,13 +129,14 @@ attn_storage *attn_storage_new(const char *fn, int64_t numel, double want, size_
     void *block = alloc_fn(alloc_ud, NULL, 0, size);
     if (!block) {
         free(s);
-        human_bytes((double)size, bytes, sizeof bytes);
+        attn_human_bytes((double)size, bytes, sizeof bytes);
         return attn_fail(err, "%s: cannot allocate %s (out of memory)", fn, bytes);
     }
     s->data = elem_size == sizeof(int64_t) ? NULL : block;
     s->i64 = elem_size == sizeof(int64_t) ? block : NULL;
     s->numel = numel;
     s->refcount = 1;
+    s->mapping = NULL;
     live_bytes += (int64_t)size;
     new_bytes += (int64_t)size;
     return s;
@@ -145,6 +146,11 @@ void attn_storage_release(attn_storage *s)
 {
     if (!s || --s->refcount > 0)
         return;
+    if (s->mapping) { /* the bytes belong to a mapped file (mapping.c) */
+        attn_mapping_release(s->mapping);
+        free(s);
+        return;
+    }
     size_t size = (size_t)(s->numel > 0 ? s->numel : 1) * (s->i64 ? sizeof(int64_t) : sizeof(float));
     alloc_fn(alloc_ud, s->i64 ? (void *)s->i64 : (void *)s->data, size, 0);
     live_bytes -= (int64_t)size;

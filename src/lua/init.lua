@@ -4,11 +4,14 @@
 -- them the globals of ./attn.
 local torch = require("attn.bind").torch
 local nn = require("attn.nn")
+local safetensors = require("attn.safetensors")
 torch.nn = nn
+torch.load = safetensors.torch_load
 return {
     torch = torch,
     nn = nn,
     attention = require("attn.attention"),
     help = require("attn.help"),
     lesson = require("attn.lesson"),
+    safetensors = safetensors,
 }

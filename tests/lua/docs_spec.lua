@@ -63,6 +63,10 @@ local function public_names()
     names[#names + 1] = "attention"
     for _, k in ipairs(sorted_keys(attention, is_function)) do names[#names + 1] = "attention." .. k end
     names[#names + 1] = "help"
+    names[#names + 1] = "safetensors"
+    for _, k in ipairs(sorted_keys(safetensors, is_function)) do
+        if k ~= "torch_load" then names[#names + 1] = "safetensors." .. k end -- torch_load is torch.load
+    end
     for _, k in ipairs(sorted_keys(help, is_function)) do names[#names + 1] = "help." .. k end
     for _, p in ipairs({"shape", "T", "mT", "ndim", "dtype"}) do names[#names + 1] = "Tensor." .. p end
     for _, v in ipairs({"inf", "nan", "float32", "float", "bool"}) do names[#names + 1] = "torch." .. v end

@@ -25,6 +25,7 @@ local TOPICS = {
     "blocks",       -- the Transformer's blocks and BERT's input (nn/transformer.lua)
     "rnn",          -- the recurrent layers (nn/rnn.lua)
     "model",        -- nn.init, nn.Sequential, the whole Transformer and decoding (nn/model.lua)
+    "safetensors",  -- safetensors.load_file/save_file, torch.load's refusal
 }
 
 for _, topic in ipairs(TOPICS) do

@@ -1,0 +1,402 @@
+/* safetensors.c — loading a safetensors file (see safetensors.h for the format). The JSON header is
+ * parsed by cJSON; everything the format requires beyond JSON is checked here, before any tensor is
+ * made: names unique and UTF-8, known dtypes, shapes whose byte size is the span of their offsets,
+ * offsets inside the data, no two tensors sharing a byte and no byte left unused (the format's own
+ * rule: it keeps a weights file from doubling as another kind of file). */
+#include "safetensors.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The reference implementation refuses headers over 100 MB: no real header comes near it, and a
+ * corrupted length must not make us parse gigabytes. */
+#define MAX_HEADER (100u * 1000 * 1000)
+
+typedef struct st_dtype {
+    const char *name;
+    size_t size;      /* bytes per element in the file */
+    attn_dtype dtype; /* what attn makes of it */
+} st_dtype;
+
+static const st_dtype DTYPES[] = {
+    {"F32", 4, ATTN_FLOAT32}, {"F16", 2, ATTN_FLOAT32}, {"BF16", 2, ATTN_FLOAT32}, {"F64", 8, ATTN_FLOAT32},
+    {"I64", 8, ATTN_INT64},   {"I32", 4, ATTN_INT64},   {"I16", 2, ATTN_INT64},    {"I8", 1, ATTN_INT64},
+    {"U8", 1, ATTN_INT64},    {"BOOL", 1, ATTN_BOOL},   {NULL, 0, 0}};
+
+int attn_utf8_valid(const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (len == 0 || i + len > n)
+            return 0;
+        unsigned cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        /* overlong forms, surrogates and code points past U+10FFFF are not UTF-8 */
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+        i += len;
+    }
+    return 1;
+}
+
+/* What one header entry says, checked. */
+typedef struct st_info {
+    const char *name;
+    const st_dtype *dt;
+    int ndim;
+    int64_t shape[ATTN_MAX_DIMS];
+    uint64_t begin, end;
+} st_info;
+
+/* A JSON number that is a whole number in [0, 2^53]. */
+static int whole(const cJSON *n, uint64_t *out)
+{
+    if (!cJSON_IsNumber(n))
+        return 0;
+    double v = n->valuedouble;
+    if (!(v >= 0 && v <= 9007199254740992.0) || v != floor(v))
+        return 0;
+    *out = (uint64_t)v;
+    return 1;
+}
+
+static int check_entry(const char *fn, const char *path, const cJSON *item, uint64_t data_len, st_info *info,
+                       attn_error *err)
+{
+    const char *name = item->string;
+    info->name = name;
+    if (!cJSON_IsObject(item))
+        return attn_fail(err, "%s: %s: the header entry of \"%s\" is not an object {dtype, shape, data_offsets}",
+                         fn, path, name), -1;
+    const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(item, "dtype");
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(item, "shape");
+    const cJSON *offsets = cJSON_GetObjectItemCaseSensitive(item, "data_offsets");
+    if (!cJSON_IsString(dtype) || !cJSON_IsArray(shape) || !cJSON_IsArray(offsets))
+        return attn_fail(err, "%s: %s: the header entry of \"%s\" needs a string dtype, a list shape and a list "
+                              "data_offsets", fn, path, name), -1;
+    info->dt = NULL;
+    for (const st_dtype *d = DTYPES; d->name; d++)
+        if (strcmp(d->name, dtype->valuestring) == 0)
+            info->dt = d;
+    if (!info->dt)
+        return attn_fail(err, "%s: %s: tensor \"%s\" has dtype \"%.40s\", which attn does not read (it reads F32, "
+                              "F16, BF16, F64, I64, I32, I16, I8, U8 and BOOL)", fn, path, name,
+                         dtype->valuestring), -1;
+    int ndim = cJSON_GetArraySize(shape);
+    if (ndim > ATTN_MAX_DIMS)
+        return attn_fail(err, "%s: %s: tensor \"%s\" has %d dims, attn supports at most %d", fn, path, name, ndim,
+                         ATTN_MAX_DIMS), -1;
+    info->ndim = ndim;
+    double bytes = (double)info->dt->size;
+    int d = 0;
+    for (const cJSON *s = shape->child; s; s = s->next, d++) {
+        uint64_t v;
+        if (!whole(s, &v))
+            return attn_fail(err, "%s: %s: tensor \"%s\": shape sizes must be whole numbers >= 0", fn, path,
+                             name), -1;
+        info->shape[d] = (int64_t)v;
+        bytes *= (double)v;
+    }
+    if (cJSON_GetArraySize(offsets) != 2 || !whole(offsets->child, &info->begin) ||
+        !whole(offsets->child->next, &info->end) || info->begin > info->end)
+        return attn_fail(err, "%s: %s: tensor \"%s\": data_offsets must be [begin, end] with 0 <= begin <= end", fn,
+                         path, name), -1;
+    if (info->end > data_len)
+        return attn_fail(err, "%s: %s: tensor \"%s\": data_offsets [%llu, %llu] are past the end of the data "
+                              "(%llu bytes): the file is truncated or its header is wrong", fn, path, name,
+                         (unsigned long long)info->begin, (unsigned long long)info->end,
+                         (unsigned long long)data_len), -1;
+    if (bytes != (double)(info->end - info->begin)) {
+        char text[160];
+        attn_tensor tmp = {.ndim = ndim};
+        memcpy(tmp.shape, info->shape, sizeof(int64_t) * (size_t)ndim);
+        return attn_fail(err, "%s: %s: tensor \"%s\": shape %s of %s takes %.0f bytes, but its data_offsets "
+                              "[%llu, %llu] span %llu", fn, path, name, attn_shape_str(&tmp, text, sizeof text),
+                         info->dt->name, bytes, (unsigned long long)info->begin, (unsigned long long)info->end,
+                         (unsigned long long)(info->end - info->begin)), -1;
+    }
+    return 0;
+}
+
+static int by_begin(const void *a, const void *b)
+{
+    const st_info *x = a, *y = b;
+    if (x->begin != y->begin)
+        return x->begin < y->begin ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1F, man = h & 0x3FF, bits;
+    if (exp == 0x1F) {
+        bits = sign | 0x7F800000u | (man << 13); /* inf, NaN */
+    } else if (exp != 0) {
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    } else if (man == 0) {
+        bits = sign;
+    } else { /* subnormal: normalise */
+        int e = -1;
+        do {
+            e++;
+            man <<= 1;
+        } while ((man & 0x400) == 0);
+        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3FF) << 13);
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* A tensor made from bytes at `at` that cannot be used in place: converted into new storage. */
+static attn_tensor *converted(const char *fn, const st_info *info, const unsigned char *at, attn_error *err)
+{
+    attn_tensor *t = attn_empty(fn, info->ndim, info->shape, info->dt->dtype, err);
+    if (!t)
+        return NULL;
+    int64_t n = attn_numel(t);
+    const char *dt = info->dt->name;
+    for (int64_t i = 0; i < n; i++) {
+        const unsigned char *p = at + (size_t)i * info->dt->size;
+        if (strcmp(dt, "F32") == 0) {
+            memcpy(&t->storage->data[i], p, 4);
+        } else if (strcmp(dt, "F16") == 0) {
+            uint16_t h;
+            memcpy(&h, p, 2);
+            t->storage->data[i] = half_to_float(h);
+        } else if (strcmp(dt, "BF16") == 0) {
+            uint32_t bits = (uint32_t)(p[0] | (p[1] << 8)) << 16;
+            memcpy(&t->storage->data[i], &bits, 4);
+        } else if (strcmp(dt, "F64") == 0) {
+            double v;
+            memcpy(&v, p, 8);
+            t->storage->data[i] = (float)v;
+        } else if (strcmp(dt, "BOOL") == 0) {
+            t->storage->data[i] = *p ? 1.0f : 0.0f;
+        } else if (strcmp(dt, "I64") == 0) {
+            memcpy(&t->storage->i64[i], p, 8);
+        } else if (strcmp(dt, "I32") == 0) {
+            int32_t v;
+            memcpy(&v, p, 4);
+            t->storage->i64[i] = v;
+        } else if (strcmp(dt, "I16") == 0) {
+            int16_t v;
+            memcpy(&v, p, 2);
+            t->storage->i64[i] = v;
+        } else if (strcmp(dt, "I8") == 0) {
+            t->storage->i64[i] = (int8_t)*p;
+        } else { /* U8 */
+            t->storage->i64[i] = *p;
+        }
+    }
+    return t;
+}
+
+void attn_st_free(attn_st_file *f)
+{
+    if (!f)
+        return;
+    for (int i = 0; i < f->count; i++) {
+        free(f->entries[i].name);
+        attn_free(f->entries[i].tensor);
+    }
+    for (int i = 0; i < f->meta_count; i++) {
+        free(f->meta_keys[i]);
+        free(f->meta_values[i]);
+    }
+    free(f->entries);
+    free(f->meta_keys);
+    free(f->meta_values);
+    free(f);
+}
+
+static int read_metadata(const char *fn, const char *path, const cJSON *meta, attn_st_file *f, attn_error *err)
+{
+    if (!cJSON_IsObject(meta))
+        return attn_fail(err, "%s: %s: \"__metadata__\" must be an object of strings", fn, path), -1;
+    int n = cJSON_GetArraySize(meta);
+    f->meta_keys = calloc((size_t)n + 1, sizeof(char *));
+    f->meta_values = calloc((size_t)n + 1, sizeof(char *));
+    if (!f->meta_keys || !f->meta_values)
+        return attn_fail(err, "%s: out of memory", fn), -1;
+    for (const cJSON *m = meta->child; m; m = m->next) {
+        if (!cJSON_IsString(m))
+            return attn_fail(err, "%s: %s: \"__metadata__\" must be an object of strings (\"%s\" is not a string)",
+                             fn, path, m->string), -1;
+        f->meta_keys[f->meta_count] = strdup(m->string);
+        f->meta_values[f->meta_count] = strdup(m->valuestring);
+        if (!f->meta_keys[f->meta_count++] || !f->meta_values[f->meta_count - 1])
+            return attn_fail(err, "%s: out of memory", fn), -1;
+    }
+    return 0;
+}
+
+/* Checks the parsed header against the data (data_len bytes at data), then makes the tensors. */
+static int read_header(const char *fn, const char *path, const cJSON *root, attn_mapping *m, size_t data_at,
+                       uint64_t data_len, attn_st_file *f, attn_error *err)
+{
+    if (!cJSON_IsObject(root))
+        return attn_fail(err, "%s: %s: the header is not a JSON object", fn, path), -1;
+    int n = cJSON_GetArraySize(root);
+    st_info *infos = calloc((size_t)n + 1, sizeof *infos);
+    f->entries = calloc((size_t)n + 1, sizeof *f->entries);
+    if (!infos || !f->entries) {
+        free(infos);
+        return attn_fail(err, "%s: out of memory", fn), -1;
+    }
+    int count = 0, rc = -1;
+    double float_bytes = 0;
+    for (const cJSON *item = root->child; item; item = item->next) {
+        const char *name = item->string;
+        if (!attn_utf8_valid(name, strlen(name))) {
+            attn_fail(err, "%s: %s: a tensor name is not valid UTF-8", fn, path);
+            goto done;
+        }
+        for (const cJSON *prev = root->child; prev != item; prev = prev->next)
+            if (strcmp(prev->string, name) == 0) {
+                attn_fail(err, "%s: %s: the name \"%s\" appears twice in the header", fn, path, name);
+                goto done;
+            }
+        if (strcmp(name, "__metadata__") == 0) {
+            if (read_metadata(fn, path, item, f, err))
+                goto done;
+            continue;
+        }
+        if (check_entry(fn, path, item, data_len, &infos[count], err))
+            goto done;
+        float_bytes += (double)(infos[count].end - infos[count].begin) / (double)infos[count].dt->size * 4;
+        count++;
+    }
+    qsort(infos, (size_t)count, sizeof *infos, by_begin);
+    uint64_t at = 0;
+    for (int i = 0; i < count; i++) {
+        if (infos[i].begin < at) {
+            attn_fail(err, "%s: %s: tensors \"%s\" and \"%s\" overlap (both use byte %llu of the data)", fn, path,
+                      infos[i - 1].name, infos[i].name, (unsigned long long)infos[i].begin);
+            goto done;
+        }
+        if (infos[i].begin > at) {
+            attn_fail(err, "%s: %s: bytes %llu to %llu of the data belong to no tensor (the format allows no "
+                           "holes)", fn, path, (unsigned long long)at, (unsigned long long)infos[i].begin);
+            goto done;
+        }
+        at = infos[i].end;
+    }
+    if (at != data_len) {
+        attn_fail(err, "%s: %s: the last %llu bytes of the data belong to no tensor (the format allows no holes)",
+                  fn, path, (unsigned long long)(data_len - at));
+        goto done;
+    }
+    /* A model that cannot fit is refused before a single tensor is made. */
+    double avail = attn_available_bytes();
+    if (avail >= 0 && float_bytes > avail) {
+        char need[48], have[48];
+        attn_human_bytes(float_bytes, need, sizeof need);
+        attn_human_bytes(avail, have, sizeof have);
+        attn_fail(err, "%s: %s: its tensors take %s, more than the memory available now (%s)", fn, path, need,
+                  have);
+        goto done;
+    }
+    for (int i = 0; i < count; i++) {
+        const st_info *in = &infos[i];
+        size_t offset = data_at + (size_t)in->begin;
+        attn_tensor *t;
+        int in_place = (strcmp(in->dt->name, "F32") == 0 && offset % 4 == 0) ||
+                       (strcmp(in->dt->name, "I64") == 0 && offset % 8 == 0);
+        if (in_place)
+            t = attn_mapped(m, offset, in->dt->dtype, in->ndim, in->shape, err);
+        else
+            t = converted(fn, in, (const unsigned char *)m->addr + offset, err);
+        f->entries[i].name = strdup(in->name);
+        f->entries[i].tensor = t;
+        f->count = i + 1;
+        if (!t || !f->entries[i].name) {
+            if (t)
+                attn_fail(err, "%s: out of memory", fn);
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    free(infos);
+    return rc;
+}
+
+attn_st_file *attn_st_load(const char *fn, const char *path, attn_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return attn_fail(err, "%s: cannot open %s: %s", fn, path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return attn_fail(err, "%s: %s is not a regular file", fn, path);
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    if (size < 8) {
+        close(fd);
+        return attn_fail(err, "%s: %s: %llu bytes is too short for a safetensors file (it starts with an 8-byte "
+                              "header length)", fn, path, (unsigned long long)size);
+    }
+    attn_mapping *m = calloc(1, sizeof *m);
+    void *addr = m ? mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    int mmap_errno = errno;
+    close(fd);
+    if (addr == MAP_FAILED) {
+        free(m);
+        return attn_fail(err, "%s: cannot map %s into memory: %s", fn, path, strerror(mmap_errno));
+    }
+    m->addr = addr;
+    m->length = (size_t)size;
+    m->refcount = 1; /* ours, released below: the tensors hold their own */
+    const unsigned char *b = addr;
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--)
+        n = (n << 8) | b[i];
+    attn_st_file *f = NULL;
+    if (n > size - 8) {
+        attn_fail(err, "%s: %s: the header length (%llu bytes) is past the end of the file (%llu bytes): not a "
+                       "safetensors file, or a truncated one", fn, path, (unsigned long long)n,
+                  (unsigned long long)size);
+    } else if (n > MAX_HEADER) {
+        attn_fail(err, "%s: %s: the header length (%llu bytes) is over the format's limit of 100 MB", fn, path,
+                  (unsigned long long)n);
+    } else if (n < 2 || b[8] != '{') {
+        attn_fail(err, "%s: %s: the header does not start with '{': not a safetensors file", fn, path);
+    } else {
+        const char *end = NULL;
+        cJSON *root = cJSON_ParseWithLengthOpts((const char *)b + 8, (size_t)n, &end, 0);
+        /* the format pads the header with spaces to align the data */
+        while (root && end < (const char *)b + 8 + n && *end == ' ')
+            end++;
+        if (!root || end != (const char *)b + 8 + n) {
+            const char *at = root ? end : cJSON_GetErrorPtr();
+            long pos = at ? (long)(at - (const char *)b - 8) : 0;
+            attn_fail(err, "%s: %s: the header is not valid JSON (at byte %ld of %llu)", fn, path, pos,
+                      (unsigned long long)n);
+        } else if ((f = calloc(1, sizeof *f)) == NULL) {
+            attn_fail(err, "%s: out of memory", fn);
+        } else if (read_header(fn, path, root, m, 8 + (size_t)n, size - 8 - n, f, err)) {
+            attn_st_free(f);
+            f = NULL;
+        }
+        cJSON_Delete(root);
+    }
+    attn_mapping_release(m);
+    return f;
+}

@@ -1,0 +1,50 @@
+-- docs/safetensors.lua — help for safetensors.load_file, save_file and torch.load (src/lua/safetensors.lua,
+-- src/core/safetensors.c). Registered when required by attn.docs.
+local D = require("attn.docs.define")
+local def = D.def
+local safetensors = require("attn.safetensors")
+local torch = require("attn.bind").torch
+
+def("safetensors", "safetensors", [=[
+Weights as data, never code: the safetensors format (Hugging Face's model.safetensors) is an 8-byte
+length, a JSON header naming each tensor's dtype, shape and byte range, then the bytes.
+safetensors.load_file(path) and safetensors.save_file(tensors, path [, metadata]); torch.load refuses
+pickle checkpoints and says how to convert one.]=], [=[
+safetensors.save_file({w = torch.ones(2, 3)}, "/tmp/attn_doc.safetensors")
+safetensors.load_file("/tmp/attn_doc.safetensors").w:sum()
+--> tensor(6.)]=], safetensors)
+
+def("safetensors.load_file", "safetensors.load_file(path) -> {name = tensor, ...}, metadata", [=[
+Loads every tensor of a safetensors file into a table keyed by name (the file's "__metadata__", a
+table of strings, or nil, is the second result). The file is memory-mapped, not read: float32 and
+int64 tensors point into the mapping (copy-on-write, so changing one in place never changes the
+file), and a 500 MB model loads in milliseconds, its pages coming in as they are used. F16, BF16 and
+F64 become float32, I32, I16, I8 and U8 int64, BOOL bool. Everything the format requires is checked
+first, and a file that breaks a rule is refused with its name and the rule: truncated, a header
+length past the end (or over the format's 100 MB limit), a header that is not JSON, an unknown
+dtype, a shape whose byte size is not its data_offsets' span, offsets past the end, two tensors
+sharing bytes, bytes that belong to no tensor, a duplicated or non-UTF-8 name, and a model larger
+than the memory available now.]=], [=[
+safetensors.save_file({ids = torch.tensor{15496, 11}}, "/tmp/attn_doc.safetensors", {format = "pt"})
+t, meta = safetensors.load_file("/tmp/attn_doc.safetensors")
+t.ids, meta.format
+--> tensor([15496,    11])	pt]=], safetensors.load_file)
+
+def("safetensors.save_file", "safetensors.save_file(tensors, path [, metadata])", [=[
+Writes a table {name = tensor, ...} as a safetensors file: float32 as F32, int64 as I64, bool as
+BOOL, each tensor's elements in row-major order (a view is written as its contiguous copy would be);
+metadata is an optional table of strings. The data is laid out so every tensor is aligned when the
+file is loaded again; the file is written under path .. ".tmp" and renamed when complete, so a
+failed write never leaves half a file under path.]=], [=[
+safetensors.save_file({x = torch.arange(4):view(2, 2).T}, "/tmp/attn_doc.safetensors")
+safetensors.load_file("/tmp/attn_doc.safetensors").x
+--> tensor([[0, 2],
+-->         [1, 3]])]=], safetensors.save_file)
+
+def("torch.load", "torch.load(path)", [=[
+Refuses, always, and says why: PyTorch's .pt/.pth/.bin checkpoints are Python pickles, and
+unpickling runs code chosen by whoever made the file. The message shows the three lines of Python
+that convert a checkpoint to safetensors once; then use safetensors.load_file.]=], [=[
+ok, err = pcall(torch.load, "model.pth")
+ok
+--> false]=], torch.load)
