@@ -86,6 +86,7 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory check-tests
+	@sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab
 	@sh tests/run.sh
 
 bench: deps

@@ -49,6 +49,10 @@ run_suite() {
 
 echo "attn tests (logs in $LOG/)"
 
+# GPT-2's vocabulary for the tokenizer tests: make test fetched it here (scripts/fetch-gpt2-vocab.sh).
+ATTN_TIKTOKEN_DIR="$(pwd)/build/gpt2-vocab"
+export ATTN_TIKTOKEN_DIR
+
 # Sanitizers: fail on the first UBSan report; LeakSanitizer needs ptrace, which some sandboxes forbid,
 # so leak checking is on only where it works.
 ASAN_OPTIONS="abort_on_error=0:halt_on_error=1"

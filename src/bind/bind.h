@@ -85,6 +85,8 @@ int luaopen_attn_attention(lua_State *L); /* bind/attention.c: the stages */
 int luaopen_attn_fused(lua_State *L);     /* bind/fused.c: attention.fused */
 int luaopen_attn_layers(lua_State *L);    /* bind/layers.c */
 int luaopen_attn_safetensors(lua_State *L); /* bind/safetensors.c: safetensors.load_file/save_file, json.decode */
+int luaopen_attn_regex(lua_State *L);       /* bind/regex.c: regex.compile (PCRE2), for GPT-2's tokenizer */
+int luaopen_attn_sampling(lua_State *L);    /* bind/sampling.c: topk, multinomial, exponential_ */
 int luaopen_attn_errors(lua_State *L);    /* bind/args.c: which frame is the user's, for src/lua/errors.lua */
 /* Sets field `name` of the parts table on top of the stack to a new table holding the functions of
  * list `a` and of list `b` (either may be NULL). */

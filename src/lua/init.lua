@@ -14,4 +14,5 @@ return {
     help = require("attn.help"),
     lesson = require("attn.lesson"),
     safetensors = safetensors,
+    tiktoken = require("attn.tiktoken"),
 }

@@ -64,6 +64,11 @@ local function public_names()
     for _, k in ipairs(sorted_keys(attention, is_function)) do names[#names + 1] = "attention." .. k end
     names[#names + 1] = "help"
     names[#names + 1] = "safetensors"
+    names[#names + 1] = "tiktoken"
+    for _, k in ipairs(sorted_keys(tiktoken, is_function)) do names[#names + 1] = "tiktoken." .. k end
+    for _, k in ipairs(sorted_keys(require("attn.tiktoken.bpe").Encoding_class, function(name, v)
+        return type(v) == "function" and not name:find("^_")
+    end)) do names[#names + 1] = "Encoding:" .. k end
     for _, k in ipairs(sorted_keys(safetensors, is_function)) do
         if k ~= "torch_load" then names[#names + 1] = "safetensors." .. k end -- torch_load is torch.load
     end
@@ -181,7 +186,9 @@ describe("docs", function()
         local stale = {}
         for _, name in ipairs(registered) do
             local exists
-            if name == "Tensor" or name:match("^Tensor%.") or name == "nn.Module.training" then
+            if name:match("^Encoding:") then
+                exists = require("attn.tiktoken.bpe").Encoding_class[name:sub(#"Encoding:" + 1)] ~= nil
+            elseif name == "Tensor" or name:match("^Tensor%.") or name == "nn.Module.training" then
                 exists = true -- properties and topics: not fields of any table
             elseif name:match("^Tensor:") then
                 exists = methods[name:sub(#"Tensor:" + 1)] ~= nil

@@ -26,6 +26,7 @@ local TOPICS = {
     "rnn",          -- the recurrent layers (nn/rnn.lua)
     "model",        -- nn.init, nn.Sequential, the whole Transformer and decoding (nn/model.lua)
     "safetensors",  -- safetensors.load_file/save_file, torch.load's refusal
+    "tiktoken",     -- GPT-2's tokenizer; topk, multinomial, exponential_
 }
 
 for _, topic in ipairs(TOPICS) do
