@@ -2,7 +2,8 @@
 #
 #   make          build ./attn
 #   make run      install missing packages, build, start the REPL
-#   make test     install missing packages, build, run every test (also under ASan+UBSan)
+#   make test     install missing packages (and the browser tests' Chromium and playwright-core),
+#                 build, run every test (also under ASan+UBSan)
 #   make bench    performance budgets (ratios against baselines measured in the same run)
 #   make clean    remove build products
 
@@ -85,6 +86,7 @@ run: deps
 	./attn
 
 test: deps
+	@sh scripts/install-browser-tests.sh
 	@$(MAKE) --no-print-directory check-tests
 	@sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab
 	@sh tests/run.sh

@@ -11,6 +11,8 @@
 #   layers/   the layering rules of DESIGN.md (no Lua in src/core, the core never prints)
 #   lessons/  the lesson modes of the command line (--check, --list, --step through a pipe and through
 #             tmux, step mode's keys), and every lesson in check mode
+#   html      --html on the command line (tests/cli/test_html.sh); browser/ the pages in headless
+#             Chromium (tests/browser/test_pages.mjs)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 LOG=build/test-logs
@@ -86,6 +88,19 @@ run_suite "lesson-modes" sh tests/lessons/test_lessons.sh ./attn
 run_suite "lesson-modes-asan" sh tests/lessons/test_lessons.sh build/asan/attn
 run_suite "lesson-step-tty" sh tests/lessons/test_step_tty.sh ./attn
 run_suite "lesson-step-keys" sh tests/lessons/test_step_keys.sh ./attn
+run_suite "html" sh tests/cli/test_html.sh ./attn
+
+# browser/: every lesson's --html page in Debian's headless Chromium, driven by playwright-core (both
+# installed by scripts/install-browser-tests.sh). Skipped, with a line that says so, only where they
+# could not be installed; on CI (CI set) their absence is a failure.
+if command -v node >/dev/null 2>&1 && command -v chromium >/dev/null 2>&1 &&
+    [ -d tests/browser/node_modules/playwright-core ]; then
+    run_suite "browser" node tests/browser/test_pages.mjs ./attn "$(command -v chromium)"
+elif [ -n "${CI:-}" ]; then
+    run_suite "browser" sh -c 'echo "not ok 1 - Chromium, node or playwright-core missing on CI (scripts/install-browser-tests.sh)"'
+else
+    echo "  browser                SKIP: no Chromium, node or playwright-core here (scripts/install-browser-tests.sh could not install them)"
+fi
 
 lessons=$(ls lessons/*.lua 2>/dev/null)
 if [ -n "$lessons" ]; then

@@ -57,7 +57,8 @@ body.presenting section.step { display: none; border: 0; margin: 0; }
 body.presenting section.step.current { display: block; }
 body.presenting pre, body.presenting .check { font-size: clamp(14px, 1.5vw, 30px); }
 body.presenting h3.step-title { font-size: 1.4em; }
-body.presenting .figures svg { width: auto; height: auto; min-width: min(100%, 40vw); }
+@media (min-width: 1000px) { body.presenting .figures svg { zoom: 1.5; } }
+@media (min-width: 1600px) { body.presenting .figures svg { zoom: 2; } }
 body.presenting .bar { display: flex; gap: 1rem; align-items: center; position: fixed; bottom: 0; left: 0;
   right: 0; padding: 0.4rem 1rem; background: var(--code-bg); border-top: 1px solid var(--rule); font-size: 16px; }
 .bar .where { flex: 1; color: var(--dim); }
