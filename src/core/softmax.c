@@ -9,7 +9,9 @@
  * Vector math and reductions come from vmath.c; the scalar tails use libm's expf, as PyTorch's std::exp
  * does. PyTorch runs every kernel on a contiguous copy of the input, as attn does. */
 #include "ops.h"
+#include "parallel.h"
 #include "vmath.h"
+#include "vsoftmax.h"
 
 #include <math.h>
 
@@ -102,6 +104,39 @@ static void softmax_block(const float *in, float *out, int64_t dim_size, int64_t
     }
 }
 
+/* The rows [begin, end) of the outer dims: each computed by one thread, the same way whatever the
+ * number of threads (PyTorch splits its softmax over these rows too). */
+typedef struct softmax_job {
+    const float *in;
+    float *out;
+    int64_t dim_size, inner;
+    int log, last;
+} softmax_job;
+
+static int softmax_rows(void *ctx, int64_t begin, int64_t end)
+{
+    const softmax_job *j = ctx;
+    int64_t size = j->dim_size * j->inner;
+    int vector = j->last && j->dim_size >= 8 && vsoftmax_available();
+    for (int64_t r = begin; r < end; r++) {
+        if (attn_interrupt_requested) /* once a row: an exp per element is far more work */
+            return -1;
+        const float *ib = j->in + r * size;
+        float *ob = j->out + r * size;
+        if (!j->last)
+            softmax_block(ib, ob, j->dim_size, j->inner, j->log);
+        else if (vector && j->log)
+            vsoftmax_log_row(ib, ob, j->dim_size);
+        else if (vector)
+            vsoftmax_row(ib, ob, j->dim_size);
+        else if (j->log)
+            log_softmax_lastdim_row(ib, ob, j->dim_size);
+        else
+            softmax_lastdim_row(ib, ob, j->dim_size);
+    }
+    return 0;
+}
+
 attn_tensor *attn_softmax(const attn_tensor *t, int dim, int log, attn_error *err)
 {
     const char *fn = log ? "log_softmax" : "softmax";
@@ -123,23 +158,14 @@ attn_tensor *attn_softmax(const attn_tensor *t, int dim, int log, attn_error *er
         inner *= t->shape[d];
     if (attn_numel(t) == 0)
         outer = 0;
-    const float *in = c->storage->data + c->offset;
-    float *o = out->storage->data;
-    int last = dim == ndim - 1; /* PyTorch picks the kernel by the dim, even when inner is 1 */
-    for (int64_t r = 0; r < outer; r++) {
-        if (attn_interrupt_requested) { /* once a row: an exp per element is far more work */
-            attn_free(c);
-            attn_free(out);
-            return attn_interrupted(err);
-        }
-        const float *ib = in + r * dim_size * inner;
-        float *ob = o + r * dim_size * inner;
-        if (!last)
-            softmax_block(ib, ob, dim_size, inner, log);
-        else if (log)
-            log_softmax_lastdim_row(ib, ob, dim_size);
-        else
-            softmax_lastdim_row(ib, ob, dim_size);
+    softmax_job job = {c->storage->data + c->offset, out->storage->data, dim_size, inner, log,
+                       dim == ndim - 1}; /* PyTorch picks the kernel by the dim, even when inner is 1 */
+    /* PyTorch's grain: internal::GRAIN_SIZE / (16 * dim_size * sizeof(float)) rows, at least 1 */
+    int64_t grain = 32768 / (16 * (dim_size > 0 ? dim_size : 1) * (int64_t)sizeof(float) * inner);
+    if (attn_parallel_for(outer, grain, softmax_rows, &job)) {
+        attn_free(c);
+        attn_free(out);
+        return attn_interrupted(err);
     }
     attn_free(c);
     return out;

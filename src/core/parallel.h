@@ -1,0 +1,23 @@
+/* parallel.h — split a loop over independent items (rows of a softmax, blocks of an element-wise
+ * operation) among threads, as PyTorch's at::parallel_for does.
+ *
+ * Each item is computed by exactly one thread with the same code as without threads, so the results do
+ * not depend on the number of threads (PyTorch's softmax splits over rows for the same reason). */
+#ifndef ATTN_PARALLEL_H
+#define ATTN_PARALLEL_H
+
+#include <stdint.h>
+
+/* fn(ctx, begin, end) computes items [begin, end) and returns 0, or -1 to stop (Ctrl-C): the other
+ * threads stop at their next call. */
+typedef int (*attn_range_fn)(void *ctx, int64_t begin, int64_t end);
+
+/* Runs fn over [0, n) in contiguous chunks of at least `grain` items on up to attn_threads() threads
+ * (this one included), fewer when there is less work; -1 when any call returned -1. */
+int attn_parallel_for(int64_t n, int64_t grain, attn_range_fn fn, void *ctx);
+
+/* The number of threads attn computes with: as many as OpenBLAS uses (OPENBLAS_NUM_THREADS, else
+ * the cores). */
+int attn_threads(void);
+
+#endif
