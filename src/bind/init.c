@@ -18,11 +18,27 @@
 
 /* Tensor storage is allocated with the state's own allocator, so a custom allocator (or a memory
  * limit) given to the state applies to tensors as well. */
+static int flush_kept_blocks(lua_State *L)
+{
+    (void)L;
+    attn_storage_flush_cache();
+    return 0;
+}
+
+/* The core keeps some freed big blocks for reuse (core/storage.c); they go back to the state's
+ * allocator when the state closes. The finalizer that does it belongs to an object made before any
+ * tensor, so lua_close runs it after theirs (finalizers run in the reverse order of their objects). */
 static void use_lua_allocator(lua_State *L)
 {
     void *ud;
     lua_Alloc f = lua_getallocf(L, &ud);
     attn_set_allocator((attn_alloc_fn)f, ud);
+    lua_newuserdatauv(L, 0, 0);
+    lua_newtable(L);
+    lua_pushcfunction(L, flush_kept_blocks);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, "attn.kept_blocks");
 }
 
 /* A forward pass frees tensors of tens of MB and allocates the same sizes again, every call. By default

@@ -1,5 +1,6 @@
 /* masks.c — tril/triu and masked_fill: the masking operations of attention, for every dtype. */
 #include "ops.h"
+#include "rows.h"
 
 #include <string.h>
 
@@ -34,6 +35,36 @@ attn_tensor *attn_tril(const char *fn, const attn_tensor *t, int64_t diagonal, i
     return out;
 }
 
+/* One stretch of a row: t's elements where the (broadcast) mask is set get the value. Row by row, on
+ * several threads for a large tensor (rows.h); a loop gcc vectorises for floats. */
+typedef struct fill_job {
+    attn_tensor *t;
+    const attn_tensor *m, *v;
+} fill_job;
+
+static int masked_fill_piece(void *ctx, const int64_t *at, const int64_t *step, int64_t n)
+{
+    const fill_job *j = ctx;
+    const float *m = j->m->storage->data + at[1];
+    int64_t st = step[0], sm = step[1];
+    if (j->t->dtype == ATTN_INT64) {
+        int64_t *x = j->t->storage->i64 + at[0], value = j->v->storage->i64[0];
+        for (int64_t i = 0; i < n; i++)
+            if (m[i * sm] != 0.0f)
+                x[i * st] = value;
+        return 0;
+    }
+    float *x = j->t->storage->data + at[0], value = j->v->storage->data[0];
+    if (st == 1 && sm == 1)
+        for (int64_t i = 0; i < n; i++)
+            x[i] = m[i] != 0.0f ? value : x[i];
+    else
+        for (int64_t i = 0; i < n; i++)
+            if (m[i * sm] != 0.0f)
+                x[i * st] = value;
+    return 0;
+}
+
 int attn_masked_fill_(attn_tensor *t, const attn_tensor *mask, attn_number value, attn_error *err)
 {
     char ts[160], ms[160];
@@ -55,24 +86,16 @@ int attn_masked_fill_(attn_tensor *t, const attn_tensor *mask, attn_number value
                   attn_shape_str(mask, ms, sizeof ms), attn_shape_str(t, ts, sizeof ts));
         return -1;
     }
-    int64_t n = attn_numel(t), index[ATTN_MAX_DIMS] = {0};
-    for (int64_t i = 0; i < n; i++) {
-        if (attn_poll(i)) {
-            attn_free(m);
-            attn_free(v);
-            attn_interrupted(err);
-            return -1;
-        }
-        int64_t at = attn_offset_of(t, index);
-        if (*attn_ptr(m, index) != 0.0f && t->dtype == ATTN_INT64)
-            t->storage->i64[at] = v->storage->i64[0];
-        else if (*attn_ptr(m, index) != 0.0f)
-            t->storage->data[at] = v->storage->data[0];
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            if (++index[d] < t->shape[d])
-                break;
-            index[d] = 0;
-        }
+    attn_rows w;
+    attn_rows_init(&w, t->ndim, t->shape);
+    attn_rows_add(&w, t);
+    attn_rows_add(&w, m);
+    fill_job j = {t, m, v};
+    if (attn_rows_run(&w, masked_fill_piece, &j)) {
+        attn_free(m);
+        attn_free(v);
+        attn_interrupted(err);
+        return -1;
     }
     attn_free(m);
     attn_free(v);

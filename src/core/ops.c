@@ -6,8 +6,10 @@
  * float functions always float32), converts the operands that are not in it, and runs one of two
  * explicit kernels: float (float32, and bool stored as 0/1 floats) or int64 (exact, wrapping on
  * overflow as PyTorch's integers do). */
+#include "binary_loops.h"
 #include "ops.h"
 #include "reduce.h"
+#include "rows.h"
 #include "vmath.h"
 
 #include <math.h>
@@ -36,105 +38,10 @@ int attn_broadcast_shape(const char *fn, const attn_tensor *a, const attn_tensor
     return 0;
 }
 
-/* Walks the row-major index space of `shape` for up to three operands given as strides, calling
- * row(offsets, inner_len, inner_strides) once per innermost row: the loops below stay flat. */
-typedef struct nd_walk {
-    int ndim;
-    int64_t shape[ATTN_MAX_DIMS];
-    int nops;
-    int64_t offset[3];
-    int64_t stride[3][ATTN_MAX_DIMS];
-} nd_walk;
-
-static void walk_add(nd_walk *w, const attn_tensor *t)
-{
-    int k = w->nops++;
-    w->offset[k] = t->offset;
-    int lead = w->ndim - t->ndim;
-    for (int d = 0; d < w->ndim; d++) {
-        int src = d - lead;
-        w->stride[k][d] = (src >= 0 && t->shape[src] != 1) ? t->stride[src] : 0;
-    }
-}
-
-/* Advances the walk by one innermost row; returns 0 when the walk is complete. */
-static int walk_next_row(nd_walk *w, int64_t *index)
-{
-    for (int d = w->ndim - 2; d >= 0; d--) {
-        for (int k = 0; k < w->nops; k++)
-            w->offset[k] += w->stride[k][d];
-        if (++index[d] < w->shape[d])
-            return 1;
-        for (int k = 0; k < w->nops; k++)
-            w->offset[k] -= w->shape[d] * w->stride[k][d];
-        index[d] = 0;
-    }
-    return 0;
-}
-
 /* Comparisons and logical operations give bool tensors. */
 static int gives_bool(attn_binop op)
 {
     return op >= ATTN_EQ;
-}
-
-static float apply_binary(attn_binop op, float x, float y)
-{
-    switch (op) {
-    case ATTN_ADD: return x + y;
-    case ATTN_SUB: return x - y;
-    case ATTN_MUL: return x * y;
-    case ATTN_DIV: return x / y;
-    case ATTN_POW: return powf(x, y);
-    case ATTN_MAXIMUM: return (isnan(x) || x > y) ? x : y;
-    case ATTN_MINIMUM: return (isnan(x) || x < y) ? x : y;
-    case ATTN_EQ: return x == y;
-    case ATTN_NE: return x != y;
-    case ATTN_LT: return x < y;
-    case ATTN_LE: return x <= y;
-    case ATTN_GT: return x > y;
-    case ATTN_GE: return x >= y;
-    case ATTN_LOGICAL_AND: return x != 0 && y != 0;
-    case ATTN_LOGICAL_OR: return x != 0 || y != 0;
-    }
-    return 0;
-}
-
-/* x ** y for int64: by squaring, wrapping on overflow. A negative exponent gives what PyTorch's integer
- * pow gives (1 for base 1, +-1 for base -1, else 0); pow with a negative scalar exponent is refused
- * before this (attn_pow_scalar). */
-static int64_t pow_i64(int64_t x, int64_t y)
-{
-    if (y < 0)
-        return x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0;
-    uint64_t result = 1, base = (uint64_t)x;
-    for (uint64_t e = (uint64_t)y; e; e >>= 1) {
-        if (e & 1)
-            result *= base;
-        base *= base;
-    }
-    return (int64_t)result;
-}
-
-static int64_t apply_binary_i64(attn_binop op, int64_t x, int64_t y)
-{
-    uint64_t ux = (uint64_t)x, uy = (uint64_t)y; /* unsigned: overflow wraps around, as in PyTorch */
-    switch (op) {
-    case ATTN_ADD: return (int64_t)(ux + uy);
-    case ATTN_SUB: return (int64_t)(ux - uy);
-    case ATTN_MUL: return (int64_t)(ux * uy);
-    case ATTN_POW: return pow_i64(x, y);
-    case ATTN_MAXIMUM: return x > y ? x : y;
-    case ATTN_MINIMUM: return x < y ? x : y;
-    case ATTN_EQ: return x == y;
-    case ATTN_NE: return x != y;
-    case ATTN_LT: return x < y;
-    case ATTN_LE: return x <= y;
-    case ATTN_GT: return x > y;
-    case ATTN_GE: return x >= y;
-    case ATTN_DIV: case ATTN_LOGICAL_AND: case ATTN_LOGICAL_OR: break; /* computed in float */
-    }
-    return 0;
 }
 
 static attn_tensor *interrupted(attn_tensor *partial, attn_error *err)
@@ -175,39 +82,40 @@ static int binary_dtypes(const char *fn, attn_binop *op, attn_dtype a, attn_dtyp
     return 0;
 }
 
-/* Runs op over the broadcast walk of A and B (already of dtype compute) into out. */
+/* Runs op over the broadcast walk of A and B (already of dtype compute) into out, piece by piece
+ * (rows.h: on several threads for a large tensor; each element computed alone, so the same bits). */
+typedef struct binary_job {
+    attn_binop op;
+    attn_dtype compute;
+    const attn_tensor *a, *b, *out;
+} binary_job;
+
+static int binary_piece(void *ctx, const int64_t *at, const int64_t *step, int64_t n)
+{
+    const binary_job *j = ctx;
+    if (j->compute != ATTN_INT64)
+        attn_binary_loop_f32(j->op, j->a->storage->data + at[0], step[0], j->b->storage->data + at[1], step[1],
+                             j->out->storage->data + at[2], step[2], n);
+    else if (j->out->dtype == ATTN_INT64)
+        attn_binary_loop_i64(j->op, j->a->storage->i64 + at[0], step[0], j->b->storage->i64 + at[1], step[1],
+                             j->out->storage->i64 + at[2], step[2], n);
+    else
+        attn_binary_loop_i64_f32(j->op, j->a->storage->i64 + at[0], step[0], j->b->storage->i64 + at[1], step[1],
+                                 j->out->storage->data + at[2], step[2], n);
+    return 0;
+}
+
 static attn_tensor *binary_kernel(attn_binop op, attn_dtype compute, const attn_tensor *a, const attn_tensor *b,
                                   attn_tensor *out, attn_error *err)
 {
-    nd_walk w = {.ndim = out->ndim > 0 ? out->ndim : 1};
-    if (out->ndim == 0)
-        w.shape[0] = 1;
-    else
-        memcpy(w.shape, out->shape, sizeof(int64_t) * (size_t)out->ndim);
-    walk_add(&w, a);
-    walk_add(&w, b);
-    int64_t inner = w.shape[w.ndim - 1], sa = w.stride[0][w.ndim - 1], sb = w.stride[1][w.ndim - 1];
-    int64_t index[ATTN_MAX_DIMS] = {0}, at = 0;
-    do { /* a row in pieces of ATTN_POLL_EVERY, checking for Ctrl-C: one row can hold 2^30 elements */
-        for (int64_t j0 = 0; j0 < inner; j0 += ATTN_POLL_EVERY) {
-            int64_t j1 = inner - j0 < ATTN_POLL_EVERY ? inner : j0 + ATTN_POLL_EVERY;
-            if (attn_interrupt_requested)
-                return interrupted(out, err);
-            if (compute == ATTN_INT64) {
-                const int64_t *pa = a->storage->i64 + w.offset[0], *pb = b->storage->i64 + w.offset[1];
-                if (out->dtype == ATTN_INT64)
-                    for (int64_t j = j0; j < j1; j++)
-                        out->storage->i64[at++] = apply_binary_i64(op, pa[j * sa], pb[j * sb]);
-                else
-                    for (int64_t j = j0; j < j1; j++)
-                        out->storage->data[at++] = (float)apply_binary_i64(op, pa[j * sa], pb[j * sb]);
-            } else {
-                const float *pa = a->storage->data + w.offset[0], *pb = b->storage->data + w.offset[1];
-                for (int64_t j = j0; j < j1; j++)
-                    out->storage->data[at++] = apply_binary(op, pa[j * sa], pb[j * sb]);
-            }
-        }
-    } while (walk_next_row(&w, index));
+    attn_rows w;
+    attn_rows_init(&w, out->ndim, out->shape);
+    attn_rows_add(&w, a);
+    attn_rows_add(&w, b);
+    attn_rows_add(&w, out);
+    binary_job j = {op, compute, a, b, out};
+    if (attn_rows_run(&w, binary_piece, &j))
+        return interrupted(out, err);
     return out;
 }
 

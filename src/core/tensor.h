@@ -56,6 +56,8 @@ typedef struct attn_storage {
     int64_t numel;
     long refcount;
     attn_mapping *mapping; /* non-NULL: data or i64 points into this mapping, which owns the bytes */
+    void *block;       /* what the allocator returned (data or i64 may start further in), or NULL: data/i64 */
+    size_t block_size; /* its size in bytes */
 } attn_storage;
 
 /* A number as the user wrote it: a Lua integer stays an exact int64 (as a Python int makes an int64
@@ -81,6 +83,9 @@ typedef struct attn_tensor {
  * memory is Lua's; the default is malloc/free. */
 typedef void *(*attn_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
 void attn_set_allocator(attn_alloc_fn fn, void *ud);
+/* Gives the freed big blocks kept for reuse back to the allocator (storage.c says why they are kept):
+ * called before the allocator changes or goes away (lua_close), and on memory pressure. */
+void attn_storage_flush_cache(void);
 int64_t attn_live_bytes(void);     /* bytes of tensor storage currently allocated */
 int64_t attn_take_new_bytes(void); /* bytes allocated since the last call (for GC accounting) */
 /* Memory the kernel can still hand out (MemAvailable), or -1 if unknown. */
