@@ -3,9 +3,11 @@
 #   REPL start to prompt <= 30 ms (baseline: lua5.4 -i to its prompt)
 #   a [1024,768] x [768,768] matmul through the Lua API <= 1.5x the same cblas_sgemm call from C
 #   multi-head causal attention (batch 8, 1024 tokens, 768 dims, 12 heads), the whole forward on the
-#   fused path <= 2x its four projection GEMMs alone; attention.fused and the staged path beside it
+#   fused path <= 2x its four projection GEMMs alone; attention.fused and the staged path beside it;
+#   PyTorch running the book's MultiHeadAttention (scripts/bench_torch.py) with the same thread count;
+#   then issue 18's targets, each with "met" or "not met"
 # Prints timings and ratios only; timings are never test assertions. `make bench` runs this.
 set -eu
 cd "$(dirname "$0")/.."
 make --no-print-directory attn build/release/bench >/dev/null
-build/release/bench ./attn
+build/release/bench ./attn scripts/bench_torch.py

@@ -15,6 +15,7 @@
 #include "attn_lua.h"
 #include "bind.h"
 #include "lua_embed.h"
+#include "parallel.h"
 
 /* Tensor storage is allocated with the state's own allocator, so a custom allocator (or a memory
  * limit) given to the state applies to tensors as well. */
@@ -25,20 +26,11 @@ static int flush_kept_blocks(lua_State *L)
     return 0;
 }
 
-/* The core keeps some freed big blocks for reuse (core/storage.c); they go back to the state's
- * allocator when the state closes. The finalizer that does it belongs to an object made before any
- * tensor, so lua_close runs it after theirs (finalizers run in the reverse order of their objects). */
 static void use_lua_allocator(lua_State *L)
 {
     void *ud;
     lua_Alloc f = lua_getallocf(L, &ud);
     attn_set_allocator((attn_alloc_fn)f, ud);
-    lua_newuserdatauv(L, 0, 0);
-    lua_newtable(L);
-    lua_pushcfunction(L, flush_kept_blocks);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
-    lua_setfield(L, LUA_REGISTRYINDEX, "attn.kept_blocks");
 }
 
 /* A forward pass frees tensors of tens of MB and allocates the same sizes again, every call. By default
@@ -111,6 +103,13 @@ static int open_bindings(lua_State *L)
 {
     lua_newtable(L);
     int bind = lua_gettop(L);
+    /* The core keeps some freed big blocks for reuse (core/storage.c); they go back to the state's
+     * allocator when the state closes, by this table's finalizer: the table is made before any tensor,
+     * so lua_close runs it after theirs (finalizers run in the reverse order of their objects). */
+    lua_newtable(L);
+    lua_pushcfunction(L, flush_kept_blocks);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, bind);
     for (const luaL_Reg *b = BINDINGS; b->func; b++) {
         lua_pushcfunction(L, b->func);
         lua_pushfstring(L, "attn.bind.%s", b->name);
@@ -142,6 +141,7 @@ static int load_library(lua_State *L)
 {
     use_lua_allocator(L);
     keep_freed_memory();
+    attn_threads_init();
     luaL_requiref(L, "attn.bind", open_bindings, 0);
     lua_pop(L, 1);
     preload_embedded(L);

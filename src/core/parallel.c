@@ -9,6 +9,7 @@
 #include <cblas.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #define MAX_THREADS 64
 #define BLOCKS_PER_THREAD 8 /* enough blocks to even out a slow thread, few enough to cost nothing */
@@ -20,6 +21,35 @@ typedef struct job {
     atomic_llong next;
     atomic_int stop;
 } job;
+
+/* OpenBLAS's worker threads poll for the next product for 2^OPENBLAS_THREAD_TIMEOUT cycles of the
+ * time-stamp counter (default 28: ~0.1 s), yielding between polls, before they sleep. A yielding poller
+ * still takes a share of a core: on two cores, attention.fused's two threads right after the projection
+ * GEMMs ran 1.3-1.5x slower than on their own. OpenBLAS reads the variable when it starts its threads,
+ * which it has done before main (a library constructor): so the variable is set for a moment, OpenBLAS
+ * re-reads its environment (openblas_read_env; 0.3.21 reads the timeout from what that saved, later
+ * versions from the environment itself) and its threads are stopped (blas_thread_shutdown_) and started
+ * again (blas_thread_init), with the short wait. 2^20 cycles (~0.3 ms) keeps a worker awake across
+ * back-to-back products (a batched matmul's loop of sgemm calls). The three functions are exported by
+ * OpenBLAS's threaded builds, but not declared in cblas.h. */
+#define OPENBLAS_IDLE_CYCLES "20"
+
+void openblas_read_env(void);
+int blas_thread_shutdown_(void);
+int blas_thread_init(void);
+
+void attn_threads_init(void)
+{
+    static int done;
+    if (done || getenv("OPENBLAS_THREAD_TIMEOUT"))
+        return;
+    done = 1;
+    setenv("OPENBLAS_THREAD_TIMEOUT", OPENBLAS_IDLE_CYCLES, 1);
+    openblas_read_env();
+    blas_thread_shutdown_();
+    blas_thread_init();
+    unsetenv("OPENBLAS_THREAD_TIMEOUT"); /* programs attn starts get the user's environment */
+}
 
 int attn_threads(void)
 {

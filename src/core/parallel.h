@@ -16,6 +16,12 @@ typedef int (*attn_range_fn)(void *ctx, int64_t begin, int64_t end);
  * (this one included), fewer when there is less work; -1 when any call returned -1. */
 int attn_parallel_for(int64_t n, int64_t grain, attn_range_fn fn, void *ctx);
 
+/* Once, before any BLAS call: OpenBLAS's idle worker threads, which by default keep polling for work for
+ * ~2^28 processor cycles (0.1 s) after each product, go to sleep after ~2^OPENBLAS_IDLE_CYCLES instead,
+ * so that they do not take the cores from attn's own threads (attention.fused, softmax) that run right
+ * after a product. An OPENBLAS_THREAD_TIMEOUT in the environment is left to decide. */
+void attn_threads_init(void);
+
 /* The number of threads attn computes with: as many as OpenBLAS uses (OPENBLAS_NUM_THREADS, else
  * the cores). */
 int attn_threads(void);

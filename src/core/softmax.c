@@ -161,7 +161,8 @@ attn_tensor *attn_softmax(const attn_tensor *t, int dim, int log, attn_error *er
     softmax_job job = {c->storage->data + c->offset, out->storage->data, dim_size, inner, log,
                        dim == ndim - 1}; /* PyTorch picks the kernel by the dim, even when inner is 1 */
     /* PyTorch's grain: internal::GRAIN_SIZE / (16 * dim_size * sizeof(float)) rows, at least 1 */
-    int64_t grain = 32768 / (16 * (dim_size > 0 ? dim_size : 1) * (int64_t)sizeof(float) * inner);
+    int64_t row = dim_size * inner > 0 ? dim_size * inner : 1;
+    int64_t grain = 32768 / (16 * (int64_t)sizeof(float) * row);
     if (attn_parallel_for(outer, grain, softmax_rows, &job)) {
         attn_free(c);
         attn_free(out);

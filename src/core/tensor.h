@@ -84,7 +84,8 @@ typedef struct attn_tensor {
 typedef void *(*attn_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
 void attn_set_allocator(attn_alloc_fn fn, void *ud);
 /* Gives the freed big blocks kept for reuse back to the allocator (storage.c says why they are kept):
- * called before the allocator changes or goes away (lua_close), and on memory pressure. */
+ * called before the allocator changes or goes away (the bindings: when the state closes), and on
+ * memory pressure. */
 void attn_storage_flush_cache(void);
 int64_t attn_live_bytes(void);     /* bytes of tensor storage currently allocated */
 int64_t attn_take_new_bytes(void); /* bytes allocated since the last call (for GC accounting) */
