@@ -8,6 +8,8 @@
 #   make clean    remove build products
 
 CC      ?= cc
+# Parallel builds for `make run`, `make test` and `make bench`: one job per core.
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 PKGS    := lua5.4 openblas readline libcjson libpcre2-8
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SLEEF_LIBS := -lsleef
@@ -87,17 +89,17 @@ deps:
 	@sh scripts/install-deps.sh
 
 run: deps
-	@$(MAKE) --no-print-directory attn
+	@$(MAKE) --no-print-directory -j$(JOBS) attn
 	./attn
 
 test: deps
 	@sh scripts/install-browser-tests.sh
-	@$(MAKE) --no-print-directory check-tests
+	@$(MAKE) --no-print-directory -j$(JOBS) check-tests
 	@sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab
 	@sh tests/run.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory attn
+	@$(MAKE) --no-print-directory -j$(JOBS) attn
 	@sh scripts/bench.sh
 
 clean:
