@@ -16,3 +16,5 @@ unset ATEN_CPU_CAPABILITY
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_torch_reference.py tests/data/torch
 # the lessons' seeded computations (lessons/10_* to lessons/12_*): lessons_pdl_ch7.txt
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_lesson_reference.py tests/data/torch
+# issue 14: the tiny GPT-2 in Hugging Face's layout and what PyTorch computes with it (tests/data/gpt2)
+OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_gpt2.py

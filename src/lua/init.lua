@@ -15,4 +15,5 @@ return {
     lesson = require("attn.lesson"),
     safetensors = safetensors,
     tiktoken = require("attn.tiktoken"),
+    gpt = require("attn.gpt"),
 }

@@ -65,6 +65,12 @@ local function public_names()
     names[#names + 1] = "help"
     names[#names + 1] = "safetensors"
     names[#names + 1] = "tiktoken"
+    names[#names + 1] = "gpt"
+    for _, k in ipairs(sorted_keys(gpt, function(_, v) return type(v) == "function" or is_class(v) end)) do
+        names[#names + 1] = "gpt." .. k
+    end
+    names[#names + 1] = "gpt.GPTModel.from_pretrained"
+    for _, k in ipairs({"step", "run", "text"}) do names[#names + 1] = "Generator:" .. k end
     for _, k in ipairs(sorted_keys(tiktoken, is_function)) do names[#names + 1] = "tiktoken." .. k end
     for _, k in ipairs(sorted_keys(require("attn.tiktoken.bpe").Encoding_class, function(name, v)
         return type(v) == "function" and not name:find("^_")
@@ -186,7 +192,9 @@ describe("docs", function()
         local stale = {}
         for _, name in ipairs(registered) do
             local exists
-            if name:match("^Encoding:") then
+            if name:match("^Generator:") then
+                exists = require("attn.gpt.step").Generator_class[name:sub(#"Generator:" + 1)] ~= nil
+            elseif name:match("^Encoding:") then
                 exists = require("attn.tiktoken.bpe").Encoding_class[name:sub(#"Encoding:" + 1)] ~= nil
             elseif name == "Tensor" or name:match("^Tensor%.") or name == "nn.Module.training" then
                 exists = true -- properties and topics: not fields of any table

@@ -5,6 +5,7 @@
 --   attention/forward.lua            attention.forward: the stages composed
 --   attention/trace.lua              attention.trace: the stages one at a time
 --   attention/heatmap.lua            attention.heatmap: a matrix drawn in the terminal
+--   attention/overview.lua           attention.overview: every layer × head of a model, small
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local heatmap = require("attn.attention.heatmap")
 
@@ -14,6 +15,7 @@ for name, f in pairs(require("attn.bind").attention) do
 end
 attention.forward = require("attn.attention.forward")
 attention.trace = require("attn.attention.trace")
+attention.overview = require("attn.attention.overview")
 
 --- attention.heatmap(t [, {rows =, cols =, color =, range =}]) — draws a matrix in the terminal.
 function attention.heatmap(t, opts)

@@ -26,7 +26,7 @@ Trace.__index = Trace
 Trace.__name = "attention.trace"
 
 local FIELDS = {"x", "q", "k", "v", "module", "tokens", "key_tokens", "mask", "scale", "fill", "dropout",
-                "heads", "color", "write"}
+                "heads", "color", "write", "layer", "head", "text", "ids", "tokenizer"}
 
 local function fail(msg)
     errors.raise("attention.trace: " .. msg)
@@ -50,7 +50,8 @@ local KIND_HINT = {
 -- takes: the options a module's stages take beside module and x ({mask = true}), or nil.
 local function check_kind_options(args, kind, takes)
     local allowed = KIND_OPTIONS[kind]
-    for _, f in ipairs({"x", "q", "k", "v", "module", "mask", "scale", "fill", "dropout", "heads"}) do
+    for _, f in ipairs({"x", "q", "k", "v", "module", "mask", "scale", "fill", "dropout", "heads", "layer", "head",
+                        "text", "ids", "tokenizer"}) do
         if args[f] ~= nil and not allowed[f] and not (takes and takes[f]) then
             fail("option " .. f .. " does not apply here: " .. KIND_HINT[kind])
         end
@@ -72,6 +73,8 @@ end
 -- its field names. Returns the stages and the options they take beside module and x.
 local function module_stages(tr)
     local m, x = tr.module, tr.x
+    -- a whole model (GPTModel) reads its own input (text = or ids =) and makes x itself
+    if type(m.attention_maps) == "function" and type(m.trace_stages) == "function" then return m:trace_stages(tr) end
     if not torch.is_tensor(x) then fail("x must be the input tensor for the module, got " .. type(x)) end
     if type(m.trace_stages) == "function" then return m:trace_stages(tr) end
     return stages.by_fields(tr, m)
@@ -123,9 +126,9 @@ local function trace(args)
     tr.write = nil -- kept as _write, so that Tab after tr: offers only step, run and back
     tr._write = args.write or function(s) io.write(s, "\n") end -- to io.output() at call time
     local list, kind = stages_of(tr, args)
-    local first = args.q or args.x
+    local first = args.q or tr.x
     local n = first:dim() >= 2 and first.shape[-2] or 1
-    tr.tokens = check_tokens(args.tokens, n, "tokens")
+    tr.tokens = check_tokens(args.tokens or tr.tokens, n, "tokens")
     local m = args.k and args.k.shape[-2] or n
     tr.key_tokens = check_tokens(args.key_tokens or (m == n and args.tokens or nil), m, "key_tokens")
     rawset(tr, "_stages", list)
@@ -170,6 +173,7 @@ function Trace:_show(i)
     local st = self._stages[i]
     local t = rawget(self, st.key)
     local out = {header(self, i, st, t)}
+    if st.view then t = st.view(t) end -- a long vector shown in part (the stage's note says so)
     if st.note then out[2] = "  (" .. st.note .. ")" end
     for _, mt in ipairs(matrices(t, st.lead)) do
         local title, mat = mt[1], mt[2]

@@ -1,0 +1,139 @@
+-- inspect.lua — what attention.trace and attention.overview show of a GPTModel (module attn.gpt.inspect):
+--   GPTModel:trace_stages(tr)      attention.trace{module = model, layer = L, head = H, text = or ids =}:
+--                                  the input of block L's attention (the residual stream after blocks
+--                                  1..L-1, through norm1), head H's queries, keys and values, its scores,
+--                                  masked, scaled, weights and context, with the tokens as labels
+--   GPTModel:attention_maps(args)  every layer's attention weights [heads, n, n], for attention.overview
+-- Each is computed with the model's own layers and attention's stages, the operations of
+-- MultiHeadAttention's forward, so the weights are the ones the model uses.
+local torch = require("attn.bind").torch
+local attention = require("attn.bind").attention
+local errors = require("attn.errors")
+local check = require("attn.check")
+local stages = require("attn.attention.stages")
+local model_lib = require("attn.gpt.model")
+
+local inspect = {}
+
+local function fail(fn, msg) errors.raise(fn .. ": " .. msg) end
+
+-- The ids a trace or an overview reads: ids = (a list or [1, n] tensor) or text = (with tokenizer =,
+-- GPT-2's by default). Returns ids [1, n] and the tokens as labels.
+function inspect.input(fn, model, args)
+    local ids, tokenizer = args.ids, args.tokenizer
+    if args.text ~= nil and ids ~= nil then fail(fn, "give text = or ids =, not both") end
+    if args.text ~= nil then
+        if type(args.text) ~= "string" then fail(fn, "text must be a string, got " .. check.describe(args.text)) end
+        tokenizer = tokenizer or require("attn.tiktoken").get_encoding("gpt2")
+        ids = tokenizer:encode(args.text, {allowed_special = {"<|endoftext|>"}})
+    end
+    if ids == nil then fail(fn, "give the input as text = \"...\" or ids = {...}") end
+    if type(ids) == "table" and not torch.is_tensor(ids) then ids = torch.tensor{ids} end
+    if torch.is_tensor(ids) and ids.ndim == 1 then ids = ids:unsqueeze(1) end
+    ids = model_lib.check_ids(fn, model, ids)
+    if ids.shape[1] ~= 1 then fail(fn, "shows one sequence (batch 1), got a batch of " .. ids.shape[1]) end
+    local vocab = model.cfg.vocab_size
+    local tokens = {}
+    for i = 1, ids.shape[2] do
+        local id = ids[1][i]
+        if id < 1 or id > vocab then fail(fn, "token id " .. id .. " is outside the vocabulary (1 to " .. vocab .. ")") end
+        local ok, piece = false, nil
+        if tokenizer then ok, piece = pcall(tokenizer.decode, tokenizer, {id}) end
+        tokens[i] = ok and piece or ("#" .. id)
+    end
+    return ids, tokens
+end
+
+-- The residual stream entering block `layer` ([1, n, d]).
+local function stream_before(model, ids, layer)
+    local n = ids.shape[2]
+    local x = model.tok_emb(ids) + model.pos_emb(torch.arange(1, n + 1))
+    x = model.drop_emb(x)
+    for b = 1, layer - 1 do x = model.trf_blocks[b](x) end
+    return x
+end
+
+-- Head h's Q, K, V ([n, head_dim]) of attention module att on x ([1, n, d]), and all heads' [1, h, n, hd].
+local function heads_of(att, x)
+    local q = attention.split_heads(att.W_query(x), att.num_heads)
+    local k = attention.split_heads(att.W_key(x), att.num_heads)
+    local v = attention.split_heads(att.W_value(x), att.num_heads)
+    return q, k, v
+end
+
+-- The weights of every head of att on x: softmax(masked(Q·Kᵀ) / √d_k), [1, h, n, n], as its forward.
+local function weights_of(att, x)
+    local q, k = heads_of(att, x)
+    local n = x.shape[2]
+    local s = attention.scores(q, k)
+    s = attention.mask(s, att.mask:bool()[{{1, n}, {1, n}}], -math.huge)
+    return attention.softmax(attention.scale(s, k.shape[-1]), -1)
+end
+
+local SHOW = 8 -- dims of a vector shown in a trace (all are in the tracer's field)
+
+local function narrow_view(t)
+    if t.shape[-1] <= SHOW then return t end
+    return t:narrow(-1, 1, SHOW)
+end
+
+function inspect.trace_stages(model, tr)
+    local fn = "attention.trace"
+    local L, H = tr.layer, tr.head
+    local nl, nh = model.cfg.n_layers, model.cfg.n_heads
+    if math.type(L) ~= "integer" or L < 1 or L > nl then
+        fail(fn, "layer must be a block number from 1 to " .. nl .. ", got " .. check.describe(L))
+    end
+    if math.type(H) ~= "integer" or H < 1 or H > nh then
+        fail(fn, "head must be a head number from 1 to " .. nh .. ", got " .. check.describe(H))
+    end
+    local ids, tokens = inspect.input(fn, model, tr)
+    tr.ids, tr.tokens = ids, tr.tokens or tokens
+    local block = model.trf_blocks[L]
+    local att = block.att
+    local hd = att.head_dim
+    local d = model.cfg.emb_dim
+    local shown = function(k) return string.format("first %d of %d dims shown; all in tr.%s", math.min(SHOW, k), k, "%s") end
+    -- the input of block L's attention, computed now: the tracer labels its rows with the tokens
+    tr.x = block.norm1(stream_before(model, ids, L))[1]
+    local list = {
+        {key = "x", name = "input", rows = "q", view = narrow_view,
+         formula = string.format("X = norm1(h%d)   (block %d's input, after its LayerNorm)", L - 1, L),
+         note = shown(d):format("x"), compute = function(t) return t.x end},
+    }
+    for i, p in ipairs({{"queries", "Q", "W_query"}, {"keys", "K", "W_key"}, {"values", "V", "W_value"}}) do
+        list[#list + 1] = {key = p[1], name = p[1], rows = "q", view = narrow_view,
+                           formula = string.format("%s = %s(X), head %d's %d columns", p[2], p[3], H, hd),
+                           note = shown(hd):format(p[1]),
+                           compute = function(t)
+                               local q, k, v = heads_of(att, t.x:unsqueeze(1))
+                               return ({q, k, v})[i][1][H]
+                           end}
+    end
+    local tail = stages.attention(tr, {q = "queries", k = "keys", v = "values"}, {"mask", "scale"},
+                                  stages.causal_hidden(att.mask), nil, hd)
+    for _, st in ipairs(tail) do
+        if st.key == "context" then
+            st.view = narrow_view
+            st.note = shown(hd):format("context")
+        end
+        list[#list + 1] = st
+    end
+    return list, {layer = true, head = true, text = true, ids = true, tokenizer = true}
+end
+
+-- attention.overview's data: {layers = {[l] = [h, n, n] weights}, tokens = {...}}.
+function inspect.attention_maps(model, args)
+    local fn = "attention.overview"
+    local ids, tokens = inspect.input(fn, model, args)
+    local x = model.drop_emb(model.tok_emb(ids) + model.pos_emb(torch.arange(1, ids.shape[2] + 1)))
+    local layers = {}
+    for l = 1, model.cfg.n_layers do
+        local block = model.trf_blocks[l]
+        layers[l] = weights_of(block.att, block.norm1(x))[1]
+        x = block(x)
+    end
+    return {layers = layers, tokens = tokens}
+end
+
+return inspect
