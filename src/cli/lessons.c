@@ -118,12 +118,12 @@ static void push_reset(lua_State *L) {
 /* The counts of the lessons run so far: every lesson.check and lesson.agree passed or failed, and how
  * many of them were lesson.agree's identities. */
 typedef struct {
-    long passed, failed, identities;
+    long passed, failed, identities, skipped;
 } counts;
 
 /* How a lesson ended: run.file's result.status, or RAN_STOPPED when run.file itself raised an error
  * or said "interrupted" (Ctrl-C: every lesson stops). */
-enum { RAN_OK, RAN_QUIT, RAN_ERROR, RAN_STOPPED };
+enum { RAN_OK, RAN_QUIT, RAN_ERROR, RAN_STOPPED, RAN_SKIPPED };
 
 static long int_field(lua_State *L, int t, const char *name) {
     lua_getfield(L, t, name);
@@ -149,7 +149,7 @@ static int run_file(lua_State *L, const char *path, const char *mode, int tap, c
     lua_setfield(L, -2, "mode");
     lua_pushboolean(L, tap);
     lua_setfield(L, -2, "tap");
-    lua_pushinteger(L, n->passed + n->failed + 1);
+    lua_pushinteger(L, n->passed + n->failed + n->skipped + 1);
     lua_setfield(L, -2, "first");
     if (step) {
         if (step->from > 0) {
@@ -175,6 +175,17 @@ static int run_file(lua_State *L, const char *path, const char *mode, int tap, c
     if (status && strcmp(status, "ok") == 0) how = RAN_OK;
     else if (status && strcmp(status, "quit") == 0) how = RAN_QUIT;
     else if (status && strcmp(status, "interrupted") == 0) how = RAN_STOPPED;
+    else if (status && strcmp(status, "skipped") == 0) {
+        /* lesson.skip: the lesson cannot run here (files it needs are missing): neither passed nor failed.
+         * TAP shows it as a skipped test, numbered after the checks so far. */
+        how = RAN_SKIPPED;
+        n->skipped++;
+        lua_getfield(L, result, "reason");
+        if (strcmp(mode, "check") == 0)
+            printf(tap ? "ok %ld - %s # SKIP %s\n" : "skipped %ld: %s: %s\n", tap ? n->passed + n->failed + n->skipped
+                   : n->skipped, path, lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
+        lua_pop(L, 1);
+    }
     lua_pop(L, 2);
     return how;
 }
@@ -182,7 +193,7 @@ static int run_file(lua_State *L, const char *path, const char *mode, int tap, c
 /* --check: every lesson in a state of its own, without colour; failures (or TAP) and a summary:
  * how many checks were identities (lesson.agree), then "N passed, N failed" as the last line. */
 static int check_all(lua_State *L, char **files, int nfiles, int tap) {
-    counts c = {0, 0, 0};
+    counts c = {0, 0, 0, 0};
     int n = nfiles, stop = 0;
     char buf[4096];
     if (n == 0) { /* no files: every lesson there is */
@@ -222,11 +233,14 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
         if (stop) break;
     }
     if (nfiles == 0) lua_pop(L, 1);
-    if (tap) printf("1..%ld\n", c.passed + c.failed);
+    if (tap) printf("1..%ld\n", c.passed + c.failed + c.skipped);
     if (c.identities > 0)
         printf("%s%ld checks: %ld against the book or PyTorch, %ld identities\n", tap ? "# " : "",
                c.passed + c.failed, c.passed + c.failed - c.identities, c.identities);
-    printf("%s%ld passed, %ld failed\n", tap ? "# " : "", c.passed, c.failed);
+    if (c.skipped > 0) /* the closing line's form: "N passed, N failed, N skipped" */
+        printf("%s%ld passed, %ld failed, %ld skipped\n", tap ? "# " : "", c.passed, c.failed, c.skipped);
+    else
+        printf("%s%ld passed, %ld failed\n", tap ? "# " : "", c.passed, c.failed);
     fflush(stdout);
     return c.failed == 0;
 }
@@ -235,7 +249,7 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
  * first lesson's. */
 static int step_all(lua_State *L, char **files, int nfiles, const char *mode, const attn_step_options *step) {
     attn_step_options opts = *step;
-    counts c = {0, 0, 0};
+    counts c = {0, 0, 0, 0};
     char buf[4096];
     const char *dir = lessons_dir(buf, sizeof buf);
     if (nfiles == 0) {

@@ -65,6 +65,20 @@ check "an identity prints ≡, what, and the largest difference (or exact) with 
     out_has "  ≡ matmul = the loop (exact)" -- \
     out_has "  ≡ row 2 of X·Xᵀ is ω2 (largest difference 1.19e-07, tolerance 2e-07)" -- out_has "  ✗ wrong on purpose"
 
+run --check "$FIX/skipping.lua" "$L01"
+check "--check: lesson.skip counts the lesson as skipped, not failed; the checks before it count; exit 0" all \
+    status_is 0 -- out_has "skipped 1: $FIX/skipping.lua: The files are not here." -- \
+    last_line_is "27 passed, 0 failed, 1 skipped" -- out_lacks "never reached"
+
+run --check --tap "$FIX/skipping.lua" "$L01"
+check "--check --tap: a skipped lesson is a TAP skip, numbered after the checks before it" all \
+    status_is 0 -- out_has "ok 2 - $FIX/skipping.lua # SKIP The files are not here." -- out_has "1..28" -- \
+    out_matches "^ok 3 - 01_simple_attention"
+
+run "$FIX/skipping.lua"
+check "a skipping lesson run straight through prints why and exits 0" all status_is 0 -- \
+    out_has "Put them in /somewhere." -- out_lacks "never reached"
+
 run --check "$TMP/no_such_lesson.lua"
 check "--check: a missing lesson is a failure" all status_is 1 -- out_has "no_such_lesson" -- \
     last_line_is "0 passed, 1 failed"

@@ -42,6 +42,9 @@ lesson.width = 80         -- of the section and step rules
 -- the one that stops it to run it again from its start up to another step (b, r, g: lesson/keys.lua).
 lesson.QUIT = setmetatable({}, {__tostring = function() return "quit" end})
 lesson.JUMP = setmetatable({}, {__tostring = function() return "jump" end})
+-- The error lesson.skip stops a lesson with: the lesson cannot run here (files it needs are missing),
+-- which --check counts as skipped, not failed. Its reason is in the field reason.
+lesson.SKIP = {__tostring = function(e) return "skipped: " .. e.reason end}
 
 local stdout = io.stdout
 
@@ -241,6 +244,19 @@ function lesson.say(text)
     check_string("say", 1, text)
     if mark("say", {text = dedent(text)}) then return end
     write("\n", dedent(text), "\n")
+end
+
+-- lesson.skip(reason): the lesson cannot run on this machine (the files it needs are not there). The
+-- reason is printed (the lesson says what to do), and the lesson ends cleanly: --check counts it as
+-- skipped, neither passed nor failed.
+function lesson.skip(reason)
+    check_string("skip", 1, reason)
+    write("\n", dedent(reason), "\n")
+    if S.name == nil then -- run as a plain script (./attn lessons/NN_name.lua), not by a lesson mode
+        io.stdout:flush()
+        os.exit(0, true)
+    end
+    error(setmetatable({reason = dedent(reason):match("^[^\n]*")}, lesson.SKIP), 0)
 end
 
 -- What the REPL would print for a value: tensors as PyTorch prints them.

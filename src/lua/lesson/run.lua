@@ -3,8 +3,9 @@
 --
 --   run.file(path, {mode = "step"|"line"|"check"|"run"|"record", tap = bool, first = n,
 --                   from = n, clear = bool, reset = function, sink = function})
---       -> {status =, passed =, failed =, identities =}
---          status: "ok", "quit" (the user pressed q), "error" or, in the step modes, "interrupted"
+--       -> {status =, passed =, failed =, identities =, reason =}
+--          status: "ok", "quit" (the user pressed q), "error", "skipped" (lesson.skip(reason): the
+--          lesson cannot run here, e.g. a model's files are missing) or, in the step modes, "interrupted"
 --          (Ctrl-C: it stops every lesson); identities: how many of the
 --          passed + failed were lesson.agree's (the rest are lesson.check's)
 --          from, clear: --from N and --clear (step modes); reset: puts the core's settings (the
@@ -136,6 +137,7 @@ local function run_chunk(chunk, path, mode)
     local ok, e = xpcall(chunk, function(e)
         -- q; b, r, g; Ctrl-C (src/cli/main.c)
         if e == lesson.QUIT or e == lesson.JUMP or errors.is_interrupt(e) then return e end
+        if getmetatable(e) == lesson.SKIP then return e end
         where = lesson_line(chunkname, 2)
         return debug.traceback(errors.text(e), 2)
     end)
@@ -147,6 +149,7 @@ local function run_chunk(chunk, path, mode)
     if ok then return "ok" end
     if errors.is_interrupt(e) then error(e, 0) end   -- stops every lesson, not just this one
     if e == lesson.JUMP then return "jump" end
+    if getmetatable(e) == lesson.SKIP then return "skipped", e.reason end
     if e == lesson.QUIT then
         lesson.emit("\n")
         return "quit"
@@ -163,7 +166,11 @@ local function pass(path, opts, how)
                            pause = how.mode == "step" and keys.after_step or nil, sink = opts.sink}
     if S.replaying and screen.active() then screen.status(keys.replaying(how.target)) end
     local chunk, err = loadfile(path, "bt", lesson_env(how.written))
-    if chunk then return S, run_chunk(chunk, path, how.mode) end
+    if chunk then
+        local status, reason = run_chunk(chunk, path, how.mode)
+        S.skip_reason = reason
+        return S, status
+    end
     if how.mode == "check" or how.mode == "record" then lesson.report_error(err) else report(how.mode, path, err) end
     return S, "error"
 end
@@ -207,7 +214,7 @@ function run.file(path, opts)
     end
     if status == "ok" and stepping then summary(S) end
     screen.close()
-    return {status = status, passed = S.passed, failed = S.failed, identities = S.identities}
+    return {status = status, passed = S.passed, failed = S.failed, identities = S.identities, reason = S.skip_reason}
 end
 
 ---------------------------------------------------------------------------------------------------
