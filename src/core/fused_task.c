@@ -147,12 +147,9 @@ __attribute__((target("avx2,fma"))) static float exp_row_fma(float *s, int64_t n
     return ((lanes[0] + lanes[4]) + (lanes[2] + lanes[6])) + ((lanes[1] + lanes[5]) + (lanes[3] + lanes[7])) + tail;
 }
 
-static int has_fma(void)
+static int has_fma(void) /* reads what libgcc found out at start-up: cheap, and safe from any thread */
 {
-    static int known = -1;
-    if (known < 0)
-        known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return known;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 #else
 static float exp_row_fma(float *s, int64_t n, float max)

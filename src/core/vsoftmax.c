@@ -137,10 +137,7 @@ AVX512 static float exp_sum_avx512(const float *in, float *out, int64_t n, float
 
 static float exp_sum(const float *in, float *out, int64_t n, float max)
 {
-    static int wide = -1;
-    if (wide < 0)
-        wide = has_avx512();
-    return wide ? exp_sum_avx512(in, out, n, max) : exp_sum_avx2(in, out, n, max);
+    return has_avx512() ? exp_sum_avx512(in, out, n, max) : exp_sum_avx2(in, out, n, max);
 }
 
 /* vec::map(x * Vec(inv)) */

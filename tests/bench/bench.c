@@ -502,6 +502,7 @@ int main(int argc, char **argv)
     const char *torch_script = argc > 2 ? argv[2] : "scripts/bench_torch.py";
     int runs = 21;
     results res = {.staged = -1, .torch = -1};
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it is measured, also into a file or a pipe */
 
     char *attn_argv[] = {(char *)attn, NULL};
     char *lua_argv[] = {"lua5.4", "-i", NULL};
