@@ -18,7 +18,7 @@ void attn_term_setup(lua_State *L, int color);
 /* Lesson modes (lessons.c). attn_lessons runs one on the lesson files given (none: every lesson in
  * ./lessons, for --check and --list) and returns 1 on success, 0 on an error or a failed check. */
 enum { ATTN_LESSON_NONE, ATTN_LESSON_STEP, ATTN_LESSON_LINE, ATTN_LESSON_CHECK, ATTN_LESSON_TAP,
-       ATTN_LESSON_LIST, ATTN_LESSON_HTML };
+       ATTN_LESSON_LIST, ATTN_LESSON_HTML, ATTN_LESSON_VERIFY, ATTN_LESSON_UPDATE, ATTN_LESSON_MARKDOWN };
 /* What --step and --step=line take besides the files: --from N (the first lesson starts at its step
  * N; 0 when not given) and --clear (the screen is cleared before each step); and --html's OUT. */
 typedef struct {
@@ -27,5 +27,9 @@ typedef struct {
     const char *out;
 } attn_step_options;
 int attn_lessons(lua_State *L, int mode, char **files, int nfiles, const attn_step_options *step);
+/* The Markdown modes (notes.c): --verify [--update] notes.md..., --markdown lesson.lua... Each file runs
+ * in a Lua state of its own. Return 1 on success, 0 on a failure. */
+int attn_verify(char **files, int nfiles, int update);
+int attn_markdown(char **files, int nfiles);
 
 #endif

@@ -179,13 +179,14 @@ static int handle_script(lua_State *L, char **argv) {
 #define has_v 4      /* -v, --version */
 #define has_e 8      /* -e */
 #define has_h 16     /* -h, --help */
-#define has_lesson 32 /* --step, --step=line, --check, --list, --html: see lesson_mode */
+#define has_lesson 32 /* --step, --step=line, --check, --list, --html, --verify, --markdown */
 
 /* The lesson mode asked for (cli.h's ATTN_LESSON_*), and --tap. */
 static int lesson_mode = ATTN_LESSON_NONE;
 static const char *lesson_mode_option = NULL; /* the option that chose it, "--step" ... */
 static const char *lesson_conflict = NULL;    /* set when a second, different mode is asked for */
 static int lesson_tap = 0;
+static int verify_update = 0; /* --update (with --verify) */
 static attn_step_options step_options = {0, 0, NULL}; /* --from N, --clear, --html OUT */
 static const char *bad_from = NULL;               /* the word given to --from when it is no step number */
 
@@ -215,6 +216,11 @@ static void print_usage(FILE *f) {
             "                       when none are given); with --tap, print TAP instead\n"
             "  --html OUT LESSON... run lessons as --check does and write each as a web page: OUT\n"
             "                       (several lessons: OUT is a folder, one page for each)\n"
+            "  --markdown LESSON... write lessons as Markdown handouts (on stdout)\n"
+            "Notes in Markdown:\n"
+            "  --verify FILE.md...  run each file's ```lua blocks in order and compare what each prints\n"
+            "                       with the ```output block after it; 'N passed, N failed'\n"
+            "  --update             with --verify: rewrite the output blocks with what attn printed\n"
             "With no arguments, %s starts the REPL (or runs stdin when it is not a terminal).\n",
             progname, progname);
 }
@@ -261,14 +267,15 @@ static int longoption(const char *opt) {
         return 0;
     }
     /* lesson modes: the arguments after the options are lesson files, not a script and its args */
-    if (strcmp(opt, "--tap") == 0) {
-        lesson_tap = 1;
+    if (strcmp(opt, "--tap") == 0 || strcmp(opt, "--update") == 0) {
+        *(opt[2] == 't' ? &lesson_tap : &verify_update) = 1;
         return 0;
     }
     {
         static const struct { const char *name; int mode; } modes[] = {
             {"--step", ATTN_LESSON_STEP}, {"--step=line", ATTN_LESSON_LINE},
             {"--check", ATTN_LESSON_CHECK}, {"--list", ATTN_LESSON_LIST}, {"--html", ATTN_LESSON_HTML},
+            {"--verify", ATTN_LESSON_VERIFY}, {"--markdown", ATTN_LESSON_MARKDOWN},
         };
         for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
             if (strcmp(opt, modes[i].name) == 0) {
@@ -401,8 +408,13 @@ static int pmain(lua_State *L) {
                                               : "--clear goes with --step or --step=line");
         return 0;
     }
+    if (verify_update && lesson_mode != ATTN_LESSON_VERIFY) {
+        l_message(progname, "--update goes with --verify");
+        return 0;
+    }
     if (args & has_lesson) { /* instead of a script and the REPL */
         int mode = lesson_mode == ATTN_LESSON_CHECK && lesson_tap ? ATTN_LESSON_TAP : lesson_mode;
+        if (mode == ATTN_LESSON_VERIFY && verify_update) mode = ATTN_LESSON_UPDATE;
         lua_pushboolean(L, attn_lessons(L, mode, argv + script, argc - script, &step_options));
         return 1;
     }

@@ -43,9 +43,9 @@ local function to_number(tok)
     return tonumber(tok)
 end
 
--- The numbers printed in text, in order. A number starts where a word could start, so the 32 of
--- "float32" is not one.
-function compare.numbers(text)
+-- The numbers printed in text, in order, with where each is: {{text =, value =, s =, e =}, ...} (s, e:
+-- byte positions). A number starts where a word could start, so the 32 of "float32" is not one.
+function compare.scan(text)
     local list, i, n = {}, 1, #text
     while i <= n do
         local tok
@@ -56,7 +56,7 @@ function compare.numbers(text)
             end
         end
         if tok then
-            list[#list + 1] = to_number(tok)
+            list[#list + 1] = {text = tok, value = to_number(tok), s = i, e = i + #tok - 1}
             i = i + #tok
         else
             i = i + 1
@@ -65,7 +65,14 @@ function compare.numbers(text)
     return list
 end
 
----------------------------------------------------------------------------------------------------
+-- The values of the numbers printed in text, in order.
+function compare.numbers(text)
+    local list = {}
+    for i, tok in ipairs(compare.scan(text)) do list[i] = tok.value end
+    return list
+end
+
+-------------------------------------------------------------------------------------------------
 -- Differences
 ---------------------------------------------------------------------------------------------------
 

@@ -55,13 +55,14 @@ local stdout = io.stdout
 local S
 
 -- lesson.begin([{name =, mode = "run", tap = false, first = 1, target =, source =, nav =, pause =,
---               show_title =, sink =}]) -> the new run's state. A run is one pass through the lesson's chunk;
+--               show_title =, sink =, out =}]) -> the new run's state. A run is one pass through the lesson's chunk;
 -- step mode's b, r and g start another one with a target (lesson/run.lua).
 function lesson.begin(opts)
     opts = opts or {}
     S = {
         name = opts.name,     -- "01_simple_attention": how check mode names failures
         mode = opts.mode or "run",
+        out = opts.out or stdout, -- where the lesson prints (attn --verify: a file per block)
         tap = opts.tap or false, -- check mode: TAP lines instead of failures only
         step = 0,             -- steps run so far
         skipping = false,     -- "s" pressed: run the rest of this section without output or pauses
@@ -94,8 +95,8 @@ local function quiet()
 end
 lesson.quiet = quiet
 
--- Everything the library prints goes through emit: to stdout (through the screen's spool in step
--- mode on a terminal), or into lesson.capture's buffer.
+-- Everything the library prints goes through emit: to the run's out (stdout, through the screen's
+-- spool in step mode on a terminal, unless lesson.begin named a file), or into lesson.capture's buffer.
 local captured = nil
 local function emit(...)
     if captured then
@@ -105,7 +106,7 @@ local function emit(...)
     elseif screen.active() then
         screen.write(...)
     else
-        stdout:write(...)
+        S.out:write(...)
     end
 end
 lesson.emit = emit

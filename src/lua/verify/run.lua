@@ -1,0 +1,176 @@
+-- run.lua — `attn --verify notes.md` on one file (module attn.verify.run, called by src/cli/notes.c,
+-- which gives each file a Lua state of its own).
+--
+--   run.file(path, {update = bool}) -> {passed =, failed =}
+--
+-- The file's ```lua blocks run in order in one environment, as cells of a notebook: a block's
+-- globals stay for the next. What a block prints (print, io.write, the lesson library, heatmaps,
+-- the tracer) is compared with its output block (verify/output.lua). Each block that runs counts
+-- once: passed when it raised no error and printed what its output block shows (or has none). A
+-- failure is printed as "✗ file:line: ..." with the explanation under it; a file that cannot be
+-- read as notes (verify/blocks.lua's problems) counts one failure per problem and runs nothing.
+-- With update, output blocks that differ are rewritten and missing ones added (verify/rewrite.lua),
+-- unless a block failed with an error: then the file is left as it was.
+
+local blocks = require("attn.verify.blocks")
+local output = require("attn.verify.output")
+local rewrite = require("attn.verify.rewrite")
+local lesson = require("attn.lesson")
+local errors = require("attn.errors")
+
+local run = {}
+local stdout = io.stdout
+
+local function fail(path, line, message, lines)
+    stdout:write("✗ ", path, ":", tostring(line), ": ", message, "\n")
+    for _, l in ipairs(lines or {}) do stdout:write("    ", l, "\n") end
+end
+
+-- The notes' own os: os.exit would end attn before the other blocks and files, so it is an error at
+-- the line that calls it.
+local function notes_os()
+    local function exit()
+        error("os.exit is not run by attn --verify: it would end attn before the other blocks and files", 2)
+    end
+    return setmetatable({exit = exit}, {__index = os})
+end
+
+-- The globals the blocks share: the program's, with a print into the block's output, and os.
+local function notes_env()
+    local env = {os = notes_os()}
+    env.print = function(...)
+        local parts = {}
+        for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+        io.write(table.concat(parts, "\t"), "\n")
+    end
+    return setmetatable(env, {__index = _G})
+end
+
+-- The innermost line of the notes on the stack (the error handler's caller is level 2).
+local function notes_line(chunkname)
+    for level = 3, 200 do
+        local info = debug.getinfo(level, "Sl")
+        if not info then return nil end
+        if info.source == chunkname and info.currentline > 0 then return info.currentline end
+    end
+end
+
+-- Runs one block: what it printed, and nil or the error ({line =, message =, interrupted =}).
+local function run_block(path, cell, env)
+    local code = cell.code
+    -- blank lines first, so that the chunk's line numbers are the notes' own
+    local chunk, err = load(string.rep("\n", code.line) .. code.code, "@" .. path, "t", env)
+    if not chunk then
+        return "", {line = tonumber(err:match(":(%d+):")) or code.line, message = errors.message(err)}
+    end
+    local sink = io.tmpfile()
+    local saved = io.output()
+    io.output(sink)
+    local S = lesson.begin{mode = "run", out = sink}
+    local where
+    local ok, e = xpcall(chunk, function(e)
+        where = notes_line("@" .. path)
+        return e
+    end)
+    io.output(saved)
+    lesson.begin()
+    sink:seek("set")
+    local printed = sink:read("a") or ""
+    sink:close()
+    if ok then return printed, nil, S end
+    if errors.is_interrupt(e) then return printed, {line = where or code.line, interrupted = true} end
+    local text = errors.text(e)
+    local at = tonumber(text:match("^" .. path:gsub("%p", "%%%0") .. ":(%d+): "))
+    return printed, {line = at or where or code.line, message = errors.message(text)}
+end
+
+local function read_file(path)
+    local f, err = io.open(path, "rb")
+    if not f then return nil, err end
+    local text, rerr = f:read("a")
+    f:close()
+    if not text then return nil, path .. ": " .. tostring(rerr) end
+    return text
+end
+
+local function write_file(path, text)
+    local tmp = path .. ".attn-update"
+    local f, err = io.open(tmp, "wb")
+    if not f then return nil, err end
+    local ok, werr = f:write(text)
+    f:close()
+    if not ok then
+        os.remove(tmp)
+        return nil, werr
+    end
+    return os.rename(tmp, path)
+end
+
+function run.file(path, opts)
+    opts = opts or {}
+    local result = {passed = 0, failed = 0}
+    local text, err = read_file(path)
+    if not text then
+        fail(path, 0, "cannot read: " .. tostring(err))
+        result.failed = 1
+        return result
+    end
+    local notes, problems = blocks.read(text)
+    if not notes then
+        for _, p in ipairs(problems) do fail(path, p.line, p.message) end
+        result.failed = #problems
+        return result
+    end
+    local env, outputs, errored = notes_env(), {}, false
+    for i, cell in ipairs(notes.cells) do
+        if not cell.skip then
+            local printed, problem = run_block(path, cell, env)
+            if problem and problem.interrupted then
+                fail(path, problem.line, "interrupted (Ctrl-C) in the ```lua block at line " .. cell.code.line ..
+                     "; the rest of " .. path .. " is not run")
+                result.failed = result.failed + 1
+                errored = true
+                break
+            elseif problem then
+                fail(path, problem.line, "error in the ```lua block at line " .. cell.code.line .. ": " ..
+                     problem.message)
+                result.failed = result.failed + 1
+                errored = true
+            elseif not cell.output then   -- nothing to compare with
+                if opts.update then outputs[i] = output.normal(printed) end
+                result.passed = result.passed + 1
+            else
+                local ok, why = output.compare(cell.output.code, printed, cell.output.line + 1)
+                if ok then
+                    result.passed = result.passed + 1
+                elseif opts.update then
+                    outputs[i] = output.normal(printed)
+                    result.passed = result.passed + 1
+                else
+                    fail(path, why.line, "the output differs from the ```output block " ..
+                         "(the ```lua block at line " .. cell.code.line .. ")", why.text)
+                    result.failed = result.failed + 1
+                end
+            end
+        end
+    end
+    if opts.update then
+        if errored then
+            stdout:write(path, ": not updated (a block failed with an error)\n")
+        else
+            local new, changed, added = rewrite.apply(notes, outputs)
+            if new ~= text then
+                local ok, werr = write_file(path, new)
+                if not ok then
+                    fail(path, 0, "cannot write: " .. tostring(werr))
+                    result.failed = result.failed + 1
+                    return result
+                end
+            end
+            stdout:write(string.format("%s: updated (output blocks rewritten: %d, added: %d)\n", path, changed, added))
+        end
+    end
+    return result
+end
+
+return run
