@@ -300,7 +300,8 @@ local function run_step(title, fn)
     local info = debug.getinfo(fn, "S")
     local src = source.get(info.source)
     local body = src and source.body(src, info.linedefined, info.lastlinedefined) or {}
-    if not mark("step", {n = S.step, of = src and src.steps, title = title, code = body}) then
+    if not mark("step", {n = S.step, of = src and src.steps, title = title, code = body,
+                         first_line = info.linedefined, last_line = info.lastlinedefined}) then
         step_head(title, src)
         local lines = code_lines(body)
         if #lines > 0 and S.mode ~= "line" then write(table.concat(lines, "\n"), "\n") end

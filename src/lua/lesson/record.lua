@@ -3,14 +3,18 @@
 -- through as `--check` runs it (no keys, nothing on the terminal); what it would print is collected
 -- in order instead, with its structure kept.
 --
---   record.file(path) -> doc, result     result: run.file's {status, passed, failed, identities}
+--   record.file(path [, {figures = true}]) -> doc, result     result: run.file's {status, passed,
+--                                        failed, identities}; figures = false: heatmaps stay text, as
+--                                        the terminal prints them without colour (lesson/markdown.lua)
 --
 --   doc.items   everything in the order the lesson printed it, each a table with a kind:
 --     {kind = "title",   text =, source =}        lesson.title
 --     {kind = "section", text =}                  lesson.section
 --     {kind = "say",     text =}                  lesson.say (dedented)
---     {kind = "step",    n =, of =, title =, code = {lines}}   lesson.step: its number, the lesson's
---                                                 count of steps, its source lines as written
+--     {kind = "step",    n =, of =, title =, code = {lines}, first_line =, last_line =}
+--                                                 lesson.step: its number, the lesson's count of
+--                                                 steps, its source lines as written (the
+--                                                 echo's), where its function is in the file
 --     {kind = "output",  parts = {...}}           what was printed (lesson.show, print, the tracer):
 --                                                 strings, and figures where a heatmap was drawn
 --     {kind = "check",   what =, ok =, identity =, note =, lines = {explanation}, got =, expected =}
@@ -103,7 +107,8 @@ local function group(doc)
     doc.after = pending
 end
 
-function record.file(path)
+function record.file(path, opts)
+    local figures_wanted = not (opts and opts.figures == false)
     local doc = {path = path, name = (path:match("([^/]*)$"):gsub("%.lua$", "")), items = {}}
     local spool = assert(io.tmpfile())
     local read_to = 0
@@ -134,7 +139,8 @@ function record.file(path)
     end
 
     local saved_recorder = heatmap.record(function(d)
-        if lesson.capturing() then return nil end   -- text the lesson itself reads (lesson.capture)
+        -- text the lesson itself reads (lesson.capture), or figures not wanted
+        if lesson.capturing() or not figures_wanted then return nil end
         figures[#figures + 1] = figure_of(d)
         return MARK_OPEN .. #figures .. MARK_CLOSE
     end)

@@ -15,6 +15,8 @@
 --                         lesson.heatmaps call (not echoed: a check's expected side is the book's
 --                         text, which a lesson never prints as its own; agree prints its own ≡ line;
 --                         show and heatmaps only display what the step computed)
+--   info.checks[l]        line l belongs to a lesson.check or lesson.agree call (a handout shows the
+--                         checks as text after the step's code: lesson/record.lua)
 --   info.library[l]       line l belongs to a call of the lesson library (say, section, ...) or is a
 --                         step's own first or last line (--step=line does not stop there)
 --   info.continues[l]     line l continues a statement begun on an earlier line (inside brackets
@@ -51,7 +53,7 @@ end
 
 local function analyse(text)
     local info = {lines = {}, steps = 0, step_titles = {}, sections = {}, hidden = {}, library = {},
-                  continues = {}}
+                  continues = {}, checks = {}}
     for line in (text .. "\n"):gmatch("(.-)\r?\n") do info.lines[#info.lines + 1] = line end
     if text:sub(-1) == "\n" then info.lines[#info.lines] = nil end
     local tokens = tokenize(text)
@@ -108,6 +110,9 @@ local function analyse(text)
                 if (name.text == "check" or name.text == "agree" or name.text == "show" or name.text == "heatmaps")
                    and starts_line then
                     for l = first_line, last_line do info.hidden[l] = true end
+                    if name.text == "check" or name.text == "agree" then
+                        for l = first_line, last_line do info.checks[l] = true end
+                    end
                 end
             end
             if name.text == "section" and string_value(first_arg) then
@@ -147,8 +152,10 @@ function source.get(chunkname)
 end
 
 -- The lines of a step's function (as debug.getinfo(fn, "S") describes it) to echo before it runs:
--- its body without the lesson.check / lesson.show calls, dedented.
-function source.body(info, first, last)
+-- its body without the lesson.check / lesson.show calls (or, given hide, without the lines hide
+-- marks), dedented.
+function source.body(info, first, last, hide)
+    hide = hide or info.hidden
     local out = {}
     if first == last then
         local one = info.lines[first] or ""
@@ -157,7 +164,7 @@ function source.body(info, first, last)
         return out
     end
     for l = first + 1, last - 1 do
-        if not info.hidden[l] then out[#out + 1] = info.lines[l] or "" end
+        if not hide[l] then out[#out + 1] = info.lines[l] or "" end
     end
     while out[1] and out[1]:match("^%s*$") do table.remove(out, 1) end
     while out[#out] and out[#out]:match("^%s*$") do out[#out] = nil end

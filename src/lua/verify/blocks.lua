@@ -3,7 +3,7 @@
 --
 --   blocks.read(text) -> notes, or nil and problems ({{line =, message =}, ...})
 --   notes.lines[l]     line l without its end of line; notes.eol[l] its end ("\n", "\r\n" or "")
---   notes.cells        {{code =, output =, skip =}, ...} in the file's order; code and output are
+--   notes.cells        {{code =, output =, skip =, unchecked =}, ...} in the file's order; code and output are
 --                      blocks: {info =, code =, line =, last =, column =, fence =, prefix =}
 --
 -- libcmark (src/bind/markdown.c) says where each code block is. The rules on top are attn's:
@@ -11,7 +11,8 @@
 --     `skip`; any other language (```python), indented code and prose are left alone
 --   - an ```output block (or a ```text block) right after a ```lua block, blank lines apart, holds
 --     what that block prints; an ```output block anywhere else is a mistake (a ```text block there is
---     plain text)
+--     plain text); ```output unchecked shows output that differs from run to run (a time): the
+--     block runs, its output is not compared (nor rewritten by --update)
 --   - every fence must be closed: an unclosed one silently swallows the rest of the file
 -- A file that is not UTF-8 is refused before any of this.
 
@@ -107,6 +108,7 @@ function blocks.read(text)
             if prev and cell and cell.code == prev and not cell.output
                 and blank_between(lines, prev.last + 1, b.line - 1) then
                 cell.output = b
+                cell.unchecked = word(b.info, 2) == "unchecked"
             elseif lang == "output" then
                 problems[#problems + 1] = {line = b.line, message =
                     "an ```output block with no ```lua block right before it (blank lines apart): " ..
