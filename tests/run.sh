@@ -13,6 +13,7 @@
 #             tmux, step mode's keys), and every lesson in check mode
 #   html      --html on the command line (tests/cli/test_html.sh); browser/ the pages in headless
 #             Chromium (tests/browser/test_pages.mjs)
+#   verify/   notes in Markdown (--verify, --update) and lessons as handouts (--markdown)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 LOG=build/test-logs
@@ -101,6 +102,8 @@ elif [ -n "${CI:-}" ]; then
 else
     echo "  browser                SKIP: no Chromium, node or playwright-core here (scripts/install-browser-tests.sh could not install them)"
 fi
+run_suite "verify" sh tests/verify/test_verify.sh ./attn handouts
+run_suite "verify-asan" sh tests/verify/test_verify.sh build/asan/attn
 
 lessons=$(ls lessons/*.lua 2>/dev/null)
 if [ -n "$lessons" ]; then

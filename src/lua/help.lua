@@ -64,6 +64,7 @@ Lessons: the books' worked examples, computed and checked (?lesson)
   $ ./attn --list                    -- the lessons and their book sections
   $ ./attn --step lessons/01_simple_attention.lua   -- Enter: next step
   $ ./attn --check                   -- every lesson: "N passed, N failed"
+  $ ./attn --verify notes.md         -- Markdown notes: outputs checked
 
 At the prompt an expression prints its value; `local x = 1` keeps x; Tab
 completes (attention.so<Tab>, nn.Mu<Tab>, tr:<Tab>); Up/Down: history;

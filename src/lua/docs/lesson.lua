@@ -22,7 +22,9 @@ with ./attn lessons/X.lua (straight through), ./attn --step lessons/X.lua (Enter
 r repeat, g go to a step, l list the steps, s next section, c clear, ? keys, q quit; --from N starts
 at step N, --clear puts each step on a screen of its own), ./attn --step=line lessons/X.lua (line
 by line), ./attn --check lessons/*.lua (failures only, how many checks were identities, and
-"N passed, N failed" last), ./attn --list. Globals set in a step stay visible to later steps. Going
+"N passed, N failed" last), ./attn --list, ./attn --markdown lessons/X.lua (a Markdown handout:
+paragraphs, each step's code and output, its checks; ./attn --verify handout.md runs it again and
+compares). Globals set in a step stay visible to later steps. Going
 back runs the lesson again from its start without output (from the generator, dropout flavour
 and print options it started with), so a lesson must compute the same every time it runs: nothing
 from the clock, or from a file that changes.]=], [=[

@@ -1,0 +1,164 @@
+#!/bin/sh
+# test_verify.sh — attn --verify (notes in Markdown), --update and --markdown (lessons as handouts).
+# TAP output.
+#   sh tests/verify/test_verify.sh [path/to/attn] [handouts]
+# With "handouts", every lesson is also written with --markdown and checked with --verify (slow under
+# ASan, so the ASan run leaves it out).
+set -u
+
+BIN=${1:-./attn}
+HANDOUTS=${2:-}
+DIAG_LINES=30
+. "$(dirname "$0")/../cmd.sh"
+DIR=tests/verify
+out_has() { grep -q -F -- "$1" "$OUT"; }
+out_lacks() { ! grep -q -F -- "$1" "$OUT"; }
+last_line_is() { [ "$(tail -n 1 "$OUT")" = "$1" ]; }
+err_has() { grep -q -F -- "$1" "$ERR"; }
+same() { cmp -s "$1" "$2"; }
+# line_of FILE TEXT: the number of the first line of FILE holding TEXT
+line_of() { grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1; }
+# without_outputs FILE: FILE without its ```output blocks (as notes are before --update writes them)
+without_outputs() {
+    awk '/^ *>? *```output/ { skip = 1; next } skip && /^ *>? *```/ { skip = 0; next } !skip' "$1"
+}
+
+# ---- the six-token walkthrough, in English and in Chinese ------------------------------------------
+for lang in en zh; do
+    notes=$DIR/six_tokens.md
+    [ "$lang" = zh ] && notes=$DIR/six_tokens.zh.md
+    run --verify "$notes"
+    check "$lang: the six-token notes pass --verify (8 blocks)" all status_is 0 -- \
+        last_line_is "8 passed, 0 failed" -- err_empty
+
+    # one digit changed in an output block: a failure at that line, with the numbers marked
+    cp "$notes" "$TMP/digit.md"
+    sed -i 's/0\.1385, 0\.2379, 0\.2333/0.1385, 0.2378, 0.2333/' "$TMP/digit.md"
+    line=$(line_of "$TMP/digit.md" "0.2378")
+    run --verify "$TMP/digit.md"
+    check "$lang: one digit changed fails, naming its line ($line) and the largest difference" all \
+        status_is 1 -- out_has "✗ $TMP/digit.md:$line: the output differs" -- \
+        out_has "largest difference 1.0e-04 at line $line: 0.2379 printed where the notes show 0.2378" -- \
+        out_has "^^^^^^" -- last_line_is "7 passed, 1 failed"
+
+    # --update puts the digit back and changes nothing else; --verify then passes
+    run --verify --update "$TMP/digit.md"
+    check "$lang: --update rewrites the changed block, and the file is the original byte for byte" all \
+        status_is 0 -- same "$notes" "$TMP/digit.md" -- out_has "output blocks rewritten: 1, added: 0"
+    run --verify "$TMP/digit.md"
+    check "$lang: --verify passes after --update" all status_is 0 -- last_line_is "8 passed, 0 failed"
+
+    # notes written from scratch: no output blocks; --update adds them, giving the notes we ship
+    without_outputs "$notes" >"$TMP/bare.md"
+    run --verify --update "$TMP/bare.md"
+    check "$lang: --update adds every missing output block, in lists and quotes too: the shipped file" all \
+        status_is 0 -- same "$notes" "$TMP/bare.md" -- out_has "output blocks rewritten: 0, added: 8"
+
+    cp "$notes" "$TMP/again.md"
+    run --verify --update "$TMP/again.md"
+    check "$lang: --update on notes that pass changes nothing" all status_is 0 -- same "$notes" "$TMP/again.md"
+done
+
+# ---- README's example: what it shows is what attn prints ---------------------------------------------
+README=$(pwd)/README.md
+cp "$DIR/short.md" "$TMP/short.md"
+cd "$TMP" || exit 2
+run --verify short.md
+check "README: short.md passes" all status_is 0 -- last_line_is "1 passed, 0 failed"
+sed -i 's/0\.2272/0.2727/' short.md
+run --verify short.md
+check "README: short.md with a typo fails as README shows, line for line" all status_is 1 -- \
+    sh -c "while IFS= read -r l; do grep -q -F -x -- \"\$l\" '$README' || exit 1; done <'$OUT'"
+cd - >/dev/null || exit 2
+
+# ---- what a comparison accepts --------------------------------------------------------------------
+printf '# Rounded\n\n```lua\nprint(torch.tensor{0.123456, 2.5})\nprint("a  ")\n```\n```output\ntensor([0.12, 2.5])\na\n```\n' >"$TMP/round.md"
+run --verify "$TMP/round.md"
+check "numbers within half a unit of the notes' last digit pass; trailing spaces do not count" all \
+    status_is 0 -- last_line_is "1 passed, 0 failed"
+
+printf '# Text\n\n```lua\nprint("one step")\n```\n\n```text\none stop\n```\n' >"$TMP/text.md"
+run --verify "$TMP/text.md"
+check "a \`\`\`text block after a \`\`\`lua block is its output; a word changed fails at its line and column" all \
+    status_is 1 -- out_has "✗ $TMP/text.md:8: the output differs" -- \
+    out_has "the text differs at line 8, column 7"
+
+printf '```lua\nx = 1\n```\n\n```lua skip\nx = 2\n```\n\n```python\nx = 3\n```\n\n    x = 4\n\n```lua\nprint(x)\n```\n```output\n1\n```\n' >"$TMP/kinds.md"
+run --verify "$TMP/kinds.md"
+check "\`\`\`lua skip, other languages and indented code are not run; globals stay for the next block" all \
+    status_is 0 -- last_line_is "2 passed, 0 failed"
+
+printf '# Crlf\r\n\r\n```lua\r\nprint(6 * 7)\r\n```\r\n' >"$TMP/crlf.md"
+run --verify --update "$TMP/crlf.md"
+check "--update keeps a file's CRLF line ends" all status_is 0 -- \
+    same "$TMP/crlf.md" /dev/stdin <<EOF
+$(printf '# Crlf\r\n\r\n```lua\r\nprint(6 * 7)\r\n```\r\n```output\r\n42\r\n```\r')
+EOF
+
+# ---- bad input: a message naming the file and line, and the other files still run ------------------
+printf '# Notes\n\nok\n\n\377 not UTF-8\n' >"$TMP/latin1.md"
+printf '# Notes\n\n```lua\nprint(1)\n\nmore\n' >"$TMP/open.md"
+printf '# Notes\n\nprose\n\n```output\n1\n```\n' >"$TMP/orphan.md"
+printf '# Notes\n\n```lua\nprint("before")\nos.exit(3)\n```\n\n```lua\nprint("after")\n```\n```output\nafter\n```\n' >"$TMP/exit.md"
+printf '# Notes\n\n```lua\nlocal x = torch.ones(6, 3)\n\nlocal y = x:matmul(torch.ones(2, 3))\n```\n' >"$TMP/error.md"
+run --verify "$TMP/latin1.md" "$TMP/open.md" "$TMP/orphan.md" "$TMP/exit.md" "$TMP/error.md" "$DIR/six_tokens.md"
+check "bad input: each file's message names its line; the good file's 8 blocks still pass" all status_is 1 -- \
+    out_has "✗ $TMP/latin1.md:5: not UTF-8 text: the byte at line 5, column 1 is not UTF-8" -- \
+    out_has "✗ $TMP/open.md:3: the \`\`\`lua fence opened here is never closed" -- \
+    out_has "✗ $TMP/orphan.md:5: an \`\`\`output block with no \`\`\`lua block right before it" -- \
+    out_has "✗ $TMP/exit.md:5: error in the \`\`\`lua block at line 3: os.exit is not run by attn --verify" -- \
+    out_has "✗ $TMP/error.md:6: error in the \`\`\`lua block at line 3: matmul: cannot multiply [6, 3] by [2, 3]" -- \
+    last_line_is "9 passed, 5 failed"
+
+# a block that loops: Ctrl-C stops it, the file fails, the next file runs
+printf '# Notes\n\n```lua\nio.open(arg_marker, "w"):close()\nwhile true do end\n```\n\n```lua\nprint("not run")\n```\n' |
+    sed "s|arg_marker|\"$TMP/looping\"|" >"$TMP/loop.md"
+"$BIN" --verify "$TMP/loop.md" "$DIR/six_tokens.md" >"$OUT" 2>"$ERR" &
+pid=$!
+i=0
+while [ "$i" -lt 400 ] && [ ! -e "$TMP/looping" ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+kill -INT "$pid"
+i=0
+while [ "$i" -lt 400 ] && kill -0 "$pid" 2>/dev/null; do
+    sleep 0.05
+    i=$((i + 1))
+done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid"
+STATUS=$?
+check "a looping block: Ctrl-C stops it, it fails at its line, the next file still runs" all status_is 1 -- \
+    out_has "✗ $TMP/loop.md:5: interrupted (Ctrl-C) in the \`\`\`lua block at line 3" -- \
+    last_line_is "8 passed, 1 failed"
+
+run --update "$DIR/six_tokens.md"
+check "--update without --verify is refused" all status_is 1 -- err_has "--update goes with --verify"
+run --verify
+check "--verify without files says what it needs" all status_is 1 -- err_has "--verify needs Markdown files"
+run --verify "$TMP/no_such_notes.md"
+check "a missing file is a failure naming it" all status_is 1 -- out_has "✗ $TMP/no_such_notes.md" -- \
+    last_line_is "0 passed, 1 failed"
+
+# ---- lessons as handouts -----------------------------------------------------------------------------
+run --markdown lessons/02_trainable_weights.lua
+check "--markdown: the title, sections, steps as \`\`\`lua and \`\`\`output blocks, checks as text" all \
+    status_is 0 -- out_has "# Self-attention with trainable weights" -- \
+    out_has "## 3.4.1  Computing the attention weights step by step" -- \
+    out_has "### Step 2 · the inputs and the sizes d_in = 3, d_out = 2 (In [15])" -- \
+    out_has "x_2: tensor([0.5500, 0.8700, 0.6600])" -- out_has "- ✓ d_in, the input embedding size, d=3" -- \
+    out_lacks "lesson.check(" -- err_empty
+
+if [ "$HANDOUTS" = handouts ]; then
+    : >"$TMP/markdown.err"
+    for f in lessons/*.lua; do
+        "$BIN" --markdown "$f" >"$TMP/$(basename "$f" .lua).md" 2>>"$TMP/markdown.err" ||
+            echo "--markdown $f failed" >>"$TMP/markdown.err"
+    done
+    run --verify "$TMP"/[0-9]*.md
+    check "every lesson written with --markdown passes --verify" all status_is 0 -- out_lacks "✗" -- \
+        [ ! -s "$TMP/markdown.err" ]
+fi
+
+tap_end
