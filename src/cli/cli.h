@@ -1,12 +1,16 @@
 /* cli.h — what the files of src/cli share: main.c runs chunks, repl.c reads them, lessons.c runs the
- * lesson modes, term.c knows the terminal. */
+ * lesson modes, notes.c the Markdown modes, term.c knows the terminal, usage.c says the options. */
 #ifndef ATTN_CLI_H
 #define ATTN_CLI_H
+#include <stdio.h>
+
 #include <lua.h>
 
 /* lua_pcall with attn's message handler (a traceback for scripts; the plain message when
  * interactive) and Ctrl-C armed for the duration of the call. */
 int attn_pcall(lua_State *L, int narg, int nres, int interactive);
+/* usage.c: the text of --help (and of a bad option's message), to f. */
+void attn_print_usage(FILE *f, const char *progname);
 /* The interactive loop; returns 0 when the user quits with Ctrl-D (or stdin ends). */
 int attn_repl(lua_State *L);
 /* term.c: colour on stdout: it is a terminal and NO_COLOR is unset or empty (the REPL and lessons

@@ -190,41 +190,6 @@ static int verify_update = 0; /* --update (with --verify) */
 static attn_step_options step_options = {0, 0, NULL}; /* --from N, --clear, --html OUT */
 static const char *bad_from = NULL;               /* the word given to --from when it is no step number */
 
-static void print_usage(FILE *f) {
-    fprintf(f,
-            "usage: %s [options] [script [args]]\n"
-            "Available options are:\n"
-            "  -e stat        execute string 'stat' (may be given several times)\n"
-            "  -i             enter the REPL after running 'script' and -e\n"
-            "  -l mod         require library 'mod' into global 'mod'\n"
-            "  -l g=mod       require library 'mod' into global 'g'\n"
-            "  -v, --version  show version information\n"
-            "  -h, --help     show this help\n"
-            "  -W             turn warnings on\n"
-            "  --             stop handling options\n"
-            "  -              stop handling options and execute stdin\n"
-            "Lessons (lessons/*.lua; a lesson also runs straight through as a script):\n"
-            "  --list               list the lessons with their titles\n"
-            "  --step LESSON        pause after each step: Enter next, b back, r repeat, g go to a step,\n"
-            "                       l list the steps, s next section, c clear, ? keys, q quit\n"
-            "  --step=line LESSON   pause before each line of the lesson's code\n"
-            "  --from N             with --step or --step=line: start at step N (the steps before it\n"
-            "                       run without output)\n"
-            "  --clear              with --step or --step=line: clear the screen before each step\n"
-            "  --check [LESSON...]  run lessons quietly (each on its own), print failed checks and\n"
-            "                       'N passed, N failed'; exit status 1 on any failure (all lessons\n"
-            "                       when none are given); with --tap, print TAP instead\n"
-            "  --html OUT LESSON... run lessons as --check does and write each as a web page: OUT\n"
-            "                       (several lessons: OUT is a folder, one page for each)\n"
-            "  --markdown LESSON... write lessons as Markdown handouts (on stdout)\n"
-            "Notes in Markdown:\n"
-            "  --verify FILE.md...  run each file's ```lua blocks in order and compare what each prints\n"
-            "                       with the ```output block after it; 'N passed, N failed'\n"
-            "  --update             with --verify: rewrite the output blocks with what attn printed\n"
-            "With no arguments, %s starts the REPL (or runs stdin when it is not a terminal).\n",
-            progname, progname);
-}
-
 static void print_bad_option(const char *badoption) {
     if (lesson_conflict)
         fprintf(stderr, "%s: '%s' cannot go with '%s': one lesson mode at a time\n", progname, badoption,
@@ -237,7 +202,7 @@ static void print_bad_option(const char *badoption) {
         fprintf(stderr, "%s: '%s' needs argument\n", progname, badoption);
     else
         fprintf(stderr, "%s: unrecognized option '%s'\n", progname, badoption);
-    print_usage(stderr);
+    attn_print_usage(stderr, progname);
 }
 
 static void print_version(void) {
@@ -389,7 +354,7 @@ static int pmain(lua_State *L) {
         return 0;
     }
     if (args & has_h) {
-        print_usage(stdout);
+        attn_print_usage(stdout, progname);
         lua_pushboolean(L, 1);
         return 1;
     }
