@@ -58,9 +58,10 @@ static long int_field(lua_State *L, int t, const char *name) {
     return v;
 }
 
-/* --verify [--update] FILE...: each file in a state of its own; "N passed, N failed" last. */
+/* --verify [--update] FILE...: each file in a state of its own; "N passed, N failed" last (with ", N
+ * skipped" when a file stopped at lesson.skip). */
 int attn_verify(char **files, int nfiles, int update) {
-    long passed = 0, failed = 0;
+    long passed = 0, failed = 0, skipped = 0;
     if (nfiles == 0) {
         fprintf(stderr, "attn: --verify needs Markdown files (attn --verify notes.md)\n");
         return 0;
@@ -85,12 +86,16 @@ int attn_verify(char **files, int nfiles, int update) {
             } else {
                 passed += int_field(L, -1, "passed");
                 failed += int_field(L, -1, "failed");
+                skipped += int_field(L, -1, "skipped");
             }
         }
         lua_close(L);
         fflush(stdout);
     }
-    printf("%ld passed, %ld failed\n", passed, failed);
+    if (skipped > 0) /* as --check: "N skipped" only when a file called lesson.skip */
+        printf("%ld passed, %ld failed, %ld skipped\n", passed, failed, skipped);
+    else
+        printf("%ld passed, %ld failed\n", passed, failed);
     fflush(stdout);
     return failed == 0;
 }

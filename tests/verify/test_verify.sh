@@ -133,6 +133,12 @@ check "a looping block: Ctrl-C stops it, it fails at its line, the next file sti
     out_has "✗ $TMP/loop.md:5: interrupted (Ctrl-C) in the \`\`\`lua block at line 3" -- \
     last_line_is "8 passed, 1 failed"
 
+printf '```lua\nprint("start")\n```\n\n```lua\nlesson.skip("no model here")\n```\n\n```lua\nprint("not run")\n```\n' >"$TMP/skip.md"
+run --verify "$TMP/skip.md" "$DIR/six_tokens.md"
+check "lesson.skip in a block: the file stops there, skipped (not failed), the next file runs" all status_is 0 -- \
+    out_has "skipped: $TMP/skip.md:6: no model here — the rest of $TMP/skip.md is not run" -- \
+    last_line_is "9 passed, 0 failed, 1 skipped"
+
 run --update "$DIR/six_tokens.md"
 check "--update without --verify is refused" all status_is 1 -- err_has "--update goes with --verify"
 run --verify

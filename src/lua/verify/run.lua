@@ -1,7 +1,9 @@
 -- run.lua — `attn --verify notes.md` on one file (module attn.verify.run, called by src/cli/notes.c,
 -- which gives each file a Lua state of its own).
 --
---   run.file(path, {update = bool}) -> {passed =, failed =}
+--   run.file(path, {update = bool}) -> {passed =, failed =, skipped =}
+--     skipped: 1 when a block called lesson.skip (what the notes need is not on this machine: the
+--     rest of the file does not run, and it counts as neither passed nor failed)
 --
 -- The file's ```lua blocks run in order in one environment, as cells of a notebook: a block's
 -- globals stay for the next. What a block prints (print, io.write, the lesson library, heatmaps,
@@ -66,7 +68,8 @@ local function run_block(path, cell, env)
     local sink = io.tmpfile()
     local saved = io.output()
     io.output(sink)
-    local S = lesson.begin{mode = "run", out = sink}
+    -- named, so that lesson.skip ends the block (a plain script's lesson.skip ends attn)
+    local S = lesson.begin{name = path, mode = "run", out = sink}
     local where
     local ok, e = xpcall(chunk, function(e)
         where = notes_line("@" .. path)
@@ -79,6 +82,7 @@ local function run_block(path, cell, env)
     sink:close()
     if ok then return printed, nil, S end
     if errors.is_interrupt(e) then return printed, {line = where or code.line, interrupted = true} end
+    if getmetatable(e) == lesson.SKIP then return printed, {line = where or code.line, skipped = e.reason} end
     local text = errors.text(e)
     local at = tonumber(text:match("^" .. path:gsub("%p", "%%%0") .. ":(%d+): "))
     return printed, {line = at or where or code.line, message = errors.message(text)}
@@ -108,7 +112,7 @@ end
 
 function run.file(path, opts)
     opts = opts or {}
-    local result = {passed = 0, failed = 0}
+    local result = {passed = 0, failed = 0, skipped = 0}
     local text, err = read_file(path)
     if not text then
         fail(path, 0, "cannot read: " .. tostring(err))
@@ -129,6 +133,13 @@ function run.file(path, opts)
                 fail(path, problem.line, "interrupted (Ctrl-C) in the ```lua block at line " .. cell.code.line ..
                      "; the rest of " .. path .. " is not run")
                 result.failed = result.failed + 1
+                errored = true
+                break
+            elseif problem and problem.skipped then
+                -- lesson.skip: what the notes need is not on this machine (a model's files)
+                stdout:write("skipped: ", path, ":", tostring(problem.line), ": ", problem.skipped,
+                             " — the rest of ", path, " is not run\n")
+                result.skipped = 1
                 errored = true
                 break
             elseif problem then
@@ -158,7 +169,7 @@ function run.file(path, opts)
     end
     if opts.update then
         if errored then
-            stdout:write(path, ": not updated (a block failed with an error)\n")
+            stdout:write(path, ": not updated (a block stopped before its end)\n")
         else
             local new, changed, added = rewrite.apply(notes, outputs)
             if new ~= text then
