@@ -47,8 +47,10 @@ static int sgemm_rows(const mat_operand *A, const float *a, const mat_operand *B
     int64_t block = n;
     if ((double)n * (double)m * (double)k > (double)ONE_CALL_MACS) {
         block = (ONE_CALL_MACS / 2) / (m * k) / 256 * 256; /* whole tiles of rows */
-        if (block < 1)
-            block = 1;
+        /* never fewer than 256 rows: a wide product (GPT-2's output head, [1024, 768]·[768, 50257]) in
+         * blocks of one row is 1024 matrix-vector products, each reading all of b: about 15 times slower */
+        if (block < 256)
+            block = 256;
     }
     for (int64_t r = 0; r < n; r += block) {
         if (attn_interrupt_requested)

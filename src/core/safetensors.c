@@ -246,10 +246,31 @@ static int read_metadata(const char *fn, const char *path, const cJSON *meta, at
     return 0;
 }
 
-/* Checks the parsed header against the data (data_len bytes at data), then makes the tensors. */
-static int read_header(const char *fn, const char *path, const cJSON *root, attn_mapping *m, size_t data_at,
+/* Maps the whole file (fd, size bytes), private and writable (copy-on-write). NULL on failure. */
+static attn_mapping *map_file(const char *fn, const char *path, int fd, uint64_t size, attn_error *err)
+{
+    attn_mapping *m = calloc(1, sizeof *m);
+    if (!m)
+        return attn_fail(err, "%s: out of memory", fn);
+    void *addr = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (addr == MAP_FAILED) {
+        int e = errno;
+        free(m);
+        return attn_fail(err, "%s: cannot map %s into memory: %s", fn, path, strerror(e));
+    }
+    m->addr = addr;
+    m->length = (size_t)size;
+    m->refcount = 1; /* the loader's own, released when the tensors hold theirs */
+    return m;
+}
+
+/* Checks the parsed header against the data (data_len bytes from byte data_at of the file), and only
+ * then maps the file and makes the tensors: a malformed file, or one too large for the memory
+ * available, is refused before anything is mapped or allocated. */
+static int read_header(const char *fn, const char *path, const cJSON *root, int fd, uint64_t size, size_t data_at,
                        uint64_t data_len, attn_st_file *f, attn_error *err)
 {
+    attn_mapping *m = NULL;
     if (!cJSON_IsObject(root))
         return attn_fail(err, "%s: %s: the header is not a JSON object", fn, path), -1;
     int n = cJSON_GetArraySize(root);
@@ -312,6 +333,8 @@ static int read_header(const char *fn, const char *path, const cJSON *root, attn
                   have);
         goto done;
     }
+    if ((m = map_file(fn, path, fd, size, err)) == NULL)
+        goto done;
     for (int i = 0; i < count; i++) {
         const st_info *in = &infos[i];
         size_t offset = data_at + (size_t)in->begin;
@@ -334,6 +357,7 @@ static int read_header(const char *fn, const char *path, const cJSON *root, attn
     rc = 0;
 done:
     free(infos);
+    attn_mapping_release(m); /* the tensors made hold their own references */
     return rc;
 }
 
@@ -353,22 +377,17 @@ attn_st_file *attn_st_load(const char *fn, const char *path, attn_error *err)
         return attn_fail(err, "%s: %s: %llu bytes is too short for a safetensors file (it starts with an 8-byte "
                               "header length)", fn, path, (unsigned long long)size);
     }
-    attn_mapping *m = calloc(1, sizeof *m);
-    void *addr = m ? mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-    int mmap_errno = errno;
-    close(fd);
-    if (addr == MAP_FAILED) {
-        free(m);
-        return attn_fail(err, "%s: cannot map %s into memory: %s", fn, path, strerror(mmap_errno));
+    unsigned char len8[8];
+    if (pread(fd, len8, 8, 0) != 8) {
+        int e = errno;
+        close(fd);
+        return attn_fail(err, "%s: cannot read %s: %s", fn, path, strerror(e));
     }
-    m->addr = addr;
-    m->length = (size_t)size;
-    m->refcount = 1; /* ours, released below: the tensors hold their own */
-    const unsigned char *b = addr;
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--)
-        n = (n << 8) | b[i];
+        n = (n << 8) | len8[i];
     attn_st_file *f = NULL;
+    char *text = NULL;
     if (n > size - 8) {
         attn_fail(err, "%s: %s: the header length (%llu bytes) is past the end of the file (%llu bytes): not a "
                        "safetensors file, or a truncated one", fn, path, (unsigned long long)n,
@@ -376,27 +395,32 @@ attn_st_file *attn_st_load(const char *fn, const char *path, attn_error *err)
     } else if (n > MAX_HEADER) {
         attn_fail(err, "%s: %s: the header length (%llu bytes) is over the format's limit of 100 MB", fn, path,
                   (unsigned long long)n);
-    } else if (n < 2 || b[8] != '{') {
+    } else if ((text = malloc((size_t)n + 1)) == NULL) {
+        attn_fail(err, "%s: out of memory", fn);
+    } else if (pread(fd, text, (size_t)n, 8) != (ssize_t)n) {
+        attn_fail(err, "%s: cannot read the header of %s: %s", fn, path, strerror(errno));
+    } else if (n < 2 || text[0] != '{') {
         attn_fail(err, "%s: %s: the header does not start with '{': not a safetensors file", fn, path);
     } else {
         const char *end = NULL;
-        cJSON *root = cJSON_ParseWithLengthOpts((const char *)b + 8, (size_t)n, &end, 0);
+        cJSON *root = cJSON_ParseWithLengthOpts(text, (size_t)n, &end, 0);
         /* the format pads the header with spaces to align the data */
-        while (root && end < (const char *)b + 8 + n && *end == ' ')
+        while (root && end < text + n && *end == ' ')
             end++;
-        if (!root || end != (const char *)b + 8 + n) {
+        if (!root || end != text + n) {
             const char *at = root ? end : cJSON_GetErrorPtr();
-            long pos = at ? (long)(at - (const char *)b - 8) : 0;
+            long pos = at ? (long)(at - text) : 0;
             attn_fail(err, "%s: %s: the header is not valid JSON (at byte %ld of %llu)", fn, path, pos,
                       (unsigned long long)n);
         } else if ((f = calloc(1, sizeof *f)) == NULL) {
             attn_fail(err, "%s: out of memory", fn);
-        } else if (read_header(fn, path, root, m, 8 + (size_t)n, size - 8 - n, f, err)) {
+        } else if (read_header(fn, path, root, fd, size, 8 + (size_t)n, size - 8 - n, f, err)) {
             attn_st_free(f);
             f = NULL;
         }
         cJSON_Delete(root);
     }
-    attn_mapping_release(m);
+    free(text);
+    close(fd);
     return f;
 }

@@ -182,6 +182,18 @@ describe("a malformed safetensors file is refused, naming the file and the probl
         write("\128\2\138\10\108\252\156\70\249\32\106\168\80\25.")
         refused("the header length .* is past the end of the file")
     end)
+    it("a model too large for the memory available, refused before anything is mapped or allocated", function()
+        -- a sparse file: 8 TB of float32 that take no disk, with a well-formed header
+        local n = 2 * 1000 * 1000 * 1000 * 1000 // 4 * 4
+        local header = string.format('{"w":{"dtype":"F32","shape":[%d],"data_offsets":[0,%d]}}', n, n * 4)
+        header = header .. string.rep(" ", (8 - #header % 8) % 8)
+        local f = assert(io.open(path, "wb"))
+        f:write(string.pack("<I8", #header), header)
+        f:seek("set", 8 + #header + n * 4 - 1)
+        f:write("\0")
+        f:close()
+        refused("its tensors take 8 TB, more than the memory available now")
+    end)
     it("a directory", function()
         local ok, err = pcall(safetensors.load_file, dir)
         assert.is_false(ok)
