@@ -116,7 +116,9 @@ lesson.say[[
 The same stages as the 6-token example, now inside layer 5: the input is the residual stream after
 four blocks, normalised by the block's LayerNorm; head 12's queries, keys and values are 64 of the
 768 columns of W_query, W_key and W_value; then the scores, the causal mask, the scaling by √64 and
-the softmax. Head 12 of layer 5 is one of GPT-2's previous-token heads.
+the softmax. Head 12 of layer 5 (4.11 when both are counted from 0, as Python does) is reported in
+interpretability work on GPT-2 small as a previous-token head: look for the weights just left of the
+diagonal. attention.overview shows which other heads do the same.
 ]]
 
 lesson.step("attention.trace of layer 5, head 12", function()
