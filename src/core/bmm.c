@@ -34,33 +34,51 @@ static int loop_product_i64(const int64_t *A, int64_t ars, int64_t acs, const in
 }
 
 /* One sgemm call cannot be stopped, and a product of 30000-row matrices runs for minutes. So a product of
- * more than 2^34 multiply-adds (a quarter of a second here) goes to BLAS in blocks of rows of about 2^33,
+ * more than 2^34 multiply-adds (a quarter of a second here) goes to BLAS in blocks of about 2^33,
  * checking for Ctrl-C between them. Smaller products, every one the books and lessons make among them,
  * are the one call PyTorch makes. A split changes how OpenBLAS tiles the rows, and with it the last bit
- * of some elements (as its number of threads does); both are BLAS's rounding of the same product. */
+ * of some elements (as its number of threads does); both are BLAS's rounding of the same product.
+ * Each call packs (copies) all of its part of both operands, so the blocks cut the larger operand: rows
+ * of A when B is the smaller, columns of B when A is (GPT-2's output layer, [1024, 768] times a
+ * [768, 50257] weight, went to BLAS one row at a time, packing the 154 MB weight 1024 times: 47 s
+ * instead of 2), and never fewer than 256 rows or 64 columns at a time. */
 #define ONE_CALL_MACS ((int64_t)1 << 34)
+
+/* want rounded down to whole tiles of `tile`, at least one tile, at most all (up to `all`). */
+static int64_t blocks_of(int64_t want, int64_t tile, int64_t all)
+{
+    int64_t b = want / tile * tile;
+    if (b < tile)
+        b = tile;
+    return b < all ? b : all;
+}
 
 /* C[n, m] = A[n, k] · B[k, m] through cblas_sgemm, as above; -1 when interrupted. */
 static int sgemm_rows(const mat_operand *A, const float *a, const mat_operand *B, const float *b, float *c,
                       int64_t n, int64_t m, int64_t k)
 {
-    int64_t block = n;
+    int64_t rblock = n, cblock = m;
     if ((double)n * (double)m * (double)k > (double)ONE_CALL_MACS) {
-        block = (ONE_CALL_MACS / 2) / (m * k) / 256 * 256; /* whole tiles of rows */
-        /* never fewer than 256 rows: a wide product (GPT-2's output head, [1024, 768]·[768, 50257]) in
-         * blocks of one row is 1024 matrix-vector products, each reading all of b: about 15 times slower */
-        if (block < 256)
-            block = 256;
+        if (n >= m) { /* whole tiles of rows; columns too when even 256 rows are too many */
+            rblock = blocks_of(ONE_CALL_MACS / 2 / (m * k), 256, n);
+            cblock = blocks_of(ONE_CALL_MACS / 2 / (rblock * k), 64, m);
+        } else {
+            cblock = blocks_of(ONE_CALL_MACS / 2 / (n * k), 64, m);
+            rblock = blocks_of(ONE_CALL_MACS / 2 / (cblock * k), 256, n);
+        }
     }
-    for (int64_t r = 0; r < n; r += block) {
-        if (attn_interrupt_requested)
-            return -1;
-        int64_t rows = n - r < block ? n - r : block;
-        /* row r of A: r rows down (not transposed) or r columns along (transposed) */
-        const float *ar = a + r * (A->layout.trans == CblasNoTrans ? A->layout.ld : 1);
-        cblas_sgemm(CblasRowMajor, A->layout.trans, B->layout.trans, (int)rows, (int)m, (int)k, 1.0f, ar,
-                    A->layout.ld, b, B->layout.ld, 0.0f, c + r * m, (int)(m > 0 ? m : 1));
-    }
+    for (int64_t r = 0; r < n; r += rblock)
+        for (int64_t j = 0; j < m; j += cblock) {
+            if (attn_interrupt_requested)
+                return -1;
+            int64_t rows = n - r < rblock ? n - r : rblock, cols = m - j < cblock ? m - j : cblock;
+            /* row r of A: r rows down (not transposed) or r columns along (transposed); column j of B:
+             * j along (not transposed) or j rows down (transposed) */
+            const float *ar = a + r * (A->layout.trans == CblasNoTrans ? A->layout.ld : 1);
+            const float *bj = b + j * (B->layout.trans == CblasNoTrans ? 1 : B->layout.ld);
+            cblas_sgemm(CblasRowMajor, A->layout.trans, B->layout.trans, (int)rows, (int)cols, (int)k, 1.0f, ar,
+                        A->layout.ld, bj, B->layout.ld, 0.0f, c + r * m + j, (int)(m > 0 ? m : 1));
+        }
     return 0;
 }
 

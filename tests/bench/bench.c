@@ -17,7 +17,8 @@
  *          with use_fused = false (staged, through the attention.* stages), and PyTorch running the
  *          book's MultiHeadAttention on the same input size with the same number of threads
  *          (scripts/bench_torch.py, when /usr/bin/python3 has torch; skipped, not faked, otherwise)
- *   4. The targets of issue 18, each ratio with its target and "met" or "not met": the staged forward
+ *   4. GPT-2 small's forward on 1024 tokens (random weights), against its FLOPs at the sgemm rate of (a).
+ *   5. The targets of issue 18, each ratio with its target and "met" or "not met": the staged forward
  *      against PyTorch's, the fused forward against its FLOPs at the sgemm rate of (a), attention.fused
  *      right after the projection GEMMs against the same call on its own (after a pause, once
  *      OpenBLAS's threads sleep), REPL start, and a chapter-3 lesson in --check mode.
@@ -360,6 +361,7 @@ typedef struct results {
     double whole, whole_flops; /* fused forward, and its FLOPs' time at the sgemm rate */
     double fused_after, fused_alone;
     double repl, lesson;
+    double rate; /* the sgemm rate of (a), GFLOP per ms */
 } results;
 
 /* The machine is shared and its load changes from second to second, so the measurements are taken in
@@ -481,6 +483,49 @@ static void attention_workload(int runs, const char *torch_script, results *res)
     res->whole_flops = whole_gflop / rate;
     res->fused_after = med[T_FUSED];
     res->fused_alone = med[T_FUSED_ALONE];
+    res->rate = rate;
+}
+
+/* 4. GPT-2 small (gpt.GPTModel(gpt.GPT_CONFIG_124M), random weights, eval mode) on one text of 1024
+ * tokens: the median of `runs` forwards, against the time its matrix products' FLOPs take at the sgemm
+ * rate of 3(a) (`rate`, GFLOP per ms). Skipped when the gpt table is missing. */
+static void gpt2_forward(int runs, double rate)
+{
+    const double n = 1024, d = 768, layers = 12, vocab = 50257;
+    const double gflop = (2 * n * (layers * (4 * d * d + 2 * d * 4 * d) + d * vocab) +
+                          layers * 2 * 2 * d * n * (n + 1) / 2) / 1e9;
+    lua_State *L = luaL_newstate();
+    double v[16];
+    if (attn_open(L) != LUA_OK ||
+        luaL_dostring(L, "if not gpt then return end torch.manual_seed(123) "
+                         "gpt2 = gpt.GPTModel(gpt.GPT_CONFIG_124M):eval() "
+                         "ids = torch.randint(1, 50258, {1, 1024})") != LUA_OK ||
+        luaL_loadstring(L, "return gpt2(ids)") != LUA_OK) {
+        printf("\nGPT-2 small forward: skipped (%s)\n", lua_tostring(L, -1));
+        lua_close(L);
+        return;
+    }
+    lua_getglobal(L, "gpt2");
+    int have = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!have) {
+        printf("\nGPT-2 small forward: skipped (no gpt table)\n");
+        lua_close(L);
+        return;
+    }
+    int chunk = lua_gettop(L), n_ok = 0;
+    for (int r = -1; r < runs && r < 16; r++) {
+        double t = lua_once(L, chunk);
+        if (r >= 0 && t >= 0)
+            v[n_ok++] = t;
+    }
+    lua_close(L);
+    if (n_ok == 0)
+        return;
+    double med = median(v, n_ok);
+    printf("\nGPT-2 small (124M, random weights) forward, 1 x 1024 tokens: %.1f ms, %.1f GFLOP/s, %.2fx its\n"
+           "  %.0f GFLOP of products at the sgemm rate of (a)  (median of %d)\n",
+           med, gflop / med * 1e3, med / (gflop / rate), gflop, n_ok);
 }
 
 /* One target: the figure, the target and whether it is met. */
@@ -520,6 +565,7 @@ int main(int argc, char **argv)
     printf("(medians of %d runs; OpenBLAS threads: %d)\n", runs, openblas_get_num_threads());
 
     attention_workload(9, torch_script, &res);
+    gpt2_forward(3, res.rate);
 
     printf("\ntargets (issue 18), from this run:\n");
     target("staged MHA forward / PyTorch's book MultiHeadAttention", res.torch > 0 ? res.staged / res.torch : -1,
