@@ -84,6 +84,8 @@ run_suite "repl-session" sh tests/repl/test_session.sh ./attn
 run_suite "robust-examples" sh tests/robust/test_examples.sh ./attn 2
 run_suite "robust-examples-asan" sh tests/robust/test_examples.sh build/asan/attn 10
 run_suite "robust-ctrl-c" sh tests/robust/test_ctrl_c.sh ./attn
+run_suite "robust-memory-limit" sh tests/robust/test_memory_limit.sh ./attn
+run_suite "robust-soak" sh tests/robust/test_soak.sh ./attn
 run_suite "layers" sh tests/layers/test_layers.sh
 run_suite "lesson-modes" sh tests/lessons/test_lessons.sh ./attn
 run_suite "lesson-modes-asan" sh tests/lessons/test_lessons.sh build/asan/attn

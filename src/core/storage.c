@@ -2,6 +2,7 @@
  * the byte counts (attn_live_bytes) and the "more than this machine can hold" refusal live in one place.
  * Declarations for the rest of the core are in storage.h. */
 #include "storage.h"
+#include "memlimit.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -76,35 +77,15 @@ void attn_human_bytes(double b, char *buf, size_t size)
     snprintf(buf, size, "%.3g %s", b, units[u]);
 }
 
-static double machine_bytes(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return 1e15; /* unknown: let the allocation itself decide */
-    return (double)pages * (double)page;
-}
-
-/* Memory the kernel can still hand out (MemAvailable), or -1 if unknown. Linux overcommits: a huge
- * malloc succeeds and the process is killed later when the pages are touched, so big allocations are
- * checked against this first. */
+/* What a caller outside this file (safetensors.c) may still take: the tightest limit (memlimit.h). */
 double attn_available_bytes(void)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f) {
-        char line[128];
-        double kb = -1;
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
-                break;
-        fclose(f);
-        if (kb >= 0)
-            return kb * 1024.0;
-    }
-    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? (double)pages * (double)page : -1;
+    return attn_memory_available(NULL, 0);
 }
 
-#define BIG_ALLOCATION (256.0 * 1024 * 1024) /* below this, the allocator's own failure is enough */
+/* Below this the allocator's own failure is enough; above it, reading the limits (a few files, ~20 us)
+ * costs nothing next to filling the memory. */
+#define BIG_ALLOCATION (16.0 * 1024 * 1024)
 
 /* Huge pages. The kernel hands a new block its memory one page at a time, at its first touch; with 4 KB
  * pages a 400 MB score matrix (batch 8, 12 heads, 1024 tokens) is 100,000 page faults, and in a virtual
@@ -207,23 +188,26 @@ attn_storage *attn_storage_new(const char *fn, int64_t numel, double want, size_
 {
     char count[48], bytes[48], avail_text[48];
     double nbytes = want * (double)elem_size;
-    if (want > (double)INT64_MAX / 8 || nbytes > machine_bytes()) {
+    if (want > (double)INT64_MAX / 8 || nbytes > attn_machine_bytes()) {
         human_count(want, count, sizeof count);
         attn_human_bytes(nbytes, bytes, sizeof bytes);
         return attn_fail(err, "%s: %s elements (%s) is more than this machine can hold", fn, count, bytes);
     }
     if (nbytes >= BIG_ALLOCATION) {
-        double avail = attn_available_bytes();
+        /* Linux overcommits: a huge malloc succeeds and the process is killed later, when the pages are
+         * touched, so big allocations are checked against every limit first (memlimit.h). */
+        char which[96];
+        double avail = attn_memory_available(which, sizeof which);
         if (avail >= 0 && nbytes > 0.5 * avail && cache_bytes > 0) { /* the kept blocks count as used */
             attn_storage_flush_cache();
-            avail = attn_available_bytes();
+            avail = attn_memory_available(which, sizeof which);
         }
         if (avail >= 0 && nbytes > 0.5 * avail) {
             human_count(want, count, sizeof count);
             attn_human_bytes(nbytes, bytes, sizeof bytes);
             attn_human_bytes(avail, avail_text, sizeof avail_text);
-            return attn_fail(err, "%s: %s elements (%s) is more than half the memory available now (%s)", fn,
-                             count, bytes, avail_text);
+            return attn_fail(err, "%s: %s elements (%s) is more than half %s (%s)", fn, count, bytes, which,
+                             avail_text);
         }
     }
     attn_storage *s = malloc(sizeof *s);

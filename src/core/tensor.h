@@ -89,7 +89,7 @@ void attn_set_allocator(attn_alloc_fn fn, void *ud);
 void attn_storage_flush_cache(void);
 int64_t attn_live_bytes(void);     /* bytes of tensor storage currently allocated */
 int64_t attn_take_new_bytes(void); /* bytes allocated since the last call (for GC accounting) */
-/* Memory the kernel can still hand out (MemAvailable), or -1 if unknown. */
+/* Memory this process may still take (the tightest of MemAvailable, cgroup and ulimit -v: memlimit.h), or -1. */
 double attn_available_bytes(void);
 /* "381 MB": decimal units, three significant digits, for messages. */
 void attn_human_bytes(double bytes, char *buf, size_t size);

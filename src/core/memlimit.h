@@ -1,0 +1,24 @@
+/* memlimit.h — how much memory this process may still take, from every limit that applies: the
+ * machine's available memory, a memory cgroup's limit (v2 memory.max, v1 memory.limit_in_bytes) minus
+ * what the group already uses, and RLIMIT_AS minus the address space already mapped.
+ *
+ * Why: Linux overcommits, so a huge malloc succeeds and the process is killed later, when its pages are
+ * touched, by the kernel's OOM killer or the cgroup's (exit 137, the session lost). Checking first turns
+ * that into an error the user can read. */
+#ifndef ATTN_MEMLIMIT_H
+#define ATTN_MEMLIMIT_H
+
+#include <stddef.h>
+
+/* The bytes still available to this process under the tightest limit, or -1 when none is known. which
+ * (if not NULL) gets a short name of that limit, e.g. "the memory left under this process's cgroup limit", for messages. */
+double attn_memory_available(char *which, size_t which_size);
+
+/* The same, with the cgroup files read under root instead of /sys/fs/cgroup and the process's groups
+ * from cgroup_file instead of /proc/self/cgroup (for tests, which cannot make a cgroup). */
+double attn_memory_available_at(const char *root, const char *cgroup_file, char *which, size_t which_size);
+
+/* The machine's physical memory in bytes (read once), or 1e15 when unknown. */
+double attn_machine_bytes(void);
+
+#endif
