@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "overlap.h"
 
 /* ---- indexing: t[i], t[{i, {a, b}, {}}], t[i] = v ------------------------------------------ */
 
@@ -117,7 +118,7 @@ static void assign(lua_State *L, attn_tensor *dst, int value)
     attn_error err;
     attn_tensor *src = lt_test(L, value);
     if (src) {
-        if (attn_copy_(dst, src, &err))
+        if (attn_check_inplace("assign", dst, src, &err) || attn_copy_(dst, src, &err))
             lt_raise(L, &err);
     } else if (lua_type(L, value) == LUA_TNUMBER || lua_type(L, value) == LUA_TBOOLEAN) {
         if (attn_fill_number_("assign", dst, lt_check_value(L, value, "assign", "value"), &err))

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "overlap.h"
 
 static int push_result(lua_State *L, attn_tensor *t, attn_error *err)
 {
@@ -57,9 +58,11 @@ static int f_logical_or(lua_State *L) { return binary(L, "logical_or", ATTN_LOGI
 static int inplace(lua_State *L, int (*f)(lua_State *), const char *fn)
 {
     attn_tensor *self = lt_check(L, 1, fn, "input");
+    attn_error err;
+    if (attn_check_inplace(fn, self, lt_test(L, 2), &err))
+        return lt_raise(L, &err);
     f(L);
     attn_tensor *r = lt_test(L, -1);
-    attn_error err;
     if (attn_promote(r->dtype, self->dtype) != self->dtype)
         return lt_error(L, "%s: the result is %s, which cannot be stored in the %s tensor in place (PyTorch refuses "
                            "it too); use the out-of-place form", fn, attn_dtype_name(r->dtype),

@@ -7,6 +7,7 @@
 
 #include "attention.h"
 #include "bind.h"
+#include "overlap.h"
 #include "rng.h"
 #include "vmath.h"
 
@@ -131,7 +132,7 @@ static int f_uniform_(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "uniform_", "input");
     attn_error err;
-    if (attn_check_float("uniform_", "the tensor", t, &err))
+    if (attn_check_float("uniform_", "the tensor", t, &err) || attn_check_inplace("uniform_", t, NULL, &err))
         return lt_raise(L, &err);
     double a = 0, b = 1;
     two_numbers(L, "uniform_", "from", &a, "to", &b);
@@ -144,7 +145,7 @@ static int f_normal_(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "normal_", "input");
     attn_error err;
-    if (attn_check_float("normal_", "the tensor", t, &err))
+    if (attn_check_float("normal_", "the tensor", t, &err) || attn_check_inplace("normal_", t, NULL, &err))
         return lt_raise(L, &err);
     double mean = 0, std = 1;
     two_numbers(L, "normal_", "mean", &mean, "std", &std);
@@ -173,6 +174,9 @@ static double check_probability(lua_State *L, int idx, const char *fn, const cha
 static int f_bernoulli_(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "bernoulli_", "input");
+    attn_error err;
+    if (attn_check_inplace("bernoulli_", t, NULL, &err))
+        return lt_raise(L, &err);
     int opts = lt_options_index(L, 2);
     double p = 0.5;
     if (lt_arg(L, 2, opts, "p") != LUA_TNIL)

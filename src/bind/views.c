@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "overlap.h"
 
 /* ---- inspection ---------------------------------------------------------------------------- */
 
@@ -317,7 +318,7 @@ static int t_copy_(lua_State *L)
     attn_tensor *t = lt_check(L, 1, "copy_", "input");
     attn_tensor *src = lt_check(L, 2, "copy_", "src");
     attn_error err;
-    if (attn_copy_(t, src, &err))
+    if (attn_check_inplace("copy_", t, src, &err) || attn_copy_(t, src, &err))
         return lt_raise(L, &err);
     lua_settop(L, 1);
     return 1;

@@ -54,4 +54,25 @@ refused "cat whose joined size passes int64 is refused" \
 refused "zeros(2^62, 2^62) is more than the machine holds" 'print(torch.zeros(2^62, 2^62))' \
     'zeros: 2.13e37 elements'
 
+# ---- in-place writes into overlapping memory (PyTorch refuses them) -----------------------------------
+refused "add_ into an expanded view is refused (was: [3, 3, 3])" \
+    'torch.zeros(1):expand(3):add_(torch.tensor{1, 2, 3})' \
+    'add_: more than one element of the written-to tensor refers to a single memory location'
+refused "copy_ into an expanded view is refused" 'torch.zeros(1):expand(3):copy_(torch.tensor{1, 2, 3})' \
+    'copy_: more than one element'
+refused "normal_ into an expanded view of 2^40 elements is refused at once" \
+    'torch.zeros(1):expand(2^40):normal_()' 'normal_: more than one element'
+refused "copy_ from a view sharing part of the destination is refused" \
+    'x = torch.arange(5.0); x[{{1, 3}}]:copy_(x[{{2, 4}}])' 'copy_: some elements of the source'
+refused "add_ of a matrix and its own transpose is refused" 'y = torch.rand(2, 2); y:add_(y.T)' \
+    'add_: some elements of the source'
+refused "assigning a view that shares part of the destination is refused" \
+    'x = torch.arange(4.0); x[{{1, 3}}] = x[{{2, 4}}]' 'assign: some elements of the source'
+computes "x:add_(x) (the same memory, read as it is written) is allowed" \
+    'print(torch.arange(3.0):add_(torch.arange(3.0)), (function() local x = torch.arange(3.0); return x:add_(x) end)())' \
+    'tensor([0., 2., 4.])	tensor([0., 2., 4.])'
+computes "fill_ and masked_fill_ of an expanded view are allowed, as in PyTorch" \
+    'print(torch.zeros(1):expand(3):fill_(1), torch.zeros(1):expand(2):masked_fill_(torch.tensor{true, false}, 2))' \
+    'tensor([1., 1., 1.])	tensor([2., 2.])'
+
 tap_end
