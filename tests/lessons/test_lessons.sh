@@ -41,6 +41,15 @@ check "--check: an error is a failure naming the lesson and the line; the next l
     out_has "✗ error: error at line 6: matmul: cannot multiply [6, 3] by [2, 3] (3 ≠ 2)" -- \
     out_has "✗ failing: wrong on purpose" -- last_line_is "2 passed, 2 failed"
 
+run --check "$FIX/exits.lua" "$FIX/leak_a.lua"
+check "--check: a lesson calling os.exit(0) fails at that line; the next lesson still runs; exit 1" all \
+    status_is 1 -- out_has "✗ exits: error at line 7: os.exit(0): a lesson cannot end the program" -- \
+    out_has "✗ exits: wrong on purpose" -- last_line_is "1 passed, 2 failed"
+run --check --tap "$FIX/early.lua" "$FIX/leak_a.lua"
+check "--check --tap: a lesson that returns before its last step fails; the next lesson still runs" all \
+    status_is 1 -- out_has "not ok 2 - early: error: the lesson ended after step 1 of its 2 steps" -- \
+    out_has "ok 3 - leak_a: set a global" -- last_line_is "# 2 passed, 1 failed"
+
 run --check "$FIX/leak_a.lua" "$FIX/leak_b.lua"
 check "--check runs each lesson in a fresh state (no globals leak)" all status_is 0 -- \
     out_is "2 passed, 0 failed"

@@ -125,6 +125,14 @@ local function report(mode, path, err, where)
     end
 end
 
+-- A lesson that calls os.exit would end the whole run, and with the status it chose: --check would
+-- exit 0 after a failed check and never run the lessons after it. While a lesson runs, os.exit raises
+-- an error instead, which the mode reports as any other (a failed check in check mode).
+local function refuse_exit(code)
+    error(string.format("os.exit(%s): a lesson cannot end the program; it ends when its last step has run",
+                        code == nil and "" or tostring(code)), 2)
+end
+
 -- Runs the lesson's chunk; returns "ok", "quit" (q pressed) or "error" (reported). In check mode
 -- io.output() (where the library's drawings go: attention.heatmap, a tracer's steps) is /dev/null.
 local function run_chunk(chunk, path, mode)
@@ -134,6 +142,8 @@ local function run_chunk(chunk, path, mode)
     if mode == "check" then pcall(io.output, "/dev/null") end
     if mode == "line" and src then debug.sethook(line_hook(chunkname, src), "l") end
     local where
+    local real_exit = os.exit
+    os.exit = refuse_exit
     local ok, e = xpcall(chunk, function(e)
         -- q; b, r, g; Ctrl-C (src/cli/main.c)
         if e == lesson.QUIT or e == lesson.JUMP or errors.is_interrupt(e) then return e end
@@ -142,6 +152,7 @@ local function run_chunk(chunk, path, mode)
         return debug.traceback(errors.text(e), 2)
     end)
     debug.sethook()
+    os.exit = real_exit
     if io.output() ~= output then
         io.output():close()
         io.output(output)
@@ -169,6 +180,12 @@ local function pass(path, opts, how)
     if chunk then
         local status, reason = run_chunk(chunk, path, how.mode)
         S.skip_reason = reason
+        -- a lesson that returned before its last step: in check mode the checks it skipped are not
+        -- there to fail, so the lesson itself does (lesson.skip ends it as "skipped", not "ok")
+        if status == "ok" and (how.mode == "check" or how.mode == "record") and how.source and S.step < how.source.steps then
+            lesson.report_error(string.format("the lesson ended after step %d of its %d steps", S.step,
+                                              how.source.steps))
+        end
         return S, status
     end
     if how.mode == "check" or how.mode == "record" then lesson.report_error(err) else report(how.mode, path, err) end
