@@ -82,8 +82,38 @@ static void push_user_where(lua_State *L)
     lua_pushliteral(L, "");
 }
 
+/* The core's helpers that many functions share name themselves in the errors they raise ("clone: 2.15e9
+ * elements (8.59 GB) is more than ..." from x:contiguous(), "unary: ..." from x:exp()), and an in-place
+ * method raises its out-of-place twin's errors ("add: ..." from x:add_(y)). The user called something
+ * else: the name the running C function was called by (x:exp() or torch.exp: "exp") takes their place. */
+static const char *const CORE_HELPERS[] = {"clone", "unary", "to", "activation", "copy", "dot", "addmm",
+                                           "maximum", "minimum", "where", "masked_fill", NULL};
+
+static const char *as_called(lua_State *L, const char *msg, char *buf, size_t size)
+{
+    lua_Debug ar;
+    if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "n", &ar) || !ar.name || !ar.namewhat)
+        return msg;
+    /* only a name the function was reached by (t:exp(), torch.exp): not a local alias, a metamethod or
+     * a function called from C */
+    if (strcmp(ar.namewhat, "method") != 0 && strcmp(ar.namewhat, "field") != 0 && strcmp(ar.namewhat, "global") != 0)
+        return msg;
+    size_t n = strspn(msg, "abcdefghijklmnopqrstuvwxyz_");
+    if (n == 0 || msg[n] != ':' || msg[n + 1] != ' ' || (strncmp(msg, ar.name, n) == 0 && ar.name[n] == '\0'))
+        return msg;
+    int rename = strncmp(msg, ar.name, n) == 0 && ar.name[n] == '_' && ar.name[n + 1] == '\0'; /* add_ */
+    for (const char *const *h = CORE_HELPERS; *h && !rename; h++)
+        rename = strlen(*h) == n && strncmp(msg, *h, n) == 0;
+    if (!rename)
+        return msg;
+    snprintf(buf, size, "%s%s", ar.name, msg + n);
+    return buf;
+}
+
 static int raise_at_user(lua_State *L, const char *msg)
 {
+    char buf[1200];
+    msg = as_called(L, msg, buf, sizeof buf);
     push_user_where(L);
     lua_pushstring(L, msg);
     lua_concat(L, 2);

@@ -12,19 +12,19 @@ static int push_result(lua_State *L, attn_tensor *t, attn_error *err)
     return lt_finish(L, slot, t, err);
 }
 
-static int f_scores(lua_State *L)
+static int scores(lua_State *L, const char *fn)
 {
-    attn_tensor *q = lt_check(L, 1, "attention.scores", "q");
-    attn_tensor *k = lt_check(L, 2, "attention.scores", "k");
+    attn_tensor *q = lt_check(L, 1, fn, "q");
+    attn_tensor *k = lt_check(L, 2, fn, "k");
     attn_error err;
     return push_result(L, attn_scores(q, k, &err), &err);
 }
 
-/* Luong's name for the same score; its own function so help(attention.dot) finds its own entry. */
-static int f_dot(lua_State *L)
-{
-    return f_scores(L);
-}
+static int f_scores(lua_State *L) { return scores(L, "attention.scores"); }
+
+/* Luong's name for the same score; its own function so help(attention.dot) finds its own entry, and its
+ * errors name it. */
+static int f_dot(lua_State *L) { return scores(L, "attention.dot"); }
 
 static int f_scale(lua_State *L)
 {

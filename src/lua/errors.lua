@@ -45,7 +45,10 @@ function errors.is_interrupt(msg)
 end
 
 function errors.message(err)
-    return (tostring(err):gsub("^[^%s:]+:%d+: ", "", 1))
+    local msg, where = tostring(err), C.where()
+    -- the user's position as the bindings write it, "(command line):1: " included (it has a space)
+    if where ~= "" and msg:sub(1, #where) == where then return msg:sub(#where + 1) end
+    return (msg:gsub("^[^%s:]+:%d+: ", "", 1))
 end
 
 function errors.text(err)

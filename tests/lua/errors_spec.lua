@@ -80,7 +80,7 @@ local CASES = {
     {"torch.ones(2, 3):matmul('x')", "matmul:", "other must be a tensor"},
     {"torch.ones(2, 3):masked_fill(torch.ones(2, 3), 0)", "masked_fill:", "mask must be a bool tensor"},
     {"torch.ones(2, 3):masked_fill(torch.ones(4):bool(), 0)", "masked_fill:", "[2, 3] and [4] cannot be broadcast"},
-    {"torch.ones(2, 3):masked_fill_(torch.ones(2, 3, 3):bool(), 0)", "masked_fill:", "does not broadcast"},
+    {"torch.ones(2, 3):masked_fill_(torch.ones(2, 3, 3):bool(), 0)", "masked_fill_:", "does not broadcast"},
     {"torch.ones(2, 3):masked_fill(torch.ones(2, 3):bool(), 'x')", "masked_fill:", "value must be a number"},
     {"torch.tril(torch.ones(3))", "tril:", "at least 2 dimensions"},
     {"torch.triu(torch.ones(3, 3), 1.5)", "triu:", "diagonal must be an integer, got 1.5"},

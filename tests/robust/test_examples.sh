@@ -75,4 +75,25 @@ computes "fill_ and masked_fill_ of an expanded view are allowed, as in PyTorch"
     'print(torch.zeros(1):expand(3):fill_(1), torch.zeros(1):expand(2):masked_fill_(torch.tensor{true, false}, 2))' \
     'tensor([1., 1., 1.])	tensor([2., 2.])'
 
+# ---- errors name what the user called -----------------------------------------------------------------
+refused "x:exp() on a huge view names exp (was: unary:)" 'x = torch.ones(1):expand(2^36); y = x:exp()' \
+    '(command line):1: exp: 6.87e10 elements'
+refused "x:contiguous() on a huge view names contiguous (was: clone:)" \
+    'y = torch.ones(1, 1):expand(2^18, 2^18):contiguous()' '(command line):1: contiguous: 6.87e10 elements'
+refused "torch.sin on a huge view names sin (was: to: / activation:)" 'y = torch.sin(torch.ones(1):expand(2^36))' \
+    '(command line):1: sin: 6.87e10 elements'
+refused "x:add_ with a bad argument names add_ (was: add:)" 'torch.ones(2):add_("x")' \
+    '(command line):1: add_: expected tensors or numbers'
+refused "nn.functional.linear names linear" 'nn.functional.linear(torch.rand(2, 3), torch.rand(4, 5))' \
+    '(command line):1: linear: matmul: cannot multiply [2, 3] by [5, 4]'
+refused "nn.positional_encoding says the position once" 'nn.positional_encoding(2^31, 2^31)' \
+    '(command line):1: positional_encoding: arange: 2.15e9 elements'
+refused "attention.heatmap with a bad range (was: attempt to compare number with string)" \
+    'attention.heatmap(torch.rand(2, 2), {range = {"a", 1}})' \
+    '(command line):1: attention.heatmap: range must be {low, high}, two numbers with low <= high, got {a, 1}'
+
+# ---- the lesson library's checks on long digit strings (were quadratic: 46 s for 40000 digits) -----------
+computes "lesson.check on two 40000-digit strings" \
+    "lesson.check('digits', string.rep('1', 40000), string.rep('1', 39999) .. '2'); print('done')" 'done'
+
 tap_end

@@ -124,7 +124,14 @@ function heatmap.render(t, opts)
         color = term.color
     end
     local lo, hi = finite_range(values)
-    if type(opts.range) == "table" then lo, hi = opts.range[1], opts.range[2] end
+    if opts.range ~= nil then
+        local r = opts.range
+        if type(r) ~= "table" or type(r[1]) ~= "number" or type(r[2]) ~= "number" or not (r[1] <= r[2]) then
+            raise("attention.heatmap: range must be {low, high}, two numbers with low <= high, got "
+                  .. (type(r) == "table" and "{" .. tostring(r[1]) .. ", " .. tostring(r[2]) .. "}" or type(r)))
+        end
+        lo, hi = r[1], r[2]
+    end
     local marker = recorder and shade and
         recorder{t = t, opts = opts, cells = cells, values = values, rows = rows, cols = cols, lo = lo, hi = hi}
     if marker then return marker end

@@ -28,13 +28,18 @@ end
 -- Numbers inside printed text
 ---------------------------------------------------------------------------------------------------
 
-local NUMBER_PATTERNS = {
-    "^%-?%d+%.?%d*[eE][%+%-]?%d+",   -- 1.0000e-05, 1e+08
-    "^%-?%d+%.?%d*",                 -- 0.9544, 2., 17
-    "^%-?%.%d+",                     -- .5
-    "^%-?inf%f[^%w_]",
-    "^nan%f[^%w_]",
-}
+-- The number that starts at text[i], or nil: 0.9544, 2., 17, .5, 1.0000e-05, 1e+08, inf, -inf, nan.
+-- The mantissa and the exponent are matched apart: one pattern "%d+%.?%d*[eE]..." backtracks through
+-- every split of a long run of digits that has no exponent, quadratic in its length (a 40000-digit
+-- string took 46 s to check).
+local function number_at(text, i)
+    local m = text:match("^%-?%d+%.?%d*", i) or text:match("^%-?%.%d+", i)
+    if m then
+        local e = text:match("^[eE][%+%-]?%d+", i + #m)
+        return e and m .. e or m
+    end
+    return text:match("^%-?inf%f[^%w_]", i) or text:match("^nan%f[^%w_]", i)
+end
 
 local function to_number(tok)
     if tok == "nan" then return 0 / 0 end
@@ -49,12 +54,7 @@ function compare.scan(text)
     local list, i, n = {}, 1, #text
     while i <= n do
         local tok
-        if i == 1 or not text:sub(i - 1, i - 1):match("[%w_%.]") then
-            for _, p in ipairs(NUMBER_PATTERNS) do
-                tok = text:match(p, i)
-                if tok then break end
-            end
-        end
+        if i == 1 or not text:sub(i - 1, i - 1):match("[%w_%.]") then tok = number_at(text, i) end
         if tok then
             list[#list + 1] = {text = tok, value = to_number(tok), s = i, e = i + #tok - 1}
             i = i + #tok

@@ -3,14 +3,12 @@
 local torch = require("attn.bind").torch
 local C = require("attn.bind").functional
 local check = require("attn.check")
+local errors = require("attn.errors")
 
 -- PyTorch 1.13's F.linear: for a 2-D input, or a contiguous 3-D one (its rows flattened), with a bias it is
 -- addmm(bias, x, W.T): the bias is in the result before BLAS adds the product in, which differs from
 -- x @ W.T + b in the last bit beyond ~320 input features. Otherwise x @ W.T, then + b.
-local function linear(x, weight, bias)
-    check.tensor("linear", "input", x)
-    check.tensor("linear", "weight", weight)
-    if bias ~= nil then check.tensor("linear", "bias", bias) end
+local function linear_of(x, weight, bias)
     if bias and (x.ndim == 2 or (x.ndim == 3 and x:is_contiguous())) then
         local y = torch.addmm(bias, x:reshape(-1, x.shape[-1]), weight.T)
         return x.ndim == 2 and y or y:view(x.shape[1], x.shape[2], y.shape[2])
@@ -20,6 +18,14 @@ local function linear(x, weight, bias)
         y = y + bias
     end
     return y
+end
+
+local function linear(x, weight, bias)
+    check.tensor("linear", "input", x)
+    check.tensor("linear", "weight", weight)
+    if bias ~= nil then check.tensor("linear", "bias", bias) end
+    -- an error of the product it makes (addmm, matmul, +) names linear, which the user called
+    return errors.call("linear", linear_of, x, weight, bias)
 end
 
 return {

@@ -253,7 +253,7 @@ end
 --- nn.subsequent_mask(n) — bool [1, n, n], true where position i may attend to j (j <= i).
 function transformer.subsequent_mask(n)
     n = check.size("subsequent_mask", "n", n)
-    return torch.triu(torch.ones(1, n, n), 1):eq(0)
+    return errors.call("subsequent_mask", function() return torch.triu(torch.ones(1, n, n), 1):eq(0) end)
 end
 
 -- ---- position-wise feed-forward --------------------------------------------------------------------
