@@ -76,6 +76,7 @@ attn_tensor *lt_reversed(const attn_tensor *t, attn_error *err);
  * Tensor's operators), {errors = {...}}. src/bind/init.c, the one wiring point, opens them in order
  * and merges the parts into the module attn.bind. */
 int luaopen_attn_tensor(lua_State *L);    /* bind/tensor.c: the Tensor type, torch.Size, the dtypes */
+int luaopen_attn_deadline(lua_State *L);  /* bind/deadline.c: testing.call_within, for the fuzzer */
 int luaopen_attn_create(lua_State *L);    /* bind/create.c */
 int luaopen_attn_views(lua_State *L);     /* bind/views.c */
 int luaopen_attn_ops(lua_State *L);       /* bind/ops.c */

@@ -76,6 +76,7 @@ static void preload_embedded(lua_State *L)
 /* The binding modules (src/bind), in the order they are opened. tensor comes first: it makes the
  * Tensor type, whose table of methods and metatable the others add to. */
 static const luaL_Reg BINDINGS[] = {
+    {"deadline", luaopen_attn_deadline}, /* a part of its own (testing): any place in the list */
     {"tensor", luaopen_attn_tensor}, {"create", luaopen_attn_create}, {"views", luaopen_attn_views},
     {"ops", luaopen_attn_ops}, {"variance", luaopen_attn_variance}, {"random", luaopen_attn_random}, {"attention", luaopen_attn_attention},
     {"fused", luaopen_attn_fused}, {"layers", luaopen_attn_layers}, {"safetensors", luaopen_attn_safetensors},

@@ -195,7 +195,13 @@ static void fill_i64_visit(int64_t at, void *ctx)
 static int fill_both(attn_tensor *t, float value, int64_t value_i64, attn_error *err)
 {
     struct fill_ctx c = {t->storage, t->dtype == ATTN_BOOL ? (float)(value != 0.0f) : value, value_i64};
-    if (for_each_offset(t, t->dtype == ATTN_INT64 ? fill_i64_visit : fill_visit, &c)) {
+    /* Every index along a stride-0 dim (an expanded view) reaches the same cells: fill them once, so
+     * torch.zeros(1):expand(2^40):fill_(1) takes no time, as in PyTorch. */
+    attn_tensor cells = *t;
+    for (int d = 0; d < cells.ndim; d++)
+        if (cells.stride[d] == 0 && cells.shape[d] > 1)
+            cells.shape[d] = 1;
+    if (for_each_offset(&cells, t->dtype == ATTN_INT64 ? fill_i64_visit : fill_visit, &c)) {
         attn_interrupted(err);
         return -1;
     }

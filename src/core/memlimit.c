@@ -137,11 +137,19 @@ static void take(double room, const char *name, double *best, char *which, size_
     }
 }
 
+static double memory_cap = -1;
+
+void attn_set_memory_cap(double bytes)
+{
+    memory_cap = bytes > 0 ? bytes : -1;
+}
+
 double attn_memory_available_at(const char *root, const char *cgroup_file, char *which, size_t which_size)
 {
     double best = -1;
     if (which && which_size)
         which[0] = '\0';
+    take(memory_cap, "the memory cap set for testing", &best, which, which_size);
     take(machine_available(), "the memory available now", &best, which, which_size);
     take(cgroup_room(root, cgroup_file), "the memory left under this process's cgroup limit", &best, which,
          which_size);

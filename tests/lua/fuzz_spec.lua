@@ -1,10 +1,19 @@
 -- Nothing a user types may crash attn: every public function, indexing and operator called with
--- random arguments (tensors of odd shapes, transposed views, bool masks, nan/inf/huge numbers,
--- strings, tables, functions, modules). Each call may raise a Lua error; none may crash the process
--- (a crash kills this whole suite, which the runner counts as a failure). make test runs it also
--- under ASan+UBSan. A longer run: ATTN_FUZZ_ITERS=200000 ./attn /usr/bin/busted tests/lua/fuzz_spec.lua
+-- random arguments (tensors of odd shapes, transposed, narrowed and expanded views, bool masks,
+-- nan/inf/huge numbers, the integers at the edges of int32, int64 and float's exact range, huge shapes,
+-- strings, tables, functions, modules), and in-place methods on views that overlap themselves or their
+-- source. Each call may raise a Lua error; none may crash the process (a crash kills this whole suite,
+-- which the runner counts as a failure). Every call runs under a deadline (bind.testing.call_within):
+-- a call that computes for long (a sum over 2^40 expanded elements) is stopped as Ctrl-C would stop it;
+-- one that ignores the stop hangs, and scripts/fuzz.sh's timeout reports it. Random shapes may ask for
+-- any size: attn's memory is capped at 1 GB here, so the fuzzer never takes the shared machine's.
+-- make test runs a fixed-seed slice, also under ASan+UBSan. Long runs: scripts/fuzz.sh N, or
+--   ATTN_FUZZ_ITERS=200000 ATTN_FUZZ_SEED=7 ./attn /usr/bin/busted tests/lua/fuzz_spec.lua
 local torch, nn = torch, nn
-local ITERS = tonumber(os.getenv("ATTN_FUZZ_ITERS")) or 20000
+local ITERS = tonumber(os.getenv("ATTN_FUZZ_ITERS")) or 10000
+local SEED = tonumber(os.getenv("ATTN_FUZZ_SEED")) or 20261122
+local DEADLINE = tonumber(os.getenv("ATTN_FUZZ_DEADLINE")) or 0.5 -- seconds per call
+local testing = require("attn.bind").testing
 
 local function public_functions()
     local methods = require("attn.bind").methods
@@ -25,15 +34,56 @@ local function public_functions()
     return fns
 end
 
+-- The integers where sizes, counts and offsets overflow: 0, -1, 2^31, 2^32, 2^53, 2^62, the largest and
+-- smallest int64, and their neighbours.
+local EDGES = {0, 1, -1, 2 ^ 31, 2 ^ 32, 2 ^ 53, 2 ^ 62, math.maxinteger, math.mininteger}
+local function edge_integer()
+    local v = EDGES[math.random(1, #EDGES)]
+    v = math.tointeger(v) or math.maxinteger
+    local near = math.random(-2, 2)
+    if (near > 0 and v > math.maxinteger - near) or (near < 0 and v < math.mininteger - near) then near = 0 end
+    v = v + near
+    if math.random() < 0.2 then return v + 0.0 end -- the same as a float
+    return v
+end
+
 local function random_shape()
     local s = {}
     for i = 1, math.random(0, 4) do s[i] = math.random(0, 4) end
     return s
 end
 
+-- A shape with one or two sizes at an edge: mostly refused, sometimes a huge view.
+local function huge_shape()
+    local s = random_shape()
+    s[math.random(1, #s + 1)] = edge_integer()
+    if math.random() < 0.3 then s[math.random(1, #s)] = edge_integer() end
+    return s
+end
+
 local pool = {}
+
+-- A view of a pool tensor that overlaps itself or other tensors: expanded (stride 0), narrowed, the
+-- transpose, a slice that shares part of the tensor's memory.
+local function overlapping_view()
+    local t = pool[math.random(1, #pool)]
+    local ok, v = pcall(function()
+        local r = math.random(1, 5)
+        if r == 1 then return torch.ones(1):expand(({3, 2 ^ 20, 2 ^ 40, edge_integer()})[math.random(1, 4)]) end
+        if r == 2 and t.ndim >= 1 then
+            local n = t.shape[1]
+            local start = math.random(1, math.max(n, 1))
+            return t:narrow(1, start, math.random(0, n - start + 1))
+        end
+        if r == 3 and t.ndim >= 2 then return t:transpose(1, 2) end
+        if r == 4 and t.ndim >= 1 then return t:unsqueeze(1):expand(math.random(1, 3), table.unpack(t.shape)) end
+        return t
+    end)
+    return ok and v or t
+end
+
 local function random_value()
-    local r = math.random(1, 22)
+    local r = math.random(1, 27)
     if r <= 6 then
         local t = torch.rand(random_shape())
         if math.random() < 0.2 then t = t:gt(0.5) end
@@ -55,38 +105,63 @@ local function random_value()
     if r == 19 then return torch.ones(3, 3):bool() end
     if r == 20 then return function() end end
     if r == 21 then return nn.Linear(2, 2) end
+    if r == 22 or r == 23 then return edge_integer() end
+    if r == 24 then return huge_shape() end
+    if r == 25 then return overlapping_view() end
+    if r == 26 then return {dim = edge_integer(), diagonal = edge_integer()} end
     return pool[math.random(1, #pool)]
 end
 
+-- The in-place methods (their names end in "_"), called on overlapping views with overlapping sources.
+local function inplace_methods()
+    local names = {}
+    for k, v in pairs(require("attn.bind").methods) do
+        if type(v) == "function" and k:match("_$") then names[#names + 1] = k end
+    end
+    table.sort(names)
+    return names
+end
+
 describe("random calls", function()
-    it(string.format("%d calls with random arguments raise errors, never crash", ITERS), function()
-        math.randomseed(20261122)
+    it(string.format("%d calls with random arguments raise errors, never crash (seed %d)", ITERS, SEED), function()
+        math.randomseed(SEED)
         torch.manual_seed(0)
+        testing.set_memory_cap(1e9)
         pool = {torch.ones(2, 3), torch.zeros(3), torch.rand(2, 2, 2)}
         local fns = public_functions()
-        local errors = 0
+        local inplace = inplace_methods()
+        local within = testing.call_within
+        local errors, stopped = 0, 0
         for _ = 1, ITERS do
             local f = fns[math.random(1, #fns)]
             local n = math.random(0, 4)
             local args = {}
             for k = 1, n do args[k] = random_value() end
-            local ok, res = pcall(f[2], table.unpack(args, 1, n))
+            local ok, res = within(DEADLINE, f[2], table.unpack(args, 1, n))
             if not ok then
                 errors = errors + 1
                 assert.are.equal("string", type(res), f[1] .. " raised a non-string error")
+                if res:match("interrupted") then stopped = stopped + 1 end
             elseif torch.is_tensor(res) and math.random() < 0.3 then
                 pool[#pool < 50 and #pool + 1 or math.random(1, 50)] = res
-                assert.are.equal("string", type(tostring(res)))
+                assert.are.equal("string", type(select(2, within(DEADLINE, tostring, res)) or ""))
             end
+            -- an in-place method on a view that may overlap itself, with a source that may overlap it
+            local name = inplace[math.random(1, #inplace)]
+            local view = overlapping_view()
+            within(DEADLINE, function() return view[name](view, math.random() < 0.5 and overlapping_view() or random_value(),
+                                                          random_value()) end)
             local t = pool[math.random(1, #pool)]
-            pcall(function() return t[random_value()] end)
-            pcall(function() t[random_value()] = random_value() end)
-            pcall(function() return t + random_value(), random_value() * t, t ^ random_value(), -t, #t, t .. "" end)
+            within(DEADLINE, function() return t[random_value()] end)
+            within(DEADLINE, function() t[random_value()] = random_value() end)
+            within(DEADLINE, function() return t + random_value(), random_value() * t, t ^ random_value(), -t, #t, t .. "" end)
         end
+        testing.set_memory_cap(0)
         assert.is_true(errors > 0 and errors < ITERS)
         torch.set_bernoulli_flavor("mkl")
         -- and attn still computes the book's numbers afterwards
         local x = torch.tensor{{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}}
         assert.are.equal("tensor([0.9544, 1.4950])", tostring(x:matmul(torch.tensor{0.55, 0.87, 0.66})))
+        print(string.format("# %d calls, %d errors, %d stopped at the %g s deadline", ITERS, errors, stopped, DEADLINE))
     end)
 end)

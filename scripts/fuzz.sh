@@ -1,0 +1,46 @@
+#!/bin/sh
+# fuzz.sh — a long run of the fuzzer (tests/lua/fuzz_spec.lua) under the ASan+UBSan build: N random calls
+# in slices of 20000, each slice with its own seed and under a time bound, so that a crash, a sanitizer
+# report or a hang (a call that ignores the fuzzer's Ctrl-C-like deadline) stops the run and names the
+# seed that reproduces it.
+#   scripts/fuzz.sh N [FIRST_SEED]          e.g. scripts/fuzz.sh 1000000
+# Reproduce a slice:  ATTN_FUZZ_ITERS=20000 ATTN_FUZZ_SEED=S build/asan/attn /usr/bin/busted tests/lua/fuzz_spec.lua
+set -u
+cd "$(dirname "$0")/.." || exit 2
+N=${1:?usage: scripts/fuzz.sh N [FIRST_SEED]}
+SEED=${2:-1}
+SLICE=20000
+SLICE_LIMIT=1200 # seconds: a slice takes a minute or two under ASan; far more is a hang
+BIN=build/asan/attn
+
+make -s "$BIN" || exit 2
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:halt_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+LOG=build/fuzz-logs
+mkdir -p "$LOG"
+
+done_calls=0
+start=$(date +%s)
+while [ "$done_calls" -lt "$N" ]; do
+    n=$SLICE
+    [ $((N - done_calls)) -lt "$n" ] && n=$((N - done_calls))
+    log=$LOG/seed-$SEED.log
+    ATTN_FUZZ_ITERS=$n ATTN_FUZZ_SEED=$SEED timeout -s KILL "$SLICE_LIMIT" \
+        "$BIN" /usr/bin/busted -o TAP tests/lua/fuzz_spec.lua >"$log" 2>&1
+    status=$?
+    if [ "$status" -ne 0 ] || ! grep -q '^ok 1 ' "$log"; then
+        case $status in
+        137) what="a hang (killed after $SLICE_LIMIT s)" ;;
+        0 | 1) what="a failed assertion or a sanitizer report" ;;
+        *) what="a crash (status $status)" ;;
+        esac
+        echo "fuzz: seed $SEED: $what after $done_calls calls; log: $log"
+        tail -n 30 "$log"
+        exit 1
+    fi
+    done_calls=$((done_calls + n))
+    echo "fuzz: seed $SEED: $n calls ok ($(grep -o '[0-9]* errors, [0-9]* stopped' "$log")); $done_calls of $N, $(($(date +%s) - start)) s"
+    rm -f "$log"
+    SEED=$((SEED + 1))
+done
+echo "fuzz: $N calls under ASan+UBSan, no crash, no hang, no sanitizer report ($(($(date +%s) - start)) s)"
