@@ -6,7 +6,8 @@
 #define ATTN_VERSION "0.1"
 
 /* Opens the standard libraries and attn's: globals torch, nn, help, ... and the embedded src/lua
- * modules. Returns LUA_OK, or an error code with the message on the stack. */
+ * modules. Returns LUA_OK, or an error code with the message on the stack. L must come from
+ * luaL_newstate: its allocator (realloc and free) gets the memory limits in front (bind/lua_memory.c). */
 int attn_open(lua_State *L);
 /* lua_setglobal, for the globals the command line sets (arg, -l name): init.c is the one place that
  * sets globals. */

@@ -77,6 +77,8 @@ attn_tensor *lt_reversed(const attn_tensor *t, attn_error *err);
  * and merges the parts into the module attn.bind. */
 int luaopen_attn_tensor(lua_State *L);    /* bind/tensor.c: the Tensor type, torch.Size, the dtypes */
 int luaopen_attn_deadline(lua_State *L);  /* bind/deadline.c: testing.call_within, for the fuzzer */
+/* lua_memory.c: the memory limits in front of the allocator of a state made by luaL_newstate (./attn's). */
+void lt_guard_lua_memory(lua_State *L);
 int luaopen_attn_create(lua_State *L);    /* bind/create.c */
 int luaopen_attn_views(lua_State *L);     /* bind/views.c */
 int luaopen_attn_ops(lua_State *L);       /* bind/ops.c */

@@ -172,6 +172,7 @@ static int open_all(lua_State *L)
 
 int attn_open(lua_State *L)
 {
+    lt_guard_lua_memory(L); /* before the library takes the state's allocator for tensors */
     lua_pushcfunction(L, open_all);
     return lua_pcall(L, 0, 0, 0);
 }

@@ -139,6 +139,23 @@ static void take(double room, const char *name, double *best, char *which, size_
 
 static double memory_cap = -1;
 
+/* The cap minus what this process holds now (VmRSS, /proc/self/statm's second field): a cgroup of one
+ * process, whose usage grows as the process takes memory. */
+static double cap_room(void)
+{
+    if (memory_cap < 0)
+        return -1;
+    double resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        double size, pages;
+        if (fscanf(f, "%lf %lf", &size, &pages) == 2)
+            resident = pages * (double)sysconf(_SC_PAGESIZE);
+        fclose(f);
+    }
+    return memory_cap > resident ? memory_cap - resident : 0;
+}
+
 void attn_set_memory_cap(double bytes)
 {
     memory_cap = bytes > 0 ? bytes : -1;
@@ -149,7 +166,7 @@ double attn_memory_available_at(const char *root, const char *cgroup_file, char 
     double best = -1;
     if (which && which_size)
         which[0] = '\0';
-    take(memory_cap, "the memory cap set for testing", &best, which, which_size);
+    take(cap_room(), "the memory left under the cap set for testing", &best, which, which_size);
     take(machine_available(), "the memory available now", &best, which, which_size);
     take(cgroup_room(root, cgroup_file), "the memory left under this process's cgroup limit", &best, which,
          which_size);

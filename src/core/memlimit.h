@@ -18,8 +18,8 @@ double attn_memory_available(char *which, size_t which_size);
  * from cgroup_file instead of /proc/self/cgroup (for tests, which cannot make a cgroup). */
 double attn_memory_available_at(const char *root, const char *cgroup_file, char *which, size_t which_size);
 
-/* A limit of its own, for tests (the fuzzer: bind.testing.set_memory_cap), taken like the others;
- * 0 removes it. */
+/* A limit of its own, for tests (the fuzzer: bind.testing.set_memory_cap): bytes this process may hold
+ * in all, as if it were alone in a memory cgroup of that size; 0 removes it. */
 void attn_set_memory_cap(double bytes);
 
 /* The machine's physical memory in bytes (read once), or 1e15 when unknown. */
