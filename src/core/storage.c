@@ -156,7 +156,7 @@ static void *cache_take(size_t *size)
 /* Keeps a freed block when it is big and there is room (the oldest kept ones make room); 0 if not. */
 static int cache_put(void *block, size_t size)
 {
-    double limit = machine_bytes() / 8;
+    double limit = attn_machine_bytes() / 8;
     if (size < CACHE_MIN || (double)size > limit)
         return 0;
     static unsigned long clock;

@@ -96,4 +96,9 @@ refused "attention.heatmap with a bad range (was: attempt to compare number with
 computes "lesson.check on two 40000-digit strings" \
     "lesson.check('digits', string.rep('1', 40000), string.rep('1', 39999) .. '2'); print('done')" 'done'
 
+# ---- found by scripts/fuzz.sh (seed 2014) ---------------------------------------------------------------
+refused "indexing a view of math.maxinteger rows at math.maxinteger (was: a signed overflow, UBSan)" \
+    'x = torch.ones(1):expand(math.maxinteger); print(x[math.maxinteger], x[math.maxinteger + 1])' \
+    'index: index -9223372036854775808 is out of range'
+
 tap_end
