@@ -30,12 +30,18 @@ LUA_SRC  := $(sort $(wildcard src/lua/*.lua src/lua/*/*.lua))
 CTEST_SRC := $(wildcard tests/c/test_*.c)
 HEADERS  := $(wildcard src/core/*.h src/bind/*.h src/cli/*.h)
 
-APP_SRC  := $(CORE_SRC) $(BIND_SRC) $(CLI_SRC) build/gen/lua_embed.c
+APP_SRC  := $(CORE_SRC) $(BIND_SRC) $(CLI_SRC) build/gen/lua_embed.c build/gen/data_embed.c
+
+# The translations (src/po/<lang>/..., lessons/README.md): each .po compiled by msgfmt, embedded with
+# the glossary into the binary by scripts/embed-data.sh.
+PO_SRC   := $(sort $(wildcard src/po/*/*.po src/po/*/*/*.po))
+MO_OUT   := $(patsubst src/po/%.po,build/gen/mo/%.mo,$(PO_SRC))
+GLOSSARY := $(wildcard src/po/*/glossary.tsv)
 
 rel_obj  = $(patsubst %.c,build/release/%.o,$(1))
 asan_obj = $(patsubst %.c,build/asan/%.o,$(1))
 
-.PHONY: all run test check-tests bench clean deps
+.PHONY: all run test check-tests bench clean deps pot po-update
 all: attn
 
 attn: $(call rel_obj,$(APP_SRC))
@@ -49,11 +55,11 @@ build/asan/attn: $(call asan_obj,$(APP_SRC))
 VECTOR_LOOPS := src/core/binary_loops.c src/core/masks.c
 $(call rel_obj,$(VECTOR_LOOPS)): RELEASE += -fvect-cost-model=dynamic
 
-build/release/%.o: %.c $(HEADERS) | build/gen/lua_embed.c
+build/release/%.o: %.c $(HEADERS) | build/gen/lua_embed.c build/gen/data_embed.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(RELEASE) -c -o $@ $<
 
-build/asan/%.o: %.c $(HEADERS) | build/gen/lua_embed.c
+build/asan/%.o: %.c $(HEADERS) | build/gen/lua_embed.c build/gen/data_embed.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(SANITIZE) -c -o $@ $<
 
@@ -62,6 +68,20 @@ build/asan/%.o: %.c $(HEADERS) | build/gen/lua_embed.c
 build/gen/lua_embed.c: $(LUA_SRC) scripts/embed-lua.sh build/gen/lua-dump
 	@mkdir -p $(dir $@)
 	sh scripts/embed-lua.sh build/gen/lua-dump $(LUA_SRC) > $@.tmp && mv $@.tmp $@
+
+build/gen/mo/%.mo: src/po/%.po
+	@mkdir -p $(dir $@)
+	msgfmt --check -o $@ $<
+
+build/gen/data_embed.c: $(MO_OUT) $(GLOSSARY) scripts/embed-data.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed-data.sh build/gen/mo $(MO_OUT) $(GLOSSARY) > $@.tmp && mv $@.tmp $@
+
+# Translators' files: the templates (build/po/*.pot, from the sources) and the catalogs updated to them.
+pot: attn
+	@sh scripts/po.sh pot
+po-update: attn
+	@sh scripts/po.sh update
 
 build/gen/lua-dump: scripts/lua-dump.c
 	@mkdir -p $(dir $@)

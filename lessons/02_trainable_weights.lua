@@ -149,8 +149,8 @@ lesson.step("why scale: large scores make softmax peaked and its gradients vanis
         alpha = torch.softmax(attn_scores_2 * factor, -1)       -- scores `factor` times larger
         local slopes = alpha * (1 - alpha)                      -- ∂α_j/∂ω_j
         largest[i] = alpha:max():item()
-        lesson.show(string.format("softmax(ω2 × %d)", factor), alpha)
-        lesson.show(string.format("  slopes α(1 − α) × %d", factor), slopes)
+        lesson.show(lesson.tr("softmax(ω2 × %d)", factor), alpha)
+        lesson.show(lesson.tr("  slopes α(1 − α) × %d", factor), slopes)
     end
     local in_order = {table.unpack(largest)}
     table.sort(in_order)
@@ -176,7 +176,7 @@ lesson.step("var(q·k) ≈ d_k, var(q·k / √d_k) ≈ 1", function()
         local var = (scores * scores):mean():item()      -- the mean is 0, so this is the variance
         local scaled = scores / dim ^ 0.5
         ratios[i] = (scaled * scaled):mean():item()
-        lesson.show(string.format("d_k = %4d", dim),
+        lesson.show(lesson.tr("d_k = %4d", dim),
             string.format("var(q·k) = %8.2f   var(q·k / √d_k) = %.3f", var, ratios[i]))
     end
     lesson.agree("after scaling the variance is 1 for every d_k, as var(q·k) = d_k predicts (within 10%)",

@@ -80,11 +80,11 @@ lesson.step("the 1/(1 − p) scaling keeps the mean", function()
         local kept = out:max():item()                                   -- every entry is 0 or `kept`
         local dropped_share = 1 - out:sum():item() / kept / out:numel()
         local mean = out:mean():item()
-        lesson.show(string.format("p = %.1f", p), string.format(
+        lesson.show(lesson.tr("p = %.1f", p), lesson.tr(
             "kept entries = %g (1/(1 − p) = %g), share dropped = %.4f, mean = %.4f",
             kept, 1 / (1 - p), dropped_share, mean))
-        lesson.agree(string.format("p = %.1f: kept entries are 1/(1 − p)", p), kept, 1 / (1 - p), {tol = 1e-6})
-        lesson.agree(string.format("p = %.1f: the mean stays 1 = (1 − p) · 1/(1 − p), on 10^6 entries", p),
+        lesson.agree(lesson.tr("p = %.1f: kept entries are 1/(1 − p)", p), kept, 1 / (1 - p), {tol = 1e-6})
+        lesson.agree(lesson.tr("p = %.1f: the mean stays 1 = (1 − p) · 1/(1 − p), on 10^6 entries", p),
             mean, (1 - p) * (1 / (1 - p)), {tol = 5e-3})
     end
 end)
@@ -169,7 +169,7 @@ lesson.step("counting draws: one per tensor (mkl) or one per entry (default)", f
     for _, flavor in ipairs {"mkl", "default"} do
         torch.set_bernoulli_flavor(flavor)
         after[flavor] = {next_rand_after(6), next_rand_after(60)}
-        lesson.show(flavor, string.format("next torch.rand after 6×6: %.4f, after 60×60: %.4f",
+        lesson.show(flavor, lesson.tr("next torch.rand after 6×6: %.4f, after 60×60: %.4f",
             after[flavor][1], after[flavor][2]))
     end
     torch.set_bernoulli_flavor("mkl")

@@ -521,7 +521,7 @@ lesson.step("two heads, two readings of the same text", function()
         for i = 1, context_length do
             row[i] = tokens[i] .. "→" .. tokens[tr.weights[1][h][i]:argmax():item()]
         end
-        lesson.show(string.format("head %d", h), table.concat(row, "  "))
+        lesson.show(lesson.tr("head %d", h), table.concat(row, "  "))
     end
     lesson.agree("the two heads' weights differ", torch.equal(tr.weights[1][1], tr.weights[1][2]), false)
 end)
@@ -637,8 +637,8 @@ lesson.step("Exercise 3.3: a timed forward pass on 1024 tokens", function()
     out_lib = lib_gpt2(x)
     local t_lib = os.clock() - t0
     lesson.show("out.shape", out_book.shape)
-    print(string.format("the book's class (staged):        %.3f s", t_book))
-    print(string.format("nn.MultiHeadAttention (fused):    %.3f s", t_lib))
+    print(lesson.tr("the book's class (staged):        %.3f s", t_book))
+    print(lesson.tr("nn.MultiHeadAttention (fused):    %.3f s", t_lib))
     lesson.agree("one 768-dimensional vector per token: the shape of x", out_book.shape, x.shape)
     lesson.agree("the two outputs agree", out_lib, out_book, {tol = 1e-5})
 end)

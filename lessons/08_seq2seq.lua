@@ -77,7 +77,7 @@ lesson.step("the encoder step by step", function()
     local h = torch.zeros(1, 8)
     for t = 1, 6 do
         h = cell(x[{{t}}], h)                               -- Python: h = cell(x[t-1:t], h)
-        lesson.show(string.format("h_%d after %-6s", t, src_words[t]), h)
+        lesson.show(lesson.tr("h_%d after %-6s", t, src_words[t]), h)
     end
     lesson.agree("the last state of the loop is v", h, h_T[1])
 end)
@@ -104,7 +104,7 @@ lesson.step("the decoder generates from <GO>", function()
         local p = torch.softmax(out(s), -1)
         y = p:argmax(-1)
         generated[t], probs[t] = y[1], p
-        lesson.show(string.format("step %d", t), string.format("→ %s (p = %.4f)", pad(tgt_vocab[y[1]], 6), p[1][y[1]]))
+        lesson.show(lesson.tr("step %d", t), string.format("→ %s (p = %.4f)", pad(tgt_vocab[y[1]], 6), p[1][y[1]]))
         if y[1] == 3 then break end                         -- <EOS>
     end
     lesson.check("the words PyTorch's decoder picks (ids minus 1)", torch.tensor(generated) - 1,
@@ -125,7 +125,7 @@ lesson.step("teacher forcing: inputs and targets", function()
     dec_in, in_words = ids_of(tgt_vocab, "<GO> ¿ cómo estás hoy ?")
     dec_out, out_words = ids_of(tgt_vocab, "¿ cómo estás hoy ? <EOS>")
     for t = 1, 6 do
-        lesson.show(string.format("step %d", t), string.format("reads %s must predict %s", pad(in_words[t], 6), out_words[t]))
+        lesson.show(lesson.tr("step %d", t), lesson.tr("reads %s must predict %s", pad(in_words[t], 6), out_words[t]))
     end
     lesson.agree("the inputs are the targets shifted right by one", dec_in:narrow(2, 2, 5), dec_out:narrow(2, 1, 5))
 end)
@@ -198,11 +198,11 @@ lesson.step("30 words, one vector: how far v moves when one word changes", funct
     lesson.agree("the last word moves v more than the first", moves[30] > moves[1], true)
 end)
 
-lesson.say(string.format([[
+lesson.say([[
 Changing the last word moves v by %.3f, the first by %.1e: after 29 more updates of the state,
 little of the first word is left. (A trained LSTM keeps more; the chapter puts the useful length of
 an RNN's memory at about 100 tokens. The shape of the curve is the point: the oldest words fade.)
-]], moves[30], moves[1]))
+]], moves[30], moves[1])
 
 lesson.say[[
 The original seq2seq paper found a trick: feed the source reversed, [C, B, A] → [W, X, Y, Z]

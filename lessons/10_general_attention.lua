@@ -118,13 +118,13 @@ lesson.step("stage 2: the weights α = softmax(e)", function()
         tr.weights[{1, 2}] / tr.weights[{1, 1}], math.exp(e[2] - e[1]), {tol = 1e-5})
 end)
 
-lesson.say(string.format([[
+lesson.say([[
 A typo in the chapter: its formula for α_{q1,k2} reads exp(2.4) / (exp(0.36) + exp(2.4) +
 exp(0.36) + exp(0.36)), as if the other three scores were all 0.36. The third score is %.2f
 (stage 1 above; k3 has the opposite sign of q1 in the second and third components). With the
 typo's scores the weights would be different, and they would contradict the chapter itself, which
 uses 0.048 for k3 and 0.756 for k2 in its next step.
-]], tr.scores[{1, 3}]))
+]], tr.scores[{1, 3}])
 
 lesson.step("the chapter's typo: all other scores 0.36", function()
     typo_scores = torch.tensor{{0.36, 2.4, 0.36, 0.36}}
@@ -137,11 +137,11 @@ lesson.step("the chapter's typo: all other scores 0.36", function()
     lesson.agree("the typo gives k3 the weight of k1 and of k4", {w[3], w[3]}, {w[1], w[4]})
 end)
 
-lesson.say(string.format([[
+lesson.say([[
 With the typo, k3 would get %.3f, as much as k1 and k4, where the chapter uses 0.048, and k2 would
 get %.3f, not the chapter's 0.756. The chapter's weights are those of the true scores (checked in stage
 2), so the typo is only in the formula's text.
-]], typo_weights[{1, 3}], typo_weights[{1, 2}]))
+]], typo_weights[{1, 3}], typo_weights[{1, 2}])
 
 lesson.say[[
 Stage 3: the result r is the weighted sum of the values, element by element. It lies closest to

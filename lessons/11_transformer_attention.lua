@@ -95,7 +95,7 @@ lesson.step("4. the attention vectors A = weights·V", function()
     lesson.agree("attention.forward gives the same A", A_forward, A, {tol = 1e-7})
 end)
 
-lesson.say(string.format([[
+lesson.say([[
 Why 1/√d_k? The authors suspect that for large d_k the dot products grow large and push softmax
 into regions where its gradient is tiny. If the components of q and k are independent with mean
 0 and variance 1, then q·k is a sum of d_k products of variance 1: its variance is d_k, its
@@ -107,7 +107,7 @@ the 200 rows: the largest weight max α (1/10 if softmax were uniform, 1 if one-
 H(α) = −Σ α log α (ln 10 = %.4f for uniform weights, 0 for one-hot), and 1 − Σ α², the trace of
 softmax's Jacobian ∂α/∂ω = diag(α) − α·αᵀ: how much the weights can still move when the scores
 move. When it is near 0, so is every gradient that flows back through softmax.
-]], math.log(10)))
+]], math.log(10))
 
 lesson.step("the effect of 1/√d_k on softmax, for growing d_k", function()
     torch.manual_seed(11)
@@ -127,7 +127,7 @@ lesson.step("the effect of 1/√d_k on softmax, for growing d_k", function()
         rows[#rows + 1] = torch.stack(row)
     end
     sharpness = torch.stack(rows)                 -- [d_k, unscaled/scaled, measure]
-    print("        ------ ω = q·k, unscaled ------    ---------- ω / √d_k ----------")
+    print(lesson.tr("        ------ ω = q·k, unscaled ------    ---------- ω / √d_k ----------"))
     print("   d_k     std   max α    H(α)   1−Σα²       std   max α    H(α)   1−Σα²")
     for i, d_k in ipairs({4, 16, 64, 256, 1024}) do
         local u, c = sharpness[i][1]:tolist(), sharpness[i][2]:tolist()
@@ -150,12 +150,12 @@ lesson.step("the effect of 1/√d_k on softmax, for growing d_k", function()
         {tol = 0.1})
 end)
 
-lesson.say(string.format([[
+lesson.say([[
 Without the scaling, the standard deviation of the scores grows as √d_k (measured %.1f, %.1f,
 %.1f, %.1f, %.1f where √d_k is 2, 4, 8, 16, 32), the weights approach one-hot and 1 − Σα² falls
 towards 0: the vanishing gradients the authors describe. Divided by √d_k, the scores keep a
 standard deviation near 1 and softmax behaves the same for every d_k.
-]], table.unpack(sharpness:select(2, 1):select(2, 1):tolist())))
+]], table.unpack(sharpness:select(2, 1):select(2, 1):tolist()))
 
 lesson.say[[
 When the queries come from the same sequence as the keys and values, attention is self-attention,
@@ -380,8 +380,8 @@ lesson.step("the same mask for every head", function()
     mha.use_fused = false
     out_causal = mha(x, x, x, nn.subsequent_mask(4))
     lesson.show("mha.attn.shape", mha.attn.shape)
-    lesson.heatmaps{{"head 1", mha.attn[1][1], {rows = tokens, cols = tokens}},
-                    {"head 2", mha.attn[1][2], {rows = tokens, cols = tokens}}}
+    lesson.heatmaps{{lesson.tr("head 1"), mha.attn[1][1], {rows = tokens, cols = tokens}},
+                    {lesson.tr("head 2"), mha.attn[1][2], {rows = tokens, cols = tokens}}}
     lesson.agree("[b, h, n, n] weights", mha.attn.shape, {x.shape[1], mha.h, x.shape[2], x.shape[2]})
     lesson.check("both heads' causal weights, as PyTorch computes them", mha.attn, pytorch("mha.causal.attn"), {tol = 1e-5})
     lesson.check("the causal output, as PyTorch computes it", out_causal, pytorch("mha.causal.out"), {tol = 1e-5})

@@ -49,7 +49,7 @@ lesson.step("token embeddings × √d_model", function()
     lesson.agree("both 'the' get the same row", emb[1][1], emb[1][5])
 end)
 
-lesson.say(string.format([[
+lesson.say([[
 Attention does not see the order of the tokens: both "the" above are the same vector wherever
 they stand. So the original Transformer adds a static positional encoding, a vector as long as the
 embedding and unique to each position, computed once:
@@ -61,7 +61,7 @@ growing geometrically from 2π (here, with d_model = 8, up to 2π·10000^(6/8) =
 nn.positional_encoding(max_len, d_model) computes the matrix with the Annotated Transformer's
 float32 operations; we also compute the formula in double precision, with Lua's math.sin and
 math.cos, as an independent check.
-]], 10000 ^ (6 / 8)))
+]], 10000 ^ (6 / 8))
 
 lesson.step("the positional encoding matrix", function()
     pe = nn.positional_encoding(10, 8)              -- Python: PositionalEncoding(8, 0., 10).pe[0]
@@ -260,8 +260,8 @@ lesson.step("a decoder block: causal self-attention and cross-attention", functi
     tgt_mask = nn.subsequent_mask(4)                 -- [1, 4, 4], true = may attend
     dec_out = dec_block(y, memory, src_mask, tgt_mask)
     lesson.show("tgt_mask", tgt_mask)
-    lesson.heatmaps{{"self-attention, head 1", dec_block.self_attn.attn[1][1], {rows = tgt_words, cols = tgt_words}},
-                    {"cross-attention, head 1", dec_block.encoder_attn.attn[1][1], {rows = tgt_words, cols = src_words}}}
+    lesson.heatmaps{{lesson.tr("self-attention, head 1"), dec_block.self_attn.attn[1][1], {rows = tgt_words, cols = tgt_words}},
+                    {lesson.tr("cross-attention, head 1"), dec_block.encoder_attn.attn[1][1], {rows = tgt_words, cols = src_words}}}
     lesson.show("dec_out", dec_out)
     lesson.check("the target input y as PyTorch computes it", y, pytorch("y"), {tol = 1e-5})
     lesson.check("self-attention weights [1, 2, 4, 4] as PyTorch's", dec_block.self_attn.attn, pytorch("dec_self_attn"), {tol = 1e-5})

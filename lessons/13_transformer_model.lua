@@ -95,7 +95,7 @@ lesson.step("the vocabularies and a small model", function()
     model = build_model(#src_vocab, #tgt_vocab, 2, 16, 32, 2)   -- Python: N=2, d_model=16, d_ff=32, h=2
     model:eval()
     for name, child in model:named_children() do
-        lesson.show(name, string.format("%s, %d parameters", child.__name, child:num_parameters()))
+        lesson.show(name, lesson.tr("%s, %d parameters", child.__name, child:num_parameters()))
     end
     lesson.show("model:num_parameters()", model:num_parameters())
     lesson.check("as many parameters as PyTorch's model", model:num_parameters(), pytorch("small.params"):item())
@@ -218,7 +218,7 @@ Step 1: the decoder reads "<s>" under a 1 × 1 mask and predicts the first word.
 lesson.step("decoding step 1", function()
     local id = d:step()
     lesson.show("target_mask", d.target_mask)
-    lesson.show("next word", string.format("%s (probability %.4f)", tgt_vocab[id], math.exp(d.log_probs[1][id])))
+    lesson.show("next word", lesson.tr("%s (probability %.4f)", tgt_vocab[id], math.exp(d.log_probs[1][id])))
     lesson.show("d.ys", d.ys)
     lesson.check("step 1's log-probabilities as PyTorch's", d.log_probs, pytorch("greedy.step1"), {tol = 1e-6})
 end)
@@ -230,7 +230,7 @@ Step 2: "<s>" and the word just chosen, under a 2 × 2 mask.
 lesson.step("decoding step 2", function()
     local id = d:step()
     lesson.show("target_mask", d.target_mask)
-    lesson.show("next word", string.format("%s (probability %.4f)", tgt_vocab[id], math.exp(d.log_probs[1][id])))
+    lesson.show("next word", lesson.tr("%s (probability %.4f)", tgt_vocab[id], math.exp(d.log_probs[1][id])))
     lesson.show("d.ys", d.ys)
     lesson.check("step 2's log-probabilities as PyTorch's", d.log_probs, pytorch("greedy.step2"), {tol = 1e-6})
 end)
@@ -243,9 +243,9 @@ nn.GreedyDecoder takes {end_symbol = 3} for that, and nn.greedy_decode runs all 
 lesson.step("decoding steps 3 to 6", function()
     for i = 3, 6 do
         local id = d:step()
-        lesson.show(string.format("step %d", i), string.format("%s (probability %.4f), mask %d × %d",
+        lesson.show(lesson.tr("step %d", i), lesson.tr("%s (probability %.4f), mask %d × %d",
             tgt_vocab[id], math.exp(d.log_probs[1][id]), d.target_mask.shape[2], d.target_mask.shape[3]))
-        lesson.check(string.format("step %d's log-probabilities as PyTorch's", i), d.log_probs,
+        lesson.check(lesson.tr("step %d's log-probabilities as PyTorch's", i), d.log_probs,
                      pytorch("greedy.step" .. i), {tol = 1e-6})
     end
     lesson.show("target_mask", d.target_mask)

@@ -109,8 +109,9 @@ lesson.step("masked language model: which words are hidden, and how", function()
     lesson.show("after ", words_of(bert_vocab, mlm_input))
     for i = 1, flat:numel() do
         if chosen[i] then
-            local what = to_mask[i] and "masked" or to_random[i] and "a random word" or "left unchanged"
-            lesson.show(string.format("word %d", i), string.format("%s → %s (%s); the model must predict %s",
+            local what = to_mask[i] and lesson.tr("masked") or to_random[i] and lesson.tr("a random word")
+                or lesson.tr("left unchanged")
+            lesson.show(lesson.tr("word %d", i), lesson.tr("%s → %s (%s); the model must predict %s",
                         bert_vocab[flat[i]], bert_vocab[mlm_input[i]], what, bert_vocab[flat[i]]))
         end
     end
@@ -128,8 +129,8 @@ lesson.step("the proportions on 10,000 words", function()
     local c, m, r, out = mlm_mask(many, many:lt(5))
     local n_chosen, n_mask, n_random = c:sum():item(), m:sum():item(), r:sum():item()
     local n_same = c:logical_and(m:logical_not()):logical_and(r:logical_not()):sum():item()
-    lesson.show("chosen", string.format("%d of 10000 (%.1f%%)", n_chosen, n_chosen / 100))
-    lesson.show("of those", string.format("[MASK] %.1f%%, random %.1f%%, unchanged %.1f%%", 100 * n_mask / n_chosen,
+    lesson.show("chosen", lesson.tr("%d of 10000 (%.1f%%)", n_chosen, n_chosen / 100))
+    lesson.show("of those", lesson.tr("[MASK] %.1f%%, random %.1f%%, unchanged %.1f%%", 100 * n_mask / n_chosen,
         100 * n_random / n_chosen, 100 * n_same / n_chosen))
     lesson.check("the same counts as PyTorch's: chosen, [MASK], random, unchanged",
                  torch.tensor{n_chosen, n_mask, n_random, n_same}, pytorch("mlm.counts"), {tol = 0})
@@ -163,7 +164,7 @@ lesson.step("next-sentence prediction: pairs and segment ids", function()
         words[#words + 1], segs[#segs + 1] = "[SEP]", 1
         for w in text[b]:gmatch("%S+") do words[#words + 1], segs[#segs + 1] = w, 2 end
         words[#words + 1], segs[#segs + 1] = "[SEP]", 2
-        lesson.show(string.format("A = %d, B = %d, %s", a, b, is_next and "IsNext" or "NotNext"), table.concat(words, " "))
+        lesson.show(lesson.tr("A = %d, B = %d, %s", a, b, is_next and "IsNext" or "NotNext"), table.concat(words, " "))
         lesson.show("  segment ids", torch.tensor(segs))
     end
     lesson.check("PyTorch draws the same pairs (IsNext, B - 1 for each A)", torch.tensor(picks), pytorch("nsp"), {tol = 0})
@@ -199,9 +200,9 @@ lesson.step("BERT_BASE and BERT_LARGE: counting the parameters", function()
     base_block, large_block = block_parameters(768, 12), block_parameters(1024, 16)
     bert_base = 12 * base_block + (30000 + 512 + 2) * 768
     bert_large = 24 * large_block + (30000 + 512 + 2) * 1024
-    print(string.format("BERT_BASE:  12 × %d + %d × 768  = %d (%.1fM; the chapter: 110M, %+.1f%%)", base_block,
+    print(lesson.tr("BERT_BASE:  12 × %d + %d × 768  = %d (%.1fM; the chapter: 110M, %+.1f%%)", base_block,
                         30000 + 512 + 2, bert_base, bert_base / 1e6, (bert_base / 110e6 - 1) * 100))
-    print(string.format("BERT_LARGE: 24 × %d + %d × 1024 = %d (%.1fM; the chapter: 340M, %+.1f%%)", large_block,
+    print(lesson.tr("BERT_LARGE: 24 × %d + %d × 1024 = %d (%.1fM; the chapter: 340M, %+.1f%%)", large_block,
                         30000 + 512 + 2, bert_large, bert_large / 1e6, (bert_large / 340e6 - 1) * 100))
     lesson.check("a 768-wide block holds as many parameters as PyTorch's", base_block, pytorch("block768.params"):item())
     lesson.check("a 1024-wide block holds as many parameters as PyTorch's", large_block, pytorch("block1024.params"):item())
@@ -209,11 +210,11 @@ lesson.step("BERT_BASE and BERT_LARGE: counting the parameters", function()
     lesson.check("BERT_LARGE: the chapter's 340M, within 2%", bert_large, 340e6, {tol = 0.02 * 340e6})
 end)
 
-lesson.say(string.format([[
+lesson.say([[
 The counts differ from the chapter's rounded figures by %+.1f%% and %+.1f%%. Besides the rounding, the
 released models have a few parts our classes leave out: a LayerNorm on the embeddings, a pooling
 layer for [CLS], and a WordPiece vocabulary a little larger than the round 30,000.
-]], (bert_base / 110e6 - 1) * 100, (bert_large / 340e6 - 1) * 100))
+]], (bert_base / 110e6 - 1) * 100, (bert_large / 340e6 - 1) * 100)
 
 lesson.section("Generative Pre-trained Transformer")
 
@@ -228,7 +229,7 @@ no parameters.
 
 lesson.step("GPT: counting the parameters", function()
     gpt = 12 * base_block + 40000 * 768                   -- 12 blocks + the token embeddings
-    print(string.format("GPT: 12 × %d + 40000 × 768 = %d (%.1fM; the chapter: 117M, %+.1f%%)", base_block, gpt,
+    print(lesson.tr("GPT: 12 × %d + 40000 × 768 = %d (%.1fM; the chapter: 117M, %+.1f%%)", base_block, gpt,
                         gpt / 1e6, (gpt / 117e6 - 1) * 100))
     lesson.check("GPT: the chapter's 117M, within 2%", gpt, 117e6, {tol = 0.02 * 117e6})
 end)
@@ -244,8 +245,8 @@ lesson.step("the masks: bidirectional (BERT) and causal (GPT)", function()
     words6 = {table.unpack(bert_words, 1, 6)}
     bert_mask = torch.ones(1, 6, 6)                  -- every query sees every key
     gpt_mask = nn.subsequent_mask(6)                 -- query i sees keys 1 … i
-    lesson.heatmaps{{"BERT: bidirectional", bert_mask[1], {rows = words6, cols = {1, 2, 3, 4, 5, 6}, range = {0, 1}}},
-                    {"GPT: causal", gpt_mask[1]:float(), {rows = words6, cols = {1, 2, 3, 4, 5, 6}, range = {0, 1}}}}
+    lesson.heatmaps{{lesson.tr("BERT: bidirectional"), bert_mask[1], {rows = words6, cols = {1, 2, 3, 4, 5, 6}, range = {0, 1}}},
+                    {lesson.tr("GPT: causal"), gpt_mask[1]:float(), {rows = words6, cols = {1, 2, 3, 4, 5, 6}, range = {0, 1}}}}
     lesson.show("keys each query sees, BERT", bert_mask[1]:sum(-1))
     lesson.show("keys each query sees, GPT", gpt_mask[1]:float():sum(-1))
     lesson.agree("GPT: query i sees i keys", gpt_mask[1]:float():sum(-1), torch.arange(1, 7))
@@ -269,8 +270,8 @@ lesson.step("the attention weights under each mask", function()
     bert_attn = mha.attn
     mha(x6, x6, x6, gpt_mask)
     gpt_attn = mha.attn
-    lesson.heatmaps{{"BERT, head 1", bert_attn[1][1], {rows = words6, cols = words6}},
-                    {"GPT, head 1", gpt_attn[1][1], {rows = words6, cols = words6}}}
+    lesson.heatmaps{{lesson.tr("BERT, head 1"), bert_attn[1][1], {rows = words6, cols = words6}},
+                    {lesson.tr("GPT, head 1"), gpt_attn[1][1], {rows = words6, cols = words6}}}
     lesson.check("BERT's weights as PyTorch computes them", bert_attn, pytorch("bert_attn"), {tol = 1e-5})
     lesson.check("GPT's weights as PyTorch computes them", gpt_attn, pytorch("gpt_attn"), {tol = 1e-5})
     lesson.agree("BERT: every weight is above 0 (as many as there are weights)", bert_attn:gt(0):sum():item(),
@@ -289,7 +290,7 @@ does, with the input and the output the same sequence shifted by one. Figure 7.1
 lesson.step("next-token pairs (Figure 7.15)", function()
     local seq = {"[START]", "my", "dog", "is", "cute"}
     for n = 1, #seq - 1 do
-        lesson.show(string.format("pair %d", n), string.format("{%s: %s}", table.concat(seq, ", ", 1, n), seq[n + 1]))
+        lesson.show(lesson.tr("pair %d", n), string.format("{%s: %s}", table.concat(seq, ", ", 1, n), seq[n + 1]))
     end
     gpt_input = {table.unpack(seq, 1, #seq - 1)}
     gpt_target = {table.unpack(seq, 2, #seq)}

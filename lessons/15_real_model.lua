@@ -31,7 +31,7 @@ lesson.step("where GPT-2 small's files are", function()
     end
     local vocab_ok = pcall(tiktoken.get_encoding, "gpt2")
     if #missing > 0 or not vocab_ok then
-        lesson.skip(string.format([[
+        lesson.skip([[
 GPT-2 small is not here (%s).
 To run this lesson, put Hugging Face's gpt2 files in %s:
     mkdir -p %s && cd %s
@@ -39,9 +39,9 @@ To run this lesson, put Hugging Face's gpt2 files in %s:
     curl -LO https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors
 (or set ATTN_GPT2_DIR to a directory that has them), and GPT-2's vocabulary:
     sh scripts/fetch-gpt2-vocab.sh ~/.cache/attn/tiktoken]],
-            #missing > 0 and ("missing in " .. gpt2_dir .. ": " .. table.concat(missing, ", "))
-                          or "its vocabulary is missing: see ?tiktoken.get_encoding",
-            gpt2_dir, gpt2_dir, gpt2_dir))
+            #missing > 0 and lesson.tr("missing in %s: %s", gpt2_dir, table.concat(missing, ", "))
+                          or lesson.tr("its vocabulary is missing: see ?tiktoken.get_encoding"),
+            gpt2_dir, gpt2_dir, gpt2_dir)
     end
     print("found " .. gpt2_dir .. "/config.json and model.safetensors")
 end)

@@ -8,10 +8,11 @@ set -eu
 # build: compiler, pkg-config, Lua 5.4, OpenBLAS (matrix products), GNU readline (REPL line editing),
 #        cJSON (safetensors headers, config.json, encoder.json), PCRE2 (GPT-2's pre-tokenisation regex),
 #        SLEEF (exp/log/tanh exactly as PyTorch's CPU kernels compute them), libcmark (CommonMark:
-#        the code blocks of the notes `attn --verify` checks)
+#        the code blocks of the notes `attn --verify` checks),
+#        gettext (msgfmt compiles the translation catalogs; xgettext, msgmerge for translators)
 # test:  cmocka (C tests), busted (Lua tests, run inside attn), tmux (drives the REPL in a terminal),
 #        lua5.4 (the baseline of the startup benchmark)
-PACKAGES="gcc make pkg-config liblua5.4-dev libopenblas-dev libreadline-dev libsleef-dev libcjson-dev libpcre2-dev libcmark-dev libcmocka-dev lua-busted tmux lua5.4 $*"
+PACKAGES="gcc make pkg-config gettext liblua5.4-dev libopenblas-dev libreadline-dev libsleef-dev libcjson-dev libpcre2-dev libcmark-dev libcmocka-dev lua-busted tmux lua5.4 $*"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: this is not a Debian/Ubuntu system; install these by hand: $PACKAGES" >&2

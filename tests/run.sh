@@ -9,6 +9,7 @@
 #   cli/      the command line; repl/ real terminal sessions driven through tmux (the REPL, a trace)
 #   robust/   what a hostile user types (issue 11): huge sizes, Ctrl-C, memory limits, memory soaks
 #   layers/   the layering rules of DESIGN.md (no Lua in src/core, the core never prints)
+#   i18n/     the translation catalogs against the sources, and the Chinese edition
 #   lessons/  the lesson modes of the command line (--check, --list, --step through a pipe and through
 #             tmux, step mode's keys), and every lesson in check mode
 #   html      --html on the command line (tests/cli/test_html.sh); browser/ the pages in headless
@@ -16,6 +17,9 @@
 #   verify/   notes in Markdown (--verify, --update) and lessons as handouts (--markdown)
 set -u
 cd "$(dirname "$0")/.." || exit 2
+# attn's text is English in every test but those of the Chinese edition (tests/i18n), whatever the
+# locale of the machine: ATTN_LANG is what --lang sets (src/lua/i18n.lua).
+export ATTN_LANG=en
 LOG=build/test-logs
 rm -rf "$LOG"
 mkdir -p "$LOG"
@@ -87,6 +91,9 @@ run_suite "robust-ctrl-c" sh tests/robust/test_ctrl_c.sh ./attn
 run_suite "robust-memory-limit" sh tests/robust/test_memory_limit.sh ./attn
 run_suite "robust-soak" sh tests/robust/test_soak.sh ./attn
 run_suite "layers" sh tests/layers/test_layers.sh
+run_suite "i18n-catalogs" sh tests/i18n/test_catalogs.sh ./attn
+run_suite "i18n-chinese" sh tests/i18n/test_chinese.sh ./attn
+run_suite "i18n-repl" sh tests/i18n/test_repl_zh.sh ./attn
 run_suite "lesson-modes" sh tests/lessons/test_lessons.sh ./attn
 run_suite "lesson-modes-asan" sh tests/lessons/test_lessons.sh build/asan/attn
 run_suite "lesson-step-tty" sh tests/lessons/test_step_tty.sh ./attn

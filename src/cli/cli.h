@@ -11,6 +11,11 @@
 int attn_pcall(lua_State *L, int narg, int nres, int interactive);
 /* usage.c: the text of --help (and of a bad option's message), to f. */
 void attn_print_usage(FILE *f, const char *progname);
+/* lang.c: the languages of the embedded catalogs ("en, zh_CN"); --lang's word checked and passed on to
+ * src/lua/i18n.lua as ATTN_LANG (0 when there is no catalog for it). */
+const char *attn_languages(void);
+int attn_lang_option(const char *value);
+const char *attn_lang_refused(void); /* the word --lang refused, or NULL */
 /* The interactive loop; returns 0 when the user quits with Ctrl-D (or stdin ends). */
 int attn_repl(lua_State *L);
 /* term.c: colour on stdout: it is a terminal and NO_COLOR is unset or empty (the REPL and lessons

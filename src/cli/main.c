@@ -194,6 +194,8 @@ static void print_bad_option(const char *badoption) {
     if (lesson_conflict)
         fprintf(stderr, "%s: '%s' cannot go with '%s': one lesson mode at a time\n", progname, badoption,
                 lesson_conflict);
+    else if (attn_lang_refused())
+        fprintf(stderr, "%s: --lang: no catalog for '%s' (there are: %s)\n", progname, attn_lang_refused(), attn_languages());
     else if (bad_from && bad_from[0] == '\0')
         fprintf(stderr, "%s: --from needs a step number (1, 2, ...)\n", progname);
     else if (bad_from)
@@ -281,6 +283,10 @@ static int collectargs(char **argv, int *first) {
                 if (f == has_error) return has_error;
                 step_options.out = argv[++i];
                 args |= f;
+                break;
+            }
+            if (strncmp(argv[i], "--lang", 6) == 0 && (argv[i][6] == '\0' || argv[i][6] == '=')) { /* lang.c */
+                if (!attn_lang_option(argv[i][6] ? argv[i] + 7 : argv[++i])) return has_error;
                 break;
             }
             {

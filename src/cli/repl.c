@@ -339,9 +339,21 @@ static int readline_ended_line(void) {
 #endif
 }
 
-static void print_banner(void) {
-    printf("attn %s — %s with tensors and attention stages. help() for a tour, ?name for one "
-           "function.\n", ATTN_VERSION, LUA_VERSION);
+/* The banner, in the language of attn's text: attn.repl.banner (src/lua/repl/init.lua) says it. */
+static void print_banner(lua_State *L) {
+    const char *text = NULL;
+    int top = lua_gettop(L);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "attn.repl");
+    if (attn_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1)) {
+        lua_getfield(L, -1, "banner");
+        lua_pushliteral(L, ATTN_VERSION);
+        lua_pushliteral(L, LUA_VERSION);
+        if (attn_pcall(L, 2, 1, 0) == LUA_OK) text = lua_tostring(L, -1);
+    }
+    if (text) printf("%s\n", text);
+    else printf("attn %s — %s\n", ATTN_VERSION, LUA_VERSION);
+    lua_settop(L, top);
     fflush(stdout);
 }
 
@@ -358,7 +370,7 @@ int attn_repl(lua_State *L) {
     if (!load_module(L)) return 0;
     if (use_readline) {
         readline_open();
-        print_banner();
+        print_banner(L);
     }
     install_prompt_handler(&old_sigint);
     for (;;) {

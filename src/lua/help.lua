@@ -20,6 +20,9 @@
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
 local columns = require("attn.text.width").of
+local wrap_line = require("attn.text.wrap").line
+local i18n = require("attn.i18n")
+local tr, trf = i18n.tr, i18n.trf
 local help = {}
 
 local docs = {}                                  -- name -> {sig, doc, example}
@@ -30,7 +33,8 @@ local groups = {}                                -- table name -> {{title, {name
 
 help.write = function(s) io.write(s) end
 
-local TOUR = [[
+local function N(msgid) return msgid end   -- marks a message for xgettext; translated where shown
+local TOUR = N[[
 attn — Lua 5.4 with float32 tensors and the stages of attention, to follow a
 PyTorch book line by line. Type or paste the indented lines at attn>, in order.
 
@@ -77,22 +81,38 @@ local function trim(s)
     return (s:gsub("^%s+", ""):gsub("%s+$", ""))
 end
 
--- Lays text out in lines of at most `width` columns, each starting with `indent`.
+-- Lays text out in lines of at most `width` columns, each starting with `indent` (Chinese text
+-- breaks between characters: text/wrap.lua).
 local function wrap(text, indent, width)
     local lines = {}
     for para in (text .. "\n"):gmatch("(.-)\n") do
-        local line = ""
-        for word in para:gmatch("%S+") do
-            if line ~= "" and columns(indent .. line) + 1 + columns(word) > width then
-                lines[#lines + 1] = indent .. line
-                line = word
-            else
-                line = (line == "") and word or (line .. " " .. word)
-            end
+        for _, l in ipairs(wrap_line((para:gsub("%s+", " "):gsub("^ ", "")), width - columns(indent))) do
+            lines[#lines + 1] = indent .. l
         end
-        lines[#lines + 1] = indent .. line
     end
     return table.concat(lines, "\n")
+end
+
+-- The comments of an example's code lines (the text after "-- ", not the "-->" lines of output),
+-- which help shows translated: scripts/po-docs.lua puts them in the catalogs' templates.
+function help.example_comments(example)
+    local list = {}
+    for line in (example .. "\n"):gmatch("(.-)\n") do
+        local c = not line:match("^%s*%-%->") and line:match("%-%- (.-)%s*$")
+        if c and c ~= "" then list[#list + 1] = c end
+    end
+    return list
+end
+
+local function translate_comments(example)
+    if i18n.lang() == "en" then return example end
+    local out = {}
+    for line in (example .. "\n"):gmatch("(.-)\n") do
+        local code, c = line:match("^(.-%-%- )(.-)%s*$")
+        if c and c ~= "" and not line:match("^%s*%-%->") then line = code .. tr(c) end
+        out[#out + 1] = line
+    end
+    return table.concat(out, "\n")
 end
 
 -- The value a dotted name refers to, starting at _G ("torch.softmax", "x:matmul"); nil if none.
@@ -185,10 +205,11 @@ end
 -- Formats one entry: the signature, a paragraph, an example.
 function help.format(entry)
     local out = {entry.sig}
-    if entry.doc and entry.doc ~= "" then out[#out + 1] = wrap(trim(entry.doc), "  ", 78) end
+    if entry.doc and entry.doc ~= "" then out[#out + 1] = wrap(tr(trim(entry.doc)), "  ", 78) end
     if entry.example and entry.example ~= "" then
-        local ex = trim(entry.example):gsub("\n", "\n           ")
-        out[#out + 1] = "  Example: " .. ex
+        local label = tr("Example:")
+        local ex = translate_comments(trim(entry.example)):gsub("\n", "\n" .. string.rep(" ", columns(label) + 3))
+        out[#out + 1] = "  " .. label .. " " .. ex
     end
     return table.concat(out, "\n")
 end
@@ -248,28 +269,28 @@ end
 -- (the rest after them), or, for a big table (torch has about 90), just the names.
 local function listing(label, list)
     if #list > 40 and not groups[label] then -- a table listed in groups is listed whatever its size
-        return label .. " — documented: " .. wrap(table.concat(list, ", "), "  ", 78):sub(3)
-            .. "\n  ?name for one of them"
+        return label .. tr(" — documented: ") .. wrap(table.concat(list, ", "), "  ", 78):sub(3)
+            .. "\n  " .. tr("?name for one of them")
     end
     local lines, done, first = {}, {}, nil
     local function add(title, names)
         local any = false
         for _, n in ipairs(names) do
             if docs[n] and not done[n] then
-                if not any and title then lines[#lines + 1] = title end
+                if not any and title then lines[#lines + 1] = tr(title) end
                 any, done[n], first = true, true, first or n
                 lines[#lines + 1] = wrap_sig(docs[n].sig, "  ", 78)
             end
         end
     end
     for _, g in ipairs(groups[label] or {}) do add(g[1], g[2]) end
-    add(#lines > 0 and "Also:" or (label .. " holds:"), list)
+    add(#lines > 0 and tr("Also:") or trf("%s holds:", label), list)
     for _, sub in ipairs(subtables(label, list)) do
         local short = {}
         for i, n in ipairs(members(sub)) do short[i] = n:sub(#sub + 2) end
         lines[#lines + 1] = wrap(sub .. ".{" .. table.concat(short, ", ") .. "}", "  ", 78)
     end
-    lines[#lines + 1] = "?" .. first .. " (or any of these) for its doc and an example"
+    lines[#lines + 1] = trf("?%s (or any of these) for its doc and an example", first)
     return table.concat(lines, "\n")
 end
 
@@ -300,10 +321,10 @@ class_doc = function(v)
     if type(v) ~= "table" or type(mt) ~= "table" then return nil end
     local cname = rawget(mt, "__name")
     if type(cname) ~= "string" then return nil end
-    if cname == "attention.trace" and docs[cname] then return docs[cname], "a tracer made by attention.trace" end
+    if cname == "attention.trace" and docs[cname] then return docs[cname], tr("a tracer made by attention.trace") end
     if type(v.parameters) ~= "function" then return nil end
-    if docs["nn." .. cname] then return docs["nn." .. cname], "an instance of nn." .. cname end
-    if docs["nn.Module"] then return docs["nn.Module"], "an instance of " .. cname .. ", an nn.Module" end
+    if docs["nn." .. cname] then return docs["nn." .. cname], trf("an instance of nn.%s", cname) end
+    if docs["nn.Module"] then return docs["nn.Module"], trf("an instance of %s, an nn.Module", cname) end
 end
 
 -- Edit distance of a and b (insertions, deletions, substitutions), for "did you mean".
@@ -336,7 +357,8 @@ end
 
 -- What help(x) prints, without the final newline. A table's doc is followed by what it holds.
 function help.text(x)
-    if x == nil then return (TOUR:gsub("\n$", "")) end
+    if x == nil then return (tr(TOUR):gsub("\n$", "")) end
+    if type(x) == "string" and trim(x) == "glossary" then return require("attn.glossary").text() end
     local entry, name = help.lookup(x)
     local label = name or (type(x) == "string" and trim(x) or name_of(x))
     local v = type(x) == "string" and label and resolve(label) or x
@@ -347,25 +369,26 @@ function help.text(x)
     end
     if #list > 0 then return listing(label, list) end
     if torch.is_tensor(v) then
-        return (label and (label .. " is a tensor of shape " .. tostring(v.shape):match("%[.*%]")) or "a tensor value")
-            .. "; ?Tensor lists what tensors can do, ?Tensor:view one method"
+        local shape = tostring(v.shape):match("%[.*%]")
+        return label and trf("%s is a tensor of shape %s; ?Tensor lists what tensors can do, ?Tensor:view one method",
+                             label, shape) or tr("a tensor value; ?Tensor lists what tensors can do, ?Tensor:view one method")
     end
     local e, what = class_doc(v)
-    if e then return "(" .. (label or "it") .. " is " .. what .. ")\n" .. help.format(e) end
+    if e then return trf("(%s is %s)", label or "it", what) .. "\n" .. help.format(e) end
     local base, member = (label or ""):match("^(.-)[%.:]([%w_]+)$")
     e, what = class_doc(base and base ~= "" and resolve(base))
     if e then
-        return "(" .. base .. " is " .. what .. "; " .. member .. " is in its doc)\n" .. help.format(e)
+        return trf("(%s is %s; %s is in its doc)", base, what, member) .. "\n" .. help.format(e)
     end
     local near = type(x) == "string" and resolve(label) == nil and nearest(label)
-    return "no help for " .. (label or tostring(x)) .. (near and ("; did you mean " .. near .. "?") or
-                                                      "; try help() for a tour")
+    if near then return trf("no help for %s; did you mean %s?", label, near) end
+    return trf("no help for %s; try help() for a tour", label or tostring(x))
 end
 
 -- help() is the tour; help(nil) is usually a misspelt name (help(torch.sofmax)), so it says so.
 function help.show(...)
     if select("#", ...) > 0 and (...) == nil then
-        help.write("no help for nil (is the name spelt right? ?torch.softmax asks by name)\n")
+        help.write(tr("no help for nil (is the name spelt right? ?torch.softmax asks by name)") .. "\n")
     else
         help.write(help.text((...)) .. "\n")
     end

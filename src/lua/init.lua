@@ -1,12 +1,22 @@
 -- init.lua — the tables attn puts in the user's hands (module attn.init): torch, nn (also torch.nn, as
 -- the book writes it), attention (the C stages plus attention.forward, trace, heatmap), help and
 -- lesson (the library lessons/*.lua are written with). src/bind/init.c, the one wiring point, makes
--- them the globals of ./attn.
+-- them the globals of ./attn. attn holds attn.lang, the language of its text (attn.i18n).
 local torch = require("attn.bind").torch
 local nn = require("attn.nn")
 local safetensors = require("attn.safetensors")
+local i18n = require("attn.i18n")
+local errors = require("attn.errors")
 torch.nn = nn
 torch.load = safetensors.torch_load
+
+-- attn.lang() -> the language of attn's text ("en", "zh_CN"); attn.lang("zh_CN") switches to it.
+local function lang(name)
+    local l, err = i18n.lang(name)
+    if not l then errors.raise("attn.lang: " .. err) end
+    return l
+end
+
 return {
     torch = torch,
     nn = nn,
@@ -16,4 +26,5 @@ return {
     safetensors = safetensors,
     tiktoken = require("attn.tiktoken"),
     gpt = require("attn.gpt"),
+    attn = {lang = lang, version = "0.1"},
 }

@@ -20,6 +20,16 @@ local errors = require("attn.errors") -- errors point at the user's line, not at
 local check = require("attn.check")
 local stages = require("attn.attention.stages")
 local torch = require("attn.bind").torch
+local tr_, trf = require("attn.i18n").tr, require("attn.i18n").trf
+
+-- What a trace shows is translated where it is shown (attn.i18n): the stages' names and notes come
+-- from stages.lua as data, so they are marked here for the catalogs (N returns its argument).
+local function N(msgid) return msgid end
+local SHOWN = {N("scores"), N("scaled"), N("masked"), N("weights"), N("dropout"), N("context"), N("split heads"),
+               N("merge heads"), N("concat"), N("output"), N("queries"), N("keys"), N("values"), N("batch"),
+               N("head"), N("view + transpose, no copy; shown: the queries; keys and values are tr.split_k, tr.split_v")}
+local KINDS = {[N("attention")] = true, [N("self-attention without weights")] = true}  -- the rest are class names
+local function shown(s) return tr_(s) end   -- SHOWN: the names shown, for xgettext only
 
 local Trace = {}
 Trace.__index = Trace
@@ -145,7 +155,7 @@ local function matrices(t, lead)
             out[#out + 1] = {table.concat(prefix, ", "), x}
             return
         end
-        local name = lead and lead[d] or ("dim " .. d)
+        local name = lead and shown(lead[d]) or trf("dim %d", d)
         for i = 1, x.shape[1] do
             prefix[d] = name .. " " .. i
             walk(x[i], prefix, d + 1)
@@ -161,12 +171,13 @@ end
 local function header(tr, i, st, t)
     local list = tr._stages
     local namew = 0
-    for _, s in ipairs(list) do namew = math.max(namew, width(s.name)) end
+    for _, s in ipairs(list) do namew = math.max(namew, width(shown(s.name))) end
     local count = string.format("[%d/%d]", i, #list)
-    local left = string.format("%-" .. (2 * #tostring(#list) + 3) .. "s %s%s  %s", count, st.name,
-                               string.rep(" ", namew - width(st.name)), st.formula)
+    local name = shown(st.name)
+    local left = string.format("%-" .. (2 * #tostring(#list) + 3) .. "s %s%s  %s", count, name,
+                               string.rep(" ", namew - width(name)), st.formula)
     local w = width(left)
-    return left .. string.rep(" ", math.max(2, 58 - w)) .. "shape " .. check.shape(t)
+    return left .. string.rep(" ", math.max(2, 58 - w)) .. tr_("shape") .. " " .. check.shape(t)
 end
 
 function Trace:_show(i)
@@ -174,7 +185,7 @@ function Trace:_show(i)
     local t = rawget(self, st.key)
     local out = {header(self, i, st, t)}
     if st.view then t = st.view(t) end -- a long vector shown in part (the stage's note says so)
-    if st.note then out[2] = "  (" .. st.note .. ")" end
+    if st.note then out[2] = "  (" .. shown(st.note) .. ")" end
     for _, mt in ipairs(matrices(t, st.lead)) do
         local title, mat = mt[1], mt[2]
         if title then out[#out + 1] = "  " .. title .. ":" end
@@ -234,8 +245,8 @@ function Trace:step(which)
         return
     end
     if self.pos >= #list then
-        self._write(string.format("(all %d stages shown: tr.%s holds the result; tr:back() goes back)", #list,
-                                 list[#list].key))
+        self._write(trf("(all %d stages shown: tr.%s holds the result; tr:back() goes back)", #list,
+                        list[#list].key))
         return
     end
     compute_to(self, self.pos + 1)
@@ -253,8 +264,8 @@ end
 function Trace:back()
     check_self(self, "back")
     if self.pos <= 1 then
-        self._write(self.pos == 0 and "(nothing shown yet: tr:step() shows the first stage)"
-                                  or "(this is the first stage)")
+        self._write(self.pos == 0 and tr_("(nothing shown yet: tr:step() shows the first stage)")
+                                  or tr_("(this is the first stage)"))
         self.pos = math.min(self.pos, 1)
         if self.pos == 1 then self:_show(1) end
         return
@@ -266,11 +277,11 @@ end
 function Trace:__tostring()
     local names = {}
     for i, st in ipairs(self._stages) do
-        names[i] = i == self.pos and ("[" .. st.name .. "]") or st.name
+        names[i] = i == self.pos and ("[" .. shown(st.name) .. "]") or shown(st.name)
     end
-    local next = self.pos < #self._stages and "next: tr:step()" or "done"
-    local out = {string.format("attention.trace of %s: %d of %d stages shown, %s", self._kind, self.pos,
-                               #self._stages, next)}
+    local next = self.pos < #self._stages and tr_("next: tr:step()") or tr_("done")
+    local kind = KINDS[self._kind] and tr_(self._kind) or self._kind
+    local out = {trf("attention.trace of %s: %d of %d stages shown, %s", kind, self.pos, #self._stages, next)}
     local cur = " " -- the stages on lines of at most 78 columns, the one shown last in brackets
     for i, name in ipairs(names) do
         local piece = (i > 1 and " → " or " ") .. name

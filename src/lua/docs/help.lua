@@ -20,6 +20,22 @@ Useful in tests and lesson scripts.]=], [=[
 help.text("no.such.thing")
 --> no help for no.such.thing; try help() for a tour]=], help.text)
 
+def("attn.lang", "attn.lang([name])", [=[
+The language of attn's text (lesson prose, titles and labels, help, the REPL's banner and hints):
+attn.lang() says which, attn.lang("zh_CN") switches to Chinese and attn.lang("en") back to English.
+At start it is chosen as gettext programs choose it, from LANGUAGE, LC_ALL, LC_MESSAGES and LANG
+(LANG=zh_CN.UTF-8 is Chinese), or by ./attn --lang zh_CN. Code, tensors and error messages stay as
+they are in every language. ?glossary lists the terms in English and in Chinese.]=], [=[
+attn.lang()
+--> en]=], attn and attn.lang)
+
+def("help.example_comments", "help.example_comments(example)", [=[
+The comments of an example's lines of code, each the text after "-- " (not the "-->" lines, which
+are what the code prints). help shows them translated in a language other than English, and
+scripts/po-docs.lua puts them in the translators' templates (lessons/README.md).]=], [=[
+help.example_comments("n = 6   -" .. "- six tokens")
+--> {"six tokens"}]=], help.example_comments)
+
 def("help.register", "help.register(name, {sig = ..., doc = ..., example = ...} [, value])", [=[
 Registers the help of name ("mylib.f", "Tensor:myop"): a signature, one paragraph and an example.
 Give the documented value as the third argument when it cannot be reached by name from the

@@ -138,6 +138,17 @@ print(lesson.capture(lesson.heatmaps, {{"causal", torch.tril(torch.ones(2, 2)), 
 --> 1.█  1.█    1.█  1.█
 -->]=])
 
+ldef("tr", "lesson.tr(msgid [, ...])", [=[
+The translation of msgid in the language of attn's text (attn.lang), formatted with string.format
+and the other arguments when there are any; msgid itself in English or when there is no translation.
+For a lesson's own text that is not the text argument of lesson.say, step, check, show and the rest,
+which translate theirs: a check's label with a computed number, lesson.check(lesson.tr("step %d's
+weights", i), ...), a heatmap's title, a value shown with words in it. Text with numbers is always
+formatted this way, never with string.format first, so that the catalogs hold the format
+(lessons/README.md).]=], [=[
+lesson.tr("head %d", 2)
+--> head 2]=])
+
 ldef("capture", "lesson.capture(fn, ...)", [=[
 Runs fn(...) and returns, as a string, what the lesson library printed meanwhile (without colour)
 instead of printing it. For tests, and for these examples.]=], [=[

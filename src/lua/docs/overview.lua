@@ -48,7 +48,7 @@ help.groups("attention", {
 help.groups("lesson", {
     {"A lesson is written with (in the order a lesson uses them):",
      {"lesson.title", "lesson.section", "lesson.say", "lesson.step", "lesson.show", "lesson.check",
-      "lesson.heatmaps", "lesson.reference", "lesson.capture"}},
+      "lesson.heatmaps", "lesson.reference", "lesson.tr", "lesson.capture"}},
 })
 
 def("help.groups", "help.groups(name, {{title, {names...}}, ...})", [=[

@@ -34,6 +34,9 @@ local source = require("attn.lesson.source")
 local reference = require("attn.lesson.reference")
 local screen = require("attn.lesson.screen")
 local heatmaps = require("attn.lesson.heatmaps")
+local i18n = require("attn.i18n")
+local prose = require("attn.lesson.prose")
+local tr, trf = i18n.tr, i18n.trf
 
 local lesson = {}
 
@@ -168,24 +171,6 @@ local function rule(ch, text)
 end
 lesson.rule = rule
 
--- Text written in a [[long string]]: blank lines around it, common indentation and trailing
--- spaces removed.
-local function dedent(text)
-    local lines = {}
-    for line in (text .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = line end
-    while lines[1] and lines[1]:match("^%s*$") do table.remove(lines, 1) end
-    while lines[#lines] and lines[#lines]:match("^%s*$") do lines[#lines] = nil end
-    local indent
-    for _, l in ipairs(lines) do
-        if not l:match("^%s*$") then
-            local w = #l:match("^[ \t]*")
-            if not indent or w < indent then indent = w end
-        end
-    end
-    for i, l in ipairs(lines) do lines[i] = l:sub((indent or 0) + 1):gsub("%s+$", "") end
-    return table.concat(lines, "\n")
-end
-
 -- The echo of a step's code: two spaces in, `-- Python: ...` comments aligned in one column.
 local function code_lines(lines)
     local col = 0
@@ -220,9 +205,18 @@ local function check_string(fn, i, v)
     end
 end
 
+-- The functions below translate their English text (attn.i18n's catalogs, lessons/README.md).
+-- lesson.tr(msgid [, ...]) -> msgid translated, then formatted with the other arguments if any: for a
+-- lesson's own text that no library function takes (a heatmap's title, a label with a number).
+function lesson.tr(msgid, ...)
+    check_string("tr", 1, msgid)
+    return select("#", ...) > 0 and trf(msgid, ...) or tr(msgid)
+end
+
 -- lesson.title(text [, {source = "ch. 3 §3.3"}]): the lesson's title, printed first.
 function lesson.title(text, opts)
     check_string("title", 1, text)
+    text = tr(text)
     S.title = text
     local origin = type(opts) == "table" and opts.source or nil
     if mark("title", {text = text, source = origin and tostring(origin)}) then return end
@@ -234,6 +228,7 @@ end
 -- lesson.section("3.3.1  A simple ..."): a section header (numbered as in the book). Ends an "s".
 function lesson.section(text)
     check_string("section", 1, text)
+    text = tr(text)
     S.skipping = false
     S.section = text
     if mark("section", {text = text}) then return end
@@ -241,23 +236,29 @@ function lesson.section(text)
 end
 
 -- lesson.say[[prose]]: a paragraph for the reader, before the step it explains.
-function lesson.say(text)
+-- lesson.say(fmt, ...): the same, with the numbers the lesson computed (string.format's).
+function lesson.say(text, ...)
     check_string("say", 1, text)
-    if mark("say", {text = dedent(text)}) then return end
-    write("\n", dedent(text), "\n")
+    text = lesson.tr(text, ...)
+    local translated = i18n.translated(text)
+    text = prose.dedent(text)
+    if mark("say", {text = text}) then return end
+    if quiet() then return end
+    write("\n", translated and prose.layout(text, lesson.width) or text, "\n")
 end
 
--- lesson.skip(reason): the lesson cannot run on this machine (the files it needs are not there). The
--- reason is printed (the lesson says what to do), and the lesson ends cleanly: --check counts it as
--- skipped, neither passed nor failed.
-function lesson.skip(reason)
+-- lesson.skip(reason [, ...]): the lesson cannot run on this machine (the files it needs are not
+-- there). The reason (formatted as lesson.say's) is printed: the lesson says what to do; and the lesson
+-- ends cleanly: --check counts it as skipped, neither passed nor failed.
+function lesson.skip(reason, ...)
     check_string("skip", 1, reason)
-    write("\n", dedent(reason), "\n")
+    reason = prose.dedent(lesson.tr(reason, ...))
+    write("\n", reason, "\n")
     if S.name == nil then -- run as a plain script (./attn lessons/NN_name.lua), not by a lesson mode
         io.stdout:flush()
         os.exit(0, true)
     end
-    error(setmetatable({reason = dedent(reason):match("^[^\n]*")}, lesson.SKIP), 0)
+    error(setmetatable({reason = reason:match("^[^\n]*")}, lesson.SKIP), 0)
 end
 
 -- What the REPL would print for a value: tensors as PyTorch prints them.
@@ -274,6 +275,7 @@ end
 function lesson.show(name, ...)
     local value = ...
     if select("#", ...) == 0 then name, value = nil, name end
+    if type(name) == "string" and name:find(" ") then name = tr(name) end   -- not a code name
     local text = render(value)
     if name == nil then
         write(text, "\n")
@@ -289,7 +291,7 @@ end
 -- lesson printed since the last step (its section, its paragraphs).
 local function step_head(title, src)
     local of = src and src.steps > 0 and ("/" .. src.steps) or ""
-    local head = paint("33", rule("─", "step " .. S.step .. of .. " · " .. title))
+    local head = paint("33", rule("─", trf("step %s · %s", S.step .. of, title)))
     if not (S.nav.clear and screen.active()) or quiet() then return write("\n", head, "\n") end
     local before = screen.take()
     screen.clear()
@@ -321,6 +323,7 @@ end
 -- lesson.step(title, fn): echoes fn's source lines, then runs fn. Globals fn sets stay for later steps.
 function lesson.step(title, fn)
     check_string("step", 1, title)
+    title = tr(title)
     if type(fn) ~= "function" then
         errors.raise("lesson.step: argument 2 must be a function, got " .. type(fn))
     end
@@ -400,6 +403,7 @@ end
 -- lesson.reference. A tensor attn computed is refused: comparing two computations is lesson.agree.
 function lesson.check(what, computed, expected, opts)
     check_string("check", 1, what)
+    what = tr(what)
     if opts ~= nil and type(opts) ~= "table" then
         errors.raise("lesson.check: argument 4 must be an options table such as {tol = 5e-5}, got " .. type(opts))
     end
@@ -420,6 +424,7 @@ end
 -- book's numbers (lesson.check). Counted like a check, and also in S.identities.
 function lesson.agree(what, a, b, opts)
     check_string("agree", 1, what)
+    what = tr(what)
     if opts ~= nil and type(opts) ~= "table" then
         errors.raise("lesson.agree: argument 4 must be an options table such as {tol = 1e-6}, got " .. type(opts))
     end
@@ -441,7 +446,7 @@ end
 -- one more failed check.
 function lesson.report_error(message, line)
     S.failed = S.failed + 1
-    report_check(line and ("error at line " .. line .. ": " .. message) or ("error: " .. message), false, {})
+    report_check(line and trf("error at line %d: %s", line, message) or trf("error: %s", message), false, {})
 end
 
 return lesson

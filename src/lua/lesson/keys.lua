@@ -22,16 +22,16 @@ local width = require("attn.text.width").of
 local keys = {}
 local stdout = io.stdout
 
--- The messages of step mode, whole sentences each. The Chinese edition's catalogs translate them
--- through tr (the lookup of attn.i18n once it is in place; until then every message is its own).
-local function tr(msgid) return msgid end
-local function trf(fmt, ...) return string.format(tr(fmt), ...) end
+-- The messages of step mode, whole sentences each, translated through attn.i18n's catalogs (the
+-- constants below are marked with tr's twin N so that xgettext finds them: lessons/README.md).
+local tr, trf = require("attn.i18n").tr, require("attn.i18n").trf
+local function N(msgid) return msgid end
 
-local STEP_KEYS = "[Enter] next · b back · r repeat · g go to · l list · s next section · c clear · ? keys · q quit"
-local STEP_KEYS_SHORT = "[Enter] next · b back · r repeat · g go to · l list · ? all keys · q quit"
-local LINE_KEYS = "[Enter] next line · c continue to the next step · b back · r repeat · g go to · l list · ? keys · q quit"
-local LINE_KEYS_SHORT = "[Enter] next line · c next step · b back · g go to · ? all keys · q quit"
-local STEP_HELP = [[
+local STEP_KEYS = N("[Enter] next · b back · r repeat · g go to · l list · s next section · c clear · ? keys · q quit")
+local STEP_KEYS_SHORT = N("[Enter] next · b back · r repeat · g go to · l list · ? all keys · q quit")
+local LINE_KEYS = N("[Enter] next line · c continue to the next step · b back · r repeat · g go to · l list · ? keys · q quit")
+local LINE_KEYS_SHORT = N("[Enter] next line · c next step · b back · g go to · ? all keys · q quit")
+local STEP_HELP = N[[
 Keys after a step:
   Enter, space  the next step
   b             back one step
@@ -44,7 +44,7 @@ Keys after a step:
   q             quit
 Going back runs the lesson again from its start, without output, up to the step before the one
 shown; a lesson computes the same every time, so that step prints what it printed before.]]
-local LINE_HELP = [[
+local LINE_HELP = N[[
 Keys before a line of the lesson:
   Enter, space  run this line
   c             run the rest of this step, stop at the next one
@@ -54,12 +54,12 @@ Keys before a line of the lesson:
   l             the list of steps
   ?             these keys
   q             quit]]
-local GOTO_PROMPT = "go to step (1 to %d, Enter alone: stay here): "
-local NO_SUCH_STEP = "there is no step %s: this lesson's steps are 1 to %d"
-local LIST_HEAD = "the steps of this lesson (▸ marks this one):"
-local UNKNOWN_TITLE = "(a title the lesson computes when it runs)"
-local CLEAR_ON = "from the next step on, the screen is cleared before each step"
-local CLEAR_OFF = "from the next step on, the screen is no longer cleared"
+local GOTO_PROMPT = N("go to step (1 to %d, Enter alone: stay here): ")
+local NO_SUCH_STEP = N("there is no step %s: this lesson's steps are 1 to %d")
+local LIST_HEAD = N("the steps of this lesson (▸ marks this one):")
+local UNKNOWN_TITLE = N("(a title the lesson computes when it runs)")
+local CLEAR_ON = N("from the next step on, the screen is cleared before each step")
+local CLEAR_OFF = N("from the next step on, the screen is no longer cleared")
 
 local paint, emit = lesson.paint, lesson.emit
 
@@ -153,7 +153,8 @@ local function common(S, key)
     elseif key == "l" then
         list(S, steps)
     elseif key == "?" then
-        emit(tr(S.mode == "line" and LINE_HELP or STEP_HELP), "\n")
+        local keys_help = S.mode == "line" and LINE_HELP or STEP_HELP
+        emit(tr(keys_help), "\n")
     else
         return false
     end

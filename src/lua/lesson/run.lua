@@ -25,6 +25,7 @@ local screen = require("attn.lesson.screen")
 local term = require("attn.term")
 local errors = require("attn.errors")
 local width = require("attn.text.width").of
+local tr, trf = require("attn.i18n").tr, require("attn.i18n").trf
 
 local run = {}
 local stdout, stderr = io.stdout, io.stderr
@@ -90,8 +91,8 @@ end
 ---------------------------------------------------------------------------------------------------
 
 local function summary(S)
-    local text = string.format("end of lesson · checks: %d passed, %d failed", S.passed, S.failed)
-    if S.identities > 0 then text = text .. string.format(" (%d of them identities)", S.identities) end
+    local text = trf("end of lesson · checks: %d passed, %d failed", S.passed, S.failed)
+    if S.identities > 0 then text = text .. trf(" (%d of them identities)", S.identities) end
     lesson.emit("\n", lesson.paint("1;36", lesson.rule("═", text)), "\n")
 end
 
@@ -252,12 +253,18 @@ function run.resolve(name, dir)
     return name   -- loadfile reports it missing
 end
 
+-- The line --check prints before "N passed, N failed" when some checks were identities (src/cli/lessons.c).
+function run.check_summary(total, identities)
+    return trf("%d checks: %d against the book or PyTorch, %d identities", total, total - identities, identities)
+end
+
 function run.list(paths)
     local w = 0
     for _, p in ipairs(paths) do w = math.max(w, width(p)) end
     for _, p in ipairs(paths) do
         local info, err = source.read(p)
-        local title = info and (info.title or "(no lesson.title)") or ("(cannot read: " .. tostring(err) .. ")")
+        local title = info and (info.title and tr(info.title) or tr("(no lesson.title)"))
+            or trf("(cannot read: %s)", tostring(err))
         stdout:write(p, string.rep(" ", w - width(p) + 2), title, "\n")
         -- the source names a book and its sections: too long to share the title's line
         if info and info.origin then

@@ -21,7 +21,14 @@ local errors = require("attn.errors")
 local term = require("attn.term")
 local tokenize = require("attn.text.tokens").tokenize
 local show = require("attn.repl.show")
+local tr, trf = require("attn.i18n").tr, require("attn.i18n").trf
 local repl = {}
+
+-- The line the REPL starts with (src/cli/repl.c), in the language of attn's text.
+function repl.banner(version, lua)
+    return trf("attn %s — %s with tensors and attention stages. help() for a tour, ?name for one function.",
+               version, lua)
+end
 
 repl.chunkname = "=stdin"   -- errors then read "stdin:1: ...", which eval strips for one-liners
 repl.last_traceback = nil   -- the traceback of the last error, for the curious
@@ -133,17 +140,17 @@ function repl.hint(msg, chunk)
     local method = msg:match("^([%w_]+): [%w_ ()]+ must be a tensor, got no value")
     local hint
     if msg:find("near '@'", 1, true) then
-        hint = "Lua has no @: the matrix product is a:matmul(b)"
+        hint = tr("Lua has no @: the matrix product is a:matmul(b)")
     elseif msg:find("expected near '='", 1, true) and chunk:find("%([^()]*[%w_]%s*=[^=]") then
-        hint = "keyword arguments go in a trailing table: f(x, {dim = -1})"
+        hint = tr("keyword arguments go in a trailing table: f(x, {dim = -1})")
     elseif chunk:find("^%s*import%s") or chunk:find("^%s*from%s+[%w_.]+%s+import%s") then
-        hint = "no import needed: torch, nn and attention are there already"
+        hint = tr("no import needed: torch, nn and attention are there already")
     elseif builtin and PYTHON[builtin] then
-        hint = "Lua has no " .. builtin .. "(): " .. PYTHON[builtin]
+        hint = trf("Lua has no %s(): %s", builtin, PYTHON[builtin])
     elseif method and chunk:find("%." .. method .. "%(") then
-        hint = "call a method with a colon: x:" .. method .. "(...)"
+        hint = trf("call a method with a colon: x:%s(...)", method)
     elseif msg:find("attempt to call a torch.Size value (method 'shape')", 1, true) then
-        hint = "x.shape is a property: no colon, no ()"
+        hint = tr("x.shape is a property: no colon, no ()")
     end
     return hint and (msg .. "  (" .. hint .. ")") or msg
 end

@@ -1,0 +1,96 @@
+#!/bin/sh
+# The translators' side of attn's gettext catalogs (lessons/README.md says how to use it).
+#   sh scripts/po.sh pot [ATTN]      the templates, from the sources, into build/po/:
+#                                      lessons/NN_name.pot  xgettext over one lesson, the lesson library's
+#                                                           functions as keywords (lesson.say, ...)
+#                                      lib/<folder>.pot     xgettext over one folder of src/lua (attn.pot:
+#                                                           its top-level files), keywords tr (tr_), trf and N
+#                                      docs/<topic>.pot     every ?name entry of src/lua/docs/<topic>.lua
+#                                                           (its paragraph and its example's comments),
+#                                                           written by ATTN scripts/po-docs.lua
+#   sh scripts/po.sh update [ATTN]   the templates, then every src/po/<lang>/ catalog merged with them
+#                                    (msgmerge; msginit makes a catalog a language lacks)
+#   sh scripts/po.sh check [ATTN]    TAP: every catalog of every language is complete (msgcmp against
+#                                    its template), 100% translated and without fuzzy entries
+#                                    (msgfmt --check --statistics); a domain listed in
+#                                    src/po/<lang>/TODO is reported as skipped
+set -eu
+cmd=${1:-check}
+attn=${2:-./attn}
+out=build/po
+
+pot() {
+    rm -rf "$out"
+    mkdir -p "$out/lessons" "$out/lib" "$out/docs"
+    for f in lessons/*.lua; do
+        xgettext --language=Lua --from-code=UTF-8 --force-po --package-name=attn --add-comments=TRANSLATORS: \
+            --add-location=file --no-wrap -k -klesson.title -klesson.section -klesson.say -klesson.step -klesson.check -klesson.agree \
+            -klesson.show -klesson.tr -klesson.skip -o "$out/lessons/$(basename "$f" .lua).pot" "$f"
+    done
+    for d in src/lua src/lua/*/; do
+        d=${d%/}
+        if [ "$d" = src/lua ]; then name=attn; files=$(ls src/lua/*.lua); else name=$(basename "$d"); files=$(ls "$d"/*.lua); fi
+        [ "$name" = docs ] && continue
+        # shellcheck disable=SC2086  # one argument per file
+        xgettext --language=Lua --from-code=UTF-8 --force-po --package-name=attn --add-comments=TRANSLATORS: \
+            --add-location=file --no-wrap -k -ktr -ktr_ -ktrf -kN -o "$out/lib/$name.pot" $files
+    done
+    "$attn" scripts/po-docs.lua "$out/docs"
+    # no creation date: a catalog changes only when its messages do (no conflicts between translators)
+    for t in $(find "$out" -name '*.pot'); do sed -i '/^"POT-Creation-Date: /d' "$t"; done
+}
+
+update() {
+    pot
+    for lang in src/po/*/; do
+        lang=$(basename "$lang")
+        for t in $(cd "$out" && find . -name '*.pot' | sort); do
+            t=${t#./}
+            po=src/po/$lang/${t%.pot}.po
+            mkdir -p "$(dirname "$po")"
+            if [ -f "$po" ]; then
+                msgmerge --quiet --update --backup=none --no-wrap --add-location=file "$po" "$out/$t"
+                msgattrib --no-obsolete --no-wrap -o "$po" "$po"   # messages the sources dropped
+            else
+                msginit --no-translator --no-wrap --locale="$lang.UTF-8" -i "$out/$t" -o "$po"
+                sed -i 's/charset=ASCII/charset=UTF-8/' "$po"   # a template without non-ASCII text
+            fi
+        done
+    done
+}
+
+check() {
+    pot >/dev/null
+    n=0
+    for lang in src/po/*/; do
+        lang=$(basename "$lang")
+        for t in $(cd "$out" && find . -name '*.pot' | sort); do
+            t=${t#./}
+            domain=${t%.pot}
+            po=src/po/$lang/$domain.po
+            n=$((n + 1))
+            if [ -f "src/po/$lang/TODO" ] && grep -qx "$domain" "src/po/$lang/TODO"; then
+                echo "ok $n - $lang $domain # SKIP not translated yet (src/po/$lang/TODO)"
+                continue
+            fi
+            if [ ! -f "$po" ]; then
+                echo "not ok $n - $lang $domain: no catalog $po (sh scripts/po.sh update makes it)"
+                continue
+            fi
+            stats=$(msgfmt --check --statistics -o /dev/null "$po" 2>&1) || { echo "not ok $n - $lang $domain: msgfmt --check"; echo "$stats" | sed 's/^/#   /'; continue; }
+            missing=$(msgcmp "$po" "$out/$t" 2>&1) || { echo "not ok $n - $lang $domain: messages missing from $po (sh scripts/po.sh update)"; echo "$missing" | head -n 10 | sed 's/^/#   /'; continue; }
+            case $stats in
+            *fuzzy* | *untranslated*) echo "not ok $n - $lang $domain: $stats" ;;
+            *) echo "ok $n - $lang $domain: $stats" ;;
+            esac
+        done
+    done
+    echo "1..$n"
+}
+
+case $cmd in
+pot) pot ;;
+update) update ;;
+check) check ;;
+*) echo "usage: sh scripts/po.sh pot|update|check [ATTN]" >&2; exit 2 ;;
+esac
