@@ -71,9 +71,11 @@ export ASAN_OPTIONS
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 for t in build/release/tests/test_*; do
+    [ -x "$t" ] || continue   # the test programs, not files beside them (a compiler's .d)
     run_suite "c:$(basename "$t")" "$t"
 done
 for t in build/asan/tests/test_*; do
+    [ -x "$t" ] || continue   # the test programs, not files beside them (a compiler's .d)
     run_suite "c-asan:$(basename "$t")" "$t"
 done
 
