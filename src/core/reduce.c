@@ -246,16 +246,12 @@ static int should_swap(const dim_info *a, const dim_info *b)
     return 0;
 }
 
-int attn_reduce_sum(const float *data, int ndim, const int64_t *shape, const int64_t *stride, int dim,
-                    float *out)
+/* The result: contiguous over the kept dims (what sum allocates); review_reduce_result gives the
+ * reduced dims stride 0. numel 0 -> result.zero_(); otherwise output().fill_(0) too. Returns the
+ * input's numel. */
+static int64_t zero_result(int ndim, const int64_t *shape, int dim, int64_t *out_stride, float *out)
 {
-    stopped = 0;
-    if (ndim < 0 || ndim > ATTN_REDUCE_MAX_DIMS || dim < -1 || dim >= ndim || (ndim == 0 && dim != -1))
-        return 0;
-
-    /* The result: contiguous over the kept dims (what sum allocates); review_reduce_result gives
-     * the reduced dims stride 0. numel 0 -> result.zero_(); otherwise output().fill_(0) too. */
-    int64_t out_stride[ATTN_REDUCE_MAX_DIMS], contig = 1, out_numel = 1, numel = 1;
+    int64_t contig = 1, out_numel = 1, numel = 1;
     for (int d = ndim - 1; d >= 0; d--) {
         numel *= shape[d];
         if (dim == -1 || d == dim) {
@@ -268,12 +264,14 @@ int attn_reduce_sum(const float *data, int ndim, const int64_t *shape, const int
     }
     for (int64_t i = 0; i < out_numel; i++)
         out[i] = 0.0f;
-    if (numel == 0)
-        return 0;
+    return numel;
+}
 
-    /* compute_strides, then reorder_dimensions: perm starts as n-1, ..., 0 (fastest first), then an
-     * insertion sort that tolerates ambiguous comparisons (ndim == 1 keeps its order). */
-    dim_info dims[ATTN_REDUCE_MAX_DIMS];
+/* compute_strides, then reorder_dimensions: perm starts as n-1, ..., 0 (fastest first), then an
+ * insertion sort that tolerates ambiguous comparisons (ndim == 1 keeps its order). */
+static void reorder_dimensions(int ndim, const int64_t *shape, const int64_t *stride, const int64_t *out_stride,
+                               dim_info *dims)
+{
     for (int i = 0; i < ndim; i++) {
         const int d = ndim - 1 - i;
         dims[i].size = shape[d];
@@ -292,34 +290,39 @@ int attn_reduce_sum(const float *data, int ndim, const int64_t *shape, const int
             }
         }
     }
+}
 
-    /* coalesce_dimensions: merge neighbours when either has size 1 or, for both operands,
-     * shape[prev] * stride[prev] == stride[next]. */
-    int nd = ndim;
-    if (ndim > 1) {
-        int prev = 0;
-        for (int d = 1; d < ndim; d++) {
-            const dim_info *p = &dims[prev], *q = &dims[d];
-            const int can = p->size == 1 || q->size == 1 ||
-                            (p->size * p->out_stride == q->out_stride && p->size * p->in_stride == q->in_stride);
-            if (can) {
-                if (dims[prev].size == 1) {
-                    dims[prev].out_stride = q->out_stride;
-                    dims[prev].in_stride = q->in_stride;
-                }
-                dims[prev].size *= q->size;
-            } else {
-                prev++;
-                if (prev != d)
-                    dims[prev] = dims[d];
+/* coalesce_dimensions: merge neighbours when either has size 1 or, for both operands,
+ * shape[prev] * stride[prev] == stride[next]. Returns the number of dims left. */
+static int coalesce_dimensions(int ndim, dim_info *dims)
+{
+    if (ndim <= 1)
+        return ndim;
+    int prev = 0;
+    for (int d = 1; d < ndim; d++) {
+        const dim_info *p = &dims[prev], *q = &dims[d];
+        const int can = p->size == 1 || q->size == 1 ||
+                        (p->size * p->out_stride == q->out_stride && p->size * p->in_stride == q->in_stride);
+        if (can) {
+            if (dims[prev].size == 1) {
+                dims[prev].out_stride = q->out_stride;
+                dims[prev].in_stride = q->in_stride;
             }
+            dims[prev].size *= q->size;
+        } else {
+            prev++;
+            if (prev != d)
+                dims[prev] = dims[d];
         }
-        nd = prev + 1;
     }
+    return prev + 1;
+}
 
-    /* serial_for_each over the whole range (parallel_reduce with one thread): one 2-D loop call per
-     * position of dims 2.. (DimCounter: dim 2 fastest); the output accumulates across calls. Missing
-     * dims 0/1 get size 1 and stride 0 (get_strides pads to 2-D). */
+/* serial_for_each over the whole range (parallel_reduce with one thread): one 2-D loop call per
+ * position of dims 2.. (DimCounter: dim 2 fastest); the output accumulates across calls. Missing
+ * dims 0/1 get size 1 and stride 0 (get_strides pads to 2-D). -1 when interrupted. */
+static int for_each_2d(const float *data, const dim_info *dims, int nd, float *out)
+{
     int64_t s[4] = {0, 0, 0, 0};
     int64_t size0 = 1, size1 = 1;
     if (nd >= 1) {
@@ -345,4 +348,19 @@ int attn_reduce_sum(const float *data, int ndim, const int64_t *shape, const int
             break;
     }
     return 0;
+}
+
+int attn_reduce_sum(const float *data, int ndim, const int64_t *shape, const int64_t *stride, int dim,
+                    float *out)
+{
+    stopped = 0;
+    if (ndim < 0 || ndim > ATTN_REDUCE_MAX_DIMS || dim < -1 || dim >= ndim || (ndim == 0 && dim != -1))
+        return 0;
+    int64_t out_stride[ATTN_REDUCE_MAX_DIMS];
+    if (zero_result(ndim, shape, dim, out_stride, out) == 0)
+        return 0;
+    dim_info dims[ATTN_REDUCE_MAX_DIMS];
+    reorder_dimensions(ndim, shape, stride, out_stride, dims);
+    int nd = coalesce_dimensions(ndim, dims);
+    return for_each_2d(data, dims, nd, out);
 }

@@ -1,4 +1,4 @@
--- lesson_source.lua — what the lesson library knows about a lesson's source file (module
+-- source.lua — what the lesson library knows about a lesson's source file (module
 -- attn.lesson.source): its lines, how many steps it has, its title, which lines are calls of the
 -- lesson library itself. Read with attn's Lua tokenizer (text/tokens.lua), so that a "lesson.step" inside a string or
 -- a comment is not counted and a check's multi-line expected text is known to be one call.
@@ -51,13 +51,16 @@ local function closing(tokens, k)
     return #tokens
 end
 
-local function analyse(text)
-    local info = {lines = {}, steps = 0, step_titles = {}, sections = {}, hidden = {}, library = {},
-                  continues = {}, checks = {}}
-    for line in (text .. "\n"):gmatch("(.-)\r?\n") do info.lines[#info.lines + 1] = line end
-    if text:sub(-1) == "\n" then info.lines[#info.lines] = nil end
-    local tokens = tokenize(text)
-    -- the line of every token (tokens come in source order)
+-- The file's lines, without the empty one after a final newline.
+local function split_lines(text)
+    local lines = {}
+    for line in (text .. "\n"):gmatch("(.-)\r?\n") do lines[#lines + 1] = line end
+    if text:sub(-1) == "\n" then lines[#lines] = nil end
+    return lines
+end
+
+-- The line of every token (tokens come in source order): t.line where it starts, t.last where it ends.
+local function number_lines(text, tokens)
     local line, pos = 1, 1
     for _, t in ipairs(tokens) do
         local _, nl = text:sub(pos, t.s - 1):gsub("\n", "")
@@ -66,15 +69,18 @@ local function analyse(text)
         t.line = line
         t.last = line + select(2, t.text:gsub("\n", ""))
     end
-    -- continuation lines: open brackets at the start of the line, counted afresh inside each block
-    -- (a step's body is inside lesson.step's parentheses, but its lines are statements)
+end
+
+-- Continuation lines: open brackets at the start of the line, counted afresh inside each block
+-- (a step's body is inside lesson.step's parentheses, but its lines are statements).
+local function mark_continues(tokens, continues)
     local frames, seen = {0}, 0
     for _, t in ipairs(tokens) do
         if t.line > seen then
-            if frames[#frames] > 0 then info.continues[t.line] = true end
+            if frames[#frames] > 0 then continues[t.line] = true end
             seen = t.last
         end
-        for l = t.line + 1, t.last do info.continues[l] = true end
+        for l = t.line + 1, t.last do continues[l] = true end
         seen = math.max(seen, t.last)
         if t.kind == "name" and OPENS[t.text] then
             frames[#frames + 1] = 0
@@ -86,6 +92,48 @@ local function analyse(text)
             frames[#frames] = math.max(0, frames[#frames] - 1)
         end
     end
+end
+
+-- The calls that step mode hides (not echoed): a check's expected side is the book's text, which a
+-- lesson never prints as its own; agree prints its own ≡ line; show and heatmaps only display.
+local HIDDEN = {check = true, agree = true, show = true, heatmaps = true}
+
+-- One call lesson.<name>(...) found at tokens[k], ending at tokens[last]: what it tells about the file.
+-- first_arg is its first argument's token when that is a string written as such.
+local function note_call(info, tokens, k, last, name, first_arg, starts_line)
+    local first_line, last_line = tokens[k].line, tokens[last].last
+    if name == "step" then
+        info.steps = info.steps + 1
+        info.step_titles[info.steps] = string_value(first_arg)
+        info.library[first_line] = true
+        info.library[last_line] = true
+    else
+        for l = first_line, last_line do info.library[l] = true end
+        if HIDDEN[name] and starts_line then
+            for l = first_line, last_line do info.hidden[l] = true end
+            if name == "check" or name == "agree" then
+                for l = first_line, last_line do info.checks[l] = true end
+            end
+        end
+    end
+    if name == "section" and string_value(first_arg) then
+        info.sections[#info.sections + 1] = {title = string_value(first_arg), first = info.steps + 1}
+    end
+    if name == "title" and not info.title then
+        info.title = string_value(first_arg)
+        -- lesson.title("...", {source = "..."})
+        for j = k + 4, last do
+            if tokens[j].text == "source" and tokens[j + 1] and tokens[j + 1].text == "=" then
+                info.origin = string_value(tokens[j + 2])
+                break
+            end
+        end
+    end
+end
+
+-- Every call of the lesson library: the name `lesson` (not a field such as x.lesson), a dot, a name,
+-- then its arguments (a string, or a bracketed list).
+local function find_calls(info, tokens)
     for k, t in ipairs(tokens) do
         local prev = tokens[k - 1]
         local name, args = tokens[k + 2], tokens[k + 3]
@@ -93,43 +141,22 @@ local function analyse(text)
             and tokens[k + 1] and tokens[k + 1].text == "." and name and name.kind == "name" and args then
             local last = args.kind == "string" and k + 3 or
                          (args.text == "(" or args.text == "{") and closing(tokens, k + 3) or k + 2
-            local first_line, last_line = t.line, tokens[last].last
-            local starts_line = not prev or prev.last < t.line
-            -- the first argument when it is a string written as such: lesson.step "x", lesson.step("x", ...)
             local after = tokens[k + 5]
             local first_arg = args.kind == "string" and args
                 or (args.text == "(" and after and (after.text == "," or after.text == ")") and tokens[k + 4])
                 or nil
-            if name.text == "step" then
-                info.steps = info.steps + 1
-                info.step_titles[info.steps] = string_value(first_arg)
-                info.library[first_line] = true
-                info.library[last_line] = true
-            else
-                for l = first_line, last_line do info.library[l] = true end
-                if (name.text == "check" or name.text == "agree" or name.text == "show" or name.text == "heatmaps")
-                   and starts_line then
-                    for l = first_line, last_line do info.hidden[l] = true end
-                    if name.text == "check" or name.text == "agree" then
-                        for l = first_line, last_line do info.checks[l] = true end
-                    end
-                end
-            end
-            if name.text == "section" and string_value(first_arg) then
-                info.sections[#info.sections + 1] = {title = string_value(first_arg), first = info.steps + 1}
-            end
-            if name.text == "title" and not info.title then
-                info.title = string_value(first_arg)
-                -- lesson.title("...", {source = "..."})
-                for j = k + 4, last do
-                    if tokens[j].text == "source" and tokens[j + 1] and tokens[j + 1].text == "=" then
-                        info.origin = string_value(tokens[j + 2])
-                        break
-                    end
-                end
-            end
+            note_call(info, tokens, k, last, name.text, first_arg, not prev or prev.last < t.line)
         end
     end
+end
+
+local function analyse(text)
+    local info = {lines = split_lines(text), steps = 0, step_titles = {}, sections = {}, hidden = {},
+                  library = {}, continues = {}, checks = {}}
+    local tokens = tokenize(text)
+    number_lines(text, tokens)
+    mark_continues(tokens, info.continues)
+    find_calls(info, tokens)
     return info
 end
 
