@@ -237,6 +237,42 @@ static int dtype_tostring(lua_State *L)
     return 1;
 }
 
+/* torch.float32, torch.bool, torch.int64 (and the aliases torch.float, torch.long) in the table at torch. */
+static void make_dtypes(lua_State *L, int torch)
+{
+    luaL_newmetatable(L, ATTN_DTYPE_MT);
+    lua_pushcfunction(L, dtype_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+    make_dtype(L, torch, "float32");
+    make_dtype(L, torch, "bool");
+    make_dtype(L, torch, "int64");
+    lua_getfield(L, torch, "float32");
+    lua_setfield(L, torch, "float");
+    lua_getfield(L, torch, "int64");
+    lua_setfield(L, torch, "long");
+}
+
+/* The metatable of torch.Size: a table of sizes that prints, compares and concatenates as PyTorch's. */
+static void make_size_type(lua_State *L)
+{
+    luaL_newmetatable(L, ATTN_SIZE_MT);
+    lua_pushcfunction(L, size_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, size_eq);
+    lua_setfield(L, -2, "__eq");
+    lua_pushcfunction(L, tensor_concat); /* "shape: " .. x.shape */
+    lua_setfield(L, -2, "__concat");
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, size_numel);
+    lua_setfield(L, -2, "numel");
+    lua_pushcclosure(L, size_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushliteral(L, "torch.Size");
+    lua_setfield(L, -2, "__name");
+    lua_pop(L, 1);
+}
+
 /* The Tensor type: its metatable and its table of methods, which the other binding files add to (their
  * parts `methods` and `metatable`, merged by src/bind/init.c); torch.Size, torch.is_tensor, the dtypes
  * and the constants. Returns {torch = ..., methods = ..., metatable = ...}. */
@@ -257,33 +293,9 @@ int luaopen_attn_tensor(lua_State *L)
     lua_pushliteral(L, ATTN_VERSION);
     lua_setfield(L, torch, "__version__");
 
-    luaL_newmetatable(L, ATTN_DTYPE_MT);
-    lua_pushcfunction(L, dtype_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
-    make_dtype(L, torch, "float32");
-    make_dtype(L, torch, "bool");
-    make_dtype(L, torch, "int64");
-    lua_getfield(L, torch, "float32");
-    lua_setfield(L, torch, "float");
-    lua_getfield(L, torch, "int64");
-    lua_setfield(L, torch, "long");
+    make_dtypes(L, torch);
+    make_size_type(L);
 
-    luaL_newmetatable(L, ATTN_SIZE_MT);
-    lua_pushcfunction(L, size_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, size_eq);
-    lua_setfield(L, -2, "__eq");
-    lua_pushcfunction(L, tensor_concat); /* "shape: " .. x.shape */
-    lua_setfield(L, -2, "__concat");
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, size_numel);
-    lua_setfield(L, -2, "numel");
-    lua_pushcclosure(L, size_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushliteral(L, "torch.Size");
-    lua_setfield(L, -2, "__name");
-    lua_pop(L, 1);
 
     luaL_newmetatable(L, ATTN_TENSOR_MT);
     int mt = lua_gettop(L);
