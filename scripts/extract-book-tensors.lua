@@ -1,15 +1,15 @@
--- extract-book-tensors.lua — every distinct tensor printed in a seed text (the book's outputs), for
--- tests/lessons/test_book_tensors.sh. The seeds are not in the repository, so the result is
+-- extract-book-tensors.lua — every distinct tensor printed in a chapter's text (the book's outputs), for
+-- tests/lessons/test_book_tensors.sh. The book's text is not in the repository, so the result is
 -- committed: tests/data/book/ch3_tensors.txt was made with
---   ./attn scripts/extract-book-tensors.lua ../shared/seeds/004_99362754297313e5.txt \
---       > tests/data/book/ch3_tensors.txt
--- (plain lua5.4 runs it too). Seed 004 is LLMs-from-scratch ch. 3 (Chinese edition).
+--   ./attn scripts/extract-book-tensors.lua CHAPTER-3.txt > tests/data/book/ch3_tensors.txt
+-- where CHAPTER-3.txt is the text of LLMs-from-scratch ch. 3 (Chinese edition) with its notebook cells
+-- and their outputs (plain lua5.4 runs it too).
 --
 -- A printed tensor starts at "tensor(" not preceded by a name character or a dot (so code such as
 -- torch.tensor( is not one) and ends at its matching ")". Its text is kept exactly, except that
 -- PyTorch's autograd suffix is dropped (attn has no autograd), with the line layout PyTorch would
 -- have used without it: "...],\n       grad_fn=<SumBackward1>)" becomes "...])" (as
--- ../shared/reference/printing.md says). Tensors printed twice are listed once, in order of first
+-- src/core/NOTES.md says). Tensors printed twice are listed once, in order of first
 -- appearance, each under a line "=== N  (In [k], line L)" naming the notebook cell it came from.
 local path = arg[1]
 if not path then

@@ -1,5 +1,5 @@
 /* format.h — PyTorch's tensor print format, character for character (torch/_tensor_str.py).
- * See ../shared/reference/printing.md. grad_fn/requires_grad suffixes are never printed. */
+ * The rules, in short, are in NOTES.md ("The printed text"). grad_fn/requires_grad suffixes are never printed. */
 #ifndef ATTN_FORMAT_H
 #define ATTN_FORMAT_H
 

@@ -1,4 +1,4 @@
-/* rng.c — PyTorch's CPU random numbers, bit for bit. The facts are in shared/reference/pytorch-rng.md;
+/* rng.c — PyTorch's CPU random numbers, bit for bit. The facts are in NOTES.md ("Random streams");
  * each function below names the PyTorch source it mirrors (paths under aten/src/ATen/).
  *
  * A note on rounding: PyTorch's CPU kernels (in native/cpu/) are compiled once per CPU capability, and

@@ -1,4 +1,4 @@
-/* rng.h — PyTorch's CPU random numbers, bit for bit (see shared/reference/pytorch-rng.md).
+/* rng.h — PyTorch's CPU random numbers, bit for bit (see NOTES.md, "Random streams").
  *
  * One global generator, like torch's default CPU generator: a 32-bit Mersenne Twister plus the cached
  * second normal sample. Plain C11; nothing here prints, aborts or allocates.

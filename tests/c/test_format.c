@@ -1,9 +1,9 @@
 /* test_format.c — attn_format reproduces PyTorch's printed text character for character.
  *
- * Expected strings come from three places: the checked PyTorch outputs of
- * shared/reference/printing.md, every printed tensor of the seed chapter
- * shared/seeds/004_99362754297313e5.txt (grad_fn suffixes dropped with PyTorch's layout otherwise
- * unchanged), and edge cases worked out from torch/_tensor_str.py.
+ * Expected strings come from three places: outputs PyTorch printed (src/core/NOTES.md lists them),
+ * every printed tensor of the book's chapter 3 (the Chinese edition; tests/data/book/ch3_tensors.txt,
+ * grad_fn suffixes dropped with PyTorch's layout otherwise unchanged), and edge cases worked out from
+ * torch/_tensor_str.py.
  * Tensors are built here by hand (a header and a malloc'd storage), so this test needs format.c only. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -115,7 +115,7 @@ static void set_options(int precision, int64_t threshold, int edgeitems, int lin
     attn_set_print_options(o);
 }
 
-/* ---- shared/reference/printing.md ----------------------------------------------------------- */
+/* ---- outputs PyTorch printed (src/core/NOTES.md, "The printed text") ------------------------ */
 
 static void test_ref_vector_int(void **state)
 {
@@ -212,7 +212,7 @@ static void test_ref_size(void **state)
     expect_size(3, shape, "torch.Size([2, 6, 3])");
 }
 
-/* ---- shared/seeds/004_99362754297313e5.txt: the 32 distinct printed tensors ----------------- */
+/* ---- the book's chapter 3 (tests/data/book/ch3_tensors.txt): the 32 distinct printed tensors -- */
 
 typedef struct book_case {
     const char *cell; /* the notebook cell that printed it */

@@ -1,7 +1,7 @@
 /* test_rng.c — src/core/rng.c against numbers PyTorch itself printed.
  *
  * The expected values come from the files in tests/data/torch/ (made by scripts/gen-torch-reference.sh with
- * Debian's python3-torch, a build without MKL) and from the facts in shared/reference/pytorch-rng.md;
+ * Debian's python3-torch, a build without MKL) and from the facts in src/core/NOTES.md;
  * never from this C code. Run from the repository root. */
 #include <math.h>
 #include <stdio.h>
