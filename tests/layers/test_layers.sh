@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_layers.sh — the layering rules of ../shared/DESIGN.md, checked on the source. TAP output.
+# test_layers.sh — the layering rules of README.md ("Where things live"), checked on the source. TAP output.
 # Each layer knows only the ones below it: core <- bind <- cli; lessons and src/lua use the Lua API.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tap.sh
@@ -28,4 +28,44 @@ no_lines "the binding files open with luaopen_attn_* (no lt_open_*, no lt_regist
 OFFENDING=$(grep -rn '=\[attn\]/repl' src)
 check "the REPL's chunk name, where the user's side begins, is written in one place" \
     [ "$(printf '%s\n' "$OFFENDING" | grep -c .)" -le 1 ]
+
+# ---- the Lua side (src/lua, lessons/): read with luac's listing, so strings and comments never count ----
+# globals FILE: the globals FILE's code writes (SET) or reads (GET), as "SET name" / "GET name" lines.
+globals() {
+    luac5.4 -p -l "$1" | sed -n 's/.*\(SET\|GET\)TABUP.*; _ENV "\([A-Za-z_][A-Za-z0-9_]*\)".*/\1 \2/p' | sort -u
+}
+LUA_FILES=$(find src/lua -name '*.lua' | sort)
+OFFENDING=""
+for f in $LUA_FILES; do
+    OFFENDING="$OFFENDING$(globals "$f" | sed -n "s|^SET |$f: sets the global |p")"
+done
+no_lines "no Lua module assigns a global (src/bind/init.c makes the globals from what attn.init returns)" \
+    "$OFFENDING"
+# Writes through _G are the user's own globals, made on the user's behalf in two places only: a lesson's
+# globals (lesson/run.lua runs the lesson's chunk in an environment over _G) and the REPL's _ (the last
+# result). Anything else writing into _G is a module setting a global.
+no_lines "no Lua module writes into _G, but a lesson's own globals (lesson/run.lua) and the REPL's _" \
+    "$(grep -rnE '(^|[^.[:alnum:]_])_G *(\.[A-Za-z_]+|\[[^]]+\]) *=[^=]|rawset *\( *_G' src/lua \
+        | grep -v '^src/lua/lesson/run\.lua:.*_G\[k\] = \|^src/lua/repl/init\.lua:.*_G\._ = ')"
+no_lines "the library does not require the REPL (only src/lua/repl requires attn.repl.*)" \
+    "$(grep -rn 'attn\.repl' src/lua | grep -v '^src/lua/repl/')"
+# A lesson reads only the public globals (torch, nn, attention, help, lesson), Lua's own, and the
+# globals it sets itself: no require, no attn.bind, no debug or package tricks.
+PUBLIC="torch nn attention help lesson print ipairs pairs math string table tostring tonumber type select
+error assert pcall xpcall os io setmetatable getmetatable rawget rawset rawequal rawlen next utf8
+collectgarbage"
+OFFENDING=""
+for f in lessons/*.lua; do
+    own=$(globals "$f" | sed -n 's/^SET //p')
+    for name in $(globals "$f" | sed -n 's/^GET //p'); do
+        case " $(echo $PUBLIC $own) " in
+        *" $name "*) ;;
+        *) OFFENDING="$OFFENDING$f: reads the global $name
+" ;;
+        esac
+    done
+done
+no_lines "lessons use only the public API: the globals torch, nn, attention, help, lesson and Lua's own" \
+    "$OFFENDING"
+no_lines "lessons require no module (not even attn.*)" "$(grep -n 'require *[("]' lessons/*.lua)"
 tap_end
