@@ -5,6 +5,8 @@
 #   make test     install missing packages (and the browser tests' Chromium and playwright-core),
 #                 build, run every test (also under ASan+UBSan)
 #   make bench    performance budgets (ratios against baselines measured in the same run)
+#   make install  install attn, its man page, the lessons and attn.so (the library as a Lua 5.4 C
+#                 module) under PREFIX (default /usr/local), staged under DESTDIR when given
 #   make clean    remove build products
 
 CC      ?= cc
@@ -22,13 +24,15 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE    := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Isrc/core -Isrc/bind -Isrc/cli -Ibuild/gen $(WARN) $(PKG_CFLAGS)
 RELEASE := -O2 -g
 SANITIZE := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# Each object also writes its dependency file (.d, next to it): the headers it really includes, read
+# back below, so a changed header rebuilds only the objects that include it.
+DEPFLAGS := -MMD -MP
 
 CORE_SRC := $(wildcard src/core/*.c)
 BIND_SRC := $(wildcard src/bind/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
 LUA_SRC  := $(sort $(wildcard src/lua/*.lua src/lua/*/*.lua))
 CTEST_SRC := $(wildcard tests/c/test_*.c)
-HEADERS  := $(wildcard src/core/*.h src/bind/*.h src/cli/*.h)
 
 APP_SRC  := $(CORE_SRC) $(BIND_SRC) $(CLI_SRC) build/gen/lua_embed.c build/gen/data_embed.c
 
@@ -40,8 +44,9 @@ GLOSSARY := $(wildcard src/po/*/glossary.tsv)
 
 rel_obj  = $(patsubst %.c,build/release/%.o,$(1))
 asan_obj = $(patsubst %.c,build/asan/%.o,$(1))
+pic_obj  = $(patsubst %.c,build/pic/%.o,$(1))
 
-.PHONY: all run test check-tests bench clean deps pot po-update
+.PHONY: all run test check-tests bench clean deps pot po-update install install-lua
 all: attn
 
 attn: $(call rel_obj,$(APP_SRC))
@@ -53,15 +58,31 @@ build/asan/attn: $(call asan_obj,$(APP_SRC))
 # Files of element-wise loops: gcc vectorises their loops also when that takes a run-time check that the
 # operands do not overlap (the cost model of -O3). The operations stay the same IEEE ones: the same bits.
 VECTOR_LOOPS := src/core/binary_loops.c src/core/masks.c
-$(call rel_obj,$(VECTOR_LOOPS)): RELEASE += -fvect-cost-model=dynamic
+$(call rel_obj,$(VECTOR_LOOPS)) $(call pic_obj,$(VECTOR_LOOPS)): RELEASE += -fvect-cost-model=dynamic
 
-build/release/%.o: %.c $(HEADERS) | build/gen/lua_embed.c build/gen/data_embed.c
-	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(RELEASE) -c -o $@ $<
+# attn.so: the same library (src/core, src/bind, the embedded src/lua) as a Lua C module, for
+# require("attn") from lua5.4. Not linked against liblua: the interpreter that loads it provides Lua.
+attn.so: $(call pic_obj,$(CORE_SRC) $(BIND_SRC) build/gen/lua_embed.c build/gen/data_embed.c)
+	$(CC) $(RELEASE) -shared -o $@ $^ $(BLAS_LIBS) -lpthread -lm
 
-build/asan/%.o: %.c $(HEADERS) | build/gen/lua_embed.c build/gen/data_embed.c
+build/release/%.o: %.c build/release/%.d | build/gen/lua_embed.c build/gen/data_embed.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(SANITIZE) -c -o $@ $<
+	$(CC) $(BASE) $(DEPFLAGS) $(RELEASE) -c -o $@ $<
+
+build/asan/%.o: %.c build/asan/%.d | build/gen/lua_embed.c build/gen/data_embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(DEPFLAGS) $(SANITIZE) -c -o $@ $<
+
+build/pic/%.o: %.c build/pic/%.d | build/gen/lua_embed.c build/gen/data_embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(DEPFLAGS) $(RELEASE) -fPIC -c -o $@ $<
+
+# An object whose dependency file is missing (never built, or built before this rule) is rebuilt: the
+# .d targets have no recipe, so a missing one counts as new.
+OBJECTS := $(call rel_obj,$(APP_SRC)) $(call asan_obj,$(APP_SRC)) $(call pic_obj,$(APP_SRC))
+DEPFILES := $(OBJECTS:.o=.d)
+$(DEPFILES):
+-include $(wildcard $(DEPFILES) build/*/tests/*.d)
 
 # The Lua-side library (src/lua and its folders) is compiled into the binary, as bytecode of the liblua
 # attn links; scripts/embed-lua.sh names each file's module by its path.
@@ -88,14 +109,13 @@ build/gen/lua-dump: scripts/lua-dump.c
 	$(CC) $(BASE) $(RELEASE) -o $@ $< $(LUA_LIBS)
 
 # C tests of the core: no Lua, linked against the core objects only.
-TEST_HEADERS := $(wildcard tests/c/*.h)
-build/release/tests/%: tests/c/%.c $(call rel_obj,$(CORE_SRC)) $(TEST_HEADERS)
+build/release/tests/%: tests/c/%.c $(call rel_obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(RELEASE) -o $@ $(filter-out %.h,$^) $(BLAS_LIBS) -lcmocka -lm
+	$(CC) $(BASE) $(DEPFLAGS) -MF $@.d $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lcmocka -lm
 
-build/asan/tests/%: tests/c/%.c $(call asan_obj,$(CORE_SRC)) $(TEST_HEADERS)
+build/asan/tests/%: tests/c/%.c $(call asan_obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(SANITIZE) -o $@ $(filter-out %.h,$^) $(BLAS_LIBS) -lcmocka -lm
+	$(CC) $(BASE) $(DEPFLAGS) -MF $@.d $(SANITIZE) -o $@ $^ $(BLAS_LIBS) -lcmocka -lm
 
 # Benchmark (scripts/bench.sh): links attn's objects except main, to time calls through the Lua API.
 build/release/bench: tests/bench/bench.c $(call rel_obj,$(filter-out src/cli/%,$(APP_SRC)))
@@ -103,7 +123,7 @@ build/release/bench: tests/bench/bench.c $(call rel_obj,$(filter-out src/cli/%,$
 	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(PKG_LIBS) -lutil -lm
 
 CTESTS := $(patsubst tests/c/%.c,%,$(CTEST_SRC))
-check-tests: attn build/asan/attn $(addprefix build/release/tests/,$(CTESTS)) $(addprefix build/asan/tests/,$(CTESTS))
+check-tests: attn attn.so build/asan/attn $(addprefix build/release/tests/,$(CTESTS)) $(addprefix build/asan/tests/,$(CTESTS))
 
 deps:
 	@sh scripts/install-deps.sh
@@ -122,5 +142,26 @@ bench: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) attn
 	@sh scripts/bench.sh
 
+# Where `make install` puts things. attn finds its lessons in ../share/attn/lessons relative to itself, so
+# an install staged under DESTDIR can be tried in place; the lessons' PyTorch reference numbers go
+# beside them (../data/torch). LUA_CMOD_DIR is on stock lua5.4's package.cpath for PREFIX=/usr/local.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man/man1
+DATADIR ?= $(PREFIX)/share/attn
+LUA_CMOD_DIR ?= $(PREFIX)/lib/lua/5.4
+
+install: attn install-lua
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/lessons $(DESTDIR)$(DATADIR)/data/torch
+	install -m 755 attn $(DESTDIR)$(BINDIR)/attn
+	install -m 644 doc/attn.1 $(DESTDIR)$(MANDIR)/attn.1
+	install -m 644 lessons/*.lua lessons/README.md $(DESTDIR)$(DATADIR)/lessons/
+	install -m 644 tests/data/torch/lessons_*.txt $(DESTDIR)$(DATADIR)/data/torch/
+
+# attn.so alone (what the rockspec's build runs, with LUA_CMOD_DIR set by LuaRocks).
+install-lua: attn.so
+	install -d $(DESTDIR)$(LUA_CMOD_DIR)
+	install -m 755 attn.so $(DESTDIR)$(LUA_CMOD_DIR)/attn.so
+
 clean:
-	rm -rf build attn
+	rm -rf build attn attn.so

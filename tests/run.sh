@@ -8,7 +8,9 @@
 #   lua/      Lua tests of the API (busted, run inside attn), release and ASan+UBSan builds
 #   cli/      the command line; repl/ real terminal sessions driven through tmux (the REPL, a trace)
 #   robust/   what a hostile user types (issue 11): huge sizes, Ctrl-C, memory limits, memory soaks
-#   layers/   the layering rules of DESIGN.md (no Lua in src/core, the core never prints)
+#   layers/   the layering rules of README.md's "Where things live" (no Lua in src/core, the core never
+#             prints, one wiring point, the library apart from the REPL, lessons on the public API)
+#   install/  make install into a temporary DESTDIR: the installed attn, its man page, attn.so under lua5.4
 #   i18n/     the translation catalogs against the sources, and the Chinese edition
 #   lessons/  the lesson modes of the command line (--check, --list, --step through a pipe and through
 #             tmux, step mode's keys), and every lesson in check mode
@@ -96,6 +98,7 @@ run_suite "layers" sh tests/layers/test_layers.sh
 run_suite "i18n-catalogs" sh tests/i18n/test_catalogs.sh ./attn
 run_suite "i18n-chinese" sh tests/i18n/test_chinese.sh ./attn
 run_suite "i18n-repl" sh tests/i18n/test_repl_zh.sh ./attn
+run_suite "install" sh tests/install/test_install.sh
 run_suite "lesson-modes" sh tests/lessons/test_lessons.sh ./attn
 run_suite "lesson-modes-asan" sh tests/lessons/test_lessons.sh build/asan/attn
 run_suite "lesson-step-tty" sh tests/lessons/test_step_tty.sh ./attn

@@ -12,5 +12,7 @@ int attn_open(lua_State *L);
 /* lua_setglobal, for the globals the command line sets (arg, -l name): init.c is the one place that
  * sets globals. */
 void attn_setglobal(lua_State *L, const char *name);
+/* The entry of attn.so: require("attn") -> {torch =, nn =, attention =, help =, lesson =}; no globals. */
+int luaopen_attn(lua_State *L);
 
 #endif

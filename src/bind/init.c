@@ -3,7 +3,9 @@
  * module attn.bind; the embedded Lua library (every src/lua file, available as
  * require("attn.<name>")) is registered; attn (src/lua/init.lua) returns the public tables,
  * which become the globals torch, nn, attention, help and lesson. This is the only file that sets
- * a global (attn_setglobal is how src/cli sets the ones the command line asks for: arg, -l name). */
+ * a global (attn_setglobal is how src/cli sets the ones the command line asks for: arg, -l name).
+ * Two entries: attn_open for ./attn, luaopen_attn for attn.so (require "attn" from lua5.4); both
+ * go through load_library. */
 #include <lauxlib.h>
 #include <lualib.h>
 #include <math.h>
@@ -175,4 +177,11 @@ int attn_open(lua_State *L)
     lt_guard_lua_memory(L); /* before the library takes the state's allocator for tensors */
     lua_pushcfunction(L, open_all);
     return lua_pcall(L, 0, 0, 0);
+}
+
+/* attn.so (make attn.so): require("attn") from lua5.4 returns the library's tables, the same ones
+ * ./attn makes its globals, and sets no global. */
+int luaopen_attn(lua_State *L)
+{
+    return load_library(L);
 }

@@ -47,18 +47,29 @@ static int is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* ./lessons, else lessons/ next to the executable. NULL when there is neither. */
+/* ./lessons, else lessons/ next to the executable (a build tree), else ../share/attn/lessons relative to
+ * it (where make install puts them, so an install staged under a DESTDIR finds its own). NULL when there
+ * is none. */
 static const char *lessons_dir(char *buf, size_t size) {
+    static const char *const beside[] = {"lessons", "../share/attn/lessons"};
     ssize_t n;
     char *slash;
     if (is_dir("lessons")) return "lessons";
-    n = readlink("/proc/self/exe", buf, size - sizeof "lessons");
+    n = readlink("/proc/self/exe", buf, size - sizeof "../share/attn/lessons");
     if (n <= 0) return NULL;
     buf[n] = '\0';
     slash = strrchr(buf, '/');
     if (slash == NULL) return NULL;
-    strcpy(slash + 1, "lessons");
-    return is_dir(buf) ? buf : NULL;
+    for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+        strcpy(slash + 1, beside[i]);
+        if (is_dir(buf)) {
+            char *canonical = realpath(buf, NULL); /* "/usr/local/share/...", not ".../bin/../share/..." */
+            if (canonical && strlen(canonical) < size) strcpy(buf, canonical);
+            free(canonical);
+            return buf;
+        }
+    }
+    return NULL;
 }
 
 static int is_lua_file(const struct dirent *e) {

@@ -11,7 +11,8 @@ local reference = {}
 local references = {}
 
 -- Where the reference files are: tests/data/torch of the repository the lesson file is in (lessons/
--- sits beside tests/), else of the current directory.
+-- sits beside tests/), or data/torch beside an installed lessons/ (make install: share/attn/), else
+-- tests/data/torch of the current directory.
 local function reference_path(file)
     local candidates = {}
     for level = 3, 8 do
@@ -20,6 +21,7 @@ local function reference_path(file)
         if info.source:match("^@") then   -- a file's chunk (attn's own library is "=[attn]/...")
             local dir = info.source:match("^@(.*)/[^/]*$") or "."
             candidates[#candidates + 1] = dir .. "/../tests/data/torch/" .. file
+            candidates[#candidates + 1] = dir .. "/../data/torch/" .. file
             break
         end
     end

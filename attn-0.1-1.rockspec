@@ -1,0 +1,35 @@
+-- attn-0.1-1.rockspec — attn's library as a LuaRocks rock: the module attn (attn.so, a Lua 5.4 C
+-- module built by the Makefile from src/core, src/bind and the embedded src/lua), so that
+-- require("attn") returns {torch, nn, attention, help, lesson}. The attn command, its man page and the
+-- lessons are `make install`'s (see README.md).
+rockspec_format = "3.0"
+package = "attn"
+version = "0.1-1"
+source = {
+    -- `luarocks make attn-0.1-1.rockspec` in a checkout builds that checkout; url is where a packed rock
+    -- would fetch it from (this repository has no public address yet)
+    url = "git+file:///work/main",
+    branch = "main",
+}
+description = {
+    summary = "Tensors and the stages of attention, printed as PyTorch prints them",
+    detailed = [[
+A tensor core in C with PyTorch's numbers (its random streams, its print format, its summation
+orders) and every stage of attention (scores, scaling, masking, softmax, weighted sum, heads) as an
+operation, with the attention classes of the books.]],
+}
+dependencies = {
+    "lua >= 5.4, < 5.5",
+}
+external_dependencies = {
+    OPENBLAS = {header = "cblas.h", library = "openblas"},
+    SLEEF = {header = "sleef.h", library = "sleef"},
+}
+build = {
+    type = "make",
+    build_target = "attn.so",
+    install_target = "install-lua",
+    install_variables = {
+        LUA_CMOD_DIR = "$(LIBDIR)",
+    },
+}

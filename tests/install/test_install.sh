@@ -1,0 +1,62 @@
+#!/bin/sh
+# test_install.sh — attn as a Unix tool and as a Lua library, installed: `make install` into a temporary
+# DESTDIR (PREFIX=/usr/local, and once with another PREFIX), then the installed attn run from a
+# directory that has no lessons/ (so --list must find them relative to the binary), its man page
+# checked with man --warnings, and attn.so loaded by stock lua5.4 (require "attn", and a busted spec).
+# TAP output.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/tap.sh
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+OUT=$TMP/out
+ERR=$TMP/err
+# shellcheck disable=SC2317  # called from tap.sh
+diagnose() {
+    sed 's/^/#   /' "$OUT" | head -n 10
+    sed 's/^/#   stderr: /' "$ERR" | head -n 10
+}
+# run COMMAND...: from the empty directory $TMP/elsewhere, keeping stdout and stderr
+mkdir -p "$TMP/elsewhere"
+run() { (cd "$TMP/elsewhere" && "$@") >"$OUT" 2>"$ERR"; }
+# lines_are N PATTERN: N lines of the last run's stdout match PATTERN
+lines_are() { [ "$(grep -c "$2" "$OUT")" -eq "$1" ]; }
+
+STAGE=$TMP/stage
+ROOT=$STAGE/usr/local
+check "make install DESTDIR=<tmp> PREFIX=/usr/local succeeds" \
+    run make --no-print-directory -C "$PWD" install DESTDIR="$STAGE" PREFIX=/usr/local
+check "it installs bin/attn, the man page, the lessons and lib/lua/5.4/attn.so" \
+    all test -x "$ROOT/bin/attn" -- test -f "$ROOT/share/man/man1/attn.1" -- \
+        test -f "$ROOT/share/attn/lessons/01_simple_attention.lua" -- test -f "$ROOT/lib/lua/5.4/attn.so"
+
+check "man --warnings renders attn.1 without a warning" \
+    all run man --warnings -E UTF-8 -l "$ROOT/share/man/man1/attn.1" -- test ! -s "$ERR" -- \
+        grep -q "attn - a step-through interpreter" "$OUT"
+
+nlessons=$(ls lessons/*.lua | wc -l)
+check "the installed attn --list, run elsewhere, lists all $nlessons lessons (found beside the binary)" \
+    all run "$ROOT/bin/attn" --list -- lines_are "$nlessons" '\.lua'
+check "... under their installed paths" lines_are "$nlessons" "^$ROOT/share/attn/lessons/[0-9]"
+check "the installed attn --check runs an installed lesson (its PyTorch reference data found too)" \
+    all run "$ROOT/bin/attn" --check "$ROOT/share/attn/lessons/01_simple_attention.lua" \
+        "$ROOT/share/attn/lessons/10_general_attention.lua" -- grep -q ' 0 failed' "$OUT"
+check "the installed attn runs a lesson straight through as a script" \
+    all run "$ROOT/bin/attn" "$ROOT/share/attn/lessons/01_simple_attention.lua" -- \
+        grep -q "0.9544" "$OUT"
+
+export LUA_CPATH="$ROOT/lib/lua/5.4/?.so;;"
+check "lua5.4 -e 'local torch = require(\"attn\").torch' works with the installed attn.so" \
+    all run lua5.4 -e 'local torch = require("attn").torch' -- test ! -s "$ERR"
+check "... and prints PyTorch's numbers" \
+    all run lua5.4 -e 'local torch = require("attn").torch; print(torch.softmax(torch.tensor{1.0, 2.0, 3.0}, -1))' -- \
+        grep -qx "tensor(\[0.0900, 0.2447, 0.6652\])" "$OUT"
+check "a busted spec under stock lua5.4 with require \"attn\" passes" \
+    all run lua5.4 /usr/bin/busted -o TAP "$PWD/tests/install/attn_module_spec.lua" -- \
+        grep -q '^1\.\.[1-9]' "$OUT" -- lines_are 0 '^not ok'
+unset LUA_CPATH
+
+check "PREFIX is honoured: PREFIX=/opt/attn installs under it" \
+    all run make --no-print-directory -C "$PWD" install DESTDIR="$TMP/stage2" PREFIX=/opt/attn -- \
+        test -x "$TMP/stage2/opt/attn/bin/attn" -- test -f "$TMP/stage2/opt/attn/lib/lua/5.4/attn.so" -- \
+        run "$TMP/stage2/opt/attn/bin/attn" --list -- grep -q 01_simple_attention "$OUT"
+tap_end
