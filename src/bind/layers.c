@@ -1,6 +1,6 @@
 /* layers.c (bindings) — torch.layer_norm, torch.embedding, torch.erf/sin/cos (also as tensor methods),
  * and gelu/silu, which PyTorch has only as torch.nn.functional.gelu/silu: those two are the part
- * `functional`, which src/lua/transformer.lua puts into nn.functional. The numbers
+ * `functional`, which src/lua/nn/functional.lua puts into nn.functional. The numbers
  * are computed in core/layers.c and core/activation.c. */
 #include <stdio.h>
 #include <string.h>

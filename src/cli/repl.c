@@ -1,6 +1,6 @@
 /* repl.c — attn's interactive loop: reads lines (GNU readline on a terminal, plain getline
  * otherwise, so pipes work), keeps the history in ~/.attn_history, completes names with Tab, and
- * hands every chunk to the Lua module attn.repl (src/lua/repl.lua), which decides whether a chunk
+ * hands every chunk to the Lua module attn.repl (src/lua/repl/init.lua), which decides whether a chunk
  * is complete, runs it and prints its values or its error. */
 #include <errno.h>
 #include <fcntl.h>
@@ -141,7 +141,7 @@ static void push_out(lua_State *L) {
 
 /* ---- completion ------------------------------------------------------------------------------ */
 
-/* Pushes require("attn.repl")[name] (src/lua/repl.lua). Returns 0, with the error pushed instead,
+/* Pushes require("attn.repl")[name] (src/lua/repl/init.lua). Returns 0, with the error pushed instead,
  * when the module cannot be loaded. */
 static int push_repl_function(lua_State *L, const char *name) {
     lua_getglobal(L, "require");

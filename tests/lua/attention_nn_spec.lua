@@ -1,4 +1,4 @@
--- The library's attention classes (src/lua/attention_nn.lua): nn.SelfAttention_v1 ... nn.MLPAttention.
+-- The library's attention classes (src/lua/nn/attention.lua): nn.SelfAttention_v1 ... nn.MLPAttention.
 --   * seeded outputs of the ch. 3 classes against the book's printed text (ch. 3; grad_fn dropped),
 --     on the default path (the stages, at these sizes) and on the fused one;
 --   * the d2l toy (d2l §10.1) for DotProductAttention and MLPAttention;

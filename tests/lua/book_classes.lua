@@ -3,7 +3,7 @@
 -- specs that check them against the book's printed numbers: book_random_spec.lua (every printed
 -- output that depends on random numbers) and trace_spec.lua (the tracer, stage by stage). Loaded with
 -- dofile, like support.lua; each load makes fresh classes. The library's own versions, written for
--- speed and checks, are in src/lua/attention_nn.lua.
+-- speed and checks, are in src/lua/nn/attention.lua.
 local nn, torch = nn, torch
 
 -- In [27]

@@ -1,7 +1,7 @@
 -- error_position_spec.lua — an error from attn's embedded library (src/lua/*.lua, src/bind/*.c) points
 -- at the user's line and names what the user called, never at "[attn]/nn.lua:304:" internals.
 -- Code is loaded as a chunk named like the REPL's ("=stdin"), the call on its line 2, and also typed
--- through the REPL's own evaluator (src/lua/repl.lua), which drops "stdin:1: " for one-liners.
+-- through the REPL's own evaluator (src/lua/repl/init.lua), which drops "stdin:1: " for one-liners.
 local repl = require("attn.repl")
 local errors = require("attn.errors")
 

@@ -1,4 +1,4 @@
--- repl_spec.lua — the REPL's logic (src/lua/repl.lua, src/lua/help.lua), without a terminal.
+-- repl_spec.lua — the REPL's logic (src/lua/repl/, src/lua/help.lua), without a terminal.
 -- Run inside attn: ./attn /usr/bin/busted -o TAP tests/lua
 
 local repl = require("attn.repl")

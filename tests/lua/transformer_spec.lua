@@ -1,4 +1,4 @@
--- The Transformer's layers (src/lua/transformer.lua) against PyTorch running Python Deep Learning's classes on the same
+-- The Transformer's layers (src/lua/nn/transformer.lua) against PyTorch running Python Deep Learning's classes on the same
 -- seeds: tests/data/torch/transformer.txt, made by scripts/gen-torch-reference.sh (Debian's python3-torch;
 -- scripts/torch_reference_layers.py has the Python classes). PyTorch's numbers are the expected side; the
 -- inputs come from the file or from the same seeded generator (then they are checked equal to the file's).

@@ -1,4 +1,4 @@
--- docs_attention.lua — help for the global table `attention`: the stages (src/bind/attention.c) and
+-- attention.lua — help for the global table `attention`: the stages (src/bind/attention.c) and
 -- attention.forward (src/lua/attention.lua). Loaded by attn.docs (docs/init.lua).
 
 local D = require("attn.docs.define")

@@ -1,4 +1,4 @@
--- docs_attention_nn.lua — help for the books' attention classes (src/lua/attention_nn.lua):
+-- attention_nn.lua — help for the books' attention classes (nn/attention.lua):
 -- nn.SelfAttention_v1 ... nn.MultiHeadAttention (Build a Large Language Model (From Scratch), ch. 3),
 -- nn.MultiHeadedAttention (Python Deep Learning, ch. 7) and nn.DotProductAttention, nn.MLPAttention (d2l). Loaded by attn.docs with its helpers.
 

@@ -1,4 +1,4 @@
--- docs_fused.lua — help for attention.fused (src/core/fused.c, src/bind/fused.c). Loaded by attn.docs,
+-- fused.lua — help for attention.fused (src/core/fused.c, src/bind/fused.c). Loaded by attn.docs,
 -- which passes its helpers.
 
 local D = require("attn.docs.define")

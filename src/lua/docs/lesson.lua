@@ -1,4 +1,4 @@
--- docs_lesson.lua — help for the lesson library (src/lua/lesson.lua): the functions a lesson in
+-- lesson.lua — help for the lesson library (lesson/init.lua): the functions a lesson in
 -- lessons/*.lua is written with. Loaded by attn.docs (docs/init.lua). The examples wrap
 -- their calls in lesson.capture, so that what the library prints is the example's result.
 

@@ -1,4 +1,4 @@
--- docs_nn.lua — help for nn (src/lua/nn.lua): nn.Module and its methods, nn.Parameter, nn.Linear,
+-- nn.lua — help for nn (nn/init.lua, nn/module.lua, nn/layers.lua): nn.Module and its methods, nn.Parameter, nn.Linear,
 -- nn.Dropout, nn.ModuleList and nn.functional. Loaded by attn.docs (docs/init.lua).
 
 local D = require("attn.docs.define")

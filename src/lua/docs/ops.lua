@@ -1,4 +1,4 @@
--- docs_ops.lua — help for what is computed on tensors: operators, element-wise arithmetic and
+-- ops.lua — help for what is computed on tensors: operators, element-wise arithmetic and
 -- comparisons, reductions, matrix products and the attention stages (the functions of
 -- src/bind/ops.c). Loaded by attn.docs (docs/init.lua).
 

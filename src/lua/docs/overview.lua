@@ -1,4 +1,4 @@
--- docs_overview.lua — what ?nn, ?attention and ?lesson list, in the order a reader of the books meets
+-- overview.lua — what ?nn, ?attention and ?lesson list, in the order a reader of the books meets
 -- it (help.groups), and the doc of nn itself. Loaded by attn.docs (docs/init.lua).
 
 local D = require("attn.docs.define")

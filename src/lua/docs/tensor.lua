@@ -1,4 +1,4 @@
--- docs_tensor.lua — help for tensors themselves: properties, indexing, shapes and views, conversion
+-- tensor.lua — help for tensors themselves: properties, indexing, shapes and views, conversion
 -- (the functions of src/bind/tensor.c). Loaded by attn.docs (docs/init.lua).
 
 local D = require("attn.docs.define")

@@ -1,4 +1,4 @@
--- lesson_compare.lua — how lesson.check compares what attn computed with what the book printed,
+-- compare.lua — how lesson.check compares what attn computed with what the book printed,
 -- and how it explains a mismatch (module attn.lesson.compare, used by attn.lesson).
 --
 --   compare.check(computed, expected, opts) -> ok, lines

@@ -398,7 +398,7 @@ local function report_check(what, ok, lines, identity, note, pair)
     end
 end
 
--- lesson.check(what, computed, expected [, {tol = ...}]) -> true/false. See lesson_compare.lua.
+-- lesson.check(what, computed, expected [, {tol = ...}]) -> true/false. See lesson/compare.lua.
 -- The expected side is the book's: its printed text, its numbers, or PyTorch's numbers read with
 -- lesson.reference. A tensor attn computed is refused: comparing two computations is lesson.agree.
 function lesson.check(what, computed, expected, opts)
