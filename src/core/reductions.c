@@ -27,16 +27,8 @@ static int reduced_shape(const attn_tensor *t, int dim, int keepdim, int64_t *sh
 /* Moves dim to the end of a contiguous copy so every reduction is over contiguous runs. */
 static attn_tensor *dim_last_contiguous(const attn_tensor *t, int dim, attn_error *err)
 {
-    attn_tensor *moved = attn_alias(t, err);
-    if (!moved)
-        return NULL;
-    for (int d = dim; d < t->ndim - 1; d++) {
-        moved->shape[d] = t->shape[d + 1];
-        moved->stride[d] = t->stride[d + 1];
-    }
-    moved->shape[t->ndim - 1] = t->shape[dim];
-    moved->stride[t->ndim - 1] = t->stride[dim];
-    attn_tensor *c = attn_contiguous(moved, err);
+    attn_tensor *moved = attn_dim_last(t, dim, err);
+    attn_tensor *c = moved ? attn_contiguous(moved, err) : NULL;
     attn_free(moved);
     return c;
 }

@@ -176,6 +176,9 @@ attn_tensor *attn_reshape(const char *fn, const attn_tensor *t, int ndim, const 
  * walks t's memory: an operation that draws one random number per element of a non-contiguous tensor
  * (uniform_, normal_, bernoulli_) draws them in this order. For a contiguous t it is t's own order. */
 attn_tensor *attn_memory_order(const attn_tensor *t, attn_error *err);
+/* t with dim (0-based) moved to the end, the others in order: torch.movedim(t, dim, -1). A reduction
+ * along dim reads the rows of its contiguous copy. */
+attn_tensor *attn_dim_last(const attn_tensor *t, int dim, attn_error *err);
 
 /* ---- copies -------------------------------------------------------------------------------- */
 attn_tensor *attn_contiguous(const attn_tensor *t, attn_error *err); /* alias if already contiguous */

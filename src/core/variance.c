@@ -95,6 +95,29 @@ static float var_row(const float *p, int64_t len, int64_t correction, int take_s
     return finish(m2, nf > (double)correction ? nf - (double)correction : 0.0, take_sqrt);
 }
 
+/* Along dim: rows results, each a Welford pass over one row of len elements. dim is moved last and the
+ * rows made contiguous (the values, not the order, are what matter for each row's pass, which runs
+ * along dim in order). -1 with err set when out of memory or interrupted. */
+static int var_along(const attn_tensor *t, int dim, int64_t correction, int take_sqrt, float *out, int64_t rows,
+                     int64_t len, attn_error *err)
+{
+    attn_tensor *moved = attn_dim_last(t, dim, err);
+    attn_tensor *c = moved ? attn_contiguous(moved, err) : NULL;
+    attn_free(moved);
+    if (!c)
+        return -1;
+    for (int64_t r = 0; r < rows; r++) {
+        if (attn_poll(0)) {
+            attn_free(c);
+            attn_interrupted(err);
+            return -1;
+        }
+        out[r] = var_row(c->storage->data + c->offset + r * len, len, correction, take_sqrt);
+    }
+    attn_free(c);
+    return 0;
+}
+
 attn_tensor *attn_var(const char *fn, const attn_tensor *t, int dim, int64_t correction, int keepdim,
                       int take_sqrt, attn_error *err)
 {
@@ -126,33 +149,9 @@ attn_tensor *attn_var(const char *fn, const attn_tensor *t, int dim, int64_t cor
         }
         return out;
     }
-    /* along dim: move it last and make the rows contiguous (the values, not the order, are what matter
-     * for each row's Welford pass, which runs along dim in order) */
-    attn_tensor *moved = attn_alias(t, err);
-    if (!moved) {
+    if (var_along(t, dim, correction, take_sqrt, out->storage->data, rows, len, err)) {
         attn_free(out);
         return NULL;
     }
-    for (int d = dim; d < t->ndim - 1; d++) {
-        moved->shape[d] = t->shape[d + 1];
-        moved->stride[d] = t->stride[d + 1];
-    }
-    moved->shape[t->ndim - 1] = t->shape[dim];
-    moved->stride[t->ndim - 1] = t->stride[dim];
-    attn_tensor *c = attn_contiguous(moved, err);
-    attn_free(moved);
-    if (!c) {
-        attn_free(out);
-        return NULL;
-    }
-    for (int64_t r = 0; r < rows; r++) {
-        if (attn_poll(0)) {
-            attn_free(c);
-            attn_free(out);
-            return attn_interrupted(err);
-        }
-        out->storage->data[r] = var_row(c->storage->data + c->offset + r * len, len, correction, take_sqrt);
-    }
-    attn_free(c);
     return out;
 }

@@ -363,3 +363,17 @@ attn_tensor *attn_memory_order(const attn_tensor *t, attn_error *err)
         dims[d] = fast[t->ndim - 1 - d]; /* slowest first: row-major order of the view walks memory */
     return attn_permute(t, dims, err);
 }
+
+attn_tensor *attn_dim_last(const attn_tensor *t, int dim, attn_error *err)
+{
+    attn_tensor *moved = attn_alias(t, err);
+    if (!moved)
+        return NULL;
+    for (int d = dim; d < t->ndim - 1; d++) {
+        moved->shape[d] = t->shape[d + 1];
+        moved->stride[d] = t->stride[d + 1];
+    }
+    moved->shape[t->ndim - 1] = t->shape[dim];
+    moved->stride[t->ndim - 1] = t->stride[dim];
+    return moved;
+}
