@@ -12,6 +12,7 @@
 -- The numbers are PyTorch's print of t, cell by cell (so precision and scientific notation follow
 -- torch.set_printoptions, and -inf / nan show as such); the colour only adds to them.
 --
+--   heatmap.level(v, lo, hi) -> where v lies in the colour scale, 0..1 (nil for -inf, inf and nan)
 --   heatmap.record(fn) -> the recorder it replaces. While one is set (lesson/record.lua, for --html),
 --       every shaded matrix render would draw is handed to fn as data instead: fn{t =, opts =, cells =,
 --       values =, rows =, cols =, lo =, hi =} returns the text render returns in its place (a marker
@@ -56,13 +57,14 @@ local function cells_of(t)
     return rows
 end
 
--- Where v lies between lo and hi, 0..1 (nil for -inf, inf and nan).
+-- Where v lies between lo and hi, 0..1 (nil for -inf, inf and nan); heatmap_svg.lua shades by it too.
 local function level(v, lo, hi)
     if v ~= v or v == math.huge or v == -math.huge then return nil end
     if hi <= lo then return 0.5 end
     local x = (v - lo) / (hi - lo)
     return x < 0 and 0 or (x > 1 and 1 or x)
 end
+heatmap.level = level
 
 local function finite_range(values)
     local lo, hi = math.huge, -math.huge

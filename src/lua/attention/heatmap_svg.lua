@@ -11,20 +11,13 @@
 -- currentColor, so the picture follows the page's light or dark theme.
 local escape = require("attn.text.escape").html
 local width = require("attn.text.width").of
+local level = require("attn.attention.heatmap").level -- where a value lies in the scale, as in the terminal
 
 local svg = {}
 
 local SCALE = {{255, 255, 217}, {237, 248, 177}, {199, 233, 180}, {127, 205, 187}, {65, 182, 196},
                {29, 145, 192}, {34, 94, 168}, {37, 52, 148}, {8, 29, 88}}
 local CHAR, CELL_H, PAD = 8, 26, 14   -- pixels: a monospace character at 13px, a cell's height, padding
-
--- Where v lies between lo and hi, 0..1 (nil for -inf, inf and nan), as the terminal's heatmap has it.
-local function level(v, lo, hi)
-    if v ~= v or v == math.huge or v == -math.huge then return nil end
-    if hi <= lo then return 0.5 end
-    local x = (v - lo) / (hi - lo)
-    return x < 0 and 0 or (x > 1 and 1 or x)
-end
 
 -- The fill of a cell and the colour of its text.
 local function colours(v, x)
