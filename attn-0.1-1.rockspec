@@ -6,7 +6,8 @@ rockspec_format = "3.0"
 package = "attn"
 version = "0.1-1"
 source = {
-    -- `luarocks make attn-0.1-1.rockspec` in a checkout builds that checkout; url is where a packed rock
+    -- `luarocks --lua-version 5.4 make attn-0.1-1.rockspec` in a checkout builds that checkout (tested
+    -- by tests/install/test_install.sh); url is where a packed rock
     -- would fetch it from (this repository has no public address yet)
     url = "git+file:///work/main",
     branch = "main",
@@ -21,9 +22,11 @@ operation, with the attention classes of the books.]],
 dependencies = {
     "lua >= 5.4, < 5.5",
 }
+-- The Makefile finds their headers with pkg-config (Debian keeps cblas.h under an openblas-pthread
+-- folder LuaRocks does not search), so only the libraries are checked here.
 external_dependencies = {
-    OPENBLAS = {header = "cblas.h", library = "openblas"},
-    SLEEF = {header = "sleef.h", library = "sleef"},
+    OPENBLAS = {library = "openblas"},
+    SLEEF = {library = "sleef"},
 }
 build = {
     type = "make",

@@ -12,8 +12,9 @@ set -eu
 #        gettext (msgfmt compiles the translation catalogs; xgettext, msgmerge for translators)
 # test:  cmocka (C tests), busted (Lua tests, run inside attn), tmux (drives the REPL in a terminal),
 #        lua5.4 (the baseline of the startup benchmark, and the stock interpreter that loads attn.so in
-#        tests/install), man-db (man --warnings checks the man page doc/attn.1)
-PACKAGES="gcc make pkg-config gettext liblua5.4-dev libopenblas-dev libreadline-dev libsleef-dev libcjson-dev libpcre2-dev libcmark-dev libcmocka-dev lua-busted tmux lua5.4 man-db $*"
+#        tests/install), man-db (man --warnings checks the man page doc/attn.1), luarocks (builds the
+#        rockspec)
+PACKAGES="gcc make pkg-config gettext liblua5.4-dev libopenblas-dev libreadline-dev libsleef-dev libcjson-dev libpcre2-dev libcmark-dev libcmocka-dev lua-busted tmux lua5.4 man-db luarocks $*"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: this is not a Debian/Ubuntu system; install these by hand: $PACKAGES" >&2

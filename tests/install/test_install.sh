@@ -2,7 +2,8 @@
 # test_install.sh — attn as a Unix tool and as a Lua library, installed: `make install` into a temporary
 # DESTDIR (PREFIX=/usr/local, and once with another PREFIX), then the installed attn run from a
 # directory that has no lessons/ (so --list must find them relative to the binary), its man page
-# checked with man --warnings, and attn.so loaded by stock lua5.4 (require "attn", and a busted spec).
+# checked with man --warnings, and attn.so loaded by stock lua5.4 (require "attn", and a busted spec);
+# the rockspec built with LuaRocks into a temporary tree.
 # TAP output.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tap.sh
@@ -54,6 +55,12 @@ check "a busted spec under stock lua5.4 with require \"attn\" passes" \
     all run lua5.4 /usr/bin/busted -o TAP "$PWD/tests/install/attn_module_spec.lua" -- \
         grep -q '^1\.\.[1-9]' "$OUT" -- lines_are 0 '^not ok'
 unset LUA_CPATH
+
+check "the rockspec builds and installs attn.so with LuaRocks (luarocks --lua-version 5.4 make)" \
+    all run sh -c "cd '$PWD' && luarocks --lua-version 5.4 make --tree '$TMP/rocks' attn-0.1-1.rockspec" -- \
+        test -f "$TMP/rocks/lib/lua/5.4/attn.so" -- \
+        run env LUA_CPATH="$TMP/rocks/lib/lua/5.4/?.so;;" lua5.4 -e 'print(require("attn").torch.ones(2))' -- \
+        grep -qx 'tensor(\[1., 1.\])' "$OUT"
 
 check "PREFIX is honoured: PREFIX=/opt/attn installs under it" \
     all run make --no-print-directory -C "$PWD" install DESTDIR="$TMP/stage2" PREFIX=/opt/attn -- \
