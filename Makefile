@@ -19,6 +19,9 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(SLEEF_LIBS)
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   := $(shell pkg-config --libs openblas libcjson 2>/dev/null) $(SLEEF_LIBS)
 LUA_LIBS    := $(shell pkg-config --libs lua5.4 2>/dev/null)
+# attn.so's libraries: attn's, less Lua (the interpreter that loads it provides Lua) and readline (the
+# REPL's, in src/cli, which attn.so leaves out).
+MODULE_LIBS := $(shell pkg-config --libs openblas libcjson libpcre2-8 2>/dev/null) $(SLEEF_LIBS)
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE    := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Isrc/core -Isrc/bind -Isrc/cli -Ibuild/gen $(WARN) $(PKG_CFLAGS)
@@ -63,7 +66,7 @@ $(call rel_obj,$(VECTOR_LOOPS)) $(call pic_obj,$(VECTOR_LOOPS)): RELEASE += -fve
 # attn.so: the same library (src/core, src/bind, the embedded src/lua) as a Lua C module, for
 # require("attn") from lua5.4. Not linked against liblua: the interpreter that loads it provides Lua.
 attn.so: $(call pic_obj,$(CORE_SRC) $(BIND_SRC) build/gen/lua_embed.c build/gen/data_embed.c)
-	$(CC) $(RELEASE) -shared -o $@ $^ $(BLAS_LIBS) -lpthread -lm
+	$(CC) $(RELEASE) -shared -o $@ $^ $(MODULE_LIBS) -lpthread -lm
 
 build/release/%.o: %.c build/release/%.d | build/gen/lua_embed.c build/gen/data_embed.c
 	@mkdir -p $(dir $@)

@@ -22,11 +22,13 @@ operation, with the attention classes of the books.]],
 dependencies = {
     "lua >= 5.4, < 5.5",
 }
--- The Makefile finds their headers with pkg-config (Debian keeps cblas.h under an openblas-pthread
+-- The Makefile finds the headers with pkg-config (Debian keeps cblas.h under an openblas-pthread
 -- folder LuaRocks does not search), so only the libraries are checked here.
 external_dependencies = {
     OPENBLAS = {library = "openblas"},
     SLEEF = {library = "sleef"},
+    CJSON = {library = "cjson"},
+    PCRE2 = {library = "pcre2-8"},
 }
 build = {
     type = "make",
