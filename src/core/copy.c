@@ -150,21 +150,24 @@ int attn_copy_(attn_tensor *dst, const attn_tensor *src, attn_error *err)
         attn_fail(err, "copy: out of memory");
         return -1;
     }
-    int64_t n = attn_numel(dst), index[ATTN_MAX_DIMS] = {0};
+    /* dst's elements in row-major order, the storage offset `at` moved along as the index counts up */
+    int64_t n = attn_numel(dst), index[ATTN_MAX_DIMS] = {0}, at = dst->offset;
     for (int64_t i = 0; i < n; i++) {
         if (attn_poll(i)) { /* dst is left partly written, as a PyTorch copy_ stopped by Ctrl-C would be */
             attn_free(c);
             attn_interrupted(err);
             return -1;
         }
-        int64_t at = attn_offset_of(dst, index);
         if (dst->dtype == ATTN_INT64)
             dst->storage->i64[at] = c->storage->i64[c->offset + i];
         else
             dst->storage->data[at] = c->storage->data[c->offset + i];
         for (int d = dst->ndim - 1; d >= 0; d--) {
-            if (++index[d] < dst->shape[d])
+            if (++index[d] < dst->shape[d]) {
+                at += dst->stride[d];
                 break;
+            }
+            at -= (dst->shape[d] - 1) * dst->stride[d];
             index[d] = 0;
         }
     }
