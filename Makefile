@@ -21,7 +21,8 @@ BLAS_LIBS   := $(shell pkg-config --libs openblas libcjson 2>/dev/null) $(SLEEF_
 LUA_LIBS    := $(shell pkg-config --libs lua5.4 2>/dev/null)
 # attn.so's libraries: attn's, less Lua (the interpreter that loads it provides Lua) and readline (the
 # REPL's, in src/cli, which attn.so leaves out).
-MODULE_LIBS := $(shell pkg-config --libs openblas libcjson libpcre2-8 2>/dev/null) $(SLEEF_LIBS)
+# Derived from PKGS, so a library added there reaches attn.so too.
+MODULE_LIBS := $(shell pkg-config --libs $(filter-out lua5.4 readline,$(PKGS)) 2>/dev/null) $(SLEEF_LIBS)
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE    := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Isrc/core -Isrc/bind -Isrc/cli -Ibuild/gen $(WARN) $(PKG_CFLAGS)
