@@ -113,11 +113,12 @@ int attn_markdown(char **files, int nfiles) {
             ok = 0;
             continue;
         }
-        /* markdown.write(path) writes the handout, or raises an error (no handout is half written) */
+        /* markdown.write(path) -> true, or nil and what went wrong */
         int done = push_function(L, "attn.lesson.markdown", "write");
         if (done) {
             lua_pushstring(L, files[i]);
-            done = attn_pcall(L, 1, 0, 0) == LUA_OK;
+            done = attn_pcall(L, 1, 2, 0) == LUA_OK;
+            if (done && !lua_toboolean(L, -2)) done = 0; /* the message is on top */
         }
         if (!done) {
             const char *msg = lua_tostring(L, -1);

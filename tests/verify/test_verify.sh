@@ -156,6 +156,14 @@ check "--markdown: the title, sections, steps as \`\`\`lua and \`\`\`output bloc
     out_has "x_2: tensor([0.5500, 0.8700, 0.6600])" -- out_has "- ✓ d_in, the input embedding size, d=3" -- \
     out_lacks "lesson.check(" -- err_empty
 
+run --markdown tests/lessons/fixtures/failing.lua
+check "--markdown: a failed check is in the handout with its ✗ and explanation; exit 1, said on stderr" all \
+    status_is 1 -- out_has "- ✗ wrong on purpose" -- out_has "largest difference 1.0e-04 at [5]" -- \
+    err_has "failing.lua: 1 check(s) failed" -- sh -c "! grep -q traceback '$ERR'"
+run --markdown "$TMP/no_such_lesson.lua"
+check "--markdown: a missing lesson writes nothing and says so" all status_is 1 -- out_is "" -- \
+    err_has "cannot open $TMP/no_such_lesson.lua"
+
 if [ "$HANDOUTS" = handouts ]; then
     : >"$TMP/markdown.err"
     for f in lessons/*.lua; do

@@ -3,7 +3,8 @@
 -- ```lua block followed by an ```output block with what it printed, and its checks as a list.
 --
 --   markdown.handout(path) -> the handout's text, how many checks failed
---   markdown.write(path)   writes the handout to stdout; an error when a check failed (after writing)
+--   markdown.write(path) -> true, or nil and a message (the file cannot be read: nothing written; a
+--                          check failed: the handout is written, with the failure)
 --
 -- The handout is notes `attn --verify` can check (src/lua/verify/): its blocks, run in order, print
 -- what its output blocks show, since they are the lesson's own code and what it printed. The blocks
@@ -113,12 +114,16 @@ function markdown.handout(path)
 end
 
 function markdown.write(path)
+    local f, err = io.open(path, "rb")
+    if not f then return nil, "cannot open " .. tostring(err) end
+    f:close()
     local text, failed = markdown.handout(path)
     io.stdout:write(text)
     io.stdout:flush()
     if failed > 0 then
-        error(string.format("%s: %d check(s) failed (the handout shows them with ✗)", path, failed), 0)
+        return nil, string.format("%s: %d check(s) failed (the handout shows them with ✗)", path, failed)
     end
+    return true
 end
 
 return markdown
