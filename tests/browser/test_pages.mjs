@@ -7,9 +7,10 @@
 // many steps as the terminal run prints rules for, and its SVG heatmaps hold, cell by cell, the values
 // the terminal run draws in colour (the terminal run goes through `script`, so that attn sees a
 // terminal and colours its heatmaps). Presentation mode: → three times shows step 4 and the fragment
-// says #present-4, ← goes back, a reload of #present-7 opens step 7. A screenshot of a heatmap step
-// has the window's size and is not blank. A lesson whose token is <script>alert(1)</script> shows it
-// as text and runs no script.
+// says #present-4, ← goes back, a reload of #present-7 opens step 7, printing gives each step a page.
+// A screenshot of a heatmap step has the window's size and is not blank. A lesson whose token is
+// <script>alert(1)</script> shows it as text and runs no script. From the REPL: attention.heatmap's
+// SVG file and tr:save's page open on their own and hold the values the terminal draws.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -261,6 +262,38 @@ try {
        JSON.stringify(seen));
     ok(!problems.some((p) => p.startsWith("dialog")), "no alert", problems.join("\n"));
     await page.close();
+  }
+  // from the REPL: a heatmap as an SVG file, a tracer's stages as a page
+  {
+    const made2 = spawnSync(attn, ["-e", `
+      inputs = torch.tensor{{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}, {0.57, 0.85, 0.64}}
+      tr = attention.trace{x = inputs, tokens = {"<script>alert(1)</script>", "journey", "starts"}}
+      tr:save(${JSON.stringify(join(out, "trace.html"))})
+      attention.heatmap(tr.weights, {rows = tr.tokens, cols = {"a", "b", "c"}, svg = ${JSON.stringify(join(out, "w.svg"))}})
+      attention.heatmap(tr.weights, {rows = tr.tokens, cols = {"a", "b", "c"}, color = true})`],
+      { cwd: root, encoding: "utf8" });
+    ok(made2.status === 0, "tr:save and attention.heatmap{svg =} write their files", made2.stderr);
+    const drawn = terminalHeatmaps(made2.stdout);
+    const svgPage = await open(browser, join(out, "w.svg"));
+    const inSvg = await pageHeatmaps(svgPage.page);
+    ok(svgPage.problems.length === 0 && JSON.stringify(inSvg) === JSON.stringify(drawn),
+       "the SVG file opens on its own and holds the values the terminal draws", firstDifference(inSvg, drawn));
+    await svgPage.page.close();
+    const tracePage = await open(browser, join(out, "trace.html"));
+    const seen = await tracePage.page.evaluate(() => ({
+      steps: document.querySelectorAll("section.step").length,
+      heatmaps: document.querySelectorAll("svg.heatmap").length,
+      scripts: document.scripts.length,
+      label: document.querySelector("svg.heatmap text.row").textContent,
+    }));
+    ok(tracePage.problems.length === 0 && seen.steps === 3 && seen.heatmaps === 1 && seen.scripts === 1,
+       "tr:save's page: the 3 stages, the weights as a heatmap, no console error, no request",
+       JSON.stringify(seen) + "\n" + tracePage.problems.join("\n"));
+    const inTrace = await pageHeatmaps(tracePage.page);
+    ok(JSON.stringify(inTrace) === JSON.stringify(drawn) && seen.label.startsWith("<script>"),
+       "tr:save's heatmap holds the values the terminal draws; a token <script> stays text",
+       firstDifference(inTrace, drawn));
+    await tracePage.page.close();
   }
 } finally {
   await browser.close();

@@ -1,6 +1,7 @@
 #!/bin/sh
-# test_html.sh — `attn --html` on the command line (the pages themselves are tested in a browser:
-# tests/browser/test_pages.mjs): what it writes, what it says, its errors. TAP output.
+# test_html.sh — `attn --html` on the command line, attention.heatmap{svg =} and tr:save (the pages
+# themselves are tested in a browser: tests/browser/test_pages.mjs): what they write, what they say,
+# their errors. TAP output.
 #   sh tests/cli/test_html.sh [path/to/attn]      (default ./attn)
 set -u
 
@@ -56,5 +57,31 @@ check "a lesson that stops with an error: the page shows it as a failed check, e
 run --html "$TMP/missing.html" "$TMP/no_such_lesson.lua"
 check "a lesson file that does not exist: said on the page and in the exit status" all status_is 1 -- \
     out_has "1 failed" -- grep -q "no_such_lesson.lua" "$TMP/missing.html"
+
+# ---- from the REPL: attention.heatmap{svg =}, tr:save ------------------------------------------------
+W='w = torch.softmax(torch.tensor{{1.0, 2.0}, {3.0, 1.0}}, -1)'
+run -e "$W" -e "attention.heatmap(w, {rows = {'<a>', 'b'}, svg = '$TMP/w.svg'})"
+check "attention.heatmap{svg =} writes an SVG file and prints nothing" all status_is 0 -- out_is '' -- \
+    grep -q '^<svg xmlns="http://www.w3.org/2000/svg"' "$TMP/w.svg" -- grep -q '>&lt;a&gt;<' "$TMP/w.svg" -- \
+    grep -q '>0.7311<' "$TMP/w.svg"
+run -e "$W" -e "attention.heatmap(w, {svg = '/nonexistent/w.svg'})"
+check "an SVG file that cannot be written: a clear error at the user's line" all status_is 1 -- \
+    err_has "(command line):1: attention.heatmap: cannot write the SVG: /nonexistent/w.svg: No such file or directory"
+run -e "$W" -e "attention.heatmap(w, {svg = true})"
+check "svg = true: the error says what svg must be" all status_is 1 -- \
+    err_has 'attention.heatmap: svg must be the name of the file to write, such as "w.svg", got true'
+run -e "attention.heatmap(torch.rand(100, 100), {svg = '$TMP/big.svg'})"
+check "a matrix printed summarised has no cells for an SVG: said, no file" all status_is 1 -- \
+    err_has 'attention.heatmap: a \[100, 100\] matrix has no cells to draw as SVG' -- test ! -e "$TMP/big.svg"
+T='tr = attention.trace{x = torch.tensor{{1.0, 0.0}, {0.0, 1.0}}, tokens = {"a", "b"}}'
+run -e "$T" -e 'tr:step()' -e "tr:save('$TMP/trace.html')" -e 'print(tr)'
+check "tr:save writes every stage as a page; the tracer stays where it was" all status_is 0 -- \
+    grep -q 'id="step-3"' "$TMP/trace.html" -- out_has '1 of 3 stages shown'
+run -e "$T" -e "tr:save('/nonexistent/t.html')"
+check "tr:save to a file that cannot be written: a clear error" all status_is 1 -- \
+    err_has "attention.trace: tr:save: cannot write /nonexistent/t.html: No such file or directory"
+run -e "$T" -e 'tr:save()'
+check "tr:save without a name says what it needs" all status_is 1 -- \
+    err_has 'attention.trace: tr:save needs the name of the page to write, such as "trace.html", got nil'
 
 tap_end

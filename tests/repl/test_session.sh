@@ -91,7 +91,7 @@ check "Tab completes a tracer's method: tr:ba to tr:back" prompt_is 'attn> tr:ba
 t send-keys -t "$S" C-u
 type_keys 'tr:'
 t send-keys -t "$S" Tab Tab
-check "Tab Tab after tr: lists step, run and back" wait_for 'tr:back +tr:run +tr:step'
+check "Tab Tab after tr: lists step, run, save and back" wait_for 'tr:back +tr:run +tr:save +tr:step'
 t send-keys -t "$S" C-u
 
 # ---- an error inside a library class points at the user's line ----------------------------------------

@@ -4,10 +4,14 @@
 --                                    dropout, heads, dot/general/additive) and attention.fused, in C
 --   attention/forward.lua            attention.forward: the stages composed
 --   attention/trace.lua              attention.trace: the stages one at a time
---   attention/heatmap.lua            attention.heatmap: a matrix drawn in the terminal
+--   attention/heatmap.lua            attention.heatmap: a matrix drawn in the terminal (heatmap_svg.lua:
+--                                    as SVG, {svg = "w.svg"})
 --   attention/overview.lua           attention.overview: every layer × head of a model, small
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local heatmap = require("attn.attention.heatmap")
+local heatmap_svg = require("attn.attention.heatmap_svg")
+local figures = require("attn.attention.figures")
+local check = require("attn.check")
 
 local attention = {}
 for name, f in pairs(require("attn.bind").attention) do
@@ -17,12 +21,37 @@ attention.forward = require("attn.attention.forward")
 attention.trace = require("attn.attention.trace")
 attention.overview = require("attn.attention.overview")
 
---- attention.heatmap(t [, {rows =, cols =, color =, range =}]) — draws a matrix in the terminal.
+-- {svg = "w.svg"}: the matrix as an SVG file (attention/heatmap_svg.lua) instead of in the terminal.
+local function write_svg(t, opts)
+    if type(opts.svg) ~= "string" or opts.svg == "" then
+        errors.raise("attention.heatmap: svg must be the name of the file to write, such as \"w.svg\", got " ..
+                     check.describe(opts.svg))
+    end
+    local o = {}
+    for k, v in pairs(opts) do o[k] = v end
+    o.shade = true
+    local drawn = figures.open()
+    local ok, text = pcall(heatmap.render, t, o)
+    drawn:close()
+    if not ok then error(text, 0) end
+    if not drawn.list[1] then
+        errors.raise("attention.heatmap: a " .. check.shape(t) .. " matrix has no cells to draw as SVG (empty, or " ..
+                     "so big that it prints summarised); draw a part of it, such as t[{{1, 20}, {1, 20}}]")
+    end
+    local f, err = io.open(opts.svg, "wb")
+    if not f then errors.raise("attention.heatmap: cannot write the SVG: " .. tostring(err)) end
+    f:write('<?xml version="1.0" encoding="UTF-8"?>\n', heatmap_svg.render(drawn.list[1]), "\n")
+    f:close()
+end
+
+--- attention.heatmap(t [, {rows =, cols =, color =, range =, svg =}]) — draws a matrix in the terminal,
+--- or writes it as an SVG file.
 function attention.heatmap(t, opts)
     if opts ~= nil and type(opts) ~= "table" then
         errors.raise("attention.heatmap: options must be a table such as {rows = tokens, cols = tokens}, got " ..
                      type(opts))
     end
+    if opts and opts.svg ~= nil then return write_svg(t, opts) end
     io.write(heatmap.render(t, opts), "\n")
 end
 

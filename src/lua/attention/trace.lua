@@ -9,6 +9,7 @@
 --   tr:step()   computes the next stage and prints it: "[i/N] name  formula  shape [..]", the matrix
 --   tr:step(s)  goes to stage s (number or field name, e.g. "weights") and prints it
 --   tr:run()    the remaining stages;  tr:back()  shows the previous stage again (nothing recomputed)
+--   tr:save(path)   every stage as a web page (attention/trace_page.lua); tr stays where it is
 --   tr.scores, tr.weights, tr.context, ...   each stage's tensor, once it has been computed
 --
 -- Every number shown is computed here by the attention stages (or by the module's own layers);
@@ -20,6 +21,7 @@ local errors = require("attn.errors") -- errors point at the user's line, not at
 local check = require("attn.check")
 local stages = require("attn.attention.stages")
 local torch = require("attn.bind").torch
+local trace_page = require("attn.attention.trace_page")
 local tr_, trf = require("attn.i18n").tr, require("attn.i18n").trf
 
 -- What a trace shows is translated where it is shown (attn.i18n): the stages' names and notes come
@@ -133,7 +135,7 @@ local function trace(args)
     check_args(args)
     local tr = setmetatable({pos = 0, computed = 0}, Trace)
     for _, f in ipairs(FIELDS) do tr[f] = args[f] end
-    tr.write = nil -- kept as _write, so that Tab after tr: offers only step, run and back
+    tr.write = nil -- kept as _write, so that Tab after tr: offers only its methods
     tr._write = args.write or function(s) io.write(s, "\n") end -- to io.output() at call time
     local list, kind = stages_of(tr, args)
     local first = args.q or tr.x
@@ -272,6 +274,16 @@ function Trace:back()
     end
     self.pos = self.pos - 1
     self:_show(self.pos)
+end
+
+--- tr:save(path) writes every stage, as tr:step(i) prints it, as a web page; tr stays where it is.
+function Trace:save(path)
+    check_self(self, "save")
+    if type(path) ~= "string" or path == "" then
+        fail("tr:save needs the name of the page to write, such as \"trace.html\", got " .. check.describe(path))
+    end
+    local size, err = trace_page.save(self, path)
+    if not size then errors.raise("attention.trace: " .. err) end
 end
 
 function Trace:__tostring()

@@ -143,7 +143,8 @@ number, name and formula on one line with the shape, then the matrix, with the t
 column labels; weights are drawn as a heatmap. tr:step("weights") (a field name or a number) goes to
 that stage, computing without printing the ones before it, so repeating it shows the same stage again.
 tr:run() shows the rest, tr:back() shows the previous
-stage again (nothing is recomputed, so dropout stays as drawn), and each stage's tensor stays in a field:
+stage again (nothing is recomputed, so dropout stays as drawn), tr:save("trace.html") writes every
+stage as a web page (weights as SVG heatmaps; the page of attn --html), and each stage's tensor stays in a field:
 tr.scores, tr.weights, tr.context, ... Printing tr shows where you are. Three kinds: {x = inputs} is
 §3.3's attention without weights (ω = X·Xᵀ, α = softmax(ω), Z = α·X); {q =, k =, v =} takes the
 options of attention.forward (mask, scale, fill, dropout, heads); {module = m, x = batch} follows one
@@ -179,14 +180,16 @@ tr:step()
 tr.weights:sum(-1)
 --> tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000])]=])
 
-def("attention.heatmap", "attention.heatmap(t [, {rows =, cols =, color =, range =}])", [=[
+def("attention.heatmap", "attention.heatmap(t [, {rows =, cols =, color =, range =, svg =}])", [=[
 Draws a matrix (a 2-D tensor) in the terminal: in colour, each cell's background runs from light (the
 smallest value) to dark (the largest) with the value written in it; without colour (not a terminal, or
 NO_COLOR set, or color = false) each value is followed by a shade, blank ░ ▒ ▓ █ from smallest to
 largest. -inf (a masked score) and nan are shown as such, without a shade. rows and cols are lists of
 labels, such as the tokens; range = {lo, hi} fixes the values of the lightest and darkest cells. The
 numbers are printed as print(t) prints them. For a batch or several heads, draw one matrix:
-attention.heatmap(w[1][2]).]=], [=[
+attention.heatmap(w[1][2]). svg = "w.svg" writes the matrix to that file as SVG instead, for a
+paper or a slide: the value in each cell, the labels, a light-to-dark scale that reads the same with
+red-green colour blindness, -inf grey.]=], [=[
 w = attention.softmax(attention.scores(inputs, inputs))   -- inputs: see ?torch.tensor
 attention.heatmap(w[{{1, 3}, {1, 3}}], {rows = {"Your", "journey", "starts"}, cols = {"x1", "x2", "x3"}})
 -->               x1       x2       x3

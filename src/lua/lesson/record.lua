@@ -21,9 +21,7 @@
 --                                                 lesson.check (got and expected as text) and
 --                                                 lesson.agree (identity = true); an error that
 --                                                 stopped the lesson is a failed check too
---   a figure: {kind = "heatmap", cells = {{"0.19", ...}, ...} (PyTorch's print of each cell),
---              values = {{0.19, ...}, ...}, rows =, cols = (labels or nil), lo =, hi = (the colour
---              scale's ends), plain = the terminal's drawing without colour}
+--   a figure: attention/figures.lua's (a heatmap's cells, values, labels and colour scale)
 --   doc.intro   the items before the first step; doc.steps: {{n =, of =, title =, code =,
 --               before = {the sections and paragraphs since the step before}, items = {its output
 --               and checks}}, ...}; doc.after: sections and paragraphs after the last step
@@ -32,37 +30,9 @@
 local lesson = require("attn.lesson")
 local run = require("attn.lesson.run")
 local compare = require("attn.lesson.compare")
-local heatmap = require("attn.attention.heatmap")
+local figures = require("attn.attention.figures")
 
 local record = {}
-
--- Where a figure was drawn, in the printed text: a marker no lesson prints.
-local MARK_OPEN, MARK_CLOSE = "\1heatmap ", "\2"
-
-local function figure_of(d)
-    local opts = {}
-    for k, v in pairs(d.opts) do opts[k] = v end
-    opts.color = false
-    local saved = heatmap.record(nil)
-    local ok, plain = pcall(heatmap.render, d.t, opts)
-    heatmap.record(saved)
-    return {kind = "heatmap", cells = d.cells, values = d.values, rows = d.rows, cols = d.cols, lo = d.lo,
-            hi = d.hi, plain = ok and plain or ""}
-end
-
--- The text printed since the last item, cut at the figures' markers.
-local function parts_of(text, figures)
-    local parts, at = {}, 1
-    while true do
-        local s, e, n = text:find(MARK_OPEN .. "(%d+)" .. MARK_CLOSE, at)
-        if not s then break end
-        if s > at then parts[#parts + 1] = text:sub(at, s - 1) end
-        parts[#parts + 1] = figures[tonumber(n)]
-        at = e + 1
-    end
-    if at <= #text then parts[#parts + 1] = text:sub(at) end
-    return parts
-end
 
 -- A check's two sides as text: what attn computed and what it was compared with.
 local function sides(pair)
@@ -111,8 +81,9 @@ function record.file(path, opts)
     local figures_wanted = not (opts and opts.figures == false)
     local doc = {path = path, name = (path:match("([^/]*)$"):gsub("%.lua$", "")), items = {}}
     local spool = assert(io.tmpfile())
+    -- not while lesson.capture runs (text the lesson itself reads), nor when not wanted
+    local drawn = figures.open(function() return figures_wanted and not lesson.capturing() end)
     local read_to = 0
-    local figures = {}
 
     local function drain()
         local stop = spool:seek("end")
@@ -120,7 +91,7 @@ function record.file(path, opts)
         spool:seek("set", read_to)
         local text = spool:read(stop - read_to) or ""
         read_to = spool:seek("end")
-        doc.items[#doc.items + 1] = {kind = "output", parts = parts_of(text, figures)}
+        doc.items[#doc.items + 1] = {kind = "output", parts = drawn:parts(text)}
     end
 
     local function sink(kind, data, ...)
@@ -138,17 +109,11 @@ function record.file(path, opts)
         doc.items[#doc.items + 1] = item
     end
 
-    local saved_recorder = heatmap.record(function(d)
-        -- text the lesson itself reads (lesson.capture), or figures not wanted
-        if lesson.capturing() or not figures_wanted then return nil end
-        figures[#figures + 1] = figure_of(d)
-        return MARK_OPEN .. #figures .. MARK_CLOSE
-    end)
     local saved_output = io.output()
     io.output(spool)
     local ok, result = pcall(run.file, path, {mode = "record", sink = sink})
     io.output(saved_output)
-    heatmap.record(saved_recorder)
+    drawn:close()
     drain()
     spool:close()
     if not ok then error(result, 0) end   -- Ctrl-C

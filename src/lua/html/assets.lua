@@ -1,6 +1,6 @@
--- html_assets.lua — the style sheet and the script every lesson page carries inline (module
--- attn.lesson.html_assets), so that a page opens from a file or a USB stick and asks no network
--- for anything. lesson/html.lua puts them in the page.
+-- assets.lua — the style sheet and the script every page of attn carries inline (module
+-- attn.html.assets), so that a page opens from a file or a USB stick and asks no network for
+-- anything. html/page.lua puts them in the page.
 --
 --   css   light and dark themes (prefers-color-scheme); presentation mode (body.presenting: one
 --         step per screen, large type); printing in presentation mode puts one step on each page
