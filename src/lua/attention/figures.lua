@@ -10,7 +10,8 @@
 --
 --   a figure: {kind = "heatmap", cells = {{"0.19", ...}, ...} (PyTorch's print of each cell),
 --              values = {{0.19, ...}, ...}, rows =, cols = (labels or nil), lo =, hi = (the colour
---              scale's ends), plain = the terminal's drawing without colour}
+--              scale's ends), title = (the one lesson.heatmaps gives it, or nil), plain = the
+--              terminal's drawing without colour}
 local heatmap = require("attn.attention.heatmap")
 
 local figures = {}
@@ -28,7 +29,7 @@ local function figure_of(d)
     local ok, plain = pcall(heatmap.render, d.t, opts)
     heatmap.record(saved)
     return {kind = "heatmap", cells = d.cells, values = d.values, rows = d.rows, cols = d.cols, lo = d.lo,
-            hi = d.hi, plain = ok and plain or ""}
+            hi = d.hi, title = d.opts.title, plain = ok and plain or ""}
 end
 
 function figures.open(accept)
@@ -52,6 +53,11 @@ function Collection:parts(text)
     end
     if at <= #text then parts[#parts + 1] = text:sub(at) end
     return parts
+end
+
+-- figures.is_marker(text): text is what render returned in place of a drawing.
+function figures.is_marker(text)
+    return text:match("^" .. MARK_OPEN .. "%d+" .. MARK_CLOSE .. "$") ~= nil
 end
 
 function Collection:close()

@@ -2,7 +2,8 @@
 -- terminal draws (attention/heatmap.lua), for a web page (lesson/html.lua) or a file a paper or a
 -- slide can take. Each cell holds its value as PyTorch prints it; labels and values are escaped.
 --
---   heatmap_svg.render(fig [, {title =}]) -> the <svg> element as text
+--   heatmap_svg.render(fig [, {title =}]) -> the <svg> element as text (title: above the matrix;
+--       default fig.title)
 --       fig: what heatmap.record's recorder receives: {cells =, values =, rows =, cols =, lo =, hi =}
 --
 -- The colour scale runs from light yellow through green to dark blue (ColorBrewer's YlGnBu, which
@@ -38,7 +39,7 @@ local function widest(list, n)
 end
 
 function svg.render(fig, opts)
-    opts = opts or {}
+    opts = {title = (opts and opts.title) or fig.title}
     local n, m = #fig.cells, #fig.cells[1]
     local cw = 0
     for i = 1, n do cw = math.max(cw, widest(fig.cells[i], m)) end

@@ -12,6 +12,7 @@ local torch = require("attn.bind").torch
 local errors = require("attn.errors")
 local text = require("attn.text.width")
 local heatmap = require("attn.attention.heatmap")
+local figures = require("attn.attention.figures")
 
 local heatmaps = {}
 local width = text.of
@@ -23,11 +24,13 @@ local function blocks_of(list, color)
         if type(item) ~= "table" or not torch.is_tensor(item[2]) then
             errors.raise("lesson.heatmaps: item " .. i .. " must be {title, tensor [, opts]}")
         end
-        local opts = {}
+        local opts = {title = tostring(item[1])}
         for k, v in pairs(item[3] or {}) do opts[k] = v end
         if opts.color == nil then opts.color = color end
-        local lines = {tostring(item[1])}
-        for l in (heatmap.render(item[2], opts) .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = l end
+        local drawn = heatmap.render(item[2], opts)
+        -- kept as data for a page (--html): the title goes with it
+        local lines = figures.is_marker(drawn) and {} or {opts.title}
+        for l in (drawn .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = l end
         local w = 0
         for _, l in ipairs(lines) do
             w = math.max(w, width(text.plain(l)))
