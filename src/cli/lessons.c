@@ -350,8 +350,11 @@ static int html_all(char **files, int nfiles, const char *out) {
             ok = 0;
         } else {
             long passed = int_field(L, -2, "passed"), failed = int_field(L, -2, "failed");
-            printf("%s: %s (%ld bytes; checks: %ld passed, %ld failed)\n", path, page, (long)lua_tointeger(L, -1),
-                   passed, failed);
+            lua_getfield(L, -2, "status");
+            int skipped = lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), "skipped") == 0;
+            lua_pop(L, 1);
+            printf("%s: %s (%ld bytes; checks: %ld passed, %ld failed%s)\n", path, page, (long)lua_tointeger(L, -1),
+                   passed, failed, skipped ? "; the lesson was skipped: its page says why" : "");
             if (failed > 0) ok = 0;
         }
         lua_close(L);

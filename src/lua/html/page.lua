@@ -20,8 +20,8 @@ local page = {}
 local WORDS = {
     step = "step %d/%d",
     present = "Present (P)",
-    steps = "%d steps",
-    counts = "%d steps · checks: %d passed, %d failed",
+    steps = "steps: %d",
+    counts = "steps: %d · checks: %d passed, %d failed",
     identities = " (%d of them identities)",
     summary = "end of lesson · checks: %d passed, %d failed",
     expected = "expected", got = "got", same = "expected and got",
