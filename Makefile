@@ -159,7 +159,7 @@ LUA_CMOD_DIR ?= $(PREFIX)/lib/lua/5.4
 install: attn install-lua
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/lessons $(DESTDIR)$(DATADIR)/data/torch
 	install -m 755 attn $(DESTDIR)$(BINDIR)/attn
-	install -m 644 doc/attn.1 $(DESTDIR)$(MANDIR)/attn.1
+	install -m 644 src/cli/attn.1 $(DESTDIR)$(MANDIR)/attn.1
 	install -m 644 lessons/*.lua lessons/README.md $(DESTDIR)$(DATADIR)/lessons/
 	install -m 644 tests/data/torch/lessons_*.txt $(DESTDIR)$(DATADIR)/data/torch/
 

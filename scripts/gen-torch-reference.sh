@@ -13,6 +13,9 @@ sh scripts/install-deps.sh python3-torch # a few minutes the first time
 # One thread and no user site-packages: the numbers must come from Debian's torch alone. The kernels
 # must be the vectorised ones (see the CPU capability check in the script), so no override of them.
 unset ATEN_CPU_CAPABILITY
+# OpenBLAS's Haswell kernels (AVX2, FMA), whatever the CPU: on a machine with AVX-512 OpenBLAS would
+# pick its SkylakeX kernels, which add some products in another order. tests/run.sh pins the same.
+export OPENBLAS_CORETYPE=Haswell
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_torch_reference.py tests/data/torch
 # the lessons' seeded computations (lessons/10_* to lessons/12_*): lessons_pdl_ch7.txt
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_lesson_reference.py tests/data/torch

@@ -12,7 +12,7 @@ set -eu
 #        gettext (msgfmt compiles the translation catalogs; xgettext, msgmerge for translators)
 # test:  cmocka (C tests), busted (Lua tests, run inside attn), tmux (drives the REPL in a terminal),
 #        lua5.4 (the baseline of the startup benchmark, and the stock interpreter that loads attn.so in
-#        tests/install), man-db (man --warnings checks the man page doc/attn.1), luarocks (builds the
+#        tests/install), man-db (man --warnings checks the man page src/cli/attn.1), luarocks (builds the
 #        rockspec)
 PACKAGES="gcc make pkg-config gettext liblua5.4-dev libopenblas-dev libreadline-dev libsleef-dev libcjson-dev libpcre2-dev libcmark-dev libcmocka-dev lua-busted tmux lua5.4 man-db luarocks $*"
 

@@ -58,6 +58,15 @@ run_suite() {
 
 echo "attn tests (logs in $LOG/)"
 
+# OpenBLAS picks its kernels by CPU: Haswell's (AVX2 and FMA) on most x86-64 machines, SkylakeX's on
+# those with AVX-512, which add some products in another order (in PyTorch as in attn: both call the
+# same OpenBLAS). tests/data/torch was made with the Haswell kernels (scripts/gen-torch-reference.sh
+# pins them too), so the tests pin them as well, and a bit-for-bit comparison means the same on every
+# machine that CI may run on. A CPU without AVX2 keeps OpenBLAS's own choice.
+if grep -q '^flags.* avx2' /proc/cpuinfo 2>/dev/null && grep -q '^flags.* fma' /proc/cpuinfo 2>/dev/null; then
+    export OPENBLAS_CORETYPE=Haswell
+fi
+
 # GPT-2's vocabulary for the tokenizer tests: make test fetched it here (scripts/fetch-gpt2-vocab.sh).
 ATTN_TIKTOKEN_DIR="$(pwd)/build/gpt2-vocab"
 export ATTN_TIKTOKEN_DIR

@@ -57,7 +57,7 @@ check "a busted spec under stock lua5.4 with require \"attn\" passes" \
 unset LUA_CPATH
 
 check "the rockspec builds and installs attn.so with LuaRocks (luarocks --lua-version 5.4 make)" \
-    all run sh -c "cd '$PWD' && luarocks --lua-version 5.4 make --tree '$TMP/rocks' attn-0.1-1.rockspec" -- \
+    all run sh -c "cd '$PWD' && luarocks --lua-version 5.4 make --tree '$TMP/rocks' scripts/attn-0.1-1.rockspec" -- \
         test -f "$TMP/rocks/lib/lua/5.4/attn.so" -- \
         run env LUA_CPATH="$TMP/rocks/lib/lua/5.4/?.so;;" lua5.4 -e 'print(require("attn").torch.ones(2))' -- \
         grep -qx 'tensor(\[1., 1.\])' "$OUT"

@@ -6,7 +6,7 @@ rockspec_format = "3.0"
 package = "attn"
 version = "0.1-1"
 source = {
-    -- `luarocks --lua-version 5.4 make attn-0.1-1.rockspec` in a checkout builds that checkout (tested
+    -- `luarocks --lua-version 5.4 make scripts/attn-0.1-1.rockspec` at the top of a checkout builds that checkout (tested
     -- by tests/install/test_install.sh); url is where a packed rock
     -- would fetch it from (this repository has no public address yet)
     url = "git+file:///work/main",
