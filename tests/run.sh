@@ -62,8 +62,10 @@ echo "attn tests (logs in $LOG/)"
 # those with AVX-512, which add some products in another order (in PyTorch as in attn: both call the
 # same OpenBLAS). tests/data/torch was made with the Haswell kernels (scripts/gen-torch-reference.sh
 # pins them too), so the tests pin them as well, and a bit-for-bit comparison means the same on every
-# machine that CI may run on. A CPU without AVX2 keeps OpenBLAS's own choice.
-if grep -q '^flags.* avx2' /proc/cpuinfo 2>/dev/null && grep -q '^flags.* fma' /proc/cpuinfo 2>/dev/null; then
+# machine that CI may run on. A CPU without AVX2 keeps OpenBLAS's own choice, and so does a machine
+# whose environment already names a kernel (some set one to work around a CPU OpenBLAS misreads).
+if [ -z "${OPENBLAS_CORETYPE:-}" ] &&
+    grep -q '^flags.* avx2' /proc/cpuinfo 2>/dev/null && grep -q '^flags.* fma' /proc/cpuinfo 2>/dev/null; then
     export OPENBLAS_CORETYPE=Haswell
 fi
 
