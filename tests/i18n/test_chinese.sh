@@ -58,6 +58,12 @@ check "attn.lang('xx') is an error naming attn.lang" all status_is 1 -- err_has 
 IN=/dev/null LANG=zh_CN.UTF-8 run --step lessons/01_simple_attention.lua
 check "LANG=zh_CN.UTF-8 --step: Chinese step titles and key line" \
     all out_has '── 第 1/[0-9]* 步 · ' -- out_has '下一步 · b 后退'
+printf 'l\n?\ng\n3\nq\n' >"$TMP/keys"
+IN=$TMP/keys run --lang zh_CN --step lessons/01_simple_attention.lua
+check "--lang zh_CN --step: l, ? and g in Chinese (the list with its mark, the keys, the question)" all \
+    out_has '^本课的步骤（▸ 标出当前这一步）：$' -- out_has '^  ▸   1  输入 x^(1) … x^(6)$' -- \
+    out_has '^  b             后退一步$' -- out_has '^跳到第几步（1 到 15，直接按 Enter：留在这里）：' -- \
+    out_has '^── 第 3/15 步 · '
 run --lang zh_CN --list
 check "--list in Chinese keeps a line per lesson" out_has '^lessons/01_simple_attention.lua  '
 run --lang zh_CN -e 'help()'
