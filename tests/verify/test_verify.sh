@@ -156,6 +156,16 @@ check "--markdown: the title, sections, steps as \`\`\`lua and \`\`\`output bloc
     out_has "x_2: tensor([0.5500, 0.8700, 0.6600])" -- out_has "- ✓ d_in, the input embedding size, d=3" -- \
     out_lacks "lesson.check(" -- err_empty
 
+run --lang zh_CN --markdown lessons/01_simple_attention.lua
+cp "$OUT" "$TMP/zh01.md"
+check "--markdown --lang zh_CN: the handout's own lines follow the language too (source, note, step headings)" all \
+    status_is 0 -- out_has "# 不含可训练权重的简单自注意力" -- out_has "出处：Build a Large Language Model" -- \
+    out_has "这份讲义由 \`attn --markdown lessons/01_simple_attention.lua\` 生成。" -- out_has "### 第 2 步 · " -- \
+    out_lacks "### Step" -- out_lacks "A handout written" -- err_empty
+run --lang zh_CN --verify "$TMP/zh01.md"
+check "--markdown --lang zh_CN: the Chinese handout passes --lang zh_CN --verify" all status_is 0 -- out_lacks "✗" -- \
+    sh -c "tail -n 1 '$OUT' | grep -q '^[1-9][0-9]* passed, 0 failed\$'"
+
 run --markdown tests/lessons/fixtures/failing.lua
 check "--markdown: a failed check is in the handout with its ✗ and explanation; exit 1, said on stderr" all \
     status_is 1 -- out_has "- ✗ wrong on purpose" -- out_has "largest difference 1.0e-04 at [5]" -- \

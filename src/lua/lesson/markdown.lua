@@ -15,6 +15,10 @@
 local record = require("attn.lesson.record")
 local source = require("attn.lesson.source")
 local output = require("attn.verify.output")
+local trf = require("attn.i18n").trf
+local function N(msgid) return msgid end -- marks a message for xgettext (scripts/po.sh)
+
+local HANDOUT_NOTE = N("A handout written by `%s`. `attn --verify` runs its ```lua blocks in order and checks that each prints what the ```output block after it shows.")
 
 local markdown = {}
 
@@ -57,7 +61,7 @@ end
 
 -- One step: a heading, its code, what it printed, its checks.
 local function step(out, src, item, printed, checks)
-    out[#out + 1] = "\n### Step " .. item.n .. " · " .. item.title .. "\n\n"
+    out[#out + 1] = "\n### " .. trf("Step %d · %s", item.n, item.title) .. "\n\n"
     local code = src and item.first_line and
         source.body(src, item.first_line, item.last_line, src.checks) or item.code
     code_block(out, "lua", table.concat(code, "\n"))
@@ -83,9 +87,8 @@ function markdown.handout(path)
     local out = {}
     local function para(s) out[#out + 1] = "\n" .. s .. "\n" end
     out[1] = "# " .. (doc.title or path) .. "\n"
-    if doc.source then para("Source: " .. prose(doc.source)) end
-    para("A handout written by `attn --markdown " .. path .. "`. `attn --verify` runs its ```lua blocks in " ..
-         "order and checks that each prints what the ```output block after it shows.")
+    if doc.source then para(prose(trf("Source: %s", doc.source))) end
+    para(trf(HANDOUT_NOTE, "attn --markdown " .. path))
     local current, printed, checks = nil, {}, {}
     local function flush()
         if current then step(out, src, current, printed, checks) end
