@@ -1,13 +1,16 @@
 -- 09_bahdanau_luong.lua — Python Deep Learning (3rd ed.), ch. 7, "Understanding the attention mechanism"
 -- › "Bahdanau attention" and "Luong attention": one decoder step of each, computed by hand on small
--- made-up encoder and decoder states.
+-- made-up encoder and decoder states; then Bahdanau's whole decoder over lesson 08's sentence, stepped
+-- token by token (c_t, α_t, s_t, y_t), and its alignment matrix.
 --   ./attn lessons/09_bahdanau_luong.lua           straight through
 --   ./attn --step lessons/09_bahdanau_luong.lua    one step at a time
--- The chapter gives formulas here, no numbers: the states and weights are random (seeded), and the
--- identities (lesson.agree) compare two computations of the same quantity (the formula written out by
--- hand, and attn's stage). The one check is the chapter's own number: the weights sum to 1.
+-- The chapter gives formulas here, no numbers: the states and weights are random (seeded). In the one-step
+-- sections the identities (lesson.agree) compare two computations of the same quantity (the formula
+-- written out by hand, and attn's stage) and the one check is the chapter's own statement that the weights
+-- sum to 1; the whole decoder is checked against PyTorch's run of the same code
+-- (scripts/lesson_reference_seq2seq.py, stored in tests/data/torch/lessons_pdl_ch7.txt).
 
-lesson.title("Bahdanau and Luong attention: one decoder step by hand",
+lesson.title("Bahdanau and Luong attention: one decoder step by hand, then a whole sentence",
              {source = "Python Deep Learning (3rd ed.), ch. 7: Bahdanau attention, Luong attention"})
 
 lesson.section("Understanding the attention mechanism · Bahdanau attention")
