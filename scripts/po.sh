@@ -26,6 +26,19 @@ pot() {
         xgettext --language=Lua --from-code=UTF-8 --force-po --package-name=attn --add-comments=TRANSLATORS: \
             --add-location=file --no-wrap -k -klesson.title -klesson.section -klesson.say -klesson.step -klesson.check -klesson.agree \
             -klesson.show -klesson.tr -klesson.skip -o "$out/lessons/$(basename "$f" .lua).pot" "$f"
+        # lesson.title's {source = "..."}, the texts a lesson comes from, is a table field xgettext cannot
+        # see: it goes into the lesson's template as if the lesson had called lesson.tr on it
+        src_pot="$out/lessons/$(basename "$f" .lua).source.pot"
+        sed -n 's/.*source = \("[^"]*"\).*/lesson.tr(\1)/p' "$f" >"$out/source.lua"
+        if [ -s "$out/source.lua" ]; then
+            xgettext --language=Lua --from-code=UTF-8 --force-po --add-location=file --no-wrap -klesson.tr \
+                -o "$src_pot" "$out/source.lua"
+            sed -i "s|^#: $out/source.lua|#: $f|" "$src_pot"
+            msgcat --use-first --no-wrap --add-location=file -o "$out/lessons/$(basename "$f" .lua).pot" \
+                "$out/lessons/$(basename "$f" .lua).pot" "$src_pot"
+            rm -f "$src_pot"
+        fi
+        rm -f "$out/source.lua"
     done
     for d in src/lua src/lua/*/; do
         d=${d%/}

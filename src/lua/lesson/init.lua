@@ -219,6 +219,8 @@ function lesson.title(text, opts)
     text = tr(text)
     S.title = text
     local origin = type(opts) == "table" and opts.source or nil
+    -- the texts the lesson comes from, by the titles its readers know (scripts/po.sh extracts them)
+    if origin then origin = tr(tostring(origin)) end
     if mark("title", {text = text, source = origin and tostring(origin)}) then return end
     local out = S.show_title and S.mode ~= "check" and emit or write
     out(paint("1", text), "\n", paint("1", string.rep("━", width(text))), "\n")

@@ -268,7 +268,7 @@ function run.list(paths)
         stdout:write(p, string.rep(" ", w - width(p) + 2), title, "\n")
         -- the source names a book and its sections: too long to share the title's line
         if info and info.origin then
-            stdout:write(string.rep(" ", w + 2), lesson.paint("2", info.origin), "\n")
+            stdout:write(string.rep(" ", w + 2), lesson.paint("2", tr(info.origin)), "\n")
         end
     end
     return #paths
