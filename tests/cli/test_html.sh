@@ -38,6 +38,14 @@ run --html /nonexistent/dir/page.html lessons/03_causal_attention.lua
 check "a page that cannot be written: a clear error, exit 1" all status_is 1 -- \
     err_has "attn: --html: cannot write /nonexistent/dir/page.html: No such file or directory"
 
+run --lang zh_CN --html "$TMP/zh.html" lessons/03_causal_attention.lua
+zh_has() { grep -q -- "$1" "$TMP/zh.html"; }
+zh_lacks() { ! grep -q -- "$1" "$TMP/zh.html"; }
+check "--lang zh_CN: the page is in Chinese, its own words too (lang, counts, buttons, summary)" all status_is 0 -- \
+    zh_has '<html lang="zh-CN">' -- zh_lacks 'Causal attention: hiding future words' -- zh_lacks 'Present (P)' -- \
+    zh_lacks 'steps: 11' -- zh_lacks '&larr; back\|← back' -- zh_lacks 'end of lesson' -- zh_lacks '<b>expected' -- \
+    page_has '<html lang="en">'
+
 run --html "$TMP/x.html"
 check "--html without a lesson says what it needs" all status_is 1 -- err_has "attn: --html needs a lesson file"
 

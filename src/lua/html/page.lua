@@ -13,24 +13,34 @@
 local assets = require("attn.html.assets")
 local heatmap_svg = require("attn.attention.heatmap_svg")
 local escape = require("attn.text.escape").html
+local i18n = require("attn.i18n")
 
 local page = {}
 
--- The words of the page itself, in one place for translation.
-local WORDS = {
-    step = "step %d/%d",
-    present = "Present (P)",
-    steps = "steps: %d",
-    counts = "steps: %d · checks: %d passed, %d failed",
-    identities = " (%d of them identities)",
-    summary = "end of lesson · checks: %d passed, %d failed",
-    expected = "expected", got = "got", same = "expected and got",
-    one_way = "one way", other_way = "the other way", both_ways = "both ways",
-    more = "… (%d more characters)",
-    back = "← back", next = "next →", leave = "leave (Esc)",
-    where = "step %1 of %2 · → Space next · ← back · Home End · Esc leave",
-    contents = "Steps",
+-- The words of the page itself, in one place for translation: marked here for the catalogs (N returns
+-- its argument), translated when a page is rendered, in the language chosen then (--lang, ATTN_LANG).
+local function N(msgid) return msgid end
+local ENGLISH = {
+    step = N("step %d/%d"),
+    present = N("Present (P)"),
+    steps = N("steps: %d"),
+    counts = N("steps: %d · checks: %d passed, %d failed"),
+    identities = N(" (%d of them identities)"),
+    summary = N("end of lesson · checks: %d passed, %d failed"),
+    expected = N("expected"), got = N("got"), same = N("expected and got"),
+    one_way = N("one way"), other_way = N("the other way"), both_ways = N("both ways"),
+    more = N("… (%d more characters)"),
+    back = N("← back"), next = N("next →"), leave = N("leave (Esc)"),
+    -- TRANSLATORS: %1 is the step shown, %2 the number of steps (filled in by the page's script)
+    where = N("step %1 of %2 · → Space next · ← back · Home End · Esc leave"),
+    contents = N("Steps"),
 }
+local WORDS = {}
+
+-- The page's language as HTML names it ("zh_CN" -> "zh-CN").
+local function html_lang()
+    return (i18n.lang():gsub("_", "-"))
+end
 
 -- Prose as paragraphs: blank lines part them; a line that starts indented or as a list item keeps
 -- its own line, the others flow together.
@@ -116,7 +126,7 @@ local function check_block(c)
         end
         if c.expected == c.got then sides = {{c.identity and WORDS.both_ways or WORDS.same, c.got}} end
         local out = {}
-        for i, side in ipairs(sides) do out[i] = "<div><b>" .. side[1] .. "</b><pre>" .. shortened(side[2]) .. "</pre></div>" end
+        for i, side in ipairs(sides) do out[i] = "<div><b>" .. escape(side[1]) .. "</b><pre>" .. shortened(side[2]) .. "</pre></div>" end
         inner[#inner + 1] = '<div class="sides">' .. table.concat(out) .. "</div>"
     end
     if #inner == 0 then return '<div class="check ' .. class .. '">' .. head .. "</div>" end
@@ -150,6 +160,7 @@ local function step_block(s, total)
 end
 
 function page.render(doc, counts)
+    for k, msgid in pairs(ENGLISH) do WORDS[k] = i18n.tr(msgid) end
     local steps, contents = {}, {}
     for i, s in ipairs(doc.steps) do
         steps[i] = step_block(s, #doc.steps)
@@ -165,7 +176,7 @@ function page.render(doc, counts)
     local title = doc.title or doc.name or ""
     return table.concat({
         "<!DOCTYPE html>",
-        '<html lang="en">',
+        '<html lang="' .. escape(html_lang()) .. '">',
         "<head>",
         '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -182,18 +193,18 @@ function page.render(doc, counts)
         "<h1>" .. escape(title) .. "</h1>",
         doc.source and ('<p class="source">' .. escape(doc.source) .. "</p>") or "",
         '<p class="counts">' .. escape(head) .. "</p>",
-        '<p class="tools"><button id="present" type="button">' .. WORDS.present .. "</button></p>",
+        '<p class="tools"><button id="present" type="button">' .. escape(WORDS.present) .. "</button></p>",
         "</header>",
-        #contents > 0 and ("<nav><b>" .. WORDS.contents .. "</b><ol>" .. table.concat(contents) .. "</ol></nav>") or "",
+        #contents > 0 and ("<nav><b>" .. escape(WORDS.contents) .. "</b><ol>" .. table.concat(contents) .. "</ol></nav>") or "",
         "<main>",
         '<div class="intro">' .. items_block(doc.intro or {}) .. "</div>",
         table.concat(steps, "\n"),
         '<div class="after">' .. items_block(doc.after or {}) .. "</div>",
         summary and ('<p class="summary">' .. escape(summary) .. "</p>") or "",
         "</main>",
-        '<div class="bar"><button id="prev" type="button">' .. WORDS.back .. '</button><button id="next" type="button">'
-            .. WORDS.next .. '</button><span class="where" id="where" data-format="' .. escape(WORDS.where)
-            .. '"></span><button id="leave" type="button">' .. WORDS.leave .. "</button></div>",
+        '<div class="bar"><button id="prev" type="button">' .. escape(WORDS.back) .. '</button><button id="next" type="button">'
+            .. escape(WORDS.next) .. '</button><span class="where" id="where" data-format="' .. escape(WORDS.where)
+            .. '"></span><button id="leave" type="button">' .. escape(WORDS.leave) .. "</button></div>",
         "<script>" .. assets.js .. "</script>",
         "</body>",
         "</html>",
