@@ -206,8 +206,18 @@ try {
     ok(now.shown === String(last), `presentation: End shows the last step (${last})`, JSON.stringify(now));
     const pdf = await page.pdf({ format: "A4", landscape: true });
     const pages = (pdf.toString("latin1").match(/\/Type\s*\/Page[^s]/g) || []).length;
-    ok(pages >= last, `presentation: printing gives each of the ${last} steps a page of its own (${pages} pages)`,
-       `${pages} pages`);
+    // as printed: every step shown, each ending its page (a long step may take more than one page,
+    // so the count of pages alone would not see the steps run together)
+    await page.emulateMedia({ media: "print" });
+    const printed = await page.evaluate(() => [...document.querySelectorAll("section.step")].map((s) => {
+      const c = getComputedStyle(s);
+      return c.display !== "none" && (c.breakAfter === "page" || c.pageBreakAfter === "always");
+    }));
+    await page.emulateMedia({ media: "screen" });
+    const together = printed.map((p, i) => (p ? 0 : i + 1)).filter((i) => i > 0);
+    ok(pages >= last && printed.length === last && together.length === 0,
+       `presentation: printing gives each of the ${last} steps a page of its own (${pages} pages)`,
+       `${pages} pages; steps hidden or not ending their page: ${together.join(", ")}`);
     await page.keyboard.press("Escape");
     now = await current();
     ok(now.shown.split(",").length === last, "presentation: Esc goes back to the whole page", JSON.stringify(now));
