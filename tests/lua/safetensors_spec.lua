@@ -1,7 +1,9 @@
 -- safetensors.load_file / save_file (src/core/safetensors.c, src/bind/safetensors.c) and torch.load's
 -- refusal. Every malformed file of the issue is made here, byte by byte, and must be refused with a
--- message naming the file and what is wrong; none may crash. Files PyTorch wrote (the dtypes, the tiny
--- GPT-2) are in tests/data/safetensors, made by scripts/torch_reference_gpt2.py.
+-- message naming the file and what is wrong; none may crash. F16, BF16, I32 and BOOL are read from
+-- bytes made here and compared with their definitions (every F16 and BF16 bit pattern). The files
+-- PyTorch wrote (the tiny GPT-2) are in tests/data/gpt2, made by scripts/torch_reference_gpt2.py and
+-- read by tests/lua/gpt_spec.lua.
 local torch, safetensors = torch, safetensors
 local dir = os.getenv("TMPDIR") or "/tmp"
 local path = string.format("%s/attn_st_spec_%d.safetensors", dir, math.random(1, 1e9))
@@ -73,6 +75,62 @@ describe("safetensors.save_file and load_file", function()
                        select(2, pcall(safetensors.load_file, "/no_such_dir/x.safetensors")))
         assert.matches("cannot write /no_such_dir/x.safetensors",
                        select(2, pcall(safetensors.save_file, {a = torch.ones(1)}, "/no_such_dir/x.safetensors")))
+    end)
+end)
+
+describe("safetensors.load_file reads the format's other dtypes", function()
+    after_each(function() os.remove(path) end)
+
+    -- An IEEE half's value from its bits, by the definition (sign, 5-bit exponent, 10-bit fraction).
+    local function half(h)
+        local sign = (h >> 15) == 1 and -1 or 1
+        local e, m = (h >> 10) & 31, h & 1023
+        if e == 31 then return m == 0 and sign * math.huge or 0 / 0 end
+        if e == 0 then return sign * m * 2.0 ^ -24 end
+        return sign * (1024 + m) * 2.0 ^ (e - 25)
+    end
+    local function same(a, b) return a == b or (a ~= a and b ~= b) end
+    local function each_bits(fmt)
+        local parts = {}
+        for h = 0, 65535 do parts[#parts + 1] = string.pack(fmt, h) end
+        return table.concat(parts)
+    end
+
+    it("F16: every one of the 65,536 bit patterns as float32", function()
+        file('{"h":{"dtype":"F16","shape":[65536],"data_offsets":[0,131072]}}', each_bits("<I2"))
+        local t = safetensors.load_file(path).h
+        assert.are.equal(torch.float32, t.dtype)
+        local v, bad = t:tolist(), {}
+        for h = 0, 65535 do
+            if not same(v[h + 1], half(h)) and #bad < 5 then bad[#bad + 1] = string.format("0x%04x", h) end
+        end
+        assert.are.same({}, bad)
+    end)
+
+    it("BF16: every one of the 65,536 bit patterns, the top half of a float32", function()
+        file('{"b":{"dtype":"BF16","shape":[256,256],"data_offsets":[0,131072]}}', each_bits("<I2"))
+        local t = safetensors.load_file(path).b
+        assert.are.same({256, 256}, {t.shape[1], t.shape[2]})
+        local v, bad = t:reshape(-1):tolist(), {}
+        for h = 0, 65535 do
+            local want = string.unpack("<f", string.pack("<I4", h << 16))
+            if not same(v[h + 1], want) and #bad < 5 then bad[#bad + 1] = string.format("0x%04x", h) end
+        end
+        assert.are.same({}, bad)
+    end)
+
+    it("I32 as int64, BOOL as bool, and a float32 at an offset that is not a multiple of 4", function()
+        local ints = {0, 1, -1, 2147483647, -2147483648, 123456789}
+        local data = string.pack("<BBB", 1, 0, 1) .. string.pack("<f", 0.1)
+        for _, v in ipairs(ints) do data = data .. string.pack("<i4", v) end
+        file('{"m":{"dtype":"BOOL","shape":[3],"data_offsets":[0,3]},"f":{"dtype":"F32","shape":[1],"data_offsets":[3,7]},'
+             .. '"i":{"dtype":"I32","shape":[2,3],"data_offsets":[7,31]}}', data)
+        local r = safetensors.load_file(path)
+        assert.are.equal(torch.int64, r.i.dtype)
+        assert.are.same(ints, r.i:reshape(-1):tolist())
+        assert.are.equal(torch.bool, r.m.dtype)
+        assert.are.same({true, false, true}, r.m:tolist())
+        assert.are.equal(string.unpack("<f", string.pack("<f", 0.1)), r.f:tolist()[1])
     end)
 end)
 
