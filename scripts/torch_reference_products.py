@@ -11,6 +11,10 @@ products.txt, one case a line (see gen_torch_reference.py for the format):
         the output before BLAS adds the product in: that differs from x @ W.T + b beyond ~320 inputs),
         else x @ W.T + b.
     addmm seed=S bias=5 a=3,K b=K,5 : <torch.addmm(bias, A, B)>
+    expanded seed=S a=4,5 ae=0 b=5 be=1 : <A @ B>
+        as matmul, where ae=1 means A is made with its first size 1 and expanded to a (stride 0: a
+        vector of stride 0 makes PyTorch's mv run its own loop instead of sgemv; a matrix of stride 0
+        is copied before BLAS reads it), be likewise.
 
 The inputs come from torch.rand, which attn reproduces bit for bit, so only the results are stored.
 """
@@ -46,12 +50,24 @@ LINEAR = [
     (768, 1, 1, (5, 768), 0), (768, 1, 0, (2, 5, 768), 0), (768, 3, 1, (1, 768), 0), (8, 1, 0, (2, 1, 4, 8), 0),
 ]
 
+# (a, ae, b, be): operands expanded from a first size of 1
+EXPANDED = [
+    ((4, 5), 0, (5,), 1), ((40, 333), 0, (333,), 1), ((7, 768), 0, (768,), 1), ((4, 5), 1, (5,), 0),
+    ((20, 30), 1, (30, 10), 0), ((6, 30), 0, (30, 8), 1),
+]
+
 ADDMM = [((5,), (3, 3), (3, 5)), ((5,), (3, 768), (768, 5)), ((3, 5), (3, 768), (768, 5)), ((5,), (2, 0), (0, 5))]
 
 
 def operand(shape, transposed):
     x = torch.rand(*(shape[:-2] + (shape[-1], shape[-2]) if transposed else shape)) * 2 - 1
     return x.transpose(-2, -1) if transposed else x
+
+
+def expanded(shape, e):
+    if not e:
+        return torch.rand(*shape) * 2 - 1
+    return (torch.rand(*((1,) + shape[1:])) * 2 - 1).expand(*shape)
 
 
 def gen_products(write, f32s):
@@ -76,5 +92,10 @@ def gen_products(write, f32s):
         lines.append("addmm seed=%d bias=%s a=%s b=%s : %s"
                      % (200 + seed, ",".join(map(str, c)), ",".join(map(str, a)), ",".join(map(str, b)),
                         f32s(torch.addmm(C, A, B))))
+    for seed, (a, ae, b, be) in enumerate(EXPANDED):
+        torch.manual_seed(300 + seed)
+        A, B = expanded(a, ae), expanded(b, be)
+        lines.append("expanded seed=%d a=%s ae=%d b=%s be=%d : %s"
+                     % (300 + seed, ",".join(map(str, a)), ae, ",".join(map(str, b)), be, f32s(A @ B)))
     write("products.txt", "torch.matmul, nn.Linear and torch.addmm on torch.rand inputs (see "
           "scripts/torch_reference_products.py)", lines)

@@ -1,8 +1,197 @@
-/* bmm.c — the batched matrix product under attn_matmul (matmul.c): PyTorch's bmm_out_or_baddbmm_, the
- * batch dims broadcast, each product either bmm's plain loop or cblas_sgemm in blocks of rows. */
+/* bmm.c — the BLAS calls under attn_matmul and attn_addmm (matmul.c), made as PyTorch 1.13 makes them on
+ * the CPU: the same routine (the Fortran sgemm_ / sgemv_ that PyTorch calls, not the CBLAS row-major
+ * wrappers), with the same transposition flags, sizes and leading dimensions. OpenBLAS picks its kernel
+ * from these (its small-matrix kernels, for one, by the flags and sizes), and different kernels add the
+ * products in different orders: on a CPU where OpenBLAS uses its SkylakeX kernels, a row-major call that
+ * describes the same product gave results that differ from PyTorch's in the last bit.
+ * Also PyTorch's bmm (bmm_out_or_baddbmm_): the batch of products, each either its plain loop or one
+ * sgemm. */
 #include "matrix.h"
 
+#include <limits.h>
 #include <string.h>
+
+/* The Fortran BLAS interface (OpenBLAS exports it; cblas.h does not declare it). */
+void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const float *alpha,
+            const float *a, const int *lda, const float *b, const int *ldb, const float *beta, float *c,
+            const int *ldc);
+void sgemv_(const char *trans, const int *m, const int *n, const float *alpha, const float *a, const int *lda,
+            const float *x, const int *incx, const float *beta, float *y, const int *incy);
+
+static int64_t max1(int64_t x)
+{
+    return x > 1 ? x : 1;
+}
+
+/* ---- sgemm: PyTorch 1.13's addmm_impl_cpu_ (LinearAlgebra.cpp) and cpublas::gemm (CPUBlas.cpp) ---- */
+
+/* One operand of the column-major product, as addmm_impl_cpu_ casts it: read as it is ('N') when its
+ * stride along BLAS's rows (lead) is 1 and the other is at least max(1, BLAS's row count); read
+ * transposed ('T') when it is the other way round (the other stride 1, lead at least max(1, the row
+ * count of the transposed matrix)); otherwise a contiguous copy, read 'T' unless the operands were
+ * swapped, its leading dimension the copy's row stride, max(1, cols). PyTorch tests only the lower bound
+ * and falls back to its own kernel beyond INT_MAX; attn copies then (a stride that large is never met). */
+static void cast_operand(int64_t lead, int64_t other, int64_t rows, int64_t rows_t, int swap, int64_t cols, char *t,
+                         int64_t *ld, int *copy)
+{
+    *copy = 0;
+    if (lead == 1 && other >= max1(rows) && other <= INT_MAX) {
+        *t = 'N';
+        *ld = other;
+    } else if (other == 1 && lead >= max1(rows_t) && lead <= INT_MAX) {
+        *t = 'T';
+        *ld = lead;
+    } else {
+        *t = swap ? 'N' : 'T';
+        *ld = max1(cols);
+        *copy = 1;
+    }
+}
+
+void attn_gemm_plan(const mat_operand *A, const mat_operand *B, gemm_plan *p)
+{
+    int64_t R = A->rows, K = A->cols, C = B->cols;
+    /* The result is contiguous, strides (max(1, C), 1). PyTorch writes it as a column-major matrix when
+     * its first stride is 1 (only when C is 1); otherwise, its second stride being 1, as the transposed
+     * product Bᵀ Aᵀ (the operands swapped). Its third case, a result it must copy, cannot arise here. */
+    int64_t r0 = max1(C), r1 = 1;
+    p->swap = !(r0 == 1 && (C == 1 || r1 >= max1(R)));
+    const mat_operand *m1 = p->swap ? B : A, *m2 = p->swap ? A : B;
+    p->m = p->swap ? C : R;
+    p->n = p->swap ? R : C;
+    p->k = K;
+    /* BLAS's rows of m1 run along its dim 0, or dim 1 once swapped (and likewise for m2) */
+    int c1, c2;
+    cast_operand(p->swap ? m1->cs : m1->rs, p->swap ? m1->rs : m1->cs, p->m, p->k, p->swap, m1->cols, &p->ta, &p->lda,
+                 &c1);
+    cast_operand(p->swap ? m2->cs : m2->rs, p->swap ? m2->rs : m2->cs, p->k, p->n, p->swap, m2->cols, &p->tb, &p->ldb,
+                 &c2);
+    p->ldc = p->swap ? r0 : r1;
+    p->copy_a = p->swap ? c2 : c1;
+    p->copy_b = p->swap ? c1 : c2;
+}
+
+/* cpublas::gemm first normalizes the leading dimensions BLAS ignores (internal::normalize_last_dims):
+ * a single column of C gets ldc = m; a transposed a with one row, or a plain one with one column
+ * (k = 1), gets k or m; likewise b with n. Then it calls sgemm_ (when every size fits in an int, which
+ * attn checks before). */
+static void sgemm_call(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                       const float *b, int64_t ldb, float beta, float *c, int64_t ldc)
+{
+    if (n == 1)
+        ldc = m;
+    if (ta != 'N') {
+        if (m == 1)
+            lda = k;
+    } else if (k == 1) {
+        lda = m;
+    }
+    if (tb != 'N') {
+        if (k == 1)
+            ldb = n;
+    } else if (n == 1) {
+        ldb = k;
+    }
+    int im = (int)m, in = (int)n, ik = (int)k, ilda = (int)lda, ildb = (int)ldb, ildc = (int)ldc;
+    float alpha = 1.0f;
+    sgemm_(&ta, &tb, &im, &in, &ik, &alpha, a, &ilda, b, &ildb, &beta, c, &ildc);
+}
+
+/* One sgemm call cannot be stopped, and a product of 30000-row matrices runs for minutes. So a product of
+ * more than 2^34 multiply-adds (a quarter of a second here) goes to BLAS in blocks of about 2^33,
+ * checking for Ctrl-C between them. Smaller products, every one the books and lessons make among them,
+ * are the one call PyTorch makes. A split changes how OpenBLAS tiles the product, and with it the last
+ * bit of some elements (as its number of threads does); both are BLAS's rounding of the same product.
+ * Each call packs (copies) all of its part of both operands, so the blocks cut the larger dimension of
+ * the (column-major) result: GPT-2's output layer, [1024, 768] times a [768, 50257] weight, went to BLAS
+ * one row at a time once, packing the 154 MB weight 1024 times: 47 s instead of 2. Never fewer than 256
+ * of the larger or 64 of the smaller dimension at a time. */
+#define ONE_CALL_MACS ((int64_t)1 << 34)
+
+/* want rounded down to whole tiles of `tile`, at least one tile, at most all (up to `all`). */
+static int64_t blocks_of(int64_t want, int64_t tile, int64_t all)
+{
+    int64_t b = want / tile * tile;
+    if (b < tile)
+        b = tile;
+    return b < all ? b : all;
+}
+
+int attn_gemm_run(const gemm_plan *p, const float *a, const float *b, float beta, float *c)
+{
+    const float *pa = p->swap ? b : a, *pb = p->swap ? a : b;
+    int64_t m = p->m, n = p->n, k = p->k, mblock = m, nblock = n;
+    if ((double)m * (double)n * (double)k > (double)ONE_CALL_MACS) {
+        if (m >= n) {
+            mblock = blocks_of(ONE_CALL_MACS / 2 / (n * k), 256, m);
+            nblock = blocks_of(ONE_CALL_MACS / 2 / (mblock * k), 64, n);
+        } else {
+            nblock = blocks_of(ONE_CALL_MACS / 2 / (m * k), 256, n);
+            mblock = blocks_of(ONE_CALL_MACS / 2 / (nblock * k), 64, m);
+        }
+    }
+    for (int64_t i = 0; i < m; i += mblock)
+        for (int64_t j = 0; j < n; j += nblock) {
+            if (attn_interrupt_requested)
+                return -1;
+            int64_t rows = m - i < mblock ? m - i : mblock, cols = n - j < nblock ? n - j : nblock;
+            /* row i of op(a): i down a plain a, i columns along a transposed one; column j of op(b):
+             * j columns along a plain b, j down a transposed one; C is column-major */
+            sgemm_call(p->ta, p->tb, rows, cols, k, pa + i * (p->ta == 'N' ? 1 : p->lda), p->lda,
+                       pb + j * (p->tb == 'N' ? p->ldb : 1), p->ldb, beta, c + i + j * p->ldc, p->ldc);
+        }
+    return 0;
+}
+
+/* ---- sgemv: PyTorch 1.13's addmv_impl_cpu (Blas.cpp) and gemv (BlasKernel.cpp) ---- */
+
+/* addmv's test that BLAS can read a matrix with leading dimension lda: one column, or lda >= max(1, m) */
+static int lda_cond(int64_t m, int64_t n, int64_t lda)
+{
+    return n == 1 || lda >= max1(m);
+}
+
+int attn_gemv_needs_copy(int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+{
+    return !((rs == 1 && lda_cond(rows, cols, cs)) || (cs == 1 && lda_cond(cols, rows, rs)));
+}
+
+void attn_gemv(int64_t rows, int64_t cols, const float *mat, int64_t rs, int64_t cs, int copied, const float *x,
+               int64_t incx, float *y)
+{
+    /* addmv: a column-major matrix (stride 1 down its rows) goes as it is ('n', rows x cols), a
+     * row-major one as its transpose ('t', cols x rows); anything else was copied (contiguous) and goes
+     * as the row-major one. (addmv passes the flag in lower case, gemm in upper case.) */
+    char trans;
+    int64_t m, n, lda;
+    if (!copied && rs == 1 && lda_cond(rows, cols, cs)) {
+        trans = 'n', m = rows, n = cols, lda = cs;
+    } else {
+        trans = 't', m = cols, n = rows, lda = copied ? max1(cols) : rs;
+    }
+    /* gemv: one column needs no leading dimension beyond m; sgemv_ when the sizes fit in an int and both
+     * increments are positive (an expanded vector, stride 0, is not) */
+    if (n == 1)
+        lda = m;
+    if (m <= INT_MAX && n <= INT_MAX && lda <= INT_MAX && incx > 0 && incx <= INT_MAX) {
+        int im = (int)m, in = (int)n, ilda = (int)lda, iincx = (int)incx, one = 1;
+        float alpha = 1.0f, beta = 0.0f;
+        sgemv_(&trans, &im, &in, &alpha, mat, &ilda, x, &iincx, &beta, y, &one);
+        return;
+    }
+    /* otherwise gemv's own loop: each element the sum of its products in order, from 0, in float (both
+     * of its branches add the same products in the same order when beta is 0) */
+    if (copied)
+        rs = max1(cols), cs = 1;
+    for (int64_t r = 0; r < rows; r++) {
+        float acc = 0.0f;
+        for (int64_t t = 0; t < cols; t++)
+            acc += x[t * incx] * mat[r * rs + t * cs];
+        y[r] = acc;
+    }
+}
+
+/* ---- bmm ---- */
 
 /* bmm's plain loop (baddbmm_cpu_kernel): C[i][j] = the sum over t of A[i][t] * B[t][j], added in order,
  * starting from 0, each product and each sum rounded to float (LinearAlgebra.cpp is not compiled with
@@ -33,107 +222,60 @@ static int loop_product_i64(const int64_t *A, int64_t ars, int64_t acs, const in
     return 0;
 }
 
-/* One sgemm call cannot be stopped, and a product of 30000-row matrices runs for minutes. So a product of
- * more than 2^34 multiply-adds (a quarter of a second here) goes to BLAS in blocks of about 2^33,
- * checking for Ctrl-C between them. Smaller products, every one the books and lessons make among them,
- * are the one call PyTorch makes. A split changes how OpenBLAS tiles the rows, and with it the last bit
- * of some elements (as its number of threads does); both are BLAS's rounding of the same product.
- * Each call packs (copies) all of its part of both operands, so the blocks cut the larger operand: rows
- * of A when B is the smaller, columns of B when A is (GPT-2's output layer, [1024, 768] times a
- * [768, 50257] weight, went to BLAS one row at a time, packing the 154 MB weight 1024 times: 47 s
- * instead of 2), and never fewer than 256 rows or 64 columns at a time. */
-#define ONE_CALL_MACS ((int64_t)1 << 34)
-
-/* want rounded down to whole tiles of `tile`, at least one tile, at most all (up to `all`). */
-static int64_t blocks_of(int64_t want, int64_t tile, int64_t all)
+/* Replaces op's tensor by a contiguous copy (what addmm_impl_cpu_ hands BLAS when it cannot read the
+ * operand in place; a copy of the whole batch has each matrix as the copy of that matrix would be). */
+static int copy_operand(mat_operand *op, attn_error *err)
 {
-    int64_t b = want / tile * tile;
-    if (b < tile)
-        b = tile;
-    return b < all ? b : all;
-}
-
-/* C[n, m] = A[n, k] · B[k, m] through cblas_sgemm, as above; -1 when interrupted. */
-static int sgemm_rows(const mat_operand *A, const float *a, const mat_operand *B, const float *b, float *c,
-                      int64_t n, int64_t m, int64_t k)
-{
-    int64_t rblock = n, cblock = m;
-    if ((double)n * (double)m * (double)k > (double)ONE_CALL_MACS) {
-        if (n >= m) { /* whole tiles of rows; columns too when even 256 rows are too many */
-            rblock = blocks_of(ONE_CALL_MACS / 2 / (m * k), 256, n);
-            cblock = blocks_of(ONE_CALL_MACS / 2 / (rblock * k), 64, m);
-        } else {
-            cblock = blocks_of(ONE_CALL_MACS / 2 / (n * k), 64, m);
-            rblock = blocks_of(ONE_CALL_MACS / 2 / (cblock * k), 256, n);
-        }
-    }
-    for (int64_t r = 0; r < n; r += rblock)
-        for (int64_t j = 0; j < m; j += cblock) {
-            if (attn_interrupt_requested)
-                return -1;
-            int64_t rows = n - r < rblock ? n - r : rblock, cols = m - j < cblock ? m - j : cblock;
-            /* row r of A: r rows down (not transposed) or r columns along (transposed); column j of B:
-             * j along (not transposed) or j rows down (transposed) */
-            const float *ar = a + r * (A->layout.trans == CblasNoTrans ? A->layout.ld : 1);
-            const float *bj = b + j * (B->layout.trans == CblasNoTrans ? 1 : B->layout.ld);
-            cblas_sgemm(CblasRowMajor, A->layout.trans, B->layout.trans, (int)rows, (int)cols, (int)k, 1.0f, ar,
-                        A->layout.ld, bj, B->layout.ld, 0.0f, c + r * m + j, (int)(m > 0 ? m : 1));
-        }
+    attn_tensor *c = attn_clone(op->t, err);
+    if (!c)
+        return -1;
+    attn_free(op->t);
+    op->t = c;
+    op->cs = 1;
+    op->rs = max1(op->cols);
+    op->bs = op->rs * max1(op->rows);
     return 0;
 }
 
-/* One product of the batch: A's matrix at offset oa times B's at ob into out's matrix i. -1 when
- * interrupted. */
-static int batch_product(const mat_operand *A, const mat_operand *B, int64_t oa, int64_t ob, attn_tensor *out,
-                         int64_t i, int use_loop)
+attn_tensor *attn_bmm_batched(mat_operand *A, mat_operand *B, float beta, attn_tensor *out, attn_error *err)
 {
     int64_t n = A->rows, k = A->cols, m = B->cols;
-    if (out->dtype == ATTN_INT64)
-        return loop_product_i64(A->t->storage->i64 + oa, A->rs, A->cs, B->t->storage->i64 + ob, B->rs, B->cs,
-                                out->storage->i64 + i * n * m, n, k, m);
-    float *c = out->storage->data + i * n * m;
-    if (k == 0)
-        memset(c, 0, sizeof(float) * (size_t)(n * m));
-    else if (use_loop)
-        loop_product_f32(A->t->storage->data + oa, A->rs, A->cs, B->t->storage->data + ob, B->rs, B->cs, c, n, k, m);
-    else
-        return sgemm_rows(A, A->t->storage->data + oa, B, B->t->storage->data + ob, c, n, m, k);
-    return 0;
-}
-
-/* Runs every product of the batch (batch dims broadcast: a size-1 dim contributes no offset). */
-attn_tensor *attn_bmm_batched(const mat_operand *A, const mat_operand *B, attn_tensor *out, attn_error *err)
-{
-    int nbatch = out->ndim - 2, na = A->t->ndim - 2, nb = B->t->ndim - 2;
+    int batched = out->ndim == 3;
+    int64_t batches = attn_numel(out) > 0 ? (batched ? out->shape[0] : 1) : 0;
     /* PyTorch's bmm adds in its own loop when the product is small (k·n·m < 400); a plain matrix product
-     * (no batch dims on either side) always goes to BLAS. */
-    int use_loop = nbatch > 0 && A->cols * A->rows * B->cols < 400;
-    /* An empty result has nothing to compute, however many (empty) batches its shape counts. */
-    int64_t batches = attn_numel(out) > 0 ? 1 : 0, index[ATTN_MAX_DIMS] = {0};
-    for (int d = 0; d < nbatch && batches > 0; d++)
-        batches *= out->shape[d];
-    for (int64_t i = 0; i < batches; i++) {
-        if (attn_interrupt_requested) {
+     * (mm, addmm) always goes to BLAS. */
+    int use_loop = batched && k * n * m < 400;
+    gemm_plan plan;
+    if (batches > 0 && out->dtype != ATTN_INT64 && k > 0 && !use_loop) {
+        attn_gemm_plan(A, B, &plan);
+        if ((plan.copy_a && copy_operand(A, err)) || (plan.copy_b && copy_operand(B, err))) {
             attn_free(out);
-            return attn_interrupted(err);
-        }
-        int64_t oa = A->t->offset, ob = B->t->offset;
-        for (int d = 0; d < nbatch; d++) {
-            int da = d - (nbatch - na), db = d - (nbatch - nb);
-            if (da >= 0 && A->t->shape[da] != 1)
-                oa += index[d] * A->t->stride[da];
-            if (db >= 0 && B->t->shape[db] != 1)
-                ob += index[d] * B->t->stride[db];
-        }
-        if (batch_product(A, B, oa, ob, out, i, use_loop)) {
-            attn_free(out);
-            return attn_interrupted(err);
-        }
-        for (int d = nbatch - 1; d >= 0; d--) {
-            if (++index[d] < out->shape[d])
-                break;
-            index[d] = 0;
+            return NULL;
         }
     }
+    for (int64_t i = 0; i < batches; i++) {
+        if (attn_interrupt_requested)
+            goto interrupted;
+        int64_t oa = A->t->offset + i * A->bs, ob = B->t->offset + i * B->bs;
+        if (out->dtype == ATTN_INT64) {
+            if (loop_product_i64(A->t->storage->i64 + oa, A->rs, A->cs, B->t->storage->i64 + ob, B->rs, B->cs,
+                                 out->storage->i64 + i * n * m, n, k, m))
+                goto interrupted;
+            continue;
+        }
+        float *c = out->storage->data + i * n * m;
+        if (k == 0) { /* PyTorch: the product of [n, 0] and [0, m] is zeros (mm, bmm; addmm keeps its bias) */
+            if (beta == 0.0f)
+                memset(c, 0, sizeof(float) * (size_t)(n * m));
+        }
+        else if (use_loop)
+            loop_product_f32(A->t->storage->data + oa, A->rs, A->cs, B->t->storage->data + ob, B->rs, B->cs, c, n, k,
+                             m);
+        else if (attn_gemm_run(&plan, A->t->storage->data + oa, B->t->storage->data + ob, beta, c))
+            goto interrupted;
+    }
     return out;
+interrupted:
+    attn_free(out);
+    return attn_interrupted(err);
 }

@@ -2,9 +2,9 @@
  * them on the CPU (aten/src/ATen/native/LinearAlgebra.cpp: matmul, bmm_out_or_baddbmm_):
  *
  *   [k]       · [k]        -> []          dot product (cblas_sdot)
- *   [n, k]    · [k, m]     -> [n, m]      one cblas_sgemm
+ *   [n, k]    · [k, m]     -> [n, m]      one sgemm (PyTorch's mm)
  *   [k]       · [k, m]     -> [m]         the vector is a 1-row matrix (sgemm), the row is dropped
- *   [n, k]    · [k]        -> [n]         matrix times vector: cblas_sgemv (PyTorch's mv)
+ *   [n, k]    · [k]        -> [n]         matrix times vector: sgemv (PyTorch's mv)
  *   [..., n, k] · [k, m] or [k]           "folded": the batch dims merged into the rows, one sgemm (or
  *                                         sgemv), as PyTorch's should_fold decides (below); and the
  *   [n, k] or [k] · [..., k, m]           mirror image, the other operand folded and transposed
@@ -12,38 +12,17 @@
  *             k·n·m < 400 its plain loop (bmm.c), which adds the k products of each element in order
  *             in float; otherwise one sgemm per batch (Debian's torch has no MKL batch gemm)
  *
- * Transposed views (x.T, keys:transpose(2, 3)) are handed to BLAS as "transposed" without a copy.
+ * Every sgemm and sgemv is the call PyTorch makes (bmm.c): the same Fortran routine, transposition flags,
+ * sizes and leading dimensions, decided from the operands' strides as PyTorch decides them, so
+ * transposed views (x.T, keys:transpose(2, 3)) go to BLAS without a copy exactly when PyTorch's do.
  * int64 products (both operands int64) run the plain loop, exactly; PyTorch refuses mixed dtypes.
  * The batched product (bmm, its plain loop) is in bmm.c; matrix.h is how both see an operand. */
 #include "matrix.h"
 
+#include <cblas.h>
+
 #include <limits.h>
 #include <string.h>
-
-static int blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, mat_layout *out)
-{
-    if (rows == 0 || cols == 0) { /* empty: BLAS is not called, any layout will do */
-        out->trans = CblasNoTrans;
-        out->ld = 1;
-        return 0;
-    }
-    /* The stride of a size-1 dim never matters; pick the one that lets BLAS read it directly. */
-    if (cols == 1)
-        cs = 1;
-    if (rows == 1)
-        rs = 1;
-    if (cs == 1 && rs >= (cols > 1 ? cols : 1) && rs <= INT_MAX) {
-        out->trans = CblasNoTrans;
-        out->ld = (int)rs;
-        return 0;
-    }
-    if (rs == 1 && cs >= (rows > 1 ? rows : 1) && cs <= INT_MAX) {
-        out->trans = CblasTrans;
-        out->ld = (int)cs;
-        return 0;
-    }
-    return -1;
-}
 
 /* PyTorch multiplies tensors of one dtype only; bool masks count as float (attn stores them so). */
 static int check_dtypes(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_error *err)
@@ -84,33 +63,27 @@ attn_tensor *attn_dot(const attn_tensor *a, const attn_tensor *b, attn_error *er
     return out;
 }
 
+/* An operand as it is: a vector becomes a 1 x k row on the left (PyTorch's unsqueeze(0) for [k] · [k, m]),
+ * a k x 1 column on the right; its last two dims are the matrix. No copy: whether BLAS needs one is
+ * PyTorch's decision, made in bmm.c. */
 static int prepare(mat_operand *op, const attn_tensor *src, int is_left, attn_error *err)
 {
-    /* A vector becomes a 1 x k row on the left, a k x 1 column on the right. */
     op->t = src->ndim == 1 ? attn_unsqueeze(src, is_left ? 0 : 1, err) : attn_alias(src, err);
     if (!op->t)
         return -1;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        attn_tensor *t = op->t;
-        op->rows = t->shape[t->ndim - 2];
-        op->cols = t->shape[t->ndim - 1];
-        op->rs = t->stride[t->ndim - 2];
-        op->cs = t->stride[t->ndim - 1];
-        if (blas_layout(op->rows, op->cols, op->rs, op->cs, &op->layout) == 0)
-            return 0;
-        attn_tensor *c = attn_clone(t, err); /* e.g. a broadcast (stride 0) or strided slice */
-        attn_free(t);
-        op->t = c;
-        if (!c)
-            return -1;
-    }
-    return attn_fail(err, "matmul: internal error: no BLAS layout"), -1;
+    attn_tensor *t = op->t;
+    op->rows = t->shape[t->ndim - 2];
+    op->cols = t->shape[t->ndim - 1];
+    op->rs = t->stride[t->ndim - 2];
+    op->cs = t->stride[t->ndim - 1];
+    op->bs = 0;
+    return 0;
 }
 
 attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_error *err);
 
-/* m [rows, k] times v [k] -> [rows], PyTorch's mv: BLAS gemv, a row-major matrix read as it is, a
- * column-major one (a transposed view) as its transpose, anything else copied first (as addmv does). */
+/* m [rows, k] times v [k] -> [rows], PyTorch's mv: the sgemv PyTorch calls (bmm.c), on m as it is or on a
+ * contiguous copy of it, as addmv decides; PyTorch's own loop for a vector of stride 0 (expanded). */
 static attn_tensor *matrix_vector(const char *fn, const attn_tensor *m, const attn_tensor *v, attn_error *err)
 {
     int64_t rows = m->shape[0], k = m->shape[1];
@@ -127,19 +100,19 @@ static attn_tensor *matrix_vector(const char *fn, const attn_tensor *m, const at
         memset(out->storage->data, 0, sizeof(float) * (size_t)rows);
         return out;
     }
-    mat_operand M = {0};
-    attn_tensor *x = v->stride[0] > 0 && v->stride[0] <= INT_MAX ? attn_alias(v, err) : attn_clone(v, err);
-    if (!x || prepare(&M, m, 1, err) || rows > INT_MAX || k > INT_MAX) {
-        if (x && M.t)
-            attn_fail(err, "%s: matrices with more than %d rows or columns are too large for BLAS", fn, INT_MAX);
-        attn_free(x), attn_free(M.t), attn_free(out);
+    if (rows > INT_MAX || k > INT_MAX) {
+        attn_free(out);
+        return attn_fail(err, "%s: matrices with more than %d rows or columns are too large for BLAS", fn, INT_MAX);
+    }
+    int copied = attn_gemv_needs_copy(rows, k, m->stride[0], m->stride[1]);
+    attn_tensor *M = copied ? attn_clone(m, err) : attn_alias(m, err);
+    if (!M) {
+        attn_free(out);
         return NULL;
     }
-    int row_major = M.layout.trans == CblasNoTrans;
-    cblas_sgemv(CblasRowMajor, M.layout.trans, (int)(row_major ? rows : k), (int)(row_major ? k : rows), 1.0f,
-                M.t->storage->data + M.t->offset, M.layout.ld, x->storage->data + x->offset, (int)x->stride[0], 0.0f,
-                out->storage->data, 1);
-    attn_free(x), attn_free(M.t);
+    attn_gemv(rows, k, M->storage->data + M->offset, M->stride[0], M->stride[1], copied,
+              v->storage->data + v->offset, v->stride[0], out->storage->data);
+    attn_free(M);
     return out;
 }
 
@@ -233,6 +206,31 @@ static int product_shape(const char *fn, const attn_tensor *a, const attn_tensor
     shape[nbatch + 1] = B->cols;
     return nbatch + 2;
 }
+
+/* PyTorch 1.13's batched matmul expands each operand to the broadcast batch shape and reshapes it to
+ * [batch, rows, cols] for bmm: a view when the strides allow it, else a contiguous copy (a broadcast
+ * operand, or keys:transpose(3, 4) of heads split by a transpose, when the batch dims do not merge).
+ * The strides bmm sees, and with them the BLAS calls, are this tensor's. */
+static int flatten_batch(const char *fn, mat_operand *op, int nbatch, const int64_t *shape, int64_t batch,
+                         attn_error *err)
+{
+    int64_t want[ATTN_MAX_DIMS], three[3] = {batch, op->rows, op->cols};
+    memcpy(want, shape, sizeof(int64_t) * (size_t)nbatch);
+    want[nbatch] = op->rows;
+    want[nbatch + 1] = op->cols;
+    attn_tensor *e = attn_expand(op->t, nbatch + 2, want, err);
+    attn_tensor *f = e ? attn_reshape(fn, e, 3, three, err) : NULL;
+    attn_free(e);
+    if (!f)
+        return -1;
+    attn_free(op->t);
+    op->t = f;
+    op->bs = f->stride[0];
+    op->rs = f->stride[1];
+    op->cs = f->stride[2];
+    return 0;
+}
+
 attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_error *err)
 {
     attn_tensor *out = NULL;
@@ -251,9 +249,22 @@ attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor
     int ndim;
     if (prepare(&A, a, 1, err) || prepare(&B, b, 0, err) ||
         (ndim = product_shape(fn, a, b, &A, &B, shape, err)) < 0 ||
-        !(out = attn_empty(fn, ndim, shape, a->dtype == ATTN_INT64 ? ATTN_INT64 : ATTN_FLOAT32, err)) ||
-        !(out = attn_bmm_batched(&A, &B, out, err)))
+        !(out = attn_empty(fn, ndim, shape, a->dtype == ATTN_INT64 ? ATTN_INT64 : ATTN_FLOAT32, err)))
         goto done;
+    if (attn_numel(out) > 0) {
+        int nbatch = ndim - 2;
+        int64_t flat[3] = {attn_numel(out) / (A.rows * B.cols), A.rows, B.cols};
+        attn_tensor *prod = NULL;
+        if ((nbatch > 0 && (flatten_batch(fn, &A, nbatch, shape, flat[0], err) ||
+                            flatten_batch(fn, &B, nbatch, shape, flat[0], err))) ||
+            !(prod = attn_view(fn, out, nbatch > 0 ? 3 : 2, nbatch > 0 ? flat : flat + 1, err)) ||
+            !(prod = attn_bmm_batched(&A, &B, 0.0f, prod, err))) {
+            attn_free(out);
+            out = NULL;
+            goto done;
+        }
+        attn_free(prod);
+    }
 
     /* Drop the row/column that stood in for a vector operand. */
     if (a->ndim == 1 || b->ndim == 1) {
@@ -310,9 +321,7 @@ attn_tensor *attn_addmm(const char *fn, const attn_tensor *bias, const attn_tens
         attn_free(A.t), attn_free(B.t), attn_free(out);
         return NULL;
     }
-    cblas_sgemm(CblasRowMajor, A.layout.trans, B.layout.trans, (int)A.rows, (int)B.cols, (int)A.cols, 1.0f,
-                A.t->storage->data + A.t->offset, A.layout.ld, B.t->storage->data + B.t->offset, B.layout.ld, 1.0f,
-                out->storage->data, (int)B.cols);
+    out = attn_bmm_batched(&A, &B, 1.0f, out, err); /* the sgemm PyTorch's addmm_impl_cpu_ makes, beta = 1 */
     attn_free(A.t), attn_free(B.t);
     return out;
 }

@@ -33,6 +33,32 @@ describe("torch.matmul against PyTorch, bit for bit", function()
     end
 end)
 
+-- An operand expanded from a first size of 1 (stride 0): PyTorch's mv adds a vector of stride 0 in its
+-- own loop (no sgemv), and copies a matrix of stride 0 before BLAS reads it.
+local function expanded(shape, e)
+    local s = support.shape(shape)
+    if e ~= "1" then
+        return torch.rand(s) * 2 - 1
+    end
+    local one = support.shape(shape)
+    one[1] = 1
+    return (torch.rand(one) * 2 - 1):expand(s)
+end
+
+describe("torch.matmul on expanded operands against PyTorch, bit for bit", function()
+    for _, c in ipairs(support.reference("products")) do
+        if c.kind == "expanded" then
+            it(string.format("[%s]%s @ [%s]%s", c.a, c.ae == "1" and " (expanded)" or "", c.b,
+                             c.be == "1" and " (expanded)" or ""), function()
+                seed(c)
+                local a = expanded(c.a, c.ae)
+                local b = expanded(c.b, c.be)
+                assert.is_nil(support.same_bits(a:matmul(b), c.values))
+            end)
+        end
+    end
+end)
+
 describe("nn.Linear against PyTorch, bit for bit", function()
     for _, c in ipairs(support.reference("products")) do
         if c.kind == "linear" then
