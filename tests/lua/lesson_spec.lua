@@ -165,8 +165,9 @@ describe("lesson.agree (identities)", function()
     it("prints ≡, what, and the largest difference with the tolerance, or exact", function()
         local by_loop = torch.empty(6)
         for i, x_i in ipairs(x) do by_loop[i] = torch.dot(x_i, x[2]) end
-        -- X·x is BLAS's gemv, X·Xᵀ its gemm: as in PyTorch, the loop of dot products equals the first
-        -- exactly here and row 2 of the second only to the last bit
+        -- X·x is BLAS's gemv, X·Xᵀ its gemm: as in PyTorch, with OpenBLAS's Haswell kernels (which
+        -- tests/run.sh pins) the loop of dot products equals the first exactly and row 2 of the second
+        -- only to the last bit
         assert.are.equal("  ≡ loop = matmul (exact)\n", lesson.capture(lesson.agree, "loop = matmul", by_loop, scores))
         assert.are.equal("  ≡ row 2 of X·Xᵀ (largest difference 1.19e-07, tolerance 2e-07)\n",
             lesson.capture(lesson.agree, "row 2 of X·Xᵀ", x:matmul(x.T)[2], scores, {tol = 2e-7}))

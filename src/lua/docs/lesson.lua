@@ -105,13 +105,10 @@ element within the absolute tolerance tol (default 0: exactly; nan equals nan). 
 with the largest difference and tol ("exact" when there is none), or "✗ what" with a, b and where
 they differ most; returns true or false. It counts as a check in --check (a failed identity fails
 the run), and the summary says how many of the checks were identities.]=], [=[
-x = inputs[2]                                     -- inputs: see ?torch.tensor
-by_loop = torch.empty(6)
-for i, x_i in ipairs(inputs) do by_loop[i] = torch.dot(x_i, x) end
-lesson.capture(lesson.agree, "loop = matmul", by_loop, inputs:matmul(x))
--->   ≡ loop = matmul (exact)
-lesson.capture(lesson.agree, "row 2 of X·Xᵀ = X·x", inputs:matmul(inputs.T)[2], inputs:matmul(x), {tol = 2e-7})
--->   ≡ row 2 of X·Xᵀ = X·x (largest difference 1.19e-07, tolerance 2e-07)]=])
+lesson.capture(lesson.agree, "Xᵀᵀ = X", inputs.T.T, inputs)   -- inputs: see ?torch.tensor
+-->   ≡ Xᵀᵀ = X (exact)
+lesson.capture(lesson.agree, "3X / 3 = X", inputs * 3 / 3, inputs, {tol = 1e-7})
+-->   ≡ 3X / 3 = X (largest difference 5.96e-08, tolerance 1e-07)]=])
 
 ldef("reference", "lesson.reference(file, name)", [=[
 A tensor PyTorch computed, for the expected side of a check: the float32 tensor named name in
