@@ -18,6 +18,7 @@
 
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
+local tr, trf = require("attn.i18n").tr, require("attn.i18n").trf
 local compare = {}
 
 local function is_tensor(v)
@@ -368,10 +369,11 @@ function compare.agree(a, b, tol)
     local best = state.best or 0
     local summary = ""
     if state.numbers and best == 0 then
-        summary = "exact"
+        summary = tr("exact")
+    elseif state.numbers and tol > 0 then
+        summary = trf("largest difference %.2e, tolerance %g", best, tol)
     elseif state.numbers then
-        summary = "largest difference " .. string.format("%.2e", best)
-        if tol > 0 then summary = summary .. ", tolerance " .. string.format("%g", tol) end
+        summary = trf("largest difference %.2e", best)
     end
     if best <= tol then return true, summary end
     local where = state.where ~= "" and (" " .. state.where) or ""
