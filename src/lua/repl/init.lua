@@ -126,12 +126,15 @@ local function is_incomplete(msg)
     return msg ~= nil and msg:sub(-5) == "<eof>"
 end
 
--- Python's builtins that a reader of the books types out of habit, and what Lua has instead.
+-- Python's builtins that a reader of the books types out of habit, and what Lua has instead (those
+-- with words in them marked by N, for xgettext, and translated by repl.hint).
+local marked = {}
+local function N(msgid) marked[msgid] = true; return msgid end
 local PYTHON = {
-    len = "#x, or x:size(1)", range = "for i = 1, n do ... end (or torch.arange(n))",
+    len = N("#x, or x:size(1)"), range = N("for i = 1, n do ... end (or torch.arange(n))"),
     enumerate = "for i, x_i in ipairs(list) do ... end", zip = "for i = 1, #a do ... a[i], b[i] ... end",
-    int = "math.floor(x)", float = "x + 0.0", str = "tostring(x)", list = "a table: {a, b}",
-    isinstance = "torch.is_tensor(x), type(x)", super = "nothing: __init needs no super().__init__()",
+    int = "math.floor(x)", float = "x + 0.0", str = "tostring(x)", list = N("a table: {a, b}"),
+    isinstance = "torch.is_tensor(x), type(x)", super = N("nothing: __init needs no super().__init__()"),
 }
 
 -- A hint after the message when the chunk looks like Python that Lua reads differently.
@@ -146,7 +149,7 @@ function repl.hint(msg, chunk)
     elseif chunk:find("^%s*import%s") or chunk:find("^%s*from%s+[%w_.]+%s+import%s") then
         hint = tr("no import needed: torch, nn and attention are there already")
     elseif builtin and PYTHON[builtin] then
-        hint = trf("Lua has no %s(): %s", builtin, PYTHON[builtin])
+        hint = trf("Lua has no %s(): %s", builtin, marked[PYTHON[builtin]] and tr(PYTHON[builtin]) or PYTHON[builtin])
     elseif method and chunk:find("%." .. method .. "%(") then
         hint = trf("call a method with a colon: x:%s(...)", method)
     elseif msg:find("attempt to call a torch.Size value (method 'shape')", 1, true) then
