@@ -17,7 +17,7 @@
 -- LANGUAGE (a list, "zh_CN:en"), LC_ALL, LC_MESSAGES, LANG that is set; "zh_CN.UTF-8" means zh_CN,
 -- "zh" the first zh_* with a catalog; C, POSIX and languages without a catalog mean English.
 -- With ATTN_I18N_MISSES=1 in the environment every miss is also written to stderr, once (the test of
--- tests/lessons/test_i18n.sh runs each lesson in Chinese this way).
+-- tests/i18n/test_chinese.sh runs each lesson in Chinese this way).
 local bind = require("attn.bind")
 
 local i18n = {}
