@@ -28,6 +28,11 @@ no_lines "the binding files open with luaopen_attn_* (no lt_open_*, no lt_regist
 OFFENDING=$(grep -rn '=\[attn\]/repl' src)
 check "the REPL's chunk name, where the user's side begins, is written in one place" \
     [ "$(printf '%s\n' "$OFFENDING" | grep -c .)" -le 1 ]
+# Files a reader can take in: no source file under src/ (C, header, Lua) longer than 450 lines; split it
+# along its own sections instead. (The translation catalogs, src/po, are data and not counted.)
+no_lines "no .c, .h or .lua file under src/ is longer than 450 lines" \
+    "$(find src -type f \( -name '*.c' -o -name '*.h' -o -name '*.lua' \) -exec wc -l {} + |
+        awk '$2 != "total" && $1 > 450')"
 
 # ---- the Lua side (src/lua, lessons/): read with luac's listing, so strings and comments never count ----
 # globals FILE: the globals FILE's code writes (SET) or reads (GET), as "SET name" / "GET name" lines.

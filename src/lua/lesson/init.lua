@@ -171,28 +171,9 @@ local function rule(ch, text)
 end
 lesson.rule = rule
 
--- The echo of a step's code: two spaces in, `-- Python: ...` comments aligned in one column.
-local function code_lines(lines)
-    local col = 0
-    for _, l in ipairs(lines) do
-        local code = l:match("^(.-)%s*%-%-%s*Python:")
-        if code and code ~= "" then col = math.max(col, width(code)) end
-    end
-    col = math.min(col, 56)
-    local out = {}
-    for _, l in ipairs(lines) do
-        local code, py = l:match("^(.-)%s*(%-%-%s*Python:.*)$")
-        if code and code ~= "" then
-            out[#out + 1] = "  " .. code .. string.rep(" ", math.max(0, col - width(code))) .. "  "
-                .. paint("2", py)
-        elseif code then
-            out[#out + 1] = "  " .. paint("2", py)
-        else
-            out[#out + 1] = "  " .. l
-        end
-    end
-    return out
-end
+-- The echo of a step's code (lesson/source.lua), its Python comments dimmed.
+local function dim(s) return paint("2", s) end
+local function code_lines(lines) return source.code_lines(lines, dim) end
 lesson.code_lines = code_lines
 
 ---------------------------------------------------------------------------------------------------

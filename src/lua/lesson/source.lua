@@ -21,8 +21,11 @@
 --                         step's own first or last line (--step=line does not stop there)
 --   info.continues[l]     line l continues a statement begun on an earlier line (inside brackets
 --                         or a long string): --step=line shows it with the line it continues
+--   source.code_lines(lines, dim) -> the echo of a step's code: each line two spaces in, the
+--                         `-- Python: ...` comments aligned in one column and passed through dim
 
 local tokenize = require("attn.text.tokens").tokenize
+local width = require("attn.text.width").of
 
 local source = {}
 local cache = {}
@@ -209,6 +212,29 @@ end
 -- Clears the cache (a lesson file edited between two runs in one state).
 function source.forget(path)
     cache[path] = nil
+end
+
+-- The echo of a step's code: two spaces in, `-- Python: ...` comments aligned in one column (at most
+-- 56 columns in) and passed through dim (the lesson library dims them on a terminal).
+function source.code_lines(lines, dim)
+    local col = 0
+    for _, l in ipairs(lines) do
+        local code = l:match("^(.-)%s*%-%-%s*Python:")
+        if code and code ~= "" then col = math.max(col, width(code)) end
+    end
+    col = math.min(col, 56)
+    local out = {}
+    for _, l in ipairs(lines) do
+        local code, py = l:match("^(.-)%s*(%-%-%s*Python:.*)$")
+        if code and code ~= "" then
+            out[#out + 1] = "  " .. code .. string.rep(" ", math.max(0, col - width(code))) .. "  " .. dim(py)
+        elseif code then
+            out[#out + 1] = "  " .. dim(py)
+        else
+            out[#out + 1] = "  " .. l
+        end
+    end
+    return out
 end
 
 return source
