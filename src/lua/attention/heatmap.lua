@@ -102,9 +102,8 @@ local function check_labels(what, labels, n, dimname)
     return out
 end
 
---- heatmap.render(t, opts) -> the matrix as text (no trailing newline).
-function heatmap.render(t, opts)
-    opts = opts or {}
+-- The matrix checked: a 2-D tensor, and its labels (lists of as many as it has rows and columns).
+local function check_matrix(t, opts)
     if not torch.is_tensor(t) then
         raise("attention.heatmap: expected a 2-D tensor, got " .. type(t))
     end
@@ -114,8 +113,69 @@ function heatmap.render(t, opts)
               .. hint)
     end
     local n, m = t.shape[1], t.shape[2]
-    local rows = check_labels("rows", opts.rows, n, "rows")
-    local cols = check_labels("cols", opts.cols, m, "columns")
+    return n, m, check_labels("rows", opts.rows, n, "rows"), check_labels("cols", opts.cols, m, "columns")
+end
+
+-- The values the lightest and the darkest cell stand for: opts.range, else the finite values' own.
+local function value_range(values, r)
+    if r == nil then return finite_range(values) end
+    if type(r) ~= "table" or type(r[1]) ~= "number" or type(r[2]) ~= "number" or not (r[1] <= r[2]) then
+        raise("attention.heatmap: range must be {low, high}, two numbers with low <= high, got "
+              .. (type(r) == "table" and "{" .. tostring(r[1]) .. ", " .. tostring(r[2]) .. "}" or type(r)))
+    end
+    return r[1], r[2]
+end
+
+-- The widths: of a column (the widest number, one more for plain shading, or the widest column
+-- label) and of the row labels.
+local function measure(h)
+    local tw = 0 -- text width of the widest number
+    for i = 1, h.n do for j = 1, h.m do tw = math.max(tw, width(h.cells[i][j])) end end
+    local cw = tw + ((h.shade and not h.color) and 1 or 0) -- plain shading adds one column
+    for j = 1, h.m do cw = math.max(cw, h.cols and width(h.cols[j]) or 0) end
+    local rw = 0
+    for i = 1, h.n do rw = math.max(rw, h.rows and width(h.rows[i]) or 0) end
+    return cw, rw
+end
+
+-- One cell, cw columns wide: the number on its colour, the number and its shade, or the number alone.
+local function draw_cell(h, i, j, cw)
+    local cell, v = h.cells[i][j], h.values[i][j]
+    local x = level(v, h.lo, h.hi)
+    if h.color then
+        return colour_cell(" " .. pad_left(cell, cw) .. " ", v, x)
+    elseif h.shade then
+        local s = x and SHADES[math.floor(x * (#SHADES - 1) + 0.5) + 1] or " "
+        return pad_left(cell .. s, cw)
+    end
+    return pad_left(cell, cw)
+end
+
+-- The lines: the column labels over the cells, each row after its label.
+local function draw(h)
+    local cw, rw = measure(h)
+    local gap = h.color and "" or "  "
+    local cellw = h.color and cw + 2 or cw -- colour cells get a space of padding on each side
+    local lines = {}
+    local lead = h.rows and (string.rep(" ", rw) .. "  ") or ""
+    if h.cols then
+        local head = {}
+        for j = 1, h.m do head[j] = pad_left(h.cols[j], cellw) end
+        lines[#lines + 1] = (lead .. table.concat(head, gap)):gsub("%s+$", "")
+    end
+    for i = 1, h.n do
+        local parts = {}
+        for j = 1, h.m do parts[j] = draw_cell(h, i, j, cw) end
+        local row = (h.rows and (pad_right(h.rows[i], rw) .. "  ") or "") .. table.concat(parts, gap)
+        lines[#lines + 1] = h.color and row or row:gsub("%s+$", "")
+    end
+    return table.concat(lines, "\n")
+end
+
+--- heatmap.render(t, opts) -> the matrix as text (no trailing newline).
+function heatmap.render(t, opts)
+    opts = opts or {}
+    local n, m, rows, cols = check_matrix(t, opts)
     if n == 0 or m == 0 then return "(empty matrix " .. tostring(t.shape):match("%[.*%]") .. ")" end
     local cells = cells_of(t)
     if not cells then return tostring(t) end -- too big to draw cell by cell: PyTorch's summary
@@ -125,52 +185,12 @@ function heatmap.render(t, opts)
     if color == nil and shade then
         color = term.color
     end
-    local lo, hi = finite_range(values)
-    if opts.range ~= nil then
-        local r = opts.range
-        if type(r) ~= "table" or type(r[1]) ~= "number" or type(r[2]) ~= "number" or not (r[1] <= r[2]) then
-            raise("attention.heatmap: range must be {low, high}, two numbers with low <= high, got "
-                  .. (type(r) == "table" and "{" .. tostring(r[1]) .. ", " .. tostring(r[2]) .. "}" or type(r)))
-        end
-        lo, hi = r[1], r[2]
-    end
+    local lo, hi = value_range(values, opts.range)
     local marker = recorder and shade and
         recorder{t = t, opts = opts, cells = cells, values = values, rows = rows, cols = cols, lo = lo, hi = hi}
     if marker then return marker end
-
-    local tw = 0 -- text width of the widest number
-    for i = 1, n do for j = 1, m do tw = math.max(tw, width(cells[i][j])) end end
-    local cw = tw + ((shade and not color) and 1 or 0) -- plain shading adds one column
-    for j = 1, m do cw = math.max(cw, cols and width(cols[j]) or 0) end
-    local rw = 0
-    for i = 1, n do rw = math.max(rw, rows and width(rows[i]) or 0) end
-    local gap = color and "" or "  "
-    local cellw = color and cw + 2 or cw -- colour cells get a space of padding on each side
-
-    local lines = {}
-    local lead = rows and (string.rep(" ", rw) .. "  ") or ""
-    if cols then
-        local h = {}
-        for j = 1, m do h[j] = pad_left(cols[j], cellw) end
-        lines[#lines + 1] = (lead .. table.concat(h, gap)):gsub("%s+$", "")
-    end
-    for i = 1, n do
-        local parts = {}
-        for j = 1, m do
-            local x = level(values[i][j], lo, hi)
-            if color then
-                parts[j] = colour_cell(" " .. pad_left(cells[i][j], cw) .. " ", values[i][j], x)
-            elseif shade then
-                local s = x and SHADES[math.floor(x * (#SHADES - 1) + 0.5) + 1] or " "
-                parts[j] = pad_left(cells[i][j] .. s, cw)
-            else
-                parts[j] = pad_left(cells[i][j], cw)
-            end
-        end
-        local row = (rows and (pad_right(rows[i], rw) .. "  ") or "") .. table.concat(parts, gap)
-        lines[#lines + 1] = color and row or row:gsub("%s+$", "")
-    end
-    return table.concat(lines, "\n")
+    return draw{n = n, m = m, cells = cells, values = values, rows = rows, cols = cols, lo = lo, hi = hi,
+                shade = shade, color = color}
 end
 
 return heatmap
