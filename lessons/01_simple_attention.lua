@@ -72,15 +72,19 @@ The loop is a matrix-vector product: stacking the x^(j) as rows, all six scores 
 inputs · x^(2) at once. Lua has no @ operator; attn writes a:matmul(b).
 ]]
 
+lesson.say[[
+inputs:matmul(query) is BLAS's matrix-vector product (gemv), in PyTorch as in attn. OpenBLAS's
+AVX2 kernels add each row's three products in the loop's order, so the scores equal the loop's bit
+for bit; on a CPU with AVX-512, OpenBLAS's kernels add and round in another order, and a score may
+differ from the loop's in its last bit (PyTorch's too). The identity below allows one rounding:
+1.2e-7, one unit in the last place for numbers between 1 and 2.
+]]
+
 lesson.step("the same scores by matmul", function()
     scores_by_matmul = inputs:matmul(query)          -- Python: inputs @ query
     lesson.show("scores_by_matmul", scores_by_matmul)
     lesson.check("ω2 by matmul (In [3]'s values)", scores_by_matmul,
         [=[tensor([0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])]=])
-    -- a matrix times a vector is BLAS's gemv. With OpenBLAS's AVX2 kernels it adds each row's three
-    -- products in the loop's order, bit for bit (in PyTorch as here); its AVX-512 kernels use fused
-    -- multiply-adds, one rounding fewer, so a score may differ from the loop's in its last bit
-    -- (1.2e-7 is one unit in the last place for scores between 1 and 2): in PyTorch as here.
     lesson.agree("matmul gives the loop's scores (to the last bit, or one rounding apart)",
         scores_by_matmul, attn_scores_2, {tol = 1.2e-7})
 end)
