@@ -279,6 +279,6 @@ keys '\n\nb\ng\n5\nq\n'
 run --step=line "$L01"
 check "--step=line: b goes back to the step before, g 5 to step 5's first line" all status_is 0 -- \
     eval '[ "$(grep -c "^  20 │ inputs = torch.tensor{" "$OUT")" -eq 2 ]' -- \
-    out_matches "^  [0-9]+ │ attn_weights_2_tmp = attn_scores_2 / attn_scores_2:sum\(\)"
+    out_matches "^ *[0-9]+ │ attn_weights_2_tmp = attn_scores_2 / attn_scores_2:sum\(\)"
 
 tap_end

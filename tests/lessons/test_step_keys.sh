@@ -179,7 +179,7 @@ key b
 check "--step=line, b: back to step 1's first line" wait_count '^  20 │ inputs = torch\.tensor\{$' 2 100
 key g
 type_line 5
-check "--step=line, g 5: step 5's first line" wait_for '^  [0-9]+ │ attn_weights_2_tmp = attn_scores_2 / attn_scores_2:sum\(\)' 100
+check "--step=line, g 5: step 5's first line" wait_for '^ *[0-9]+ │ attn_weights_2_tmp = attn_scores_2 / attn_scores_2:sum\(\)' 100
 key l
 check "--step=line, l: the list with step 5 marked" wait_for '^  ▸   5  naive normalisation'
 key q
