@@ -264,6 +264,96 @@ static attn_mapping *map_file(const char *fn, const char *path, int fd, uint64_t
     return m;
 }
 
+/* The header's entries, each checked (names UTF-8 and unique, __metadata__ read apart) into infos;
+ * *count is how many tensors there are, *float_bytes what they will take in memory. */
+static int read_entries(const char *fn, const char *path, const cJSON *root, uint64_t data_len, attn_st_file *f,
+                        st_info *infos, int *count, double *float_bytes, attn_error *err)
+{
+    for (const cJSON *item = root->child; item; item = item->next) {
+        const char *name = item->string;
+        if (!attn_utf8_valid(name, strlen(name)))
+            return attn_fail(err, "%s: %s: a tensor name is not valid UTF-8", fn, path), -1;
+        for (const cJSON *prev = root->child; prev != item; prev = prev->next)
+            if (strcmp(prev->string, name) == 0)
+                return attn_fail(err, "%s: %s: the name \"%s\" appears twice in the header", fn, path, name), -1;
+        if (strcmp(name, "__metadata__") == 0) {
+            if (read_metadata(fn, path, item, f, err))
+                return -1;
+            continue;
+        }
+        st_info *in = &infos[*count];
+        if (check_entry(fn, path, item, data_len, in, err))
+            return -1;
+        *float_bytes += (double)(in->end - in->begin) / (double)in->dt->size * 4;
+        (*count)++;
+    }
+    return 0;
+}
+
+/* The format's rule that every byte of the data belongs to exactly one tensor: infos sorted by
+ * offset, no overlap, no hole, nothing left at the end. */
+static int check_coverage(const char *fn, const char *path, st_info *infos, int count, uint64_t data_len,
+                          attn_error *err)
+{
+    qsort(infos, (size_t)count, sizeof *infos, by_begin);
+    uint64_t at = 0;
+    for (int i = 0; i < count; i++) {
+        if (infos[i].begin < at)
+            return attn_fail(err, "%s: %s: tensors \"%s\" and \"%s\" overlap (both use byte %llu of the data)", fn,
+                             path, infos[i - 1].name, infos[i].name, (unsigned long long)infos[i].begin), -1;
+        if (infos[i].begin > at)
+            return attn_fail(err, "%s: %s: bytes %llu to %llu of the data belong to no tensor (the format allows "
+                                  "no holes)", fn, path, (unsigned long long)at,
+                             (unsigned long long)infos[i].begin), -1;
+        at = infos[i].end;
+    }
+    if (at != data_len)
+        return attn_fail(err, "%s: %s: the last %llu bytes of the data belong to no tensor (the format allows no "
+                              "holes)", fn, path, (unsigned long long)(data_len - at)), -1;
+    return 0;
+}
+
+/* A model that cannot fit is refused before a single tensor is made. */
+static int check_fits(const char *fn, const char *path, double float_bytes, attn_error *err)
+{
+    double avail = attn_available_bytes();
+    if (avail >= 0 && float_bytes > avail) {
+        char need[48], have[48];
+        attn_human_bytes(float_bytes, need, sizeof need);
+        attn_human_bytes(avail, have, sizeof have);
+        return attn_fail(err, "%s: %s: its tensors take %s, more than the memory available now (%s)", fn, path,
+                         need, have), -1;
+    }
+    return 0;
+}
+
+/* The tensors, in f->entries: F32 and I64 data that is aligned used in place from the mapping m,
+ * anything else converted into new storage. */
+static int make_tensors(const char *fn, const st_info *infos, int count, attn_mapping *m, size_t data_at,
+                        attn_st_file *f, attn_error *err)
+{
+    for (int i = 0; i < count; i++) {
+        const st_info *in = &infos[i];
+        size_t offset = data_at + (size_t)in->begin;
+        attn_tensor *t;
+        int in_place = (strcmp(in->dt->name, "F32") == 0 && offset % 4 == 0) ||
+                       (strcmp(in->dt->name, "I64") == 0 && offset % 8 == 0);
+        if (in_place)
+            t = attn_mapped(m, offset, in->dt->dtype, in->ndim, in->shape, err);
+        else
+            t = converted(fn, in, (const unsigned char *)m->addr + offset, err);
+        f->entries[i].name = strdup(in->name);
+        f->entries[i].tensor = t;
+        f->count = i + 1;
+        if (!t || !f->entries[i].name) {
+            if (t)
+                attn_fail(err, "%s: out of memory", fn);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Checks the parsed header against the data (data_len bytes from byte data_at of the file), and only
  * then maps the file and makes the tensors: a malformed file, or one too large for the memory
  * available, is refused before anything is mapped or allocated. */
@@ -282,80 +372,10 @@ static int read_header(const char *fn, const char *path, const cJSON *root, int 
     }
     int count = 0, rc = -1;
     double float_bytes = 0;
-    for (const cJSON *item = root->child; item; item = item->next) {
-        const char *name = item->string;
-        if (!attn_utf8_valid(name, strlen(name))) {
-            attn_fail(err, "%s: %s: a tensor name is not valid UTF-8", fn, path);
-            goto done;
-        }
-        for (const cJSON *prev = root->child; prev != item; prev = prev->next)
-            if (strcmp(prev->string, name) == 0) {
-                attn_fail(err, "%s: %s: the name \"%s\" appears twice in the header", fn, path, name);
-                goto done;
-            }
-        if (strcmp(name, "__metadata__") == 0) {
-            if (read_metadata(fn, path, item, f, err))
-                goto done;
-            continue;
-        }
-        if (check_entry(fn, path, item, data_len, &infos[count], err))
-            goto done;
-        float_bytes += (double)(infos[count].end - infos[count].begin) / (double)infos[count].dt->size * 4;
-        count++;
-    }
-    qsort(infos, (size_t)count, sizeof *infos, by_begin);
-    uint64_t at = 0;
-    for (int i = 0; i < count; i++) {
-        if (infos[i].begin < at) {
-            attn_fail(err, "%s: %s: tensors \"%s\" and \"%s\" overlap (both use byte %llu of the data)", fn, path,
-                      infos[i - 1].name, infos[i].name, (unsigned long long)infos[i].begin);
-            goto done;
-        }
-        if (infos[i].begin > at) {
-            attn_fail(err, "%s: %s: bytes %llu to %llu of the data belong to no tensor (the format allows no "
-                           "holes)", fn, path, (unsigned long long)at, (unsigned long long)infos[i].begin);
-            goto done;
-        }
-        at = infos[i].end;
-    }
-    if (at != data_len) {
-        attn_fail(err, "%s: %s: the last %llu bytes of the data belong to no tensor (the format allows no holes)",
-                  fn, path, (unsigned long long)(data_len - at));
-        goto done;
-    }
-    /* A model that cannot fit is refused before a single tensor is made. */
-    double avail = attn_available_bytes();
-    if (avail >= 0 && float_bytes > avail) {
-        char need[48], have[48];
-        attn_human_bytes(float_bytes, need, sizeof need);
-        attn_human_bytes(avail, have, sizeof have);
-        attn_fail(err, "%s: %s: its tensors take %s, more than the memory available now (%s)", fn, path, need,
-                  have);
-        goto done;
-    }
-    if ((m = map_file(fn, path, fd, size, err)) == NULL)
-        goto done;
-    for (int i = 0; i < count; i++) {
-        const st_info *in = &infos[i];
-        size_t offset = data_at + (size_t)in->begin;
-        attn_tensor *t;
-        int in_place = (strcmp(in->dt->name, "F32") == 0 && offset % 4 == 0) ||
-                       (strcmp(in->dt->name, "I64") == 0 && offset % 8 == 0);
-        if (in_place)
-            t = attn_mapped(m, offset, in->dt->dtype, in->ndim, in->shape, err);
-        else
-            t = converted(fn, in, (const unsigned char *)m->addr + offset, err);
-        f->entries[i].name = strdup(in->name);
-        f->entries[i].tensor = t;
-        f->count = i + 1;
-        if (!t || !f->entries[i].name) {
-            if (t)
-                attn_fail(err, "%s: out of memory", fn);
-            goto done;
-        }
-    }
-    rc = 0;
-done:
+    if (read_entries(fn, path, root, data_len, f, infos, &count, &float_bytes, err) == 0 &&
+        check_coverage(fn, path, infos, count, data_len, err) == 0 && check_fits(fn, path, float_bytes, err) == 0 &&
+        (m = map_file(fn, path, fd, size, err)) != NULL)
+        rc = make_tensors(fn, infos, count, m, data_at, f, err);
     free(infos);
     attn_mapping_release(m); /* the tensors made hold their own references */
     return rc;
