@@ -141,69 +141,12 @@ static int by_begin(const void *a, const void *b)
     return x->end < y->end ? -1 : x->end > y->end;
 }
 
-static float half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1F, man = h & 0x3FF, bits;
-    if (exp == 0x1F) {
-        bits = sign | 0x7F800000u | (man << 13); /* inf, NaN */
-    } else if (exp != 0) {
-        bits = sign | ((exp + 112) << 23) | (man << 13);
-    } else if (man == 0) {
-        bits = sign;
-    } else { /* subnormal: normalise */
-        int e = -1;
-        do {
-            e++;
-            man <<= 1;
-        } while ((man & 0x400) == 0);
-        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3FF) << 13);
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
 /* A tensor made from bytes at `at` that cannot be used in place: converted into new storage. */
 static attn_tensor *converted(const char *fn, const st_info *info, const unsigned char *at, attn_error *err)
 {
     attn_tensor *t = attn_empty(fn, info->ndim, info->shape, info->dt->dtype, err);
-    if (!t)
-        return NULL;
-    int64_t n = attn_numel(t);
-    const char *dt = info->dt->name;
-    for (int64_t i = 0; i < n; i++) {
-        const unsigned char *p = at + (size_t)i * info->dt->size;
-        if (strcmp(dt, "F32") == 0) {
-            memcpy(&t->storage->data[i], p, 4);
-        } else if (strcmp(dt, "F16") == 0) {
-            uint16_t h;
-            memcpy(&h, p, 2);
-            t->storage->data[i] = half_to_float(h);
-        } else if (strcmp(dt, "BF16") == 0) {
-            uint32_t bits = (uint32_t)(p[0] | (p[1] << 8)) << 16;
-            memcpy(&t->storage->data[i], &bits, 4);
-        } else if (strcmp(dt, "F64") == 0) {
-            double v;
-            memcpy(&v, p, 8);
-            t->storage->data[i] = (float)v;
-        } else if (strcmp(dt, "BOOL") == 0) {
-            t->storage->data[i] = *p ? 1.0f : 0.0f;
-        } else if (strcmp(dt, "I64") == 0) {
-            memcpy(&t->storage->i64[i], p, 8);
-        } else if (strcmp(dt, "I32") == 0) {
-            int32_t v;
-            memcpy(&v, p, 4);
-            t->storage->i64[i] = v;
-        } else if (strcmp(dt, "I16") == 0) {
-            int16_t v;
-            memcpy(&v, p, 2);
-            t->storage->i64[i] = v;
-        } else if (strcmp(dt, "I8") == 0) {
-            t->storage->i64[i] = (int8_t)*p;
-        } else { /* U8 */
-            t->storage->i64[i] = *p;
-        }
-    }
+    if (t)
+        attn_st_convert(info->dt->name, info->dt->size, at, t);
     return t;
 }
 

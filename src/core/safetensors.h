@@ -32,6 +32,10 @@ void attn_st_free(attn_st_file *f); /* frees what it still holds */
 int attn_st_save(const char *fn, const char *path, int n, const char *const *names, attn_tensor *const *tensors,
                  int meta_count, const char *const *meta_keys, const char *const *meta_values, attn_error *err);
 
+/* Fills t (made with the dtype and shape of the entry) from its bytes at `at` in the file's dtype dt
+ * ("F16", ...), size bytes each (safetensors_dtypes.c). */
+void attn_st_convert(const char *dt, size_t size, const unsigned char *at, attn_tensor *t);
+
 /* 1 when the n bytes at s are valid UTF-8 (what the format requires of names). */
 int attn_utf8_valid(const char *s, size_t n);
 
