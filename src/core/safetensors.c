@@ -75,6 +75,55 @@ static int whole(const cJSON *n, uint64_t *out)
     return 1;
 }
 
+/* The entry's shape, into info (at most ATTN_MAX_DIMS sizes, each a whole number); *bytes is the size
+ * of its data that the shape and dtype say. */
+static int read_shape(const char *fn, const char *path, const char *name, const cJSON *shape, st_info *info,
+                      double *bytes, attn_error *err)
+{
+    int ndim = cJSON_GetArraySize(shape);
+    if (ndim > ATTN_MAX_DIMS)
+        return attn_fail(err, "%s: %s: tensor \"%s\" has %d dims, attn supports at most %d", fn, path, name, ndim,
+                         ATTN_MAX_DIMS), -1;
+    info->ndim = ndim;
+    *bytes = (double)info->dt->size;
+    int d = 0;
+    for (const cJSON *s = shape->child; s; s = s->next, d++) {
+        uint64_t v;
+        if (!whole(s, &v))
+            return attn_fail(err, "%s: %s: tensor \"%s\": shape sizes must be whole numbers >= 0", fn, path,
+                             name), -1;
+        info->shape[d] = (int64_t)v;
+        *bytes *= (double)v;
+    }
+    return 0;
+}
+
+/* The entry's data_offsets, into info: [begin, end] inside the data, spanning the bytes its shape takes. */
+static int read_offsets(const char *fn, const char *path, const char *name, const cJSON *offsets,
+                        uint64_t data_len, double bytes, st_info *info, attn_error *err)
+{
+    if (cJSON_GetArraySize(offsets) != 2 || !whole(offsets->child, &info->begin) ||
+        !whole(offsets->child->next, &info->end) || info->begin > info->end)
+        return attn_fail(err, "%s: %s: tensor \"%s\": data_offsets must be [begin, end] with 0 <= begin <= end", fn,
+                         path, name), -1;
+    if (info->end > data_len)
+        return attn_fail(err, "%s: %s: tensor \"%s\": data_offsets [%llu, %llu] are past the end of the data "
+                              "(%llu bytes): the file is truncated or its header is wrong", fn, path, name,
+                         (unsigned long long)info->begin, (unsigned long long)info->end,
+                         (unsigned long long)data_len), -1;
+    if (bytes != (double)(info->end - info->begin)) {
+        char text[160];
+        attn_tensor tmp = {.ndim = info->ndim};
+        memcpy(tmp.shape, info->shape, sizeof(int64_t) * (size_t)info->ndim);
+        return attn_fail(err, "%s: %s: tensor \"%s\": shape %s of %s takes %.0f bytes, but its data_offsets "
+                              "[%llu, %llu] span %llu", fn, path, name, attn_shape_str(&tmp, text, sizeof text),
+                         info->dt->name, bytes, (unsigned long long)info->begin, (unsigned long long)info->end,
+                         (unsigned long long)(info->end - info->begin)), -1;
+    }
+    return 0;
+}
+
+/* One tensor's header entry {dtype, shape, data_offsets}, checked into info. */
 static int check_entry(const char *fn, const char *path, const cJSON *item, uint64_t data_len, st_info *info,
                        attn_error *err)
 {
@@ -97,40 +146,10 @@ static int check_entry(const char *fn, const char *path, const cJSON *item, uint
         return attn_fail(err, "%s: %s: tensor \"%s\" has dtype \"%.40s\", which attn does not read (it reads F32, "
                               "F16, BF16, F64, I64, I32, I16, I8, U8 and BOOL)", fn, path, name,
                          dtype->valuestring), -1;
-    int ndim = cJSON_GetArraySize(shape);
-    if (ndim > ATTN_MAX_DIMS)
-        return attn_fail(err, "%s: %s: tensor \"%s\" has %d dims, attn supports at most %d", fn, path, name, ndim,
-                         ATTN_MAX_DIMS), -1;
-    info->ndim = ndim;
-    double bytes = (double)info->dt->size;
-    int d = 0;
-    for (const cJSON *s = shape->child; s; s = s->next, d++) {
-        uint64_t v;
-        if (!whole(s, &v))
-            return attn_fail(err, "%s: %s: tensor \"%s\": shape sizes must be whole numbers >= 0", fn, path,
-                             name), -1;
-        info->shape[d] = (int64_t)v;
-        bytes *= (double)v;
-    }
-    if (cJSON_GetArraySize(offsets) != 2 || !whole(offsets->child, &info->begin) ||
-        !whole(offsets->child->next, &info->end) || info->begin > info->end)
-        return attn_fail(err, "%s: %s: tensor \"%s\": data_offsets must be [begin, end] with 0 <= begin <= end", fn,
-                         path, name), -1;
-    if (info->end > data_len)
-        return attn_fail(err, "%s: %s: tensor \"%s\": data_offsets [%llu, %llu] are past the end of the data "
-                              "(%llu bytes): the file is truncated or its header is wrong", fn, path, name,
-                         (unsigned long long)info->begin, (unsigned long long)info->end,
-                         (unsigned long long)data_len), -1;
-    if (bytes != (double)(info->end - info->begin)) {
-        char text[160];
-        attn_tensor tmp = {.ndim = ndim};
-        memcpy(tmp.shape, info->shape, sizeof(int64_t) * (size_t)ndim);
-        return attn_fail(err, "%s: %s: tensor \"%s\": shape %s of %s takes %.0f bytes, but its data_offsets "
-                              "[%llu, %llu] span %llu", fn, path, name, attn_shape_str(&tmp, text, sizeof text),
-                         info->dt->name, bytes, (unsigned long long)info->begin, (unsigned long long)info->end,
-                         (unsigned long long)(info->end - info->begin)), -1;
-    }
-    return 0;
+    double bytes;
+    if (read_shape(fn, path, name, shape, info, &bytes, err))
+        return -1;
+    return read_offsets(fn, path, name, offsets, data_len, bytes, info, err);
 }
 
 static int by_begin(const void *a, const void *b)
