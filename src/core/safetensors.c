@@ -343,6 +343,56 @@ static int read_header(const char *fn, const char *path, const cJSON *root, int 
     return rc;
 }
 
+/* The header's length n, from the file's first 8 bytes: inside the file and within the format's limit. */
+static int header_length(const char *fn, const char *path, int fd, uint64_t size, uint64_t *n, attn_error *err)
+{
+    unsigned char len8[8];
+    if (pread(fd, len8, 8, 0) != 8)
+        return attn_fail(err, "%s: cannot read %s: %s", fn, path, strerror(errno)), -1;
+    *n = 0;
+    for (int i = 7; i >= 0; i--)
+        *n = (*n << 8) | len8[i];
+    if (*n > size - 8)
+        return attn_fail(err, "%s: %s: the header length (%llu bytes) is past the end of the file (%llu bytes): not "
+                              "a safetensors file, or a truncated one", fn, path, (unsigned long long)*n,
+                         (unsigned long long)size), -1;
+    if (*n > MAX_HEADER)
+        return attn_fail(err, "%s: %s: the header length (%llu bytes) is over the format's limit of 100 MB", fn,
+                         path, (unsigned long long)*n), -1;
+    return 0;
+}
+
+/* The header's n bytes (from byte 8) parsed as one JSON object, with nothing after it but the spaces
+ * the format pads it with. NULL on failure. */
+static cJSON *parse_header(const char *fn, const char *path, int fd, uint64_t n, attn_error *err)
+{
+    char *text = malloc((size_t)n + 1);
+    cJSON *root = NULL;
+    if (text == NULL) {
+        attn_fail(err, "%s: out of memory", fn);
+    } else if (pread(fd, text, (size_t)n, 8) != (ssize_t)n) {
+        attn_fail(err, "%s: cannot read the header of %s: %s", fn, path, strerror(errno));
+    } else if (n < 2 || text[0] != '{') {
+        attn_fail(err, "%s: %s: the header does not start with '{': not a safetensors file", fn, path);
+    } else {
+        const char *end = NULL;
+        root = cJSON_ParseWithLengthOpts(text, (size_t)n, &end, 0);
+        /* the format pads the header with spaces to align the data */
+        while (root && end < text + n && *end == ' ')
+            end++;
+        if (!root || end != text + n) {
+            const char *at = root ? end : cJSON_GetErrorPtr();
+            long pos = at ? (long)(at - text) : 0;
+            attn_fail(err, "%s: %s: the header is not valid JSON (at byte %ld of %llu)", fn, path, pos,
+                      (unsigned long long)n);
+            cJSON_Delete(root);
+            root = NULL;
+        }
+    }
+    free(text);
+    return root;
+}
+
 attn_st_file *attn_st_load(const char *fn, const char *path, attn_error *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -353,48 +403,14 @@ attn_st_file *attn_st_load(const char *fn, const char *path, attn_error *err)
         close(fd);
         return attn_fail(err, "%s: %s is not a regular file", fn, path);
     }
-    uint64_t size = (uint64_t)st.st_size;
-    if (size < 8) {
-        close(fd);
-        return attn_fail(err, "%s: %s: %llu bytes is too short for a safetensors file (it starts with an 8-byte "
-                              "header length)", fn, path, (unsigned long long)size);
-    }
-    unsigned char len8[8];
-    if (pread(fd, len8, 8, 0) != 8) {
-        int e = errno;
-        close(fd);
-        return attn_fail(err, "%s: cannot read %s: %s", fn, path, strerror(e));
-    }
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; i--)
-        n = (n << 8) | len8[i];
+    uint64_t size = (uint64_t)st.st_size, n;
     attn_st_file *f = NULL;
-    char *text = NULL;
-    if (n > size - 8) {
-        attn_fail(err, "%s: %s: the header length (%llu bytes) is past the end of the file (%llu bytes): not a "
-                       "safetensors file, or a truncated one", fn, path, (unsigned long long)n,
-                  (unsigned long long)size);
-    } else if (n > MAX_HEADER) {
-        attn_fail(err, "%s: %s: the header length (%llu bytes) is over the format's limit of 100 MB", fn, path,
-                  (unsigned long long)n);
-    } else if ((text = malloc((size_t)n + 1)) == NULL) {
-        attn_fail(err, "%s: out of memory", fn);
-    } else if (pread(fd, text, (size_t)n, 8) != (ssize_t)n) {
-        attn_fail(err, "%s: cannot read the header of %s: %s", fn, path, strerror(errno));
-    } else if (n < 2 || text[0] != '{') {
-        attn_fail(err, "%s: %s: the header does not start with '{': not a safetensors file", fn, path);
-    } else {
-        const char *end = NULL;
-        cJSON *root = cJSON_ParseWithLengthOpts(text, (size_t)n, &end, 0);
-        /* the format pads the header with spaces to align the data */
-        while (root && end < text + n && *end == ' ')
-            end++;
-        if (!root || end != text + n) {
-            const char *at = root ? end : cJSON_GetErrorPtr();
-            long pos = at ? (long)(at - text) : 0;
-            attn_fail(err, "%s: %s: the header is not valid JSON (at byte %ld of %llu)", fn, path, pos,
-                      (unsigned long long)n);
-        } else if ((f = calloc(1, sizeof *f)) == NULL) {
+    cJSON *root = NULL;
+    if (size < 8) {
+        attn_fail(err, "%s: %s: %llu bytes is too short for a safetensors file (it starts with an 8-byte header "
+                       "length)", fn, path, (unsigned long long)size);
+    } else if (header_length(fn, path, fd, size, &n, err) == 0 && (root = parse_header(fn, path, fd, n, err))) {
+        if ((f = calloc(1, sizeof *f)) == NULL) {
             attn_fail(err, "%s: out of memory", fn);
         } else if (read_header(fn, path, root, fd, size, 8 + (size_t)n, size - 8 - n, f, err)) {
             attn_st_free(f);
@@ -402,7 +418,6 @@ attn_st_file *attn_st_load(const char *fn, const char *path, attn_error *err)
         }
         cJSON_Delete(root);
     }
-    free(text);
     close(fd);
     return f;
 }
