@@ -110,6 +110,61 @@ local function write_file(path, text)
     return os.rename(tmp, path)
 end
 
+-- A block that raised an error, was interrupted or called lesson.skip, reported: the count it adds to
+-- ("failed" or "skipped") and true when the rest of the file is not run.
+local function report_problem(path, cell, problem)
+    if problem.interrupted then
+        fail(path, problem.line, "interrupted (Ctrl-C) in the ```lua block at line " .. cell.code.line ..
+             "; the rest of " .. path .. " is not run")
+        return "failed", true
+    elseif problem.skipped then
+        -- lesson.skip: what the notes need is not on this machine (a model's files)
+        stdout:write("skipped: ", path, ":", tostring(problem.line), ": ", problem.skipped,
+                     " — the rest of ", path, " is not run\n")
+        return "skipped", true
+    end
+    fail(path, problem.line, "error in the ```lua block at line " .. cell.code.line .. ": " .. problem.message)
+    return "failed", false
+end
+
+-- A block that ran, judged by what it printed: true when it passes (unchecked, no output block, the
+-- same output, or with update a new output block kept in outputs[i]).
+local function check_output(path, i, cell, printed, opts, outputs)
+    if cell.unchecked then return true end
+    if not cell.output then   -- nothing to compare with
+        if opts.update then outputs[i] = output.normal(printed) end
+        return true
+    end
+    local ok, why = output.compare(cell.output.code, printed, cell.output.line + 1)
+    if ok then return true end
+    if opts.update then
+        outputs[i] = output.normal(printed)
+        return true
+    end
+    fail(path, why.line, "the output differs from the ```output block " ..
+         "(the ```lua block at line " .. cell.code.line .. ")", why.text)
+    return false
+end
+
+-- With update: the file rewritten with the output blocks in outputs, unless a block stopped before
+-- its end. false when the file cannot be written.
+local function update_file(path, text, notes, outputs, errored)
+    if errored then
+        stdout:write(path, ": not updated (a block stopped before its end)\n")
+        return true
+    end
+    local new, changed, added = rewrite.apply(notes, outputs)
+    if new ~= text then
+        local ok, werr = write_file(path, new)
+        if not ok then
+            fail(path, 0, "cannot write: " .. tostring(werr))
+            return false
+        end
+    end
+    stdout:write(string.format("%s: updated (output blocks rewritten: %d, added: %d)\n", path, changed, added))
+    return true
+end
+
 function run.file(path, opts)
     opts = opts or {}
     local result = {passed = 0, failed = 0, skipped = 0}
@@ -129,59 +184,20 @@ function run.file(path, opts)
     for i, cell in ipairs(notes.cells) do
         if not cell.skip then
             local printed, problem = run_block(path, cell, env)
-            if problem and problem.interrupted then
-                fail(path, problem.line, "interrupted (Ctrl-C) in the ```lua block at line " .. cell.code.line ..
-                     "; the rest of " .. path .. " is not run")
-                result.failed = result.failed + 1
+            if problem then
                 errored = true
-                break
-            elseif problem and problem.skipped then
-                -- lesson.skip: what the notes need is not on this machine (a model's files)
-                stdout:write("skipped: ", path, ":", tostring(problem.line), ": ", problem.skipped,
-                             " — the rest of ", path, " is not run\n")
-                result.skipped = 1
-                errored = true
-                break
-            elseif problem then
-                fail(path, problem.line, "error in the ```lua block at line " .. cell.code.line .. ": " ..
-                     problem.message)
-                result.failed = result.failed + 1
-                errored = true
-            elseif cell.unchecked then
-                result.passed = result.passed + 1
-            elseif not cell.output then   -- nothing to compare with
-                if opts.update then outputs[i] = output.normal(printed) end
+                local count, stop = report_problem(path, cell, problem)
+                result[count] = result[count] + 1
+                if stop then break end
+            elseif check_output(path, i, cell, printed, opts, outputs) then
                 result.passed = result.passed + 1
             else
-                local ok, why = output.compare(cell.output.code, printed, cell.output.line + 1)
-                if ok then
-                    result.passed = result.passed + 1
-                elseif opts.update then
-                    outputs[i] = output.normal(printed)
-                    result.passed = result.passed + 1
-                else
-                    fail(path, why.line, "the output differs from the ```output block " ..
-                         "(the ```lua block at line " .. cell.code.line .. ")", why.text)
-                    result.failed = result.failed + 1
-                end
+                result.failed = result.failed + 1
             end
         end
     end
-    if opts.update then
-        if errored then
-            stdout:write(path, ": not updated (a block stopped before its end)\n")
-        else
-            local new, changed, added = rewrite.apply(notes, outputs)
-            if new ~= text then
-                local ok, werr = write_file(path, new)
-                if not ok then
-                    fail(path, 0, "cannot write: " .. tostring(werr))
-                    result.failed = result.failed + 1
-                    return result
-                end
-            end
-            stdout:write(string.format("%s: updated (output blocks rewritten: %d, added: %d)\n", path, changed, added))
-        end
+    if opts.update and not update_file(path, text, notes, outputs, errored) then
+        result.failed = result.failed + 1
     end
     return result
 end
