@@ -44,17 +44,17 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* safetensors.save_file(tensors, path [, metadata]): tensors is {name = tensor}; written in name order. */
-static int f_save_file(lua_State *L)
+/* save_file's arguments checked (a table of named tensors, a file name, metadata a table of strings):
+ * the number of tensors, and in *nmeta the number of metadata pairs. */
+static int check_save_args(lua_State *L, const char *fn, int *nmeta)
 {
-    const char *fn = "safetensors.save_file";
     if (lua_type(L, 1) != LUA_TTABLE || lt_test(L, 1))
         return lt_error(L, "%s: expected a table {name = tensor, ...}, got %s", fn, lt_typename(L, 1));
     if (lua_type(L, 2) != LUA_TSTRING)
         return lt_error(L, "%s: expected a file name as the second argument, got %s", fn, lt_typename(L, 2));
     if (!lua_isnoneornil(L, 3) && lua_type(L, 3) != LUA_TTABLE)
         return lt_error(L, "%s: metadata must be a table of strings, got %s", fn, lt_typename(L, 3));
-    int n = 0, nmeta = 0;
+    int n = 0;
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         int key = lua_gettop(L) - 1, value = lua_gettop(L);
@@ -72,10 +72,40 @@ static int f_save_file(lua_State *L)
         while (lua_next(L, 3)) {
             if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
                 return lt_error(L, "%s: metadata must be a table of strings (string keys, string values)", fn);
-            nmeta++;
+            (*nmeta)++;
             lua_pop(L, 1);
         }
     }
+    return n;
+}
+
+/* The n names of the table at 1 put in the order they are written, with their tensors in ts:
+ * int64 first, then float32, then bool, each in name order: every tensor's data then starts at a
+ * multiple of its element size, so loading maps it in place instead of copying it. */
+static void order_for_file(lua_State *L, const char **names, int n, attn_tensor **ts)
+{
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    static const attn_dtype ORDER[] = {ATTN_INT64, ATTN_FLOAT32, ATTN_BOOL};
+    const char **sorted = lua_newuserdatauv(L, (size_t)(n + 1) * sizeof(char *), 0);
+    int k = 0;
+    for (int pass = 0; pass < 3; pass++)
+        for (int i = 0; i < n; i++) {
+            lua_getfield(L, 1, names[i]);
+            attn_tensor *t = lt_test(L, -1);
+            lua_pop(L, 1);
+            if (t->dtype == ORDER[pass]) {
+                sorted[k] = names[i];
+                ts[k++] = t;
+            }
+        }
+    memcpy(names, sorted, (size_t)n * sizeof(char *));
+}
+
+/* safetensors.save_file(tensors, path [, metadata]): tensors is {name = tensor}; written in name order. */
+static int f_save_file(lua_State *L)
+{
+    const char *fn = "safetensors.save_file";
+    int nmeta = 0, n = check_save_args(L, fn, &nmeta);
     /* The arrays live in a userdata so a Lua error cannot leak them. */
     size_t slots = (size_t)(n + 1) + 2 * (size_t)(nmeta + 1);
     const char **names = lua_newuserdatauv(L, slots * sizeof(char *) + (size_t)(n + 1) * sizeof(attn_tensor *), 0);
@@ -87,23 +117,7 @@ static int f_save_file(lua_State *L)
         names[i++] = lua_tostring(L, -2); /* kept alive by the table at 1 */
         lua_pop(L, 1);
     }
-    qsort(names, (size_t)n, sizeof *names, by_name);
-    /* int64 first, then float32, then bool, each in name order: every tensor's data then starts at a
-     * multiple of its element size, so loading maps it in place instead of copying it. */
-    static const attn_dtype ORDER[] = {ATTN_INT64, ATTN_FLOAT32, ATTN_BOOL};
-    const char **sorted = lua_newuserdatauv(L, (size_t)(n + 1) * sizeof(char *), 0);
-    int k = 0;
-    for (int pass = 0; pass < 3; pass++)
-        for (i = 0; i < n; i++) {
-            lua_getfield(L, 1, names[i]);
-            attn_tensor *t = lt_test(L, -1);
-            lua_pop(L, 1);
-            if (t->dtype == ORDER[pass]) {
-                sorted[k] = names[i];
-                ts[k++] = t;
-            }
-        }
-    memcpy(names, sorted, (size_t)n * sizeof(char *));
+    order_for_file(L, names, n, ts);
     i = 0;
     if (nmeta > 0) {
         lua_pushnil(L);
