@@ -259,6 +259,47 @@ static int longoption(const char *opt) {
     return has_error;
 }
 
+/* A short option at argv[*i] (-i, -v, -h, -W, -e CODE, -l NAME), as lua.c reads them. Returns the flags
+ * to add, or has_error; for -e and -l with their argument in the next word, *i moves past it. */
+static int short_option(char **argv, int *i) {
+    const char *opt = argv[*i];
+    switch (opt[1]) {
+    case 'i': return opt[2] == '\0' ? has_i : has_error;
+    case 'v': return opt[2] == '\0' ? has_v : has_error;
+    case 'h': return opt[2] == '\0' ? has_h : has_error;
+    case 'W': return opt[2] == '\0' ? 0 : has_error;
+    case 'e':
+    case 'l':
+        if (opt[2] == '\0') { /* the argument is the next word */
+            if (argv[*i + 1] == NULL || argv[*i + 1][0] == '-') return has_error;
+            (*i)++;
+        }
+        return opt[1] == 'e' ? has_e : 0;
+    default:
+        return has_error;
+    }
+}
+
+/* A long option at argv[*i] (--name), with the next word for --from N, --html OUT and --lang L (*i
+ * then moves past it). Returns the flags to add, or has_error. */
+static int long_option_words(char **argv, int *i) {
+    const char *opt = argv[*i];
+    if (strcmp(opt, "--from") == 0) { /* --from N: the number is the next word */
+        if (!from_option(argv[*i + 1])) return has_error;
+        (*i)++;
+        return 0;
+    }
+    if (strcmp(opt, "--html") == 0) { /* --html OUT: the page is the next word */
+        int f = argv[*i + 1] ? longoption(opt) : has_error;
+        if (f == has_error) return has_error;
+        step_options.out = argv[++*i];
+        return f;
+    }
+    if (strncmp(opt, "--lang", 6) == 0 && (opt[6] == '\0' || opt[6] == '=')) /* lang.c */
+        return attn_lang_option(opt[6] ? opt + 7 : argv[++*i]) ? 0 : has_error;
+    return longoption(opt);
+}
+
 /* Traverses argv, returning the flags needed before running any Lua code (or has_error). *first
  * is the first argument not handled: the script name, or the bad option on error. */
 static int collectargs(char **argv, int *first) {
@@ -267,65 +308,14 @@ static int collectargs(char **argv, int *first) {
     for (i = 1; argv[i] != NULL; i++) {
         *first = i;
         if (argv[i][0] != '-') return args; /* the script */
-        switch (argv[i][1]) {
-        case '-':
-            if (argv[i][2] == '\0') { /* '--' */
-                *first = i + 1;
-                return args;
-            }
-            if (strcmp(argv[i], "--from") == 0) { /* --from N: the number is the next word */
-                if (!from_option(argv[i + 1])) return has_error;
-                i++;
-                break;
-            }
-            if (strcmp(argv[i], "--html") == 0) { /* --html OUT: the page is the next word */
-                int f = argv[i + 1] ? longoption(argv[i]) : has_error;
-                if (f == has_error) return has_error;
-                step_options.out = argv[++i];
-                args |= f;
-                break;
-            }
-            if (strncmp(argv[i], "--lang", 6) == 0 && (argv[i][6] == '\0' || argv[i][6] == '=')) { /* lang.c */
-                if (!attn_lang_option(argv[i][6] ? argv[i] + 7 : argv[++i])) return has_error;
-                break;
-            }
-            {
-                int f = longoption(argv[i]);
-                if (f == has_error) return has_error;
-                args |= f;
-            }
-            break;
-        case '\0': /* '-': the script is stdin */
+        if (argv[i][1] == '\0') return args; /* '-': the script is stdin */
+        if (argv[i][1] == '-' && argv[i][2] == '\0') { /* '--' */
+            *first = i + 1;
             return args;
-        case 'i':
-            if (argv[i][2] != '\0') return has_error;
-            args |= has_i;
-            break;
-        case 'v':
-            if (argv[i][2] != '\0') return has_error;
-            args |= has_v;
-            break;
-        case 'h':
-            if (argv[i][2] != '\0') return has_error;
-            args |= has_h;
-            break;
-        case 'W':
-            if (argv[i][2] != '\0') return has_error;
-            break;
-        case 'e':
-            args |= has_e; /* FALLTHROUGH */
-        case 'l':
-            if (argv[i][2] == '\0') { /* the argument is the next word */
-                i++;
-                if (argv[i] == NULL || argv[i][0] == '-') {
-                    *first = i - 1;
-                    return has_error;
-                }
-            }
-            break;
-        default:
-            return has_error;
         }
+        int f = argv[i][1] == '-' ? long_option_words(argv, &i) : short_option(argv, &i);
+        if (f == has_error) return has_error;
+        args |= f;
     }
     *first = i; /* no script */
     return args;
