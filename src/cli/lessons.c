@@ -201,6 +201,19 @@ static int run_file(lua_State *L, const char *path, const char *mode, int tap, c
     return how;
 }
 
+/* The lesson file a name given on the command line stands for ("01_simple_attention" finds
+ * lessons/01_simple_attention.lua; run.resolve says how), else the name itself. The string stays on
+ * L's stack. */
+static const char *resolve_path(lua_State *L, const char *name, const char *dir) {
+    if (push_runner(L, "resolve")) {
+        lua_pushstring(L, name);
+        if (dir) lua_pushstring(L, dir);
+        else lua_pushnil(L);
+        if (attn_pcall(L, 2, 1, 0) == LUA_OK && lua_isstring(L, -1)) return lua_tostring(L, -1);
+    }
+    return name;
+}
+
 /* --check: every lesson in a state of its own, without colour; failures (or TAP) and a summary:
  * how many checks were identities (lesson.agree), then "N passed, N failed" as the last line. */
 static int check_all(lua_State *L, char **files, int nfiles, int tap) {
@@ -276,13 +289,7 @@ static int step_all(lua_State *L, char **files, int nfiles, const char *mode, co
     }
     for (int i = 0; i < nfiles; i++) {
         int how;
-        const char *path = files[i];
-        if (push_runner(L, "resolve")) { /* "01_simple_attention" finds lessons/01_simple_attention.lua */
-            lua_pushstring(L, files[i]);
-            if (dir) lua_pushstring(L, dir);
-            else lua_pushnil(L);
-            if (attn_pcall(L, 2, 1, 0) == LUA_OK && lua_isstring(L, -1)) path = lua_tostring(L, -1);
-        }
+        const char *path = resolve_path(L, files[i], dir);
         how = run_file(L, path, mode, 0, &opts, &c);
         opts.from = 0;
         lua_settop(L, 0);
@@ -290,6 +297,44 @@ static int step_all(lua_State *L, char **files, int nfiles, const char *mode, co
         if (how != RAN_OK) return 0;
     }
     return 1;
+}
+
+/* Where --html writes the lesson at path: OUT itself for one lesson, OUT/NAME.html for several. */
+static void page_name(char *page, size_t size, const char *out, const char *path, int nfiles) {
+    if (nfiles > 1) {
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        size_t n = strlen(base);
+        if (n > 4 && strcmp(base + n - 4, ".lua") == 0) n -= 4;
+        snprintf(page, size, "%s/%.*s.html", out, (int)n, base);
+    } else {
+        snprintf(page, size, "%s", out);
+    }
+}
+
+/* One lesson run and written as a web page by lesson/html.lua's file(path, page), and its line:
+ * where the page went, its size, its checks. 0 when it could not be run (the error reported) or a
+ * check failed. */
+static int html_page(lua_State *L, const char *path, const char *page) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "attn.lesson.html");
+    int ran = attn_pcall(L, 1, 1, 0) == LUA_OK;
+    if (ran) {
+        lua_getfield(L, -1, "file");
+        lua_pushstring(L, path);
+        lua_pushstring(L, page);
+        ran = attn_pcall(L, 2, 2, 0) == LUA_OK;
+    }
+    if (!ran) {
+        report_top(L);
+        return 0;
+    }
+    long passed = int_field(L, -2, "passed"), failed = int_field(L, -2, "failed");
+    lua_getfield(L, -2, "status");
+    int skipped = lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), "skipped") == 0;
+    lua_pop(L, 1);
+    printf("%s: %s (%ld bytes; checks: %ld passed, %ld failed%s)\n", path, page, (long)lua_tointeger(L, -1),
+           passed, failed, skipped ? "; the lesson was skipped: its page says why" : "");
+    return failed == 0;
 }
 
 /* --html OUT LESSON...: each lesson in a state of its own, as --check runs it, written as a web page
@@ -319,43 +364,13 @@ static int html_all(char **files, int nfiles, const char *out) {
         int opened = attn_open(L) == LUA_OK;
         lua_gc(L, LUA_GCRESTART);
         attn_term_setup(L, 0);
-        const char *path = files[i];
-        if (opened && push_runner(L, "resolve")) { /* "03_causal_attention" finds lessons/03_... */
-            lua_pushstring(L, files[i]);
-            if (dir) lua_pushstring(L, dir);
-            else lua_pushnil(L);
-            if (attn_pcall(L, 2, 1, 0) == LUA_OK && lua_isstring(L, -1)) path = lua_tostring(L, -1);
-        }
-        if (nfiles > 1) {
-            const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-            size_t n = strlen(base);
-            if (n > 4 && strcmp(base + n - 4, ".lua") == 0) n -= 4;
-            snprintf(page, sizeof page, "%s/%.*s.html", out, (int)n, base);
-        } else {
-            snprintf(page, sizeof page, "%s", out);
-        }
-        if (opened) {
-            lua_getglobal(L, "require");
-            lua_pushliteral(L, "attn.lesson.html");
-            opened = attn_pcall(L, 1, 1, 0) == LUA_OK;
-        }
-        if (opened) {
-            lua_getfield(L, -1, "file");
-            lua_pushstring(L, path);
-            lua_pushstring(L, page);
-            opened = attn_pcall(L, 2, 2, 0) == LUA_OK;
-        }
+        const char *path = opened ? resolve_path(L, files[i], dir) : files[i];
+        page_name(page, sizeof page, out, path, nfiles);
         if (!opened) {
             report_top(L);
             ok = 0;
-        } else {
-            long passed = int_field(L, -2, "passed"), failed = int_field(L, -2, "failed");
-            lua_getfield(L, -2, "status");
-            int skipped = lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), "skipped") == 0;
-            lua_pop(L, 1);
-            printf("%s: %s (%ld bytes; checks: %ld passed, %ld failed%s)\n", path, page, (long)lua_tointeger(L, -1),
-                   passed, failed, skipped ? "; the lesson was skipped: its page says why" : "");
-            if (failed > 0) ok = 0;
+        } else if (!html_page(L, path, page)) {
+            ok = 0;
         }
         lua_close(L);
         fflush(stdout);
