@@ -214,11 +214,56 @@ static const char *resolve_path(lua_State *L, const char *name, const char *dir)
     return name;
 }
 
+/* One lesson checked in a Lua state of its own, added to the counts c. 1 when it stopped the run
+ * (Ctrl-C, or run.file itself failed). */
+static int check_one(const char *path, int tap, counts *c) {
+    int stop = 0;
+    lua_State *LL = luaL_newstate();
+    if (LL == NULL) {
+        fprintf(stderr, "attn: %s: cannot create state: not enough memory\n", path);
+        c->failed++;
+        return 0;
+    }
+    lua_gc(LL, LUA_GCSTOP);
+    if (attn_open(LL) != LUA_OK) {
+        report_top(LL);
+        c->failed++;
+    } else {
+        lua_gc(LL, LUA_GCRESTART);
+        attn_term_setup(LL, 0);
+        stop = run_file(LL, path, "check", tap, NULL, c) == RAN_STOPPED;
+    }
+    lua_close(LL);
+    fflush(stdout);
+    return stop;
+}
+
+/* --check's closing lines: TAP's plan, how many checks were identities, "N passed, N failed". */
+static void check_summary(lua_State *L, const counts *c, int tap) {
+    int top = lua_gettop(L);
+    if (tap) printf("1..%ld\n", c->passed + c->failed + c->skipped);
+    if (c->identities > 0) { /* in the language of attn's text: run.check_summary says it */
+        const char *line = NULL;
+        if (push_runner(L, "check_summary")) {
+            lua_pushinteger(L, c->passed + c->failed);
+            lua_pushinteger(L, c->identities);
+            if (attn_pcall(L, 2, 1, 0) == LUA_OK) line = lua_tostring(L, -1);
+        }
+        printf("%s%s\n", tap ? "# " : "", line ? line : "");
+        lua_settop(L, top);
+    }
+    if (c->skipped > 0) /* the closing line's form: "N passed, N failed, N skipped" */
+        printf("%s%ld passed, %ld failed, %ld skipped\n", tap ? "# " : "", c->passed, c->failed, c->skipped);
+    else
+        printf("%s%ld passed, %ld failed\n", tap ? "# " : "", c->passed, c->failed);
+    fflush(stdout);
+}
+
 /* --check: every lesson in a state of its own, without colour; failures (or TAP) and a summary:
  * how many checks were identities (lesson.agree), then "N passed, N failed" as the last line. */
 static int check_all(lua_State *L, char **files, int nfiles, int tap) {
     counts c = {0, 0, 0, 0};
-    int n = nfiles, stop = 0, top = lua_gettop(L);
+    int n = nfiles;
     char buf[4096];
     if (n == 0) { /* no files: every lesson there is */
         n = push_lesson_files(L, lessons_dir(buf, sizeof buf));
@@ -230,7 +275,6 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
     }
     for (int i = 0; i < n; i++) {
         const char *path;
-        lua_State *LL = luaL_newstate();
         if (nfiles > 0) {
             path = files[i];
         } else {
@@ -238,41 +282,10 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
             path = lua_tostring(L, -1);
             lua_pop(L, 1); /* the string stays in the table */
         }
-        if (LL == NULL) {
-            fprintf(stderr, "attn: %s: cannot create state: not enough memory\n", path);
-            c.failed++;
-            continue;
-        }
-        lua_gc(LL, LUA_GCSTOP);
-        if (attn_open(LL) != LUA_OK) {
-            report_top(LL);
-            c.failed++;
-        } else {
-            lua_gc(LL, LUA_GCRESTART);
-            attn_term_setup(LL, 0);
-            stop = run_file(LL, path, "check", tap, NULL, &c) == RAN_STOPPED;
-        }
-        lua_close(LL);
-        fflush(stdout);
-        if (stop) break;
+        if (check_one(path, tap, &c)) break;
     }
     if (nfiles == 0) lua_pop(L, 1);
-    if (tap) printf("1..%ld\n", c.passed + c.failed + c.skipped);
-    if (c.identities > 0) { /* in the language of attn's text: run.check_summary says it */
-        const char *line = NULL;
-        if (push_runner(L, "check_summary")) {
-            lua_pushinteger(L, c.passed + c.failed);
-            lua_pushinteger(L, c.identities);
-            if (attn_pcall(L, 2, 1, 0) == LUA_OK) line = lua_tostring(L, -1);
-        }
-        printf("%s%s\n", tap ? "# " : "", line ? line : "");
-        lua_settop(L, top);
-    }
-    if (c.skipped > 0) /* the closing line's form: "N passed, N failed, N skipped" */
-        printf("%s%ld passed, %ld failed, %ld skipped\n", tap ? "# " : "", c.passed, c.failed, c.skipped);
-    else
-        printf("%s%ld passed, %ld failed\n", tap ? "# " : "", c.passed, c.failed);
-    fflush(stdout);
+    check_summary(L, &c, tap);
     return c.failed == 0;
 }
 
