@@ -357,6 +357,28 @@ static void print_banner(lua_State *L) {
     fflush(stdout);
 }
 
+/* The next input to handle (malloc'd; more than one line when pasted), or NULL at the end. Ctrl-C at
+ * the prompt (readline has shown ^C and moved to a new line) drops the chunk gathered so far; Ctrl-D
+ * in the middle of a chunk evaluates it to report what is wrong, and in a terminal reading goes on. */
+static char *read_input(lua_State *L, char **chunk) {
+    for (;;) {
+        char *input = NULL;
+        int r = read_line(*chunk == NULL, &input);
+        if (r == READ_CANCEL) {
+            free(*chunk);
+            *chunk = NULL;
+            continue;
+        }
+        if (r != READ_EOF) return input;
+        if (use_readline && !readline_ended_line()) fputs("\n", stdout);
+        if (*chunk == NULL) return NULL;
+        eval_chunk(L, *chunk, 1);
+        free(*chunk);
+        *chunk = NULL;
+        if (!use_readline) return NULL;
+    }
+}
+
 /* The loop. Lines come one by one; a line read by readline may hold several (a paste), and each
  * is handled as if typed. Returns 1, or 0 when the REPL could not start. */
 int attn_repl(lua_State *L) {
@@ -376,26 +398,9 @@ int attn_repl(lua_State *L) {
     for (;;) {
         char *line, *nl;
         if (next == NULL) {
-            int r;
             free(input);
-            input = NULL;
-            r = read_line(chunk == NULL, &input);
-            if (r == READ_CANCEL) { /* readline has shown ^C and moved to a new line */
-                free(chunk);
-                chunk = NULL;
-                continue;
-            }
-            if (r == READ_EOF) {
-                if (use_readline && !readline_ended_line()) fputs("\n", stdout);
-                if (chunk != NULL) { /* Ctrl-D in the middle of a chunk: report what is wrong */
-                    eval_chunk(L, chunk, 1);
-                    free(chunk);
-                    chunk = NULL;
-                    if (use_readline) continue;
-                }
-                break;
-            }
-            next = input;
+            input = next = read_input(L, &chunk);
+            if (input == NULL) break;
         }
         line = next;
         nl = strchr(line, '\n');
