@@ -182,16 +182,16 @@ static int cache_put(void *block, size_t size)
     }
 }
 
-/* A storage of numel elements of elem_size bytes (want: the element count as a double, which may be
- * beyond int64 for an absurd shape). */
-attn_storage *attn_storage_new(const char *fn, int64_t numel, double want, size_t elem_size, attn_error *err)
+/* Refuses, before anything is allocated, a size (want elements of elem_size bytes) that this machine
+ * cannot hold or that would take more than half the memory the limits leave. 0 when it may be tried. */
+static int check_fits(const char *fn, double want, size_t elem_size, attn_error *err)
 {
     char count[48], bytes[48], avail_text[48];
     double nbytes = want * (double)elem_size;
     if (want > (double)INT64_MAX / 8 || nbytes > attn_machine_bytes()) {
         human_count(want, count, sizeof count);
         attn_human_bytes(nbytes, bytes, sizeof bytes);
-        return attn_fail(err, "%s: %s elements (%s) is more than this machine can hold", fn, count, bytes);
+        return attn_fail(err, "%s: %s elements (%s) is more than this machine can hold", fn, count, bytes), -1;
     }
     if (nbytes >= BIG_ALLOCATION) {
         /* Linux overcommits: a huge malloc succeeds and the process is killed later, when the pages are
@@ -207,27 +207,48 @@ attn_storage *attn_storage_new(const char *fn, int64_t numel, double want, size_
             attn_human_bytes(nbytes, bytes, sizeof bytes);
             attn_human_bytes(avail, avail_text, sizeof avail_text);
             return attn_fail(err, "%s: %s elements (%s) is more than half %s (%s)", fn, count, bytes, which,
-                             avail_text);
+                             avail_text), -1;
         }
     }
+    return 0;
+}
+
+/* The block for size bytes of data (*block_size bytes in all): a kept one when huge, if the cache has
+ * one (*fresh 0), else a new one; when that fails, the kept blocks are given back and it is tried again. */
+static void *alloc_block(const char *fn, size_t size, size_t *block_size, int huge, int *fresh, attn_error *err)
+{
+    void *block = huge ? cache_take(block_size) : NULL;
+    *fresh = block == NULL;
+    if (*fresh)
+        block = alloc_fn(alloc_ud, NULL, 0, *block_size);
+    if (!block && cache_bytes > 0) { /* a memory limit, or the machine's: give the kept blocks back */
+        attn_storage_flush_cache();
+        block = alloc_fn(alloc_ud, NULL, 0, *block_size);
+    }
+    if (!block) {
+        char bytes[48];
+        attn_human_bytes((double)size, bytes, sizeof bytes);
+        return attn_fail(err, "%s: cannot allocate %s (out of memory)", fn, bytes);
+    }
+    return block;
+}
+
+/* A storage of numel elements of elem_size bytes (want: the element count as a double, which may be
+ * beyond int64 for an absurd shape). */
+attn_storage *attn_storage_new(const char *fn, int64_t numel, double want, size_t elem_size, attn_error *err)
+{
+    if (check_fits(fn, want, elem_size, err))
+        return NULL;
     attn_storage *s = malloc(sizeof *s);
     if (!s)
         return attn_fail(err, "%s: out of memory", fn);
     size_t size = (size_t)(numel > 0 ? numel : 1) * elem_size;
-    int huge = size >= HUGE_MIN;
+    int huge = size >= HUGE_MIN, fresh;
     size_t block_size = huge ? ((size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1)) + HUGE_PAGE : size;
-    void *block = huge ? cache_take(&block_size) : NULL;
-    int fresh = block == NULL;
-    if (fresh)
-        block = alloc_fn(alloc_ud, NULL, 0, block_size);
-    if (!block && cache_bytes > 0) { /* a memory limit, or the machine's: give the kept blocks back */
-        attn_storage_flush_cache();
-        block = alloc_fn(alloc_ud, NULL, 0, block_size);
-    }
+    void *block = alloc_block(fn, size, &block_size, huge, &fresh, err);
     if (!block) {
         free(s);
-        attn_human_bytes((double)size, bytes, sizeof bytes);
-        return attn_fail(err, "%s: cannot allocate %s (out of memory)", fn, bytes);
+        return NULL;
     }
     void *data = huge ? huge_pages(block, size, fresh) : block;
     s->data = elem_size == sizeof(int64_t) ? NULL : data;
