@@ -11,6 +11,7 @@
 #include "reduce.h"
 #include "rows.h"
 #include "vmath.h"
+#include "vunary.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -297,6 +298,14 @@ static attn_tensor *map_unary(const attn_tensor *a, attn_dtype dtype, attn_unop 
     float *O = out->storage->data;
     if (attn_copy_out(a, O))
         return interrupted(out, err);
+    /* exp, log and tanh 8 at a time on every thread where the CPU allows: the same bits (vunary.h) */
+    if (!use_pow && (op == ATTN_EXP || op == ATTN_LOG || op == ATTN_TANH)) {
+        int done = vunary_apply(op == ATTN_EXP ? VUNARY_EXP : op == ATTN_LOG ? VUNARY_LOG : VUNARY_TANH, O, n);
+        if (done < 0)
+            return interrupted(out, err);
+        if (done)
+            return out;
+    }
     /* torch.sigmoid runs its scalar lambda on the last numel % 16 elements of a contiguous tensor */
     int64_t tail = (op == ATTN_SIGMOID && !use_pow && attn_is_contiguous(a)) ? n - n % 16 : n;
     for (int64_t i = 0; i < n; i++) {
