@@ -42,6 +42,60 @@ static int copy_pieces(void *to, const void *from, int64_t n, size_t size)
     return 0;
 }
 
+/* The rows of t (its last dim) in row-major order: row(at, ctx, r) is called with the storage offset of
+ * each row's first element and the row's number. The last dim is walked by the caller, with a tight loop
+ * (or memcpy when its stride is 1): a broadcast bias copied into nn.Linear's result ([8192, 768] from
+ * [768]) took 18 ms element by element through a visitor, 3 ms a row at a time. -1 when interrupted
+ * (Ctrl-C is checked before every row; a caller with rows longer than ATTN_POLL_EVERY checks inside). */
+static int for_each_row(const attn_tensor *t, int (*row)(int64_t at, void *ctx), void *ctx)
+{
+    int64_t n = attn_numel(t);
+    if (n == 0)
+        return 0;
+    int outer = t->ndim - 1; /* the dims above the rows; a 0-d tensor is one row of one element */
+    int64_t rows = outer > 0 ? n / t->shape[outer] : 1;
+    int64_t index[ATTN_MAX_DIMS] = {0};
+    int64_t at = t->offset;
+    for (int64_t r = 0; r < rows; r++) {
+        if (attn_interrupt_requested || row(at, ctx))
+            return -1;
+        for (int d = outer - 1; d >= 0; d--) {
+            if (++index[d] < t->shape[d]) {
+                at += t->stride[d];
+                break;
+            }
+            at -= (t->shape[d] - 1) * t->stride[d];
+            index[d] = 0;
+        }
+    }
+    return 0;
+}
+
+/* One row of a float tensor gathered into out: len elements `stride` apart from data + at. */
+struct gather_ctx {
+    const float *data;
+    float *out;
+    int64_t len, stride;
+};
+
+static int gather_row(int64_t at, void *ctx)
+{
+    struct gather_ctx *g = ctx;
+    const float *from = g->data + at;
+    for (int64_t i = 0; i < g->len; i += ATTN_POLL_EVERY) {
+        if (i > 0 && attn_interrupt_requested)
+            return -1;
+        int64_t end = g->len - i < ATTN_POLL_EVERY ? g->len : i + ATTN_POLL_EVERY;
+        if (g->stride == 1)
+            memcpy(g->out + i, from + i, sizeof(float) * (size_t)(end - i));
+        else
+            for (int64_t j = i; j < end; j++)
+                g->out[j] = from[j * g->stride];
+    }
+    g->out += g->len;
+    return 0;
+}
+
 /* Gathering elements in row-major order, one visitor per pair of storage types. */
 struct copy_out_ctx {
     const attn_storage *s;
@@ -80,6 +134,10 @@ int attn_copy_out(const attn_tensor *t, float *out)
         return for_each_offset(t, copy_out_i64_as_float_visit, &c);
     if (attn_is_contiguous(t))
         return copy_pieces(out, t->storage->data + t->offset, attn_numel(t), sizeof(float));
+    if (t->ndim > 0) {
+        struct gather_ctx g = {t->storage->data, out, t->shape[t->ndim - 1], t->stride[t->ndim - 1]};
+        return for_each_row(t, gather_row, &g);
+    }
     return for_each_offset(t, copy_out_visit, &c);
 }
 
@@ -132,6 +190,36 @@ attn_tensor *attn_to_dtype(const attn_tensor *t, attn_dtype dtype, attn_error *e
     return c;
 }
 
+/* One row of dst (len elements `stride` apart from its storage offset at) from the next len elements of
+ * the contiguous buffer src, which has dst's dtype. */
+struct scatter_ctx {
+    attn_tensor *dst;
+    const attn_tensor *src;
+    int64_t next, len, stride;
+};
+
+static int scatter_row(int64_t at, void *ctx)
+{
+    struct scatter_ctx *sc = ctx;
+    int i64 = sc->dst->dtype == ATTN_INT64;
+    for (int64_t i = 0; i < sc->len; i += ATTN_POLL_EVERY) {
+        if (i > 0 && attn_interrupt_requested)
+            return -1;
+        int64_t end = sc->len - i < ATTN_POLL_EVERY ? sc->len : i + ATTN_POLL_EVERY;
+        if (i64)
+            for (int64_t j = i; j < end; j++)
+                sc->dst->storage->i64[at + j * sc->stride] = sc->src->storage->i64[sc->next + j];
+        else if (sc->stride == 1)
+            memcpy(sc->dst->storage->data + at + i, sc->src->storage->data + sc->next + i,
+                   sizeof(float) * (size_t)(end - i));
+        else
+            for (int64_t j = i; j < end; j++)
+                sc->dst->storage->data[at + j * sc->stride] = sc->src->storage->data[sc->next + j];
+    }
+    sc->next += sc->len;
+    return 0;
+}
+
 int attn_copy_(attn_tensor *dst, const attn_tensor *src, attn_error *err)
 {
     attn_tensor *b = attn_expand(src, dst->ndim, dst->shape, err);
@@ -150,28 +238,16 @@ int attn_copy_(attn_tensor *dst, const attn_tensor *src, attn_error *err)
         attn_fail(err, "copy: out of memory");
         return -1;
     }
-    /* dst's elements in row-major order, the storage offset `at` moved along as the index counts up */
-    int64_t n = attn_numel(dst), index[ATTN_MAX_DIMS] = {0}, at = dst->offset;
-    for (int64_t i = 0; i < n; i++) {
-        if (attn_poll(i)) { /* dst is left partly written, as a PyTorch copy_ stopped by Ctrl-C would be */
-            attn_free(c);
-            attn_interrupted(err);
-            return -1;
-        }
-        if (dst->dtype == ATTN_INT64)
-            dst->storage->i64[at] = c->storage->i64[c->offset + i];
-        else
-            dst->storage->data[at] = c->storage->data[c->offset + i];
-        for (int d = dst->ndim - 1; d >= 0; d--) {
-            if (++index[d] < dst->shape[d]) {
-                at += dst->stride[d];
-                break;
-            }
-            at -= (dst->shape[d] - 1) * dst->stride[d];
-            index[d] = 0;
-        }
-    }
+    /* dst's rows in row-major order, each filled from the buffer; Ctrl-C leaves dst partly written, as a
+     * PyTorch copy_ stopped by it would be */
+    struct scatter_ctx sc = {dst, c, c->offset, dst->ndim > 0 ? dst->shape[dst->ndim - 1] : 1,
+                             dst->ndim > 0 ? dst->stride[dst->ndim - 1] : 1};
+    int stopped = for_each_row(dst, scatter_row, &sc);
     attn_free(c);
+    if (stopped) {
+        attn_interrupted(err);
+        return -1;
+    }
     return 0;
 }
 
