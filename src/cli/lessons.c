@@ -143,6 +143,21 @@ static long int_field(lua_State *L, int t, const char *name) {
     return v;
 }
 
+/* --check's line for a lesson that lesson.skip stopped: "skipped N: path: reason", translated. */
+static void print_skipped(lua_State *L, long n, const char *path, const char *reason) {
+    int top = lua_gettop(L);
+    const char *line = NULL;
+    if (push_runner(L, "skipped_line")) {
+        lua_pushinteger(L, n);
+        lua_pushstring(L, path);
+        lua_pushstring(L, reason);
+        if (attn_pcall(L, 3, 1, 0) == LUA_OK) line = lua_tostring(L, -1);
+    }
+    if (line) printf("%s\n", line);
+    else printf("skipped %ld: %s: %s\n", n, path, reason);
+    lua_settop(L, top);
+}
+
 /* run.file(path, {mode=, tap=, first=, from=, clear=, reset=}) -> {status=, passed=, failed=,
  * identities=}: adds to the counts and returns how the lesson ended. step: --from and --clear (NULL
  * in --check). */
@@ -192,10 +207,12 @@ static int run_file(lua_State *L, const char *path, const char *mode, int tap, c
         how = RAN_SKIPPED;
         n->skipped++;
         lua_getfield(L, result, "reason");
-        if (strcmp(mode, "check") == 0)
-            printf(tap ? "ok %ld - %s # SKIP %s\n" : "skipped %ld: %s: %s\n", tap ? n->passed + n->failed + n->skipped
-                   : n->skipped, path, lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
-        lua_pop(L, 1);
+        const char *reason = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+        if (strcmp(mode, "check") == 0 && tap)
+            printf("ok %ld - %s # SKIP %s\n", n->passed + n->failed + n->skipped, path, reason);
+        else if (strcmp(mode, "check") == 0) /* in the language of attn's text: run.skipped_line says it */
+            print_skipped(L, n->skipped, path, reason);
+        lua_settop(L, result + 1);
     }
     lua_pop(L, 2);
     return how;

@@ -66,6 +66,10 @@ check "--lang zh_CN --step: l, ? and g in Chinese (the list with its mark, the k
     out_has '^── 第 3/15 步 · '
 run --lang zh_CN --list
 check "--list in Chinese keeps a line per lesson" out_has '^lessons/01_simple_attention.lua  '
+check "--list in Chinese names the books by their Chinese titles" out_has '^  *《从零构建大模型》（中译本）第 3 章 §3.3.1'
+ATTN_GPT2_DIR=$TMP/no-gpt2 run --lang zh_CN --check lessons/15_real_model.lua
+check "--check in Chinese: a lesson lesson.skip stops is said to be skipped in Chinese" \
+    all status_is 0 -- out_has '^已跳过第 1 个：lessons/15_real_model.lua：' -- out_has '^0 passed, 0 failed, 1 skipped$'
 run --lang zh_CN -e 'help()'
 check "help() in Chinese" all out_has '^张量' -- out_has '注意力，一次一个阶段'
 run --lang zh_CN -e 'help("attention.softmax")'

@@ -258,6 +258,11 @@ function run.check_summary(total, identities)
     return trf("%d checks: %d against the book or PyTorch, %d identities", total, total - identities, identities)
 end
 
+-- The line --check prints for a lesson that lesson.skip stopped (src/cli/lessons.c).
+function run.skipped_line(n, path, reason)
+    return trf("skipped %d: %s: %s", n, path, reason)
+end
+
 function run.list(paths)
     local w = 0
     for _, p in ipairs(paths) do w = math.max(w, width(p)) end
