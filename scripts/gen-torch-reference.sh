@@ -19,5 +19,13 @@ export OPENBLAS_CORETYPE=Haswell
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_torch_reference.py tests/data/torch
 # the lessons' seeded computations (lessons/10_* to lessons/12_*): lessons_pdl_ch7.txt
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_lesson_reference.py tests/data/torch
+# the products again under OpenBLAS's SkylakeX kernels (products_skylakex.txt), on a CPU that can run them
+if grep -q '^flags.* avx512f' /proc/cpuinfo && grep -q '^flags.* avx512bw' /proc/cpuinfo &&
+    grep -q '^flags.* avx512dq' /proc/cpuinfo && grep -q '^flags.* avx512vl' /proc/cpuinfo; then
+    OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s \
+        scripts/torch_reference_kernels.py tests/data/torch
+else
+    echo "products_skylakex.txt left as it is: this CPU has no AVX-512, so OpenBLAS's SkylakeX kernels cannot run"
+fi
 # issue 14: the tiny GPT-2 in Hugging Face's layout and what PyTorch computes with it (tests/data/gpt2)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_gpt2.py

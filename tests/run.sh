@@ -94,6 +94,16 @@ done
 
 run_suite "lua" ./attn /usr/bin/busted -o TAP tests/lua
 run_suite "lua-asan" build/asan/attn /usr/bin/busted -o TAP tests/lua
+# The matrix products again under OpenBLAS's SkylakeX kernels, against PyTorch's results under the same
+# kernels (products_skylakex.txt): attn makes PyTorch's BLAS calls, so it gets its bits under either.
+# Only a CPU with AVX-512 can run those kernels.
+if grep -q '^flags.* avx512f' /proc/cpuinfo 2>/dev/null && grep -q '^flags.* avx512bw' /proc/cpuinfo &&
+    grep -q '^flags.* avx512dq' /proc/cpuinfo && grep -q '^flags.* avx512vl' /proc/cpuinfo; then
+    run_suite "lua-skylakex" env OPENBLAS_CORETYPE=SkylakeX ATTN_PRODUCTS_REFERENCE=products_skylakex \
+        ./attn /usr/bin/busted -o TAP tests/lua/products_spec.lua
+else
+    echo "  lua-skylakex           SKIP: this CPU has no AVX-512 (OpenBLAS's SkylakeX kernels cannot run here)"
+fi
 
 run_suite "cli" sh tests/cli/test_cli.sh ./attn
 run_suite "cli-asan" sh tests/cli/test_cli.sh build/asan/attn

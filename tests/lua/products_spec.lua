@@ -5,6 +5,9 @@
 -- torch.addmm. The inputs are torch.rand's, which attn draws bit for bit.
 local support = dofile("tests/lua/support.lua")
 local torch, nn = torch, nn
+-- tests/run.sh runs this spec a second time under OpenBLAS's SkylakeX kernels (on a CPU with AVX-512),
+-- against PyTorch's results under the same kernels: ATTN_PRODUCTS_REFERENCE=products_skylakex
+local REFERENCE = os.getenv("ATTN_PRODUCTS_REFERENCE") or "products"
 
 local function operand(shape, transposed)
     local s = support.shape(shape)
@@ -20,7 +23,7 @@ local function seed(case)
 end
 
 describe("torch.matmul against PyTorch, bit for bit", function()
-    for _, c in ipairs(support.reference("products")) do
+    for _, c in ipairs(support.reference(REFERENCE)) do
         if c.kind == "matmul" then
             it(string.format("[%s]%s @ [%s]%s", c.a, c.at == "1" and ".mT" or "", c.b, c.bt == "1" and ".mT" or ""),
                function()
@@ -46,7 +49,7 @@ local function expanded(shape, e)
 end
 
 describe("torch.matmul on expanded operands against PyTorch, bit for bit", function()
-    for _, c in ipairs(support.reference("products")) do
+    for _, c in ipairs(support.reference(REFERENCE)) do
         if c.kind == "expanded" then
             it(string.format("[%s]%s @ [%s]%s", c.a, c.ae == "1" and " (expanded)" or "", c.b,
                              c.be == "1" and " (expanded)" or ""), function()
@@ -60,7 +63,7 @@ describe("torch.matmul on expanded operands against PyTorch, bit for bit", funct
 end)
 
 describe("nn.Linear against PyTorch, bit for bit", function()
-    for _, c in ipairs(support.reference("products")) do
+    for _, c in ipairs(support.reference(REFERENCE)) do
         if c.kind == "linear" then
             it(string.format("Linear(%s, %s, bias=%s) on [%s]%s", c["in"], c.out, c.bias, c.x,
                              c.xt == "1" and " (transposed)" or ""), function()
@@ -75,7 +78,7 @@ describe("nn.Linear against PyTorch, bit for bit", function()
 end)
 
 describe("torch.addmm against PyTorch, bit for bit", function()
-    for _, c in ipairs(support.reference("products")) do
+    for _, c in ipairs(support.reference(REFERENCE)) do
         if c.kind == "addmm" then
             it(string.format("addmm([%s], [%s], [%s])", c.bias, c.a, c.b), function()
                 seed(c)
