@@ -174,6 +174,12 @@ run --step 01_simple_attention
 check "--step NAME finds the lesson; r shows the step again" all status_is 0 -- \
     eval '[ "$(grep -c -F "── step 1/15 · the inputs x^(1) … x^(6) ─" "$OUT")" -eq 2 ]'
 
+keys 'b\nq\n'
+run --step "$L01"
+check "--step: b on step 1 says there is no step before it and stays (the step is not shown again)" \
+    all status_is 0 -- out_has "this is the first step: there is none before it" -- \
+    eval '[ "$(grep -c -F "── step 1/15 ·" "$OUT")" -eq 1 ]'
+
 keys 's\n'
 run --step "$L01"
 check "--step: s skips the rest of the section, quietly, to 3.3.2" all status_is 0 -- \

@@ -30,6 +30,7 @@ local function N(msgid) return msgid end
 local STEP_KEYS = N("[Enter] next · b back · r repeat · g go to · l list · s next section · c clear · ? keys · q quit")
 local STEP_KEYS_SHORT = N("[Enter] next · b back · r repeat · g go to · l list · ? all keys · q quit")
 local LINE_KEYS = N("[Enter] next line · c continue to the next step · b back · r repeat · g go to · l list · ? keys · q quit")
+local FIRST_STEP = N("this is the first step: there is none before it (r shows it again)")
 local LINE_KEYS_SHORT = N("[Enter] next line · c next step · b back · g go to · ? all keys · q quit")
 local STEP_HELP = N[[
 Keys after a step:
@@ -137,7 +138,8 @@ local function list(S, steps)
     emit(table.concat(out))
 end
 
--- The keys both modes have. Returns false for a key that is none of them; r, b, g and q do not return.
+-- The keys both modes have. Returns false for a key that is none of them; r, b (but on step 1), g and q
+-- do not return.
 local function common(S, key)
     local steps = S.source and S.source.steps or S.step
     local here = math.max(S.step, 1)
@@ -145,8 +147,10 @@ local function common(S, key)
         stop(S, lesson.QUIT)
     elseif key == "r" then
         jump(S, here)
+    elseif key == "b" and here <= 1 then -- nothing before the first step: say so and stay
+        emit(paint("2", tr(FIRST_STEP)), "\n")
     elseif key == "b" then
-        jump(S, math.max(1, here - 1))
+        jump(S, here - 1)
     elseif key == "g" then
         local n = ask_step(math.max(steps, 1))
         if n then jump(S, n) end
