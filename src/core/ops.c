@@ -299,8 +299,8 @@ static attn_tensor *map_unary(const attn_tensor *a, attn_dtype dtype, attn_unop 
     if (attn_copy_out(a, O))
         return interrupted(out, err);
     /* exp, log and tanh 8 at a time on every thread where the CPU allows: the same bits (vunary.h) */
-    if (!use_pow && (op == ATTN_EXP || op == ATTN_LOG || op == ATTN_TANH)) {
-        int done = vunary_apply(op == ATTN_EXP ? VUNARY_EXP : op == ATTN_LOG ? VUNARY_LOG : VUNARY_TANH, O, n);
+    if (!use_pow) {
+        int done = vunary_apply(op, O, n);
         if (done < 0)
             return interrupted(out, err);
         if (done)

@@ -17,23 +17,18 @@ __m256 Sleef_tanhf8_u10avx2(__m256 x);
 #define AVX2 __attribute__((target("avx2,fma")))
 
 typedef struct {
-    vunary_fn f;
+    attn_unop op;
     float *p;
 } job;
 
-AVX2 static __m256 apply8(vunary_fn f, __m256 x)
+AVX2 static __m256 apply8(attn_unop op, __m256 x)
 {
-    switch (f) {
-    case VUNARY_EXP: return Sleef_expf8_u10avx2(x);
-    case VUNARY_LOG: return Sleef_logf8_u10avx2(x);
-    case VUNARY_TANH: return Sleef_tanhf8_u10avx2(x);
-    }
-    return x;
+    return op == ATTN_EXP ? Sleef_expf8_u10avx2(x) : op == ATTN_LOG ? Sleef_logf8_u10avx2(x) : Sleef_tanhf8_u10avx2(x);
 }
 
-static float apply1(vunary_fn f, float x)
+static float apply1(attn_unop op, float x)
 {
-    return f == VUNARY_EXP ? vmath_exp(x) : f == VUNARY_LOG ? vmath_log(x) : vmath_tanh(x);
+    return op == ATTN_EXP ? vmath_exp(x) : op == ATTN_LOG ? vmath_log(x) : vmath_tanh(x);
 }
 
 /* One thread's range, 8 floats at a time; the last few (fewer than 8) through the scalar function,
@@ -45,27 +40,28 @@ AVX2 static int run_range(void *ctx, int64_t begin, int64_t end)
     for (; i + 8 <= end; i += 8) {
         if (((i - begin) & (ATTN_POLL_EVERY - 1)) == 0 && attn_interrupt_requested)
             return -1;
-        _mm256_storeu_ps(j->p + i, apply8(j->f, _mm256_loadu_ps(j->p + i)));
+        _mm256_storeu_ps(j->p + i, apply8(j->op, _mm256_loadu_ps(j->p + i)));
     }
     for (; i < end; i++)
-        j->p[i] = apply1(j->f, j->p[i]);
+        j->p[i] = apply1(j->op, j->p[i]);
     return 0;
 }
 
-int vunary_apply(vunary_fn f, float *p, int64_t n)
+int vunary_apply(attn_unop op, float *p, int64_t n)
 {
-    if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")))
+    if ((op != ATTN_EXP && op != ATTN_LOG && op != ATTN_TANH) ||
+        !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")))
         return 0;
-    job j = {f, p};
+    job j = {op, p};
     /* chunks of at least 32768 floats per thread, at::parallel_for's grain for element-wise kernels */
     return attn_parallel_for(n, 32768, run_range, &j) ? -1 : 1;
 }
 
 #else
 
-int vunary_apply(vunary_fn f, float *p, int64_t n)
+int vunary_apply(attn_unop op, float *p, int64_t n)
 {
-    (void)f, (void)p, (void)n;
+    (void)op, (void)p, (void)n;
     return 0;
 }
 

@@ -7,12 +7,11 @@
 #ifndef ATTN_VUNARY_H
 #define ATTN_VUNARY_H
 
-#include <stdint.h>
+#include "ops.h"
 
-typedef enum { VUNARY_EXP, VUNARY_LOG, VUNARY_TANH } vunary_fn;
-
-/* p[i] = f(p[i]) for i in [0, n). Returns 1 when done, 0 when this CPU lacks AVX2 and FMA (the caller
- * then runs vmath's scalar functions), -1 when interrupted (Ctrl-C: p partly computed). */
-int vunary_apply(vunary_fn f, float *p, int64_t n);
+/* p[i] = op(p[i]) for i in [0, n), for op ATTN_EXP, ATTN_LOG or ATTN_TANH. Returns 1 when done, 0 when
+ * op is another one or this CPU lacks AVX2 and FMA (the caller then runs vmath's scalar functions), -1
+ * when interrupted (Ctrl-C: p partly computed). */
+int vunary_apply(attn_unop op, float *p, int64_t n);
 
 #endif
