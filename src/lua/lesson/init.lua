@@ -202,10 +202,10 @@ function lesson.title(text, opts)
     local origin = type(opts) == "table" and opts.source or nil
     -- the texts the lesson comes from, by the titles its readers know (scripts/po.sh extracts them)
     if origin then origin = tr(tostring(origin)) end
-    if mark("title", {text = text, source = origin and tostring(origin)}) then return end
+    if mark("title", {text = text, source = origin}) then return end
     local out = S.show_title and S.mode ~= "check" and emit or write
     out(paint("1", text), "\n", paint("1", string.rep("━", width(text))), "\n")
-    if origin then out(paint("2", tostring(origin)), "\n") end
+    if origin then out(paint("2", origin), "\n") end
 end
 
 -- lesson.section("3.3.1  A simple ..."): a section header (numbered as in the book). Ends an "s".
