@@ -20,8 +20,7 @@ OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_torch_refer
 # the lessons' seeded computations (lessons/10_* to lessons/12_*): lessons_pdl_ch7.txt
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_lesson_reference.py tests/data/torch
 # the products again under OpenBLAS's SkylakeX kernels (products_skylakex.txt), on a CPU that can run them
-if grep -q '^flags.* avx512f' /proc/cpuinfo && grep -q '^flags.* avx512bw' /proc/cpuinfo &&
-    grep -q '^flags.* avx512dq' /proc/cpuinfo && grep -q '^flags.* avx512vl' /proc/cpuinfo; then
+if sh scripts/cpu-has.sh avx512f avx512bw avx512dq avx512vl; then
     OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s \
         scripts/torch_reference_kernels.py tests/data/torch
 else

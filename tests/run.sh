@@ -64,8 +64,7 @@ echo "attn tests (logs in $LOG/)"
 # pins them too), so the tests pin them as well, and a bit-for-bit comparison means the same on every
 # machine that CI may run on. A CPU without AVX2 keeps OpenBLAS's own choice, and so does a machine
 # whose environment already names a kernel (some set one to work around a CPU OpenBLAS misreads).
-if [ -z "${OPENBLAS_CORETYPE:-}" ] &&
-    grep -q '^flags.* avx2' /proc/cpuinfo 2>/dev/null && grep -q '^flags.* fma' /proc/cpuinfo 2>/dev/null; then
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && sh scripts/cpu-has.sh avx2 fma; then
     export OPENBLAS_CORETYPE=Haswell
 fi
 
@@ -97,8 +96,7 @@ run_suite "lua-asan" build/asan/attn /usr/bin/busted -o TAP tests/lua
 # The matrix products again under OpenBLAS's SkylakeX kernels, against PyTorch's results under the same
 # kernels (products_skylakex.txt): attn makes PyTorch's BLAS calls, so it gets its bits under either.
 # Only a CPU with AVX-512 can run those kernels.
-if grep -q '^flags.* avx512f' /proc/cpuinfo 2>/dev/null && grep -q '^flags.* avx512bw' /proc/cpuinfo &&
-    grep -q '^flags.* avx512dq' /proc/cpuinfo && grep -q '^flags.* avx512vl' /proc/cpuinfo; then
+if sh scripts/cpu-has.sh avx512f avx512bw avx512dq avx512vl; then
     run_suite "lua-skylakex" env OPENBLAS_CORETYPE=SkylakeX ATTN_PRODUCTS_REFERENCE=products_skylakex \
         ./attn /usr/bin/busted -o TAP tests/lua/products_spec.lua
 else
