@@ -12,7 +12,7 @@
 CC      ?= cc
 # Parallel builds for `make run`, `make test` and `make bench`: one job per core.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
-PKGS    := lua5.4 openblas readline libcjson libpcre2-8 libcmark
+PKGS    := lua5.4 openblas readline libcjson libpcre2-8 libcmark libutf8proc
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SLEEF_LIBS := -lsleef
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(SLEEF_LIBS)

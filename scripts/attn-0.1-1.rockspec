@@ -29,6 +29,7 @@ external_dependencies = {
     SLEEF = {library = "sleef"},
     CJSON = {library = "cjson"},
     PCRE2 = {library = "pcre2-8"},
+    UTF8PROC = {library = "utf8proc"},
     CMARK = {library = "cmark"},
 }
 build = {

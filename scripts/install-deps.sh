@@ -7,6 +7,7 @@ set -eu
 
 # build: compiler, pkg-config, Lua 5.4, OpenBLAS (matrix products), GNU readline (REPL line editing),
 #        cJSON (safetensors headers, config.json, encoder.json), PCRE2 (GPT-2's pre-tokenisation regex),
+#        utf8proc (the NFC normalizer of Hugging Face tokenizer.json files),
 #        SLEEF (exp/log/tanh exactly as PyTorch's CPU kernels compute them), libcmark (CommonMark:
 #        the code blocks of the notes `attn --verify` checks),
 #        gettext (msgfmt compiles the translation catalogs; xgettext, msgmerge for translators)
@@ -14,7 +15,7 @@ set -eu
 #        lua5.4 (the baseline of the startup benchmark, and the stock interpreter that loads attn.so in
 #        tests/install), man-db (man --warnings checks the man page src/cli/attn.1), luarocks (builds the
 #        rockspec)
-PACKAGES="gcc make pkg-config gettext liblua5.4-dev libopenblas-dev libreadline-dev libsleef-dev libcjson-dev libpcre2-dev libcmark-dev libcmocka-dev lua-busted tmux lua5.4 man-db luarocks $*"
+PACKAGES="gcc make pkg-config gettext liblua5.4-dev libopenblas-dev libreadline-dev libsleef-dev libcjson-dev libpcre2-dev libutf8proc-dev libcmark-dev libcmocka-dev lua-busted tmux lua5.4 man-db luarocks $*"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: this is not a Debian/Ubuntu system; install these by hand: $PACKAGES" >&2

@@ -89,6 +89,7 @@ int luaopen_attn_fused(lua_State *L);     /* bind/fused.c: attention.fused */
 int luaopen_attn_layers(lua_State *L);    /* bind/layers.c */
 int luaopen_attn_safetensors(lua_State *L); /* bind/safetensors.c: safetensors.load_file/save_file, json.decode */
 int luaopen_attn_regex(lua_State *L);       /* bind/regex.c: regex.compile (PCRE2), for GPT-2's tokenizer */
+int luaopen_attn_unicode(lua_State *L);      /* bind/unicode.c: unicode.normalize (utf8proc), for tokenizer.json's normalizers */
 int luaopen_attn_sampling(lua_State *L);    /* bind/sampling.c: topk, multinomial, exponential_ */
 int luaopen_attn_errors(lua_State *L);    /* bind/args.c: which frame is the user's, for src/lua/errors.lua */
 int luaopen_attn_markdown(lua_State *L);  /* bind/markdown.c: code blocks of a Markdown text (libcmark) */

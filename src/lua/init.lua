@@ -25,6 +25,7 @@ return {
     lesson = require("attn.lesson"),
     safetensors = safetensors,
     tiktoken = require("attn.tiktoken"),
+    tokenizers = require("attn.tokenizers"),
     gpt = require("attn.gpt"),
     attn = {lang = lang, version = "0.1"},
 }

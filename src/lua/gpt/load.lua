@@ -180,6 +180,7 @@ end
 function load.from_pretrained(dir)
     local fn = "GPTModel.from_pretrained"
     if type(dir) ~= "string" then errors.raisef("%s: expected a directory name, got %s", fn, check.describe(dir)) end
+    dir = require("attn.hf").resolve(dir, "config.json") -- "gpt2": also the Hugging Face cache's (hf.lua)
     local cfg = read_config(fn, dir)
     local path = dir .. "/model.safetensors"
     local f = io.open(path, "rb")
