@@ -141,6 +141,7 @@ test: deps
 	@sh scripts/install-browser-tests.sh
 	@$(MAKE) --no-print-directory -j$(JOBS) check-tests
 	@sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab
+	@sh scripts/fetch-hf-tokenizers.sh build/hf-tokenizers
 	@sh tests/run.sh
 
 bench: deps

@@ -4,7 +4,8 @@
 # whitespace, emoji, special tokens in text, malformed UTF-8), computed by @lenml/tokenizers under node
 # (scripts/hf_tokenizer_reference.js); and tests/data/tokenizers/chat_template.jsonl: Qwen3's chat template
 # (the Jinja text of its tokenizer_config.json) rendered by Jinja2 itself for one user turn
-# (scripts/hf_chat_template_reference.py, Debian's python3-jinja2). The results are committed; make test
+# (scripts/hf_chat_template_reference.py, Debian's python3-jinja2), and those prompts' ids
+# (chat_template_ids.jsonl). The results are committed; make test
 # does not run this. Byte-identical on regeneration.
 set -eu
 cd "$(dirname "$0")/.."
@@ -18,4 +19,9 @@ python3=/usr/bin/python3
 "$python3" scripts/hf_chat_template_reference.py "$dir/qwen3/tokenizer_config.json" \
     > tests/data/tokenizers/chat_template.jsonl.tmp
 mv tests/data/tokenizers/chat_template.jsonl.tmp tests/data/tokenizers/chat_template.jsonl
+# the rendered prompts' ids, by the same JavaScript tokenizer (chat_template_ids.jsonl, line for line)
+"$python3" -c 'import json, sys
+for line in sys.stdin: print(json.dumps(json.loads(line)["text"]))' < tests/data/tokenizers/chat_template.jsonl |
+    NODE_PATH="$dir/npm/node_modules" node scripts/hf_tokenizer_reference.js > tests/data/tokenizers/chat_template_ids.jsonl.tmp
+mv tests/data/tokenizers/chat_template_ids.jsonl.tmp tests/data/tokenizers/chat_template_ids.jsonl
 echo "gen-hf-tokenizer-reference: wrote tests/data/tokenizers/reference.jsonl ($(wc -l < tests/data/tokenizers/reference.jsonl) strings) and chat_template.jsonl"

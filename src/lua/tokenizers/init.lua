@@ -105,7 +105,8 @@ function Tokenizer.from_file(path)
     if type(path) ~= "string" then raisef(fn, "expected the name of a tokenizer.json file, got %s", check.describe(path)) end
     local f, err = io.open(path, "rb")
     if not f then raisef(fn, "cannot open %s (%s)", path, tostring(err)) end
-    local size = f:seek("end")
+    local _, unreadable = f:read(0) -- a directory opens, and fails here
+    local size = not unreadable and f:seek("end")
     if not size then
         f:close()
         raisef(fn, "cannot read %s (is it a directory?)", path)
