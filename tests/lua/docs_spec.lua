@@ -75,6 +75,14 @@ local function public_names()
     for _, k in ipairs(sorted_keys(require("attn.tiktoken.bpe").Encoding_class, function(name, v)
         return type(v) == "function" and not name:find("^_")
     end)) do names[#names + 1] = "Encoding:" .. k end
+    names[#names + 1] = "tokenizers"
+    names[#names + 1] = "tokenizers.Tokenizer"
+    for _, k in ipairs(sorted_keys(tokenizers, is_function)) do names[#names + 1] = "tokenizers." .. k end
+    for _, k in ipairs(sorted_keys(tokenizers.Tokenizer, function(name, v)
+        return type(v) == "function" and not name:find("^_")
+    end)) do -- from_file, from_str, from_pretrained are called with a dot, the others are methods
+        names[#names + 1] = "tokenizers.Tokenizer" .. (k:find("^from_") and "." or ":") .. k
+    end
     for _, k in ipairs(sorted_keys(safetensors, is_function)) do
         if k ~= "torch_load" then names[#names + 1] = "safetensors." .. k end -- torch_load is torch.load
     end

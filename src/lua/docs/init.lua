@@ -27,6 +27,7 @@ local TOPICS = {
     "model",        -- nn.init, nn.Sequential, the whole Transformer and decoding (nn/model.lua)
     "safetensors",  -- safetensors.load_file/save_file, torch.load's refusal
     "tiktoken",     -- GPT-2's tokenizer; topk, multinomial, exponential_
+    "tokenizers",   -- Hugging Face tokenizer.json files (Qwen3's, Llama 3's) and the Hugging Face cache
     "gpt",          -- chapters 4 and 5's GPT model (gpt/)
 }
 
