@@ -11,7 +11,8 @@ Hugging Face tokenizers read from their tokenizer.json, with the names of Huggin
 library: tokenizers.Tokenizer.from_file(path), then tok:encode(text) for ids, tok:decode(ids) for text
 and tok:tokens(text) for labels. attn reads byte-level BPE, the kind Qwen3, Llama 3 and GPT-2 use, and
 gives the same ids as Hugging Face plus one (attn's ids are 1-based, as for tiktoken). Unlike GPT-2's,
-Qwen3's vocabulary has whole Chinese words: "你的旅程从一步开始" is 5 tokens, not 13 bytes' worth.
+Qwen3's vocabulary has whole Chinese words: "你的旅程从一步开始" is 5 tokens, each a word, where GPT-2's
+tokenizer makes fragments of bytes.
 attn ships no tokenizer file: a model downloaded from the Hugging Face Hub has one in its directory, and
 tokenizers.Tokenizer.from_pretrained finds it in the Hugging Face cache.]=], [=[
 tok = tokenizers.Tokenizer.from_file("build/hf-tokenizers/qwen3/tokenizer.json")

@@ -24,6 +24,9 @@ local replace_invalid = require("attn.tiktoken.bpe").replace_invalid
 
 local tokenizers = {}
 
+-- N marks a message for translation (xgettext -kN); raisef translates it.
+local function N(msgid) return msgid end
+
 local function raisef(fn, fmt, ...)
     errors.raise(fn .. ": " .. trf(fmt, ...))
 end
@@ -102,24 +105,24 @@ end
 --- tokenizers.Tokenizer.from_file(path) -> a Tokenizer
 function Tokenizer.from_file(path)
     local fn = "Tokenizer.from_file"
-    if type(path) ~= "string" then raisef(fn, "expected the name of a tokenizer.json file, got %s", check.describe(path)) end
+    if type(path) ~= "string" then raisef(fn, N("expected the name of a tokenizer.json file, got %s"), check.describe(path)) end
     local f, err = io.open(path, "rb")
-    if not f then raisef(fn, "cannot open %s (%s)", path, tostring(err)) end
+    if not f then raisef(fn, N("cannot open %s"), tostring(err)) end -- err names the file and the reason
     local _, unreadable = f:read(0) -- a directory opens, and fails here
     local size = not unreadable and f:seek("end")
     if not size then
         f:close()
-        raisef(fn, "cannot read %s (is it a directory?)", path)
+        raisef(fn, N("cannot read %s (is it a directory?)"), path)
     end
     if size > load.MAX_BYTES then
         f:close()
-        raisef(fn, "%s: the file is %d MB; attn reads tokenizer.json files up to %d MB", path, size // 1048576,
+        raisef(fn, N("%s: the file is %d MB; attn reads tokenizer.json files up to %d MB"), path, size // 1048576,
                load.MAX_BYTES // 1048576)
     end
     f:seek("set")
     local text = f:read("a")
     f:close()
-    if not text then raisef(fn, "cannot read %s (is it a directory?)", path) end
+    if not text then raisef(fn, N("cannot read %s (is it a directory?)"), path) end
     local hit = loaded[path]
     if hit and hit.text == text then return hit.tok end
     local tok = build(fn, path, text)
@@ -130,7 +133,7 @@ end
 --- tokenizers.Tokenizer.from_str(json) -> a Tokenizer from the text of a tokenizer.json
 function Tokenizer.from_str(json)
     local fn = "Tokenizer.from_str"
-    if type(json) ~= "string" then raisef(fn, "expected the text of a tokenizer.json, got %s", check.describe(json)) end
+    if type(json) ~= "string" then raisef(fn, N("expected the text of a tokenizer.json, got %s"), check.describe(json)) end
     return build(fn, "(string)", json)
 end
 
@@ -146,13 +149,13 @@ end
 
 local function options(fn, opts, known)
     if opts == nil then return {} end
-    if type(opts) ~= "table" then raisef(fn, "options must be a table, got %s", check.describe(opts)) end
+    if type(opts) ~= "table" then raisef(fn, N("options must be a table, got %s"), check.describe(opts)) end
     for k in pairs(opts) do
         if not known[k] then
             local names = {}
             for n in pairs(known) do names[#names + 1] = n end
             table.sort(names)
-            raisef(fn, "unknown option %s (it has %s)", tostring(k), table.concat(names, ", "))
+            raisef(fn, N("unknown option %s (it has %s)"), tostring(k), table.concat(names, ", "))
         end
     end
     return opts
@@ -202,7 +205,7 @@ local function normalize(self, text)
 end
 
 local function check_text(fn, text)
-    if type(text) ~= "string" then raisef(fn, "expected a string, got %s", check.describe(text)) end
+    if type(text) ~= "string" then raisef(fn, N("expected a string, got %s"), check.describe(text)) end
     return replace_invalid(text)
 end
 
@@ -233,7 +236,7 @@ local ENCODE_OPTIONS = {add_special_tokens = true}
 --- tok:encode(text [, {add_special_tokens = true}]) -> {id, ...} (attn's ids: the file's + 1)
 function Tokenizer:encode(text, opts)
     local fn = "Tokenizer:encode"
-    if getmetatable(self) ~= Tokenizer then raisef(fn, "call it with a colon: tok:encode(text)") end
+    if getmetatable(self) ~= Tokenizer then raisef(fn, N("call it with a colon: tok:encode(text)")) end
     text = check_text(fn, text)
     opts = options(fn, opts, ENCODE_OPTIONS)
     local ids = self:_encode(text, opts.add_special_tokens ~= false)
@@ -247,19 +250,19 @@ end
 -- int64 tensor.
 function Tokenizer:_ids(fn, ids)
     if bind.torch.is_tensor(ids) then
-        if ids.dtype ~= bind.torch.int64 then raisef(fn, "expected int64 token ids, got a %s tensor", tostring(ids.dtype)) end
+        if ids.dtype ~= bind.torch.int64 then raisef(fn, N("expected int64 token ids, got a %s tensor"), tostring(ids.dtype)) end
         if ids.ndim > 2 or (ids.ndim == 2 and ids.shape[1] ~= 1) then
-            raisef(fn, "expected one sequence of ids (1-D or [1, n]), got %s", check.shape(ids))
+            raisef(fn, N("expected one sequence of ids (1-D or [1, n]), got %s"), check.shape(ids))
         end
         ids = ids:flatten():tolist()
     elseif math.type(ids) == "integer" then
         ids = {ids}
     elseif type(ids) ~= "table" then
-        raisef(fn, "expected a list of token ids, got %s", check.describe(ids))
+        raisef(fn, N("expected a list of token ids, got %s"), check.describe(ids))
     end
     for i, id in ipairs(ids) do
         if math.type(id) ~= "integer" or not self.bytes_of[id - 1] then
-            raisef(fn, "token id %s (item %d) is not in the vocabulary of %s (ids 1 to %d)", tostring(id), i, self.path,
+            raisef(fn, N("token id %s (item %d) is not in the vocabulary of %s (ids 1 to %d)"), tostring(id), i, self.path,
                    self.vocab_size)
         end
     end
@@ -271,7 +274,7 @@ local DECODE_OPTIONS = {skip_special_tokens = true}
 --- tok:decode(ids [, {skip_special_tokens = false}]) -> text
 function Tokenizer:decode(ids, opts)
     local fn = "Tokenizer:decode"
-    if getmetatable(self) ~= Tokenizer then raisef(fn, "call it with a colon: tok:decode(ids)") end
+    if getmetatable(self) ~= Tokenizer then raisef(fn, N("call it with a colon: tok:decode(ids)")) end
     ids = self:_ids(fn, ids)
     opts = options(fn, opts, DECODE_OPTIONS)
     local parts = {}
@@ -305,7 +308,7 @@ end
 --- tok:tokens(text [, {add_special_tokens = true}]) -> {label, ...}: each token of encode(text) as text
 function Tokenizer:tokens(text, opts)
     local fn = "Tokenizer:tokens"
-    if getmetatable(self) ~= Tokenizer then raisef(fn, "call it with a colon: tok:tokens(text)") end
+    if getmetatable(self) ~= Tokenizer then raisef(fn, N("call it with a colon: tok:tokens(text)")) end
     text = check_text(fn, text)
     opts = options(fn, opts, ENCODE_OPTIONS)
     local out = {}
@@ -358,26 +361,26 @@ local CHAT_OPTIONS = {add_generation_prompt = true, tokenize = true, enable_thin
 --   <think>\n\n</think>\n\n                           (add_generation_prompt and enable_thinking = false)
 function Tokenizer:apply_chat_template(messages, opts)
     local fn = "Tokenizer:apply_chat_template"
-    if getmetatable(self) ~= Tokenizer then raisef(fn, "call it with a colon: tok:apply_chat_template(messages)") end
+    if getmetatable(self) ~= Tokenizer then raisef(fn, N("call it with a colon: tok:apply_chat_template(messages)")) end
     opts = options(fn, opts, CHAT_OPTIONS)
     for _, token in ipairs({"<|im_start|>", "<|im_end|>"}) do
         if not self.added_by_content[token] then
-            raisef(fn, "%s has no %s token: attn writes Qwen's chat format (ChatML) only", self.path, token)
+            raisef(fn, N("%s has no %s token: attn writes Qwen's chat format (ChatML) only"), self.path, token)
         end
     end
     if type(messages) ~= "table" then
-        raisef(fn, 'expected a list of messages such as {{role = "user", content = "..."}}, got %s', check.describe(messages))
+        raisef(fn, N('expected a list of messages such as {{role = "user", content = "..."}}, got %s'), check.describe(messages))
     end
     local list = {}
     for i, m in ipairs(messages) do
         if type(m) ~= "table" or type(m.content) ~= "string" then
-            raisef(fn, "message %d must be a table with a role and a string content", i)
+            raisef(fn, N("message %d must be a table with a role and a string content"), i)
         end
         list[i] = m
     end
     local first = list[1] and list[1].role == "system" and 2 or 1
     if #list ~= first or list[first].role ~= "user" then
-        raisef(fn, "attn writes one user turn (optionally after a system message); got %d messages with roles %s", #list,
+        raisef(fn, N("attn writes one user turn (optionally after a system message); got %d messages with roles %s"), #list,
                (function()
                    local r = {}
                    for i, m in ipairs(list) do r[i] = tostring(m.role) end

@@ -66,9 +66,9 @@ local function pre_tokenizers(ctx, p, out)
     if p.type == "Sequence" then
         for _, q in ipairs(p.pretokenizers or {}) do pre_tokenizers(ctx, q, out) end
     elseif p.type == "Split" then
-        if p.behavior ~= "Isolated" or p.invert then
-            fail(ctx, N("a Split pre-tokenizer with behavior %s%s: attn has Isolated only"), tostring(p.behavior),
-                 p.invert and " (inverted)" or "")
+        if p.invert then fail(ctx, N("an inverted Split pre-tokenizer: attn has none")) end
+        if p.behavior ~= "Isolated" then
+            fail(ctx, N("a Split pre-tokenizer with behavior %s: attn has Isolated only"), tostring(p.behavior))
         end
         local pat = type(p.pattern) == "table" and p.pattern or {}
         if type(pat.Regex) == "string" then
