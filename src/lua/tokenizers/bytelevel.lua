@@ -19,17 +19,24 @@ function bytelevel.unicode_to_byte()
     return map
 end
 
+-- character (as UTF-8) -> the byte it stands for (a one-byte string)
+function bytelevel.char_map()
+    local map = {}
+    for cp, b in pairs(bytelevel.unicode_to_byte()) do map[utf8.char(cp)] = string.char(b) end
+    return map
+end
+
 -- A vocabulary token's bytes, or nil when it has a character that stands for no byte (then the
--- token is its own text, as Hugging Face's ByteLevel decoder takes it).
+-- token is its own text, as Hugging Face's ByteLevel decoder takes it). map: bytelevel.char_map().
+-- Loading reads every token of a vocabulary through this, so it avoids a table per token: printable
+-- ASCII stands for itself, and gsub maps the rest; a character left unmapped shows as a result longer
+-- than the count of characters (or as a control or space byte, which stand for no byte).
 function bytelevel.to_bytes(map, token)
-    if not utf8.len(token) then return nil end
-    local out = {}
-    for _, cp in utf8.codes(token) do
-        local b = map[cp]
-        if not b then return nil end
-        out[#out + 1] = string.char(b)
-    end
-    return table.concat(out)
+    if not token:find("[^!-~]") then return token end
+    if token:find("[%z\1-\32\127]") or not utf8.len(token) then return nil end
+    local out, n = token:gsub(utf8.charpattern, map)
+    if #out ~= n then return nil end
+    return out
 end
 
 return bytelevel

@@ -338,7 +338,8 @@ function Tokenizer:token_to_id(token)
     if type(token) ~= "string" then return nil end
     local id = self.added_by_content[token]
     if id then return id + 1 end
-    local bytes = bytelevel.to_bytes(bytelevel.unicode_to_byte(), token)
+    self._char_map = self._char_map or bytelevel.char_map()
+    local bytes = bytelevel.to_bytes(self._char_map, token)
     id = bytes and self.id_of[bytes]
     return id and id + 1
 end

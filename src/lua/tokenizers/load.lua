@@ -137,7 +137,7 @@ local function model(ctx, m, t)
         if m[k] ~= nil and m[k] ~= "" then fail(ctx, N("its BPE model has a %s; attn has none"), k) end
     end
     t.ignore_merges = m.ignore_merges == true
-    local to_byte = bytelevel.unicode_to_byte()
+    local to_byte = bytelevel.char_map()
     local bytes_of, id_of, count, max_id = {}, {}, 0, -1
     for token, id in pairs(m.vocab) do
         if math.type(id) ~= "integer" or id < 0 or id >= bpe.SHIFT or bytes_of[id] then
@@ -162,7 +162,8 @@ local function model(ctx, m, t)
     for rank, entry in ipairs(m.merges) do
         local a, b
         if type(entry) == "string" then
-            a, b = entry:match("^(.-) (.*)$")
+            local space = entry:find(" ", 1, true)
+            if space then a, b = entry:sub(1, space - 1), entry:sub(space + 1) end
         elseif type(entry) == "table" then
             a, b = entry[1], entry[2]
         end
