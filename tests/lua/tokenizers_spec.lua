@@ -198,6 +198,40 @@ describe("tokenizers.Tokenizer on Qwen3's and Llama 3's tokenizer.json", functio
     end)
 end)
 
+describe("tokenizers.Tokenizer on GPT-2's vocabulary written as a tokenizer.json", function()
+    -- Hugging Face's gpt2 tokenizer.json is OpenAI's encoder.json and vocab.bpe in one file; made here from
+    -- the two files make test fetches for tiktoken (scripts/fetch-gpt2-vocab.sh), it must give tiktoken's ids
+    -- (tests/data/tiktoken/gpt2.jsonl, js-tiktoken's): merges ranked by pair (Hugging Face) and by merged
+    -- token (tiktoken) agree on GPT-2's vocabulary.
+    local vocab_dir = os.getenv("ATTN_TIKTOKEN_DIR") or "build/gpt2-vocab"
+    local merges = {}
+    for line in io.lines(vocab_dir .. "/vocab.bpe") do
+        if not line:find("^#version") and line ~= "" then
+            merges[#merges + 1] = '"' .. line:gsub('[\\"]', "\\%0") .. '"'
+        end
+    end
+    local text = '{"added_tokens": [{"id": 50256, "content": "<|endoftext|>", "single_word": false, "lstrip": false, '
+        .. '"rstrip": false, "normalized": true, "special": true}], "normalizer": null, "pre_tokenizer": {"type": '
+        .. '"ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true}, "post_processor": '
+        .. '{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": false, "use_regex": true}, "decoder": '
+        .. '{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true}, "model": '
+        .. '{"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": "", "end_of_word_suffix": '
+        .. '"", "fuse_unk": false, "vocab": ' .. slurp(vocab_dir .. "/encoder.json") .. ', "merges": ['
+        .. table.concat(merges, ", ") .. "]}}"
+    local gpt2 = tokenizers.Tokenizer.from_str(text)
+
+    it("gives tiktoken's ids on its test strings, and decode inverts encode", function()
+        local list = read_jsonl("tests/data/tiktoken/gpt2.jsonl")
+        assert.is_true(#list >= 40)
+        for _, c in ipairs(list) do
+            local ids = gpt2:encode(c.text)
+            assert.are.same(plus_one(c.ids), ids, c.text)
+            assert.are.equal(c.text, gpt2:decode(ids), c.text)
+        end
+        assert.are.equal(50257, gpt2:get_vocab_size())
+    end)
+end)
+
 describe("tokenizers.Tokenizer refuses a malformed tokenizer.json", function()
     local dir = tmpdir()
     local function file(name, text)
@@ -265,6 +299,48 @@ describe("tokenizers.Tokenizer refuses a malformed tokenizer.json", function()
             .. vocab_json(bytes) .. ', "merges": []}}'))
     end)
 
+    it("refuses every part of the file replaced by a value of another kind with a message, never a Lua error", function()
+        local slots = {
+            vocab = vocab_json(with_ab), merge = '"a b"',
+            model = '{"type": "BPE", "vocab": $vocab, "merges": [$merge]}',
+            added = '{"id": 257, "content": "<x>", "special": true}',
+            normalizer = '{"type": "Sequence", "normalizers": [$norm]}', norm = '{"type": "NFC"}',
+            pre = '{"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": $pattern, "behavior": '
+                .. '"Isolated"}, $bytelevel]}',
+            pattern = '{"Regex": "\\\\s+"}', bytelevel = '{"type": "ByteLevel", "use_regex": false}',
+            post = '{"type": "TemplateProcessing", "single": [$piece, {"Sequence": {"id": "A"}}], "special_tokens": '
+                .. '{"<x>": $special}}',
+            piece = '{"SpecialToken": {"id": "<x>"}}', special = '{"ids": [257]}',
+            decoder = '{"type": "ByteLevel"}',
+        }
+        local top = '{"model": $model, "added_tokens": [$added], "normalizer": $normalizer, "pre_tokenizer": $pre, '
+            .. '"post_processor": $post, "decoder": $decoder}'
+        local function render(over)
+            local text = top
+            for _ = 1, 4 do
+                text = text:gsub("%$(%w+)", function(k) return over[k] or slots[k] end)
+            end
+            return text
+        end
+        local tok = tokenizers.Tokenizer.from_str(render({}))
+        assert.are.same({258, 257}, tok:encode("<x>ab", {add_special_tokens = false}))
+        assert.are.same({258, 258, 257}, tok:encode("<x>ab"))
+        local values = {"1", '"x"', "[]", "{}", "null", "true", "[1]", "[{}]", '{"type": 3}', '[[1, 2]]', '{"a": 1.5}'}
+        local checked = 0
+        for slot in pairs(slots) do
+            for _, v in ipairs(values) do
+                local ok, err = pcall(tokenizers.Tokenizer.from_str, render({[slot] = v}))
+                if not ok then
+                    assert.matches("Tokenizer.from_str: (string): ", tostring(err), 1, true)
+                    assert.is_nil(tostring(err):find("attempt to", 1, true), err)
+                    assert.is_nil(tostring(err):find("[attn]", 1, true), err)
+                end
+                checked = checked + 1
+            end
+        end
+        assert.are.equal(13 * #values, checked) -- every slot of the file above, each with every value
+    end)
+
     it("refuses a file larger than it reads before reading it", function()
         local load = require("attn.tokenizers.load")
         local saved = load.MAX_BYTES
@@ -272,7 +348,13 @@ describe("tokenizers.Tokenizer refuses a malformed tokenizer.json", function()
         local ok, err = pcall(from_file, QWEN)
         load.MAX_BYTES = saved
         assert.is_false(ok)
-        assert.matches(QWEN .. ": the file is 10 MB; attn reads tokenizer.json files up to 0 MB", err, 1, true)
+        assert.matches(QWEN .. ": the file is 11 MB; attn reads tokenizer.json files up to 0 MB", err, 1, true)
+        -- a file without an end to seek to (a device) is read up to the limit, and refused there
+        load.MAX_BYTES = 1048576
+        ok, err = pcall(from_file, "/dev/zero")
+        load.MAX_BYTES = saved
+        assert.is_false(ok)
+        assert.matches("/dev/zero: the file is larger than 1 MB, the most attn reads of a tokenizer.json", err, 1, true)
     end)
 end)
 

@@ -116,13 +116,13 @@ function Tokenizer.from_file(path)
     end
     if size > load.MAX_BYTES then
         f:close()
-        raisef(fn, N("%s: the file is %d MB; attn reads tokenizer.json files up to %d MB"), path, size // 1048576,
+        raisef(fn, N("%s: the file is %d MB; attn reads tokenizer.json files up to %d MB"), path, (size + 1048575) // 1048576,
                load.MAX_BYTES // 1048576)
     end
     f:seek("set")
-    local text = f:read("a")
+    -- at most one byte past the limit: a device such as /dev/zero has no end to seek to
+    local text = f:read(load.MAX_BYTES + 1) or ""
     f:close()
-    if not text then raisef(fn, N("cannot read %s (is it a directory?)"), path) end
     local hit = loaded[path]
     if hit and hit.text == text then return hit.tok end
     local tok = build(fn, path, text)

@@ -36,6 +36,10 @@ local function typename(v)
     return type(v) == "table" and tostring(v.type) or type(v)
 end
 
+local function list_of(v)
+    return type(v) == "table" and v or {}
+end
+
 local FORMS = {NFC = true, NFD = true, NFKC = true, NFKD = true}
 
 -- normalizer -> list of forms, applied in order
@@ -44,7 +48,7 @@ local function normalizers(ctx, n, out)
     if n == nil then return out end
     if type(n) ~= "table" then fail(ctx, N("normalizer must be an object, got %s"), type(n)) end
     if n.type == "Sequence" then
-        for _, m in ipairs(n.normalizers or {}) do normalizers(ctx, m, out) end
+        for _, m in ipairs(list_of(n.normalizers)) do normalizers(ctx, m, out) end
     elseif FORMS[n.type] then
         out[#out + 1] = n.type
     else
@@ -64,7 +68,7 @@ local function pre_tokenizers(ctx, p, out)
     out = out or {}
     if type(p) ~= "table" then fail(ctx, N("pre_tokenizer must be an object, got %s"), type(p)) end
     if p.type == "Sequence" then
-        for _, q in ipairs(p.pretokenizers or {}) do pre_tokenizers(ctx, q, out) end
+        for _, q in ipairs(list_of(p.pretokenizers)) do pre_tokenizers(ctx, q, out) end
     elseif p.type == "Split" then
         if p.invert then fail(ctx, N("an inverted Split pre-tokenizer: attn has none")) end
         if p.behavior ~= "Isolated" then
@@ -93,17 +97,22 @@ end
 -- post_processor -> the ids put before and after the text's when add_special_tokens
 local function post_processor(ctx, p, vocab, out)
     out = out or {before = {}, after = {}}
-    if p == nil or p.type == "ByteLevel" then return out end
+    if p == nil then return out end
+    if type(p) ~= "table" then fail(ctx, N("post_processor must be an object, got %s"), type(p)) end
+    if p.type == "ByteLevel" then return out end
     if p.type == "Sequence" then
-        for _, q in ipairs(p.processors or {}) do post_processor(ctx, q, vocab, out) end
+        for _, q in ipairs(list_of(p.processors)) do post_processor(ctx, q, vocab, out) end
     elseif p.type == "TemplateProcessing" then
         local seen = false
-        for _, piece in ipairs(type(p.single) == "table" and p.single or {}) do
-            if type(piece.Sequence) == "table" then
+        for _, piece in ipairs(list_of(p.single)) do
+            if type(piece) ~= "table" then
+                fail(ctx, N("its TemplateProcessing has a piece that is not an object"))
+            elseif type(piece.Sequence) == "table" then
                 seen = true
             elseif type(piece.SpecialToken) == "table" then
                 local name = piece.SpecialToken.id
-                local entry = type(p.special_tokens) == "table" and p.special_tokens[name]
+                local entry = type(p.special_tokens) == "table" and type(name) == "string" and p.special_tokens[name]
+                entry = type(entry) == "table" and entry
                 local ids = entry and entry.ids
                 if type(ids) ~= "table" then
                     fail(ctx, N("its TemplateProcessing names the special token %s but does not give its ids"), tostring(name))
@@ -140,6 +149,7 @@ local function model(ctx, m, t)
     local to_byte = bytelevel.char_map()
     local bytes_of, id_of, count, max_id = {}, {}, 0, -1
     for token, id in pairs(m.vocab) do
+        if type(token) ~= "string" then fail(ctx, N("its model's vocab must be an object of token: id")) end
         if math.type(id) ~= "integer" or id < 0 or id >= bpe.SHIFT or bytes_of[id] then
             fail(ctx, N("the token %q has the id %s (ids must be distinct whole numbers from 0)"), token, tostring(id))
         end
@@ -171,7 +181,7 @@ local function model(ctx, m, t)
         local new = left and right and m.vocab[a .. b]
         if not new then
             fail(ctx, N("merge %d (%s) joins tokens that are not in the vocabulary"), rank,
-                 type(entry) == "table" and table.concat(entry, " ") or tostring(entry))
+                 type(entry) == "table" and tostring(entry[1]) .. " " .. tostring(entry[2]) or tostring(entry))
         end
         merges[left * shift + right] = (rank - 1) * shift + new
     end
@@ -201,8 +211,7 @@ end
 function load.parse(fn, path, text)
     local ctx = {fn = fn, path = path}
     if #text > load.MAX_BYTES then
-        fail(ctx, N("the file is %d MB; attn reads tokenizer.json files up to %d MB"), #text // 1048576,
-             load.MAX_BYTES // 1048576)
+        fail(ctx, N("the file is larger than %d MB, the most attn reads of a tokenizer.json"), load.MAX_BYTES // 1048576)
     end
     local ok, j = pcall(bind.json.decode, text, path)
     if not ok then fail(ctx, N("not a tokenizer.json: %s"), (errors.message(j):gsub("^.-: ", ""))) end
@@ -216,7 +225,7 @@ function load.parse(fn, path, text)
         fail(ctx, N("its pre-tokenizer has no ByteLevel step: attn reads byte-level BPE (GPT-2's, Qwen's, Llama 3's)"))
     end
     t.pre = pre
-    if j.decoder ~= nil and j.decoder.type ~= "ByteLevel" then
+    if j.decoder ~= nil and (type(j.decoder) ~= "table" or j.decoder.type ~= "ByteLevel") then
         fail(ctx, N("the decoder %s is not one attn has (it has ByteLevel)"), typename(j.decoder))
     end
     t.post = post_processor(ctx, j.post_processor, t.bytes_of)
