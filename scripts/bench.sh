@@ -5,9 +5,11 @@
 #   multi-head causal attention (batch 8, 1024 tokens, 768 dims, 12 heads), the whole forward on the
 #   fused path <= 2x its four projection GEMMs alone; attention.fused and the staged path beside it;
 #   PyTorch running the book's MultiHeadAttention (scripts/bench_torch.py) with the same thread count;
-#   then issue 18's targets, each with "met" or "not met"
+#   then issue 18's targets, each with "met" or "not met"; then tokenizers.Tokenizer on 40,000-character
+#   words against @lenml/tokenizers (scripts/bench-tokenizers.sh)
 # Prints timings and ratios only; timings are never test assertions. `make bench` runs this.
 set -eu
 cd "$(dirname "$0")/.."
 make --no-print-directory attn build/release/bench >/dev/null
 build/release/bench ./attn scripts/bench_torch.py
+sh scripts/bench-tokenizers.sh
