@@ -198,6 +198,35 @@ describe("tokenizers.Tokenizer on Qwen3's and Llama 3's tokenizer.json", functio
     end)
 end)
 
+describe("the C helpers: regex:split and unicode.normalize", function()
+    local bind = require("attn.bind")
+
+    it("split keeps the text between matches (Hugging Face's Isolated), findall drops it", function()
+        local re = bind.regex.compile("a+")
+        assert.are.same({"x", "aa", "yb", "a", "z"}, re:split("xaaybaz"))
+        assert.are.same({"aa", "a"}, re:findall("xaaybaz"))
+        assert.are.same({"aa"}, re:split("aa"))
+        assert.are.same({"你好"}, re:split("你好"))
+        assert.are.same({}, re:split(""))
+        local ok, err = pcall(re.split, re, "a\xFFa")
+        assert.is_false(ok)
+        assert.matches("split: the text is not valid UTF-8 (byte 2)", err, 1, true)
+    end)
+
+    it("normalize gives Unicode's four forms (utf8proc) and refuses invalid UTF-8", function()
+        local n = bind.unicode.normalize
+        assert.are.equal("\u{E9}", n("NFC", "e\u{301}"))
+        assert.are.equal("e\u{301}", n("NFD", "\u{E9}"))
+        assert.are.equal("fi", n("NFKC", "\u{FB01}"))
+        assert.are.equal("\u{FB01}", n("NFC", "\u{FB01}"))
+        assert.are.equal("你的旅程", n("NFC", "你的旅程"))
+        local ok, err = pcall(n, "NFC", "\xFF")
+        assert.is_false(ok)
+        assert.matches("normalize: ", err, 1, true)
+        assert.is_false((pcall(n, "NFX", "a")))
+    end)
+end)
+
 describe("tokenizers.Tokenizer on GPT-2's vocabulary written as a tokenizer.json", function()
     -- Hugging Face's gpt2 tokenizer.json is OpenAI's encoder.json and vocab.bpe in one file; made here from
     -- the two files make test fetches for tiktoken (scripts/fetch-gpt2-vocab.sh), it must give tiktoken's ids
