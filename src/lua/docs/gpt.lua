@@ -79,7 +79,9 @@ transposed, the fused c_attn split into W_query, W_key and W_value, the output h
 embedding, dropout off (eval mode). The user's random stream is left as it was. A config that does
 not match the tensors, a missing or malformed file, or a model larger than the memory available is
 refused with what is wrong. GPT-2 small: the files config.json and model.safetensors of Hugging
-Face's "gpt2" (openai-community/gpt2), about 550 MB.]=], [=[
+Face's "gpt2" (openai-community/gpt2), about 550 MB. When no directory has the name, a model's name
+("gpt2", "openai-community/gpt2") is looked up in the Hugging Face cache (see
+?tokenizers.Tokenizer.from_pretrained for where that is).]=], [=[
 tiny = gpt.GPTModel.from_pretrained("tests/data/gpt2/tiny")   -- attn's test model: 2 layers, 4 heads
 tiny.cfg.emb_dim, tiny.cfg.n_layers, tiny.training
 --> 64	2	false]=], gpt.GPTModel.from_pretrained)
