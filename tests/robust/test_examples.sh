@@ -101,4 +101,18 @@ refused "indexing a view of math.maxinteger rows at math.maxinteger (was: a sign
     'x = torch.ones(1):expand(math.maxinteger); print(x[math.maxinteger], x[math.maxinteger + 1])' \
     'index: index -9223372036854775808 is out of range'
 
+# ---- Hugging Face tokenizer files (issue 28): what is not a tokenizer.json is refused by name ------------
+refused "Tokenizer.from_file of a directory (opens, then cannot be read)" \
+    'tokenizers.Tokenizer.from_file("/")' \
+    '(command line):1: Tokenizer.from_file: cannot read / (is it a directory?)'
+refused "Tokenizer.from_file of a device without an end is read only up to the size limit" \
+    'require("attn.tokenizers.load").MAX_BYTES = 4096; tokenizers.Tokenizer.from_file("/dev/zero")' \
+    'Tokenizer.from_file: /dev/zero: the file is larger than 0 MB, the most attn reads of a tokenizer.json'
+refused "Tokenizer.from_str of JSON that is not a tokenizer" \
+    'tokenizers.Tokenizer.from_str("[1, 2]")' \
+    '(command line):1: Tokenizer.from_str: (string): not a tokenizer.json: not a JSON object'
+refused "a Tokenizer method called with a dot" \
+    'tokenizers.Tokenizer.encode("text")' \
+    '(command line):1: Tokenizer:encode: call it with a colon: tok:encode(text)'
+
 tap_end

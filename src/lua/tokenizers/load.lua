@@ -215,7 +215,7 @@ function load.parse(fn, path, text)
     end
     local ok, j = pcall(bind.json.decode, text, path)
     if not ok then fail(ctx, N("not a tokenizer.json: %s"), (errors.message(j):gsub("^.-: ", ""))) end
-    if type(j) ~= "table" then fail(ctx, N("not a tokenizer.json: not a JSON object")) end
+    if type(j) ~= "table" or j[1] ~= nil then fail(ctx, N("not a tokenizer.json: not a JSON object")) end
     local t = {}
     model(ctx, j.model, t)
     added_tokens(ctx, j.added_tokens, t)
