@@ -155,10 +155,11 @@ describe("tokenizers.Tokenizer on Qwen3's and Llama 3's tokenizer.json", functio
     it("writes Qwen3's chat template for one user turn as Jinja2 renders it, and its ids", function()
         local prompts = read_jsonl("tests/data/tokenizers/chat_template.jsonl")
         local ids = read_jsonl("tests/data/tokenizers/chat_template_ids.jsonl")
-        assert.are.equal(16, #prompts)
+        assert.are.equal(18, #prompts)
         for i, p in ipairs(prompts) do
             local opts = {add_generation_prompt = p.add_generation_prompt, enable_thinking = p.enable_thinking}
             local messages = {{role = "user", content = p.content}}
+            if p.system then table.insert(messages, 1, {role = "system", content = p.system}) end
             opts.tokenize = false
             assert.are.equal(p.text, qwen:apply_chat_template(messages, opts), p.text)
             opts.tokenize = nil
@@ -171,6 +172,7 @@ describe("tokenizers.Tokenizer on Qwen3's and Llama 3's tokenizer.json", functio
         raises("one user turn", qwen.apply_chat_template, qwen,
                {{role = "user", content = "a"}, {role = "user", content = "b"}})
         raises("message 1 must be a table", qwen.apply_chat_template, qwen, {"hi"})
+        raises("got no message", qwen.apply_chat_template, qwen, {})
         raises("unknown option tokenise", qwen.apply_chat_template, qwen, {{role = "user", content = "a"}}, {tokenise = false})
     end)
 

@@ -380,13 +380,12 @@ function Tokenizer:apply_chat_template(messages, opts)
         list[i] = m
     end
     local first = list[1] and list[1].role == "system" and 2 or 1
+    if #list == 0 then raisef(fn, N("attn writes one user turn (optionally after a system message); got no message")) end
     if #list ~= first or list[first].role ~= "user" then
+        local roles = {}
+        for i, m in ipairs(list) do roles[i] = tostring(m.role) end
         raisef(fn, N("attn writes one user turn (optionally after a system message); got %d messages with roles %s"), #list,
-               (function()
-                   local r = {}
-                   for i, m in ipairs(list) do r[i] = tostring(m.role) end
-                   return #r > 0 and table.concat(r, ", ") or "none"
-               end)())
+               table.concat(roles, ", "))
     end
     local parts = {}
     if first == 2 then parts[#parts + 1] = "<|im_start|>system\n" .. list[1].content .. "<|im_end|>\n" end
