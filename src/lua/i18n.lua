@@ -88,6 +88,12 @@ local function resolve(name)
     return nil
 end
 
+-- The C core's and the bindings' error messages are translated in C (src/bind/i18n.c): it is told the
+-- language whenever it changes.
+local function use_in_c()
+    if bind.i18n and bind.i18n.use then bind.i18n.use(current) end
+end
+
 local function from_environment()
     local forced = os.getenv("ATTN_LANG")
     if forced and forced ~= "" then return resolve(forced) or "en" end
@@ -157,9 +163,11 @@ function i18n.lang(name)
         return nil, "no catalog for " .. name .. " (there are: " .. table.concat(i18n.languages(), ", ") .. ")"
     end
     current = l
+    use_in_c()
     return current
 end
 
 current = from_environment()
+use_in_c()
 
 return i18n
