@@ -271,9 +271,9 @@ static void check_summary(lua_State *L, const counts *c, int tap) {
         lua_settop(L, top);
     }
     if (c->skipped > 0) /* the closing line's form: "N passed, N failed, N skipped" */
-        printf(attn_tr("%s%ld passed, %ld failed, %ld skipped\n"), tap ? "# " : "", c->passed, c->failed, c->skipped);
+        printf("%s%ld passed, %ld failed, %ld skipped\n", tap ? "# " : "", c->passed, c->failed, c->skipped);
     else
-        printf(attn_tr("%s%ld passed, %ld failed\n"), tap ? "# " : "", c->passed, c->failed);
+        printf("%s%ld passed, %ld failed\n", tap ? "# " : "", c->passed, c->failed);
     fflush(stdout);
 }
 

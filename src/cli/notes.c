@@ -94,9 +94,9 @@ int attn_verify(char **files, int nfiles, int update) {
         fflush(stdout);
     }
     if (skipped > 0) /* as --check: "N skipped" only when a file called lesson.skip */
-        printf(attn_tr("%ld passed, %ld failed, %ld skipped\n"), passed, failed, skipped);
+        printf("%ld passed, %ld failed, %ld skipped\n", passed, failed, skipped);
     else
-        printf(attn_tr("%ld passed, %ld failed\n"), passed, failed);
+        printf("%ld passed, %ld failed\n", passed, failed);
     fflush(stdout);
     return failed == 0;
 }

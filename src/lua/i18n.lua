@@ -7,6 +7,7 @@
 --
 --   i18n.tr(msgid)           the translation of msgid in the current language, or msgid itself
 --   i18n.trf(fmt, ...)       string.format(i18n.tr(fmt), ...)
+--   i18n.lookup(msgid)       i18n.tr without counting a miss (errors.raise: a message built at run time)
 --   i18n.lang([name])        the current language ("en", "zh_CN"); with a name, switches to it
 --                            (nil and a message when there is no catalog for it)
 --   i18n.languages()         the languages with catalogs, "en" first
@@ -129,6 +130,18 @@ function i18n.tr(msgid)
     return msgid
 end
 
+-- The translation of msgid when the catalog has one, else msgid itself, and no miss counted: for a
+-- message that may have been put together at run time from parts already translated (errors.raise).
+function i18n.lookup(msgid)
+    if current == "en" or type(msgid) ~= "string" then return msgid end
+    local s = catalog(current)[msgid]
+    if s and s ~= "" then
+        produced[s] = true
+        return s
+    end
+    return msgid
+end
+
 function i18n.trf(fmt, ...)
     local s = string.format(i18n.tr(fmt), ...)
     if current ~= "en" then produced[s] = true end
@@ -156,11 +169,11 @@ end
 function i18n.lang(name)
     if name == nil then return current end
     if type(name) ~= "string" then
-        return nil, "expected a language name such as \"zh_CN\" or \"en\", got " .. type(name)
+        return nil, i18n.trf("expected a language name such as \"zh_CN\" or \"en\", got %s", type(name))
     end
     local l = resolve(name)
     if not l then
-        return nil, "no catalog for " .. name .. " (there are: " .. table.concat(i18n.languages(), ", ") .. ")"
+        return nil, i18n.trf("no catalog for %s (there are: %s)", name, table.concat(i18n.languages(), ", "))
     end
     current = l
     use_in_c()

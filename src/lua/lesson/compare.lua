@@ -228,7 +228,7 @@ end
 
 local function check_numbers(computed, expected, tol)
     local want, wshape = flatten(expected)
-    if not want then errors.raise("lesson.check: the expected table: " .. wshape) end
+    if not want then errors.raisef("lesson.check: the expected table: %s", wshape) end
     local got, gshape = flatten(computed)
     local lines = {labelled("expected", table_str(expected)), labelled("got", render(computed))}
     if not got then
@@ -267,7 +267,7 @@ local function normal(v)
     end
     local kind = type(v)
     if kind == "number" or kind == "boolean" or kind == "string" then return {kind = "atom", value = v} end
-    if kind ~= "table" then errors.raise("lesson.agree: cannot compare a " .. kind) end
+    if kind ~= "table" then errors.raisef("lesson.agree: cannot compare a %s", kind) end
     local values, shape = flatten(v)
     if not values then   -- flatten takes numbers only; booleans make a rectangular table too
         local t, dims = v, {}
@@ -392,7 +392,7 @@ function compare.check(computed, expected, opts)
     opts = opts or {}
     local tol = opts.tol
     if tol ~= nil and (type(tol) ~= "number" or tol < 0 or tol ~= tol) then
-        errors.raise("lesson.check: tol must be a number >= 0, got " .. tostring(tol))
+        errors.raisef("lesson.check: tol must be a number >= 0, got %s", tostring(tol))
     end
     local kind = type(expected)
     if kind == "string" then
@@ -410,13 +410,15 @@ function compare.check(computed, expected, opts)
         return check_numbers(computed, expected, tol)
     elseif kind == "table" or is_tensor(expected) then
         if tol == nil then
-            errors.raise("lesson.check: a " .. (kind == "table" and "table" or "tensor") ..
-                  " of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}")
+            if kind == "table" then
+                errors.raise("lesson.check: a table of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}")
+            end
+            errors.raise("lesson.check: a tensor of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}")
         end
         return check_numbers(computed, expected, tol)
     end
-    errors.raise("lesson.check: the expected value must be text, a number, a table of numbers or a boolean, got "
-          .. kind)
+    errors.raisef("lesson.check: the expected value must be text, a number, a table of numbers or a boolean, got %s",
+          kind)
 end
 
 return compare
