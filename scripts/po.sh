@@ -50,7 +50,7 @@ pot() {
         # message or format, so their literal first argument is a message too. src/lua/attention still
         # builds its messages by concatenation ("... got " .. x: xgettext would take the first piece
         # alone), so its raise sites are not extracted until they are formats (its errors stay English).
-        raise_keywords="-kerrors.raise -kerrors.raisef -kraise -kraisef -kfail -kfail_at:2"
+        raise_keywords="-kerrors.raise -kerrors.raisef -kraise -kraisef -kfail -kfail_at:2 -klabelled"
         [ "$name" = attention ] && raise_keywords=
         # shellcheck disable=SC2086  # one argument per file, one per keyword
         xgettext --language=Lua --from-code=UTF-8 --force-po --package-name=attn --add-comments=TRANSLATORS: \

@@ -58,6 +58,24 @@ LUA
 run --lang zh_CN --check "$TMP/bad.lua"
 check "--check in Chinese: a lesson's core error is reported in Chinese" all status_is 1 -- out_has '无法把 \[2, 3\] 与 \[2, 5\] 相乘'
 
+cat >"$TMP/fails.lua" <<'LUA'
+lesson.title("fails", {source = "none"})
+lesson.step("a check", function() lesson.check("two", 1 + 1, 3) end)
+LUA
+run --lang zh_CN --check "$TMP/fails.lua"
+check "--check's report of a failed check in Chinese, the summary line as in English" all status_is 1 -- \
+    out_has '^    期望      3$' -- out_has '^    实际      2$' -- out_has '不相等（给出 {tol = ...} 可在容差内比较）' -- \
+    out_has '^0 passed, 1 failed$'
+printf '# n\n\n```lua\nprint(1 + 1)\n```\n\n```output\n3\n```\n\n```lua\nerror("boom")\n```\n' >"$TMP/n.md"
+run --lang zh_CN --verify "$TMP/n.md"
+check "--verify's report in Chinese, the carets under the numbers that differ" all status_is 1 -- \
+    out_has '输出与 ```output 代码块不同（第 3 行的 ```lua 代码块）' -- out_has '^    期望      3$' -- \
+    out_has '^              \^$' -- out_has '最大差值 1.0e+00，在第 8 行：打印出 2，笔记中是 3（允许 ±0.5）' -- \
+    out_has '第 11 行的 ```lua 代码块出错：boom' -- out_has '^1 passed, 2 failed$\|^0 passed, 2 failed$'
+run --verify "$TMP/n.md"
+check "--verify's report in English" all out_has 'the output differs from the ```output block (the ```lua block at line 3)' -- \
+    out_has '^    expected  3$'
+
 run --lang zh_CN --bogus
 check "an unknown option in Chinese, the option as given" all status_is 1 -- err_has "无法识别的选项 '--bogus'" -- err_has '^用法：'
 run --bogus
