@@ -260,12 +260,16 @@ function lesson.show(name, ...)
     if select("#", ...) == 0 then name, value = nil, name end
     if type(name) == "string" and name:find(" ") then name = tr(name) end   -- not a code name
     local text = render(value)
+    -- the colon after a label: a translated label takes its language's ("%s:" is "%s：" in Chinese, with
+    -- no space after it); a code name keeps Python's "name: value"
+    local label = i18n.translated(name) and trf("%s:", name) or tostring(name) .. ":"
+    local space = label:sub(-1) == ":" and " " or ""
     if name == nil then
         write(text, "\n")
     elseif text:find("\n", 1, true) then
-        write(paint("2", tostring(name) .. ":"), "\n", text, "\n")
+        write(paint("2", label), "\n", text, "\n")
     else
-        write(paint("2", tostring(name) .. ":"), " ", text, "\n")
+        write(paint("2", label), space, text, "\n")
     end
 end
 
