@@ -260,9 +260,12 @@ function lesson.show(name, ...)
     if select("#", ...) == 0 then name, value = nil, name end
     if type(name) == "string" and name:find(" ") then name = tr(name) end   -- not a code name
     local text = render(value)
-    -- the colon after a label: a translated label takes its language's ("%s:" is "%s：" in Chinese, with
-    -- no space after it); a code name keeps Python's "name: value"
-    local label = i18n.translated(name) and trf("%s:", name) or tostring(name) .. ":"
+    -- the colon after a label: after translated text ending in a wide character (Chinese) the
+    -- language's own ("%s:" is "%s：" in Chinese, with no space after it); after code (a name, a call
+    -- kept as it is) Python's "name: value"
+    local last = type(name) == "string" and name:match("[%z\1-\127\194-\244][\128-\191]*$")
+    local wide = last and utf8.len(last) == 1 and width(last) == 2
+    local label = wide and i18n.translated(name) and trf("%s:", name) or tostring(name) .. ":"
     local space = label:sub(-1) == ":" and " " or ""
     if name == nil then
         write(text, "\n")
