@@ -154,13 +154,16 @@ bench: deps
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man/man1
+# the Chinese page (src/cli/attn.zh_CN.1), where man -L zh_CN attn and LANG=zh_CN.UTF-8 man attn look
+MANDIR_ZH ?= $(PREFIX)/share/man/zh_CN/man1
 DATADIR ?= $(PREFIX)/share/attn
 LUA_CMOD_DIR ?= $(PREFIX)/lib/lua/5.4
 
 install: attn install-lua
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/lessons $(DESTDIR)$(DATADIR)/data/torch
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(MANDIR_ZH) $(DESTDIR)$(DATADIR)/lessons $(DESTDIR)$(DATADIR)/data/torch
 	install -m 755 attn $(DESTDIR)$(BINDIR)/attn
 	install -m 644 src/cli/attn.1 $(DESTDIR)$(MANDIR)/attn.1
+	install -m 644 src/cli/attn.zh_CN.1 $(DESTDIR)$(MANDIR_ZH)/attn.1
 	install -m 644 lessons/*.lua lessons/README.md $(DESTDIR)$(DATADIR)/lessons/
 	install -m 644 tests/data/torch/lessons_*.txt $(DESTDIR)$(DATADIR)/data/torch/
 

@@ -99,7 +99,7 @@ PyTorch does.)
 lesson.step("naive normalisation α2j = ω2j / Σ ω2j", function()
     attn_weights_2_tmp = attn_scores_2 / attn_scores_2:sum()
     lesson.show("Attention weights", attn_weights_2_tmp)
-    lesson.show("Sum", attn_weights_2_tmp:sum())
+    lesson.show(lesson.tr("Sum"), attn_weights_2_tmp:sum())
     lesson.show("Sum to 9 significant digits", string.format("%.9g", attn_weights_2_tmp:sum():item()))
     lesson.check("weights by the sum (In [5])", attn_weights_2_tmp,
         [=[tensor([0.1455, 0.2278, 0.2249, 0.1285, 0.1077, 0.1656])]=])
@@ -117,7 +117,7 @@ lesson.step("softmax_naive", function()
     end
     attn_weights_2_naive = softmax_naive(attn_scores_2)
     lesson.show("Attention weights", attn_weights_2_naive)
-    lesson.show("Sum", attn_weights_2_naive:sum())
+    lesson.show(lesson.tr("Sum"), attn_weights_2_naive:sum())
     lesson.check("softmax_naive weights (In [6])", attn_weights_2_naive,
         [=[tensor([0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581])]=])
     lesson.check("their sum (In [6])", attn_weights_2_naive:sum(), [=[tensor(1.)]=])
@@ -131,7 +131,7 @@ book's dim=0 is dim 1 (dim -1, the last, is the same in both).
 lesson.step("torch.softmax", function()
     attn_weights_2 = torch.softmax(attn_scores_2, 1)         -- Python: dim=0
     lesson.show("Attention weights", attn_weights_2)
-    lesson.show("Sum", attn_weights_2:sum())
+    lesson.show(lesson.tr("Sum"), attn_weights_2:sum())
     lesson.check("torch.softmax weights (In [7])", attn_weights_2,
         [=[tensor([0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581])]=])
     lesson.check("their sum (In [7])", attn_weights_2:sum(), [=[tensor(1.)]=])

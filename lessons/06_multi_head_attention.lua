@@ -611,7 +611,7 @@ lesson.step("Exercise 3.3: a GPT-2-sized MultiHeadAttention, its parameters", fu
         total = total + p:numel()
     end
     lesson.show("head_dim", mha_gpt2.head_dim)
-    lesson.show("parameters", total)
+    lesson.show(lesson.tr("parameters"), total)
     lesson.check("the book's class: 2,360,064 parameters (the English edition's solution to exercise 3.3)", total, 2360064)
     torch.manual_seed(123)
     lib_gpt2 = nn.MultiHeadAttention(768, 768, 1024, 0.0, 12)

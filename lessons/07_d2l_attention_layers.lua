@@ -349,7 +349,7 @@ lesson.step("parameters, memory and time on a larger input", function()
         return (os.clock() - t0) / reps * 1000
     end
     local t_dot, t_mlp = cpu_ms(dot_layer, 10), cpu_ms(mlp_layer, 3)
-    lesson.show("parameters", lesson.tr("dot %d, MLP %d", count(dot_layer), count(mlp_layer)))
+    lesson.show(lesson.tr("parameters"), lesson.tr("dot %d, MLP %d", count(dot_layer), count(mlp_layer)))
     lesson.agree("dot-product attention has no parameters, MLP attention (d_q + d_k + 1)·h",
         {count(dot_layer), count(mlp_layer)}, {0, (d + d + 1) * h})
     lesson.show("scores held per call", lesson.tr("dot %d (b·n·m), MLP %d hidden values (b·n·m·h)",

@@ -105,8 +105,8 @@ lesson.step("masked language model: which words are hidden, and how", function()
     local flat = tokens[1]
     chosen, to_mask, to_random, mlm_input = mlm_mask(flat, flat:lt(5))   -- ids 1-4 are special
     lesson.show("chosen", chosen)
-    lesson.show("before", words_of(bert_vocab, flat))
-    lesson.show("after ", words_of(bert_vocab, mlm_input))
+    lesson.show(lesson.tr("before"), words_of(bert_vocab, flat))
+    lesson.show(lesson.tr("after "), words_of(bert_vocab, mlm_input))
     for i = 1, flat:numel() do
         if chosen[i] then
             local what = to_mask[i] and lesson.tr("masked") or to_random[i] and lesson.tr("a random word")
@@ -294,8 +294,8 @@ lesson.step("next-token pairs (Figure 7.15)", function()
     end
     gpt_input = {table.unpack(seq, 1, #seq - 1)}
     gpt_target = {table.unpack(seq, 2, #seq)}
-    lesson.show("input ", table.concat(gpt_input, " "))
-    lesson.show("target", table.concat(gpt_target, " "))
+    lesson.show(lesson.tr("input "), table.concat(gpt_input, " "))
+    lesson.show(lesson.tr("target"), table.concat(gpt_target, " "))
     lesson.agree("the target is the input shifted left by one", {table.unpack(gpt_target, 1, 3)},
                  {table.unpack(gpt_input, 2, 4)})
 end)

@@ -5,6 +5,8 @@
 #                                                           functions as keywords (lesson.say, ...)
 #                                      lib/<folder>.pot     xgettext over one folder of src/lua (attn.pot:
 #                                                           its top-level files), keywords tr (tr_), trf and N
+#                                      lib/core.pot         xgettext over src/core, src/bind and src/cli: the
+#                                                           formats of attn_fail, fail, lt_error and attn_tr
 #                                      docs/<topic>.pot     every ?name entry of src/lua/docs/<topic>.lua
 #                                                           (its paragraph and its example's comments),
 #                                                           written by ATTN scripts/po-docs.lua
@@ -44,10 +46,23 @@ pot() {
         d=${d%/}
         if [ "$d" = src/lua ]; then name=attn; files=$(ls src/lua/*.lua); else name=$(basename "$d"); files=$(ls "$d"/*.lua); fi
         [ "$name" = docs ] && continue
-        # shellcheck disable=SC2086  # one argument per file
+        # errors: errors.raise/raisef (and check.lua's fail, gpt/inspect.lua's fail_at) translate their
+        # message or format, so their literal first argument is a message too. src/lua/attention still
+        # builds its messages by concatenation ("... got " .. x: xgettext would take the first piece
+        # alone), so its raise sites are not extracted until they are formats (its errors stay English).
+        raise_keywords="-kerrors.raise -kerrors.raisef -kraise -kraisef -kfail -kfail_at:2 -klabelled"
+        [ "$name" = attention ] && raise_keywords=
+        # shellcheck disable=SC2086  # one argument per file, one per keyword
         xgettext --language=Lua --from-code=UTF-8 --force-po --package-name=attn --add-comments=TRANSLATORS: \
-            --add-location=file --no-wrap -k -ktr -ktr_ -ktrf -kN -o "$out/lib/$name.pot" $files
+            --add-location=file --no-wrap -k -ktr -ktr_ -ktrf -kN -ki18n.tr -ki18n.trf $raise_keywords \
+            -o "$out/lib/$name.pot" $files
     done
+    # the C program's messages (lib/core.pot): the error formats of the core (attn_fail, rng.c's fail)
+    # and of the bindings (lt_error), translated before formatting (attn_tr, src/core/tensor.h), and the
+    # command line's own (attn_tr: --help, a bad option, --check's and --verify's reports)
+    xgettext --language=C --from-code=UTF-8 --force-po --package-name=attn --add-comments=TRANSLATORS: \
+        --add-location=file --no-wrap -k -kattn_fail:2 -klt_error:2 -kfail:2 -kattn_tr \
+        -o "$out/lib/core.pot" src/core/*.c src/bind/*.c src/cli/*.c
     "$attn" scripts/po-docs.lua "$out/docs"
     # no creation date: a catalog changes only when its messages do (no conflicts between translators)
     for t in $(find "$out" -name '*.pot'); do sed -i '/^"POT-Creation-Date: /d' "$t"; done

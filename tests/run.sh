@@ -115,6 +115,10 @@ run_suite "robust-memory-limit" sh tests/robust/test_memory_limit.sh ./attn
 run_suite "robust-soak" sh tests/robust/test_soak.sh ./attn
 run_suite "layers" sh tests/layers/test_layers.sh
 run_suite "i18n-catalogs" sh tests/i18n/test_catalogs.sh ./attn
+run_suite "i18n-error-formats" sh tests/i18n/test_error_formats.sh
+run_suite "i18n-errors" sh tests/i18n/test_errors_zh.sh ./attn
+run_suite "i18n-terms" sh tests/i18n/test_terms.sh
+run_suite "i18n-book-words" sh tests/i18n/test_book_words.sh ./attn
 run_suite "i18n-chinese" sh tests/i18n/test_chinese.sh ./attn
 run_suite "i18n-repl" sh tests/i18n/test_repl_zh.sh ./attn
 run_suite "install" sh tests/install/test_install.sh

@@ -138,7 +138,7 @@ int lt_error(lua_State *L, const char *fmt, ...)
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(msg, sizeof msg, attn_tr(fmt), ap); /* the catalogs' translation, as attn_fail's */
     va_end(ap);
     return raise_at_user(L, msg);
 }

@@ -53,7 +53,7 @@ static int f_valid_len_mask(lua_State *L)
         lua_pushvalue(L, 2);
         if (lua_pcall(L, 1, 1, 0) != LUA_OK) /* say whose argument it was: "tensor: element 1 is a string" */
             return lt_error(L, "attention.valid_len_mask: lens: %s",
-                            lua_isstring(L, -1) ? lua_tostring(L, -1) : "not a table of numbers");
+                            lua_isstring(L, -1) ? lua_tostring(L, -1) : attn_tr("not a table of numbers"));
         lua_replace(L, 2);
     }
     attn_tensor *lens = lt_check(L, 2, "attention.valid_len_mask", "lens");

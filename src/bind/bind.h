@@ -29,7 +29,8 @@ int lt_raise(lua_State *L, const attn_error *err);
 /* The error a Ctrl-C raises (the core's loops stop with the message "interrupted", and lt_raise turns
  * that into this): the plain string "interrupted", without a position. */
 int lt_interrupted(lua_State *L);
-/* luaL_error with the C library's printf formats (lua_pushfstring has no %lld or %g). */
+/* luaL_error with the C library's printf formats (lua_pushfstring has no %lld or %g), translated as attn_fail's
+ * are (attn_tr): fmt is a string literal, extracted into src/po/<lang>/lib/core.po. */
 int lt_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Argument helpers */

@@ -17,22 +17,22 @@ static void read_options(lua_State *L, int idx, int *causal, double *scale)
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
         if (lua_type(L, -1) != LUA_TSTRING)
-            lt_error(L, FN ": options are named {causal = ..., scale = ...}, got a key %s", lt_typename(L, -1));
+            lt_error(L, "attention.fused: options are named {causal = ..., scale = ...}, got a key %s", lt_typename(L, -1));
         const char *key = lua_tostring(L, -1);
         if (strcmp(key, "causal") != 0 && strcmp(key, "scale") != 0)
-            lt_error(L, FN ": unknown option '%s' (the options are causal and scale)", key);
+            lt_error(L, "attention.fused: unknown option '%s' (the options are causal and scale)", key);
     }
     int t = lua_getfield(L, idx, "causal");
     if (t != LUA_TNIL && t != LUA_TBOOLEAN)
-        lt_error(L, FN ": option causal must be true or false, got %s", lt_typename(L, -1));
+        lt_error(L, "attention.fused: option causal must be true or false, got %s", lt_typename(L, -1));
     *causal = lua_toboolean(L, -1);
     t = lua_getfield(L, idx, "scale");
     if (t != LUA_TNIL) {
         if (t != LUA_TNUMBER)
-            lt_error(L, FN ": option scale must be a number, got %s", lt_typename(L, -1));
+            lt_error(L, "attention.fused: option scale must be a number, got %s", lt_typename(L, -1));
         *scale = lua_tonumber(L, -1);
         if (isnan(*scale))
-            lt_error(L, FN ": option scale must be a number, got nan");
+            lt_error(L, "attention.fused: option scale must be a number, got nan");
     }
     lua_pop(L, 2);
 }
@@ -44,12 +44,12 @@ static int f_fused(lua_State *L)
     double scale = NAN;
     if (!lua_isnoneornil(L, 4)) {
         if (!lt_is_options(L, 4))
-            return lt_error(L, FN ": argument 4 must be an options table {causal = ..., scale = ...}, got %s",
+            return lt_error(L, "attention.fused: argument 4 must be an options table {causal = ..., scale = ...}, got %s",
                             lt_typename(L, 4));
         read_options(L, 4, &causal, &scale);
     }
     if (lua_gettop(L) > 4)
-        return lt_error(L, FN ": expected q, k, v and an options table, got %d arguments", lua_gettop(L));
+        return lt_error(L, "attention.fused: expected q, k, v and an options table, got %d arguments", lua_gettop(L));
     attn_error err;
     attn_tensor **slot = lt_newslot(L);
     return lt_finish(L, slot, attn_fused(q, k, v, causal, scale, &err), &err);

@@ -24,11 +24,11 @@ static int l_code_blocks(lua_State *L) {
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
     cmark_node *doc = cmark_parse_document(text, len, CMARK_OPT_SOURCEPOS);
-    if (doc == NULL) return luaL_error(L, "markdown.code_blocks: cannot parse (not enough memory)");
+    if (doc == NULL) return lt_error(L, "markdown.code_blocks: cannot parse (not enough memory)");
     cmark_iter *it = cmark_iter_new(doc);
     if (it == NULL) {
         cmark_node_free(doc);
-        return luaL_error(L, "markdown.code_blocks: cannot parse (not enough memory)");
+        return lt_error(L, "markdown.code_blocks: cannot parse (not enough memory)");
     }
     lua_newtable(L);
     lua_Integer n = 0;

@@ -18,6 +18,7 @@
 
 #include "attn_lua.h"
 #include "cli.h"
+#include "tensor.h"
 #include "format.h"
 #include "rng.h"
 
@@ -154,7 +155,7 @@ static void print_skipped(lua_State *L, long n, const char *path, const char *re
         if (attn_pcall(L, 3, 1, 0) == LUA_OK) line = lua_tostring(L, -1);
     }
     if (line) printf("%s\n", line);
-    else printf("skipped %ld: %s: %s\n", n, path, reason);
+    else printf(attn_tr("skipped %ld: %s: %s\n"), n, path, reason);
     lua_settop(L, top);
 }
 
@@ -237,7 +238,7 @@ static int check_one(const char *path, int tap, counts *c) {
     int stop = 0;
     lua_State *LL = luaL_newstate();
     if (LL == NULL) {
-        fprintf(stderr, "attn: %s: cannot create state: not enough memory\n", path);
+        fprintf(stderr, attn_tr("attn: %s: cannot create state: not enough memory\n"), path);
         c->failed++;
         return 0;
     }
@@ -285,7 +286,7 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
     if (n == 0) { /* no files: every lesson there is */
         n = push_lesson_files(L, lessons_dir(buf, sizeof buf));
         if (n == 0) {
-            fprintf(stderr, "attn: --check: no lessons given and none found in ./lessons or next to attn\n");
+            fprintf(stderr, attn_tr("attn: --check: no lessons given and none found in ./lessons or next to attn\n"));
             lua_pop(L, 1);
             return 0;
         }
@@ -314,7 +315,7 @@ static int step_all(lua_State *L, char **files, int nfiles, const char *mode, co
     char buf[4096];
     const char *dir = lessons_dir(buf, sizeof buf);
     if (nfiles == 0) {
-        fprintf(stderr, "attn: --step needs a lesson file (./attn --list shows them)\n");
+        fprintf(stderr, attn_tr("attn: --step needs a lesson file (./attn --list shows them)\n"));
         return 0;
     }
     for (int i = 0; i < nfiles; i++) {
@@ -362,8 +363,8 @@ static int html_page(lua_State *L, const char *path, const char *page) {
     lua_getfield(L, -2, "status");
     int skipped = lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), "skipped") == 0;
     lua_pop(L, 1);
-    printf("%s: %s (%ld bytes; checks: %ld passed, %ld failed%s)\n", path, page, (long)lua_tointeger(L, -1),
-           passed, failed, skipped ? "; the lesson was skipped: its page says why" : "");
+    printf(attn_tr("%s: %s (%ld bytes; checks: %ld passed, %ld failed%s)\n"), path, page, (long)lua_tointeger(L, -1),
+           passed, failed, skipped ? attn_tr("; the lesson was skipped: its page says why") : "");
     return failed == 0;
 }
 
@@ -376,17 +377,17 @@ static int html_all(char **files, int nfiles, const char *out) {
     const char *dir = lessons_dir(buf, sizeof buf);
     int ok = 1;
     if (nfiles == 0) {
-        fprintf(stderr, "attn: --html needs a lesson file after the page's name (./attn --list shows them)\n");
+        fprintf(stderr, attn_tr("attn: --html needs a lesson file after the page's name (./attn --list shows them)\n"));
         return 0;
     }
     if (nfiles > 1 && !is_dir(out) && mkdir(out, 0777) != 0) {
-        fprintf(stderr, "attn: --html: cannot make the folder %s for %d pages: %s\n", out, nfiles, strerror(errno));
+        fprintf(stderr, attn_tr("attn: --html: cannot make the folder %s for %d pages: %s\n"), out, nfiles, strerror(errno));
         return 0;
     }
     for (int i = 0; i < nfiles; i++) {
         lua_State *L = luaL_newstate();
         if (L == NULL) {
-            fprintf(stderr, "attn: %s: cannot create state: not enough memory\n", files[i]);
+            fprintf(stderr, attn_tr("attn: %s: cannot create state: not enough memory\n"), files[i]);
             ok = 0;
             continue;
         }
@@ -421,7 +422,7 @@ static int list_all(lua_State *L, char **files, int nfiles) {
             lua_rawseti(L, -2, i + 1);
         }
     } else if (push_lesson_files(L, lessons_dir(buf, sizeof buf)) == 0) {
-        fprintf(stderr, "attn: --list: no lessons found in ./lessons or next to attn\n");
+        fprintf(stderr, attn_tr("attn: --list: no lessons found in ./lessons or next to attn\n"));
         lua_pop(L, 2);
         return 0;
     }

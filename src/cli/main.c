@@ -192,18 +192,18 @@ static const char *bad_from = NULL;               /* the word given to --from wh
 
 static void print_bad_option(const char *badoption) {
     if (lesson_conflict)
-        fprintf(stderr, "%s: '%s' cannot go with '%s': one lesson mode at a time\n", progname, badoption,
+        fprintf(stderr, attn_tr("%s: '%s' cannot go with '%s': one lesson mode at a time\n"), progname, badoption,
                 lesson_conflict);
     else if (attn_lang_refused())
-        fprintf(stderr, "%s: --lang: no catalog for '%s' (there are: %s)\n", progname, attn_lang_refused(), attn_languages());
+        fprintf(stderr, attn_tr("%s: --lang: no catalog for '%s' (there are: %s)\n"), progname, attn_lang_refused(), attn_languages());
     else if (bad_from && bad_from[0] == '\0')
-        fprintf(stderr, "%s: --from needs a step number (1, 2, ...)\n", progname);
+        fprintf(stderr, attn_tr("%s: --from needs a step number (1, 2, ...)\n"), progname);
     else if (bad_from)
-        fprintf(stderr, "%s: --from needs a step number (1, 2, ...), got '%s'\n", progname, bad_from);
+        fprintf(stderr, attn_tr("%s: --from needs a step number (1, 2, ...), got '%s'\n"), progname, bad_from);
     else if (((badoption[1] == 'e' || badoption[1] == 'l') && badoption[2] == '\0') || strcmp(badoption, "--html") == 0)
-        fprintf(stderr, "%s: '%s' needs argument\n", progname, badoption);
+        fprintf(stderr, attn_tr("%s: '%s' needs argument\n"), progname, badoption);
     else
-        fprintf(stderr, "%s: unrecognized option '%s'\n", progname, badoption);
+        fprintf(stderr, attn_tr("%s: unrecognized option '%s'\n"), progname, badoption);
     attn_print_usage(stderr, progname);
 }
 
@@ -339,12 +339,19 @@ static int runargs(lua_State *L, char **argv, int n) {
     return 1;
 }
 
+/* --help and a bad option speak the user's language: the library (src/lua/i18n.lua) decides which,
+ * from --lang or the locale, and points the translator (attn_tr) at its catalog before the message. */
+static void open_for_messages(lua_State *L) {
+    if (attn_open(L) != LUA_OK) lua_pop(L, 1); /* no library: the messages stay English */
+}
+
 /* The body of attn, run in protected mode so that no Lua error escapes (as lua.c's pmain). */
 static int pmain(lua_State *L) {
     int argc = (int)lua_tointeger(L, 1);
     char **argv = (char **)lua_touserdata(L, 2);
     int script = argc;
     int args = collectargs(argv, &script);
+    if (args == has_error || (args & has_h)) open_for_messages(L);
     if (args == has_error) {
         print_bad_option(argv[script]);
         return 0;
@@ -365,12 +372,12 @@ static int pmain(lua_State *L) {
     attn_term_setup(L, attn_color_wanted());
     if ((step_options.from || step_options.clear) && lesson_mode != ATTN_LESSON_STEP &&
         lesson_mode != ATTN_LESSON_LINE) {
-        l_message(progname, step_options.from ? "--from goes with --step or --step=line"
-                                              : "--clear goes with --step or --step=line");
+        l_message(progname, step_options.from ? attn_tr("--from goes with --step or --step=line")
+                                              : attn_tr("--clear goes with --step or --step=line"));
         return 0;
     }
     if (verify_update && lesson_mode != ATTN_LESSON_VERIFY) {
-        l_message(progname, "--update goes with --verify");
+        l_message(progname, attn_tr("--update goes with --verify"));
         return 0;
     }
     if (args & has_lesson) { /* instead of a script and the REPL */
@@ -380,7 +387,7 @@ static int pmain(lua_State *L) {
         return 1;
     }
     if (lesson_tap) {
-        l_message(progname, "--tap goes with --check");
+        l_message(progname, attn_tr("--tap goes with --check"));
         return 0;
     }
     if (script < argc && handle_script(L, argv + script) != LUA_OK) return 0;

@@ -11,6 +11,7 @@
 
 #include "attn_lua.h"
 #include "cli.h"
+#include "tensor.h"
 
 /* Pushes require(module)[name]. Returns 0 (the error on the stack) when the module fails to load. */
 static int push_function(lua_State *L, const char *module, const char *name) {
@@ -26,7 +27,7 @@ static void report_error(lua_State *L, const char *path) {
     const char *msg = lua_tostring(L, -1);
     fflush(stdout);
     if (msg && (strcmp(msg, "interrupted") == 0 || strstr(msg, ": interrupted") != NULL))
-        printf("✗ %s: interrupted (Ctrl-C)\n", path);
+        printf(attn_tr("✗ %s: interrupted (Ctrl-C)\n"), path);
     else
         printf("✗ %s: %s\n", path, msg ? msg : "(error object is not a string)");
     fflush(stdout);
@@ -37,7 +38,7 @@ static void report_error(lua_State *L, const char *path) {
 static lua_State *new_state(const char *path) {
     lua_State *L = luaL_newstate();
     if (L == NULL) {
-        printf("✗ %s: cannot create a Lua state: not enough memory\n", path);
+        printf(attn_tr("✗ %s: cannot create a Lua state: not enough memory\n"), path);
         return NULL;
     }
     lua_gc(L, LUA_GCSTOP);
@@ -63,7 +64,7 @@ static long int_field(lua_State *L, int t, const char *name) {
 int attn_verify(char **files, int nfiles, int update) {
     long passed = 0, failed = 0, skipped = 0;
     if (nfiles == 0) {
-        fprintf(stderr, "attn: --verify needs Markdown files (attn --verify notes.md)\n");
+        fprintf(stderr, attn_tr("attn: --verify needs Markdown files (attn --verify notes.md)\n"));
         return 0;
     }
     for (int i = 0; i < nfiles; i++) {
@@ -104,7 +105,7 @@ int attn_verify(char **files, int nfiles, int update) {
 int attn_markdown(char **files, int nfiles) {
     int ok = 1;
     if (nfiles == 0) {
-        fprintf(stderr, "attn: --markdown needs a lesson file (attn --markdown lessons/02_trainable_weights.lua)\n");
+        fprintf(stderr, attn_tr("attn: --markdown needs a lesson file (attn --markdown lessons/02_trainable_weights.lua)\n"));
         return 0;
     }
     for (int i = 0; i < nfiles; i++) {

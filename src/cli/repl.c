@@ -260,7 +260,7 @@ static void print_error(lua_State *L, const char *msg) {
     }
     lua_settop(L, top);
     fflush(stdout);
-    fprintf(stderr, "error: %s\n", msg);
+    fprintf(stderr, attn_tr("error: %s\n"), msg);
     fflush(stderr);
 }
 
@@ -310,7 +310,7 @@ static int load_module(lua_State *L) {
     lua_pushliteral(L, "attn.repl");
     if (attn_pcall(L, 1, 1, 1) != LUA_OK || !lua_istable(L, -1)) {
         const char *msg = lua_tostring(L, -1);
-        fprintf(stderr, "attn: cannot start the REPL: %s\n", msg ? msg : "attn.repl is not a table");
+        fprintf(stderr, attn_tr("attn: cannot start the REPL: %s\n"), msg ? msg : "attn.repl is not a table");
         lua_pop(L, 1);
         return 0;
     }

@@ -12,6 +12,7 @@
 #include <lua.h>
 
 #include "cli.h"
+#include "tensor.h"
 
 int attn_color_wanted(void) {
     const char *nc = getenv("NO_COLOR");
@@ -28,7 +29,7 @@ static int l_readkey(lua_State *L) {
     if (isatty(0)) {
         struct termios old, raw;
         unsigned char ch;
-        if (tcgetattr(0, &old) != 0) return luaL_error(L, "readkey: cannot read the terminal's settings");
+        if (tcgetattr(0, &old) != 0) return luaL_error(L, "%s", attn_tr("readkey: cannot read the terminal's settings"));
         raw = old;
         raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO); /* ISIG stays: Ctrl-C still interrupts */
         raw.c_cc[VMIN] = 1;

@@ -3,9 +3,12 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "tensor.h"
 
 void attn_print_usage(FILE *f, const char *progname) {
-    fprintf(f,
+    /* one message, so that a translation can lay the columns out for its language (attn_tr: the
+     * catalog src/po/<lang>/lib/core.po) */
+    fprintf(f, attn_tr(
             "usage: %s [options] [script [args]]\n"
             "Available options are:\n"
             "  -e stat        execute string 'stat' (may be given several times)\n"
@@ -39,6 +42,6 @@ void attn_print_usage(FILE *f, const char *progname) {
             "  --verify FILE.md...  run each file's ```lua blocks in order and compare what each prints\n"
             "                       with the ```output block after it; 'N passed, N failed'\n"
             "  --update             with --verify: rewrite the output blocks with what attn printed\n"
-            "With no arguments, %s starts the REPL (or runs stdin when it is not a terminal).\n",
+            "With no arguments, %s starts the REPL (or runs stdin when it is not a terminal).\n"),
             progname, progname);
 }

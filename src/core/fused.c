@@ -74,7 +74,7 @@ static int prepare(operand *op, const attn_tensor *t, const plan *p, attn_error 
             return -1;
         t = op->copy;
         if (layout(t, op))
-            return attn_fail(err, FN ": rows of %lld elements are too long for BLAS",
+            return attn_fail(err, "attention.fused: rows of %lld elements are too long for BLAS",
                              (long long)t->shape[t->ndim - 1]), -1;
     }
     op->data = t->storage->data + t->offset;
@@ -97,9 +97,9 @@ static int check_shapes(const attn_tensor *q, const attn_tensor *k, const attn_t
     const char *form[3] = {"[..., n, d]", "[..., m, d]", "[..., m, dv]"};
     for (int i = 0; i < 3; i++) {
         if (in[i]->ndim < 2)
-            return attn_fail(err, FN ": %s must be %s with at least 2 dims, got %s", name[i], form[i], shape[i]), -1;
+            return attn_fail(err, "attention.fused: %s must be %s with at least 2 dims, got %s", name[i], form[i], shape[i]), -1;
         if (in[i]->dtype != ATTN_FLOAT32)
-            return attn_fail(err, FN ": %s must be a float tensor, got a %s tensor %s", name[i],
+            return attn_fail(err, "attention.fused: %s must be a float tensor, got a %s tensor %s", name[i],
                              attn_dtype_name(in[i]->dtype) + 6, shape[i]), -1;
     }
     p->n = q->shape[q->ndim - 2];
@@ -107,13 +107,13 @@ static int check_shapes(const attn_tensor *q, const attn_tensor *k, const attn_t
     p->m = k->shape[k->ndim - 2];
     p->dv = v->shape[v->ndim - 1];
     if (k->shape[k->ndim - 1] != p->d)
-        return attn_fail(err, FN ": q %s and k %s must have the same last dim d (%lld ≠ %lld)", qs, ks,
+        return attn_fail(err, "attention.fused: q %s and k %s must have the same last dim d (%lld ≠ %lld)", qs, ks,
                          (long long)p->d, (long long)k->shape[k->ndim - 1]), -1;
     if (v->shape[v->ndim - 2] != p->m)
-        return attn_fail(err, FN ": k %s and v %s must have the same number of keys m, their dim -2 (%lld ≠ %lld)",
+        return attn_fail(err, "attention.fused: k %s and v %s must have the same number of keys m, their dim -2 (%lld ≠ %lld)",
                          ks, vs, (long long)p->m, (long long)v->shape[v->ndim - 2]), -1;
     if (p->n > INT_MAX || p->m > INT_MAX || p->d > INT_MAX || p->dv > INT_MAX)
-        return attn_fail(err, FN ": q %s, k %s, v %s: sizes over %d are too large for BLAS", qs, ks, vs, INT_MAX), -1;
+        return attn_fail(err, "attention.fused: q %s, k %s, v %s: sizes over %d are too large for BLAS", qs, ks, vs, INT_MAX), -1;
     /* batch dims: right-aligned, each 1 or the common size */
     p->nbatch = 0;
     for (int i = 0; i < 3; i++)
@@ -126,7 +126,7 @@ static int check_shapes(const attn_tensor *q, const attn_tensor *k, const attn_t
             int td = d - (p->nbatch - (in[i]->ndim - 2));
             int64_t s = td >= 0 ? in[i]->shape[td] : 1;
             if (s != 1 && size != 1 && s != size)
-                return attn_fail(err, FN ": the leading (batch) dims of q %s, k %s and v %s cannot be broadcast "
+                return attn_fail(err, "attention.fused: the leading (batch) dims of q %s, k %s and v %s cannot be broadcast "
                                       "(dim %d: %lld ≠ %lld)", qs, ks, vs, d + 1, (long long)size, (long long)s), -1;
             if (s != 1)
                 size = s;
@@ -216,7 +216,7 @@ static int run(plan *p, attn_error *err)
         w[i].sum = malloc(sizeof(float) * (size_t)p->bq);
         if (!w[i].s || !w[i].o || !w[i].max || !w[i].sum) {
             free_workspaces(w, i + 1);
-            return attn_fail(err, FN ": out of memory for the working tiles (%lld×%lld and %lld×%lld floats)",
+            return attn_fail(err, "attention.fused: out of memory for the working tiles (%lld×%lld and %lld×%lld floats)",
                              (long long)p->bq, (long long)p->bk, (long long)p->bq, (long long)p->dv), -1;
         }
     }

@@ -29,7 +29,7 @@ static int join_shape(const char *fn, attn_tensor *const *ts, int n, int dim, in
         if (!same) {
             attn_fail(err, "%s: tensor %d has shape %s but tensor 1 has shape %s%s", fn, i + 1,
                       attn_shape_str(t, a, sizeof a), attn_shape_str(first, b, sizeof b),
-                      stacking ? " (stack needs equal shapes)" : " (all dims but the joined one must match)");
+                      stacking ? attn_tr(" (stack needs equal shapes)") : attn_tr(" (all dims but the joined one must match)"));
             return -1;
         }
     }

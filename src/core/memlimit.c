@@ -1,5 +1,6 @@
 /* memlimit.c — the memory this process may still take (see memlimit.h). */
 #include "memlimit.h"
+#include "tensor.h" /* attn_tr: the names of the limits are part of an error message */
 
 #include <stdio.h>
 #include <string.h>
@@ -166,11 +167,11 @@ double attn_memory_available_at(const char *root, const char *cgroup_file, char 
     double best = -1;
     if (which && which_size)
         which[0] = '\0';
-    take(cap_room(), "the memory left under the cap set for testing", &best, which, which_size);
-    take(machine_available(), "the memory available now", &best, which, which_size);
-    take(cgroup_room(root, cgroup_file), "the memory left under this process's cgroup limit", &best, which,
+    take(cap_room(), attn_tr("the memory left under the cap set for testing"), &best, which, which_size);
+    take(machine_available(), attn_tr("the memory available now"), &best, which, which_size);
+    take(cgroup_room(root, cgroup_file), attn_tr("the memory left under this process's cgroup limit"), &best, which,
          which_size);
-    take(address_space_room(), "the address space left under this process's limit (ulimit -v)", &best, which, which_size);
+    take(address_space_room(), attn_tr("the address space left under this process's limit (ulimit -v)"), &best, which, which_size);
     return best;
 }
 

@@ -251,7 +251,7 @@ attn_tensor *attn_unary(attn_unop op, const attn_tensor *a, attn_error *err)
     int keeps_dtype = op == ATTN_NEG || op == ATTN_ABS || op == ATTN_RELU;
     if (a->dtype == ATTN_BOOL && keeps_dtype)
         return attn_fail(err, "%s: not defined for a bool tensor (PyTorch refuses it too)%s", unary_name(op),
-                         op == ATTN_NEG ? "; to invert a mask use logical_not()" : "");
+                         op == ATTN_NEG ? attn_tr("; to invert a mask use logical_not()") : "");
     if (a->dtype == ATTN_INT64 && keeps_dtype)
         return unary_i64(op, a, err);
     /* everything else computes in float32, converting an int64 or bool input first */

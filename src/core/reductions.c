@@ -135,7 +135,7 @@ attn_tensor *attn_max(const char *fn, const attn_tensor *t, int dim, int keepdim
     int64_t len = dim < 0 ? attn_numel(t) : t->shape[dim];
     if (len == 0)
         return attn_fail(err, "%s: cannot reduce an empty dimension (there is no %s of nothing)", fn,
-                         want_min ? "minimum" : "maximum");
+                         want_min ? attn_tr("minimum") : attn_tr("maximum"));
     attn_tensor *c = dim < 0 ? attn_contiguous(t, err) : dim_last_contiguous(t, dim, err);
     if (!c)
         return NULL;

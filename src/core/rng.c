@@ -38,7 +38,7 @@ static int fail(attn_error *err, const char *fmt, ...)
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        vsnprintf(err->msg, sizeof err->msg, attn_tr(fmt), ap);
         va_end(ap);
     }
     return -1;
@@ -232,7 +232,7 @@ int attn_randint_fill(int64_t *out, int64_t n, int64_t low, int64_t high, attn_e
     uint64_t range = (uint64_t)high - (uint64_t)low;
     for (int64_t i = 0; i < n; i++) {
         if (attn_poll(i))
-            return fail(err, "interrupted");
+            return attn_interrupted(err), -1;
         uint64_t v = range >= (UINT64_C(1) << 32) ? attn_rng_u64() : (uint64_t)attn_rng_u32();
         out[i] = (int64_t)(v % range + (uint64_t)low);
     }

@@ -11,20 +11,36 @@
 
 volatile sig_atomic_t attn_interrupt_requested = 0;
 
+static attn_translator translator; /* NULL: messages stay English */
+
+void attn_set_translator(attn_translator f)
+{
+    translator = f;
+}
+
+const char *attn_tr(const char *msgid)
+{
+    const char *s = translator ? translator(msgid) : NULL;
+    return s ? s : msgid;
+}
+
 void *attn_fail(attn_error *err, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        vsnprintf(err->msg, sizeof err->msg, attn_tr(fmt), ap);
         va_end(ap);
     }
     return NULL;
 }
 
+/* "interrupted" is a signal, not a sentence: the bindings, the REPL and --verify recognise Ctrl-C by
+ * these exact words (lt_raise, errors.is_interrupt), so it is never translated here. */
 void *attn_interrupted(attn_error *err)
 {
-    return attn_fail(err, "interrupted");
+    if (err) snprintf(err->msg, sizeof err->msg, "%s", "interrupted");
+    return NULL;
 }
 
 /* ---- creation and lifetime ----------------------------------------------------------------- */

@@ -33,8 +33,19 @@ typedef struct attn_error {
     char msg[512];
 } attn_error;
 
-/* Sets err->msg (printf-style) and returns NULL, so a failing path can `return attn_fail(err, ...)`. */
+/* Sets err->msg (printf-style) and returns NULL, so a failing path can `return attn_fail(err, ...)`.
+ * The format is translated first (attn_tr), so fmt must be a string literal: scripts/po.sh extracts
+ * every attn_fail format into the catalog src/po/<lang>/lib/core.po, and tests/i18n/test_error_formats.sh
+ * fails on a format that is not a literal. */
 void *attn_fail(attn_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The translation of error formats. The core knows no language: the bindings set a translator
+ * (src/bind/i18n.c looks the format up in the current language's catalog) and attn_fail formats what
+ * it returns, with the same arguments. The default, and a NULL translator, is the identity. A
+ * translator returns a format with the same conversions in the same order (msgfmt --check sees to it). */
+typedef const char *(*attn_translator)(const char *msgid);
+void attn_set_translator(attn_translator f);
+const char *attn_tr(const char *msgid) __attribute__((format_arg(1)));
 
 typedef enum attn_dtype {
     ATTN_FLOAT32 = 0, /* PyTorch's default dtype: a Lua float makes one */

@@ -18,6 +18,7 @@
 --                                      ones; a name without a value takes defaults[name], or is missing
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
+local i18n = require("attn.i18n")
 local fail = errors.raisef
 local check = {}
 
@@ -29,14 +30,16 @@ end
 
 function check.describe(v)
     if torch.is_tensor(v) then
-        return "a tensor of shape " .. check.shape(v)
+        return i18n.trf("a tensor of shape %s", check.shape(v))
     elseif type(v) == "string" then
         return string.format("%q", v)
     elseif type(v) == "number" then
         if v ~= v then return "nan" end -- not C's "-nan"
         return tostring(math.tointeger(v) or v) -- 11, not 11.0
-    elseif type(v) == "table" or type(v) == "function" then
-        return "a " .. type(v)
+    elseif type(v) == "table" then
+        return i18n.tr("a table")
+    elseif type(v) == "function" then
+        return i18n.tr("a function")
     end
     return tostring(v) -- nil, true, false
 end

@@ -6,8 +6,11 @@
 -- between them and the code that called it. Which frame is the user's is decided in one place, in C
 -- (src/bind/args.c), for the bindings' errors and for these alike.
 --
---   errors.raise(msg)                 error(msg) at the user's line
---   errors.raisef(fmt, ...)           the same with string.format
+--   errors.raise(msg)                 error(msg) at the user's line, msg translated (attn.i18n) when the
+--                                     catalogs have it (a literal: scripts/po.sh extracts raise's and
+--                                     raisef's first argument; a message built from parts is raised as it is)
+--   errors.raisef(fmt, ...)           the same with string.format, fmt translated (i18n.trf): the
+--                                     arguments are unchanged, so a test can match either language
 --   errors.call(name, f, ...)         f(...) on behalf of the library function `name`: an error raised
 --                                     inside it (by a layer or a stage it calls) is raised again at the
 --                                     user's line as "name: what failed", e.g.
@@ -18,14 +21,15 @@
 --   errors.text(err)                  any error value as text, as lua.c's msghandler makes it: a string,
 --                                     an object's __tostring, or "(error object is a nil value)"
 local C = require("attn.bind").errors -- the rule of which frame is the user's: src/bind/args.c
+local i18n = require("attn.i18n")
 local errors = {}
 
 function errors.raise(msg)
-    error(C.where() .. msg, 0)
+    error(C.where() .. i18n.lookup(msg), 0)
 end
 
 function errors.raisef(fmt, ...)
-    error(C.where() .. string.format(fmt, ...), 0)
+    error(C.where() .. i18n.trf(fmt, ...), 0)
 end
 
 function errors.is_library(f)

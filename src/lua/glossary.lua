@@ -31,7 +31,13 @@ function glossary.text()
     for _, e in ipairs(list) do
         w1, w2 = math.max(w1, width.of(e.en)), math.max(w2, width.of(e.term))
     end
-    local out = {tr("Glossary: the English term, its Chinese term, where the source texts use it"), ""}
+    local out = {tr("Glossary: the English term, its Chinese term, where the source texts use it")}
+    -- the file's "#= " lines: the legend of its abbreviations (the books' short names)
+    for line in (i18n.data(lang .. "/glossary.tsv") or ""):gmatch("[^\n]+") do
+        local legend = line:match("^#= (.*)$")
+        if legend then out[#out + 1] = legend end
+    end
+    out[#out + 1] = ""
     local indent = string.rep(" ", 2 + w1 + 2 + w2 + 2)
     for _, e in ipairs(list) do
         local where = wrap_line(e.where, math.max(20, 100 - #indent))

@@ -160,11 +160,11 @@ function help.register(name, entry, value)
         errors.raise("help.register: name must be a non-empty string")
     end
     if type(entry) ~= "table" then
-        errors.raise("help.register: the doc of " .. name .. " must be a table {sig, doc, example}")
+        errors.raisef("help.register: the doc of %s must be a table {sig, doc, example}", name)
     end
     for _, f in ipairs({"sig", "doc", "example"}) do
         if entry[f] ~= nil and type(entry[f]) ~= "string" then
-            errors.raise("help.register: " .. name .. "." .. f .. " must be a string")
+            errors.raisef("help.register: %s.%s must be a string", name, f)
         end
     end
     docs[name] = {sig = entry.sig or name, doc = entry.doc, example = entry.example}
@@ -301,7 +301,7 @@ function help.groups(name, list)
     end
     for i, g in ipairs(list) do
         if type(g) ~= "table" or type(g[1]) ~= "string" or type(g[2]) ~= "table" then
-            errors.raise("help.groups: group " .. i .. " must be {title, {names...}}")
+            errors.raisef("help.groups: group %d must be {title, {names...}}", i)
         end
     end
     groups[name] = list

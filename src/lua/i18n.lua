@@ -7,6 +7,7 @@
 --
 --   i18n.tr(msgid)           the translation of msgid in the current language, or msgid itself
 --   i18n.trf(fmt, ...)       string.format(i18n.tr(fmt), ...)
+--   i18n.lookup(msgid)       i18n.tr without counting a miss (errors.raise: a message built at run time)
 --   i18n.lang([name])        the current language ("en", "zh_CN"); with a name, switches to it
 --                            (nil and a message when there is no catalog for it)
 --   i18n.languages()         the languages with catalogs, "en" first
@@ -88,6 +89,12 @@ local function resolve(name)
     return nil
 end
 
+-- The C core's and the bindings' error messages are translated in C (src/bind/i18n.c): it is told the
+-- language whenever it changes.
+local function use_in_c()
+    if bind.i18n and bind.i18n.use then bind.i18n.use(current) end
+end
+
 local function from_environment()
     local forced = os.getenv("ATTN_LANG")
     if forced and forced ~= "" then return resolve(forced) or "en" end
@@ -123,6 +130,18 @@ function i18n.tr(msgid)
     return msgid
 end
 
+-- The translation of msgid when the catalog has one, else msgid itself, and no miss counted: for a
+-- message that may have been put together at run time from parts already translated (errors.raise).
+function i18n.lookup(msgid)
+    if current == "en" or type(msgid) ~= "string" then return msgid end
+    local s = catalog(current)[msgid]
+    if s and s ~= "" then
+        produced[s] = true
+        return s
+    end
+    return msgid
+end
+
 function i18n.trf(fmt, ...)
     local s = string.format(i18n.tr(fmt), ...)
     if current ~= "en" then produced[s] = true end
@@ -150,16 +169,18 @@ end
 function i18n.lang(name)
     if name == nil then return current end
     if type(name) ~= "string" then
-        return nil, "expected a language name such as \"zh_CN\" or \"en\", got " .. type(name)
+        return nil, i18n.trf("expected a language name such as \"zh_CN\" or \"en\", got %s", type(name))
     end
     local l = resolve(name)
     if not l then
-        return nil, "no catalog for " .. name .. " (there are: " .. table.concat(i18n.languages(), ", ") .. ")"
+        return nil, i18n.trf("no catalog for %s (there are: %s)", name, table.concat(i18n.languages(), ", "))
     end
     current = l
+    use_in_c()
     return current
 end
 
 current = from_environment()
+use_in_c()
 
 return i18n

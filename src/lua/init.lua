@@ -13,7 +13,7 @@ torch.load = safetensors.torch_load
 -- attn.lang() -> the language of attn's text ("en", "zh_CN"); attn.lang("zh_CN") switches to it.
 local function lang(name)
     local l, err = i18n.lang(name)
-    if not l then errors.raise("attn.lang: " .. err) end
+    if not l then errors.raisef("attn.lang: %s", err) end
     return l
 end
 

@@ -6,6 +6,7 @@
 -- and its checks are in src/core/safetensors.c.
 local bind = require("attn.bind")
 local errors = require("attn.errors")
+local function N(msgid) return msgid end -- marks a message for the catalogs; raisef translates it
 
 local safetensors = {
     load_file = bind.safetensors.load_file,
@@ -14,7 +15,7 @@ local safetensors = {
 
 -- A .pt/.pth/.bin checkpoint is a Python pickle: loading it runs whatever code the file names, so a
 -- downloaded checkpoint could do anything. attn reads only safetensors, which holds data alone.
-local CONVERT = [[
+local CONVERT = N[[
 torch.load: attn does not read PyTorch checkpoints (%s): they are Python pickles, and unpickling a file runs
 code chosen by whoever made it. Convert it once, in Python, to safetensors (data only):
     import torch
@@ -27,7 +28,7 @@ function safetensors.torch_load(path)
     if type(path) ~= "string" then
         errors.raisef("torch.load: expected a file name, got %s", type(path))
     end
-    errors.raise(CONVERT:format(path, path))
+    errors.raisef(CONVERT, path, path)
 end
 
 return safetensors

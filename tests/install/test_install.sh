@@ -34,6 +34,15 @@ check "man --warnings renders attn.1 without a warning" \
     all run man --warnings -E UTF-8 -l "$ROOT/share/man/man1/attn.1" -- test ! -s "$ERR" -- \
         grep -q "attn - a step-through interpreter" "$OUT"
 
+check "the Chinese man page is installed where man -L zh_CN looks: share/man/zh_CN/man1/attn.1" \
+    test -f "$ROOT/share/man/zh_CN/man1/attn.1"
+check "man --warnings renders the Chinese attn.1 without a warning" \
+    all run man --warnings -E UTF-8 -l "$ROOT/share/man/zh_CN/man1/attn.1" -- test ! -s "$ERR" -- \
+        grep -q "attn - 逐步演示注意力机制的解释器" "$OUT"
+check "man -L zh_CN attn finds the Chinese page, man -L en the English one (MANPATH = the install)" \
+    all run env MANPATH="$ROOT/share/man" man -E UTF-8 -L zh_CN attn -- grep -q "逐步演示注意力机制" "$OUT" -- \
+        run env MANPATH="$ROOT/share/man" man -E UTF-8 -L en attn -- grep -q "a step-through interpreter" "$OUT"
+
 nlessons=$(ls lessons/*.lua | wc -l)
 check "the installed attn --list, run elsewhere, lists all $nlessons lessons (found beside the binary)" \
     all run "$ROOT/bin/attn" --list -- lines_are "$nlessons" '\.lua'

@@ -159,7 +159,7 @@ check "--markdown: the title, sections, steps as \`\`\`lua and \`\`\`output bloc
 run --lang zh_CN --markdown lessons/01_simple_attention.lua
 cp "$OUT" "$TMP/zh01.md"
 check "--markdown --lang zh_CN: the handout's own lines follow the language too (source, note, step headings)" all \
-    status_is 0 -- out_has "# 不含可训练权重的简单自注意力" -- out_has "出处：《从零构建大模型》（中译本）第 3 章" -- \
+    status_is 0 -- out_has "# 没有可训练权重的简单自注意力机制" -- out_has "出处：《从零构建大模型》（中译本）第 3 章" -- \
     out_has "这份讲义由 \`attn --markdown lessons/01_simple_attention.lua\` 生成。" -- out_has "### 第 2 步 · " -- \
     out_lacks "### Step" -- out_lacks "A handout written" -- err_empty
 run --lang zh_CN --verify "$TMP/zh01.md"

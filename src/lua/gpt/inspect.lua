@@ -10,33 +10,35 @@ local torch = require("attn.bind").torch
 local attention = require("attn.bind").attention
 local errors = require("attn.errors")
 local check = require("attn.check")
+local i18n = require("attn.i18n")
 local stages = require("attn.attention.stages")
 local model_lib = require("attn.gpt.model")
 
 local inspect = {}
 
-local function fail(fn, msg) errors.raise(fn .. ": " .. msg) end
+-- "fn: message", the message translated (scripts/po.sh extracts fail_at's second argument)
+local function fail_at(fn, fmt, ...) errors.raisef("%s: %s", fn, i18n.trf(fmt, ...)) end
 
 -- The ids a trace or an overview reads: ids = (a list or [1, n] tensor) or text = (with tokenizer =,
 -- GPT-2's by default). Returns ids [1, n] and the tokens as labels.
 function inspect.input(fn, model, args)
     local ids, tokenizer = args.ids, args.tokenizer
-    if args.text ~= nil and ids ~= nil then fail(fn, "give text = or ids =, not both") end
+    if args.text ~= nil and ids ~= nil then fail_at(fn, "give text = or ids =, not both") end
     if args.text ~= nil then
-        if type(args.text) ~= "string" then fail(fn, "text must be a string, got " .. check.describe(args.text)) end
+        if type(args.text) ~= "string" then fail_at(fn, "text must be a string, got %s", check.describe(args.text)) end
         tokenizer = tokenizer or require("attn.tiktoken").get_encoding("gpt2")
         ids = tokenizer:encode(args.text, {allowed_special = {"<|endoftext|>"}})
     end
-    if ids == nil then fail(fn, "give the input as text = \"...\" or ids = {...}") end
+    if ids == nil then fail_at(fn, "give the input as text = \"...\" or ids = {...}") end
     if type(ids) == "table" and not torch.is_tensor(ids) then ids = torch.tensor{ids} end
     if torch.is_tensor(ids) and ids.ndim == 1 then ids = ids:unsqueeze(1) end
     ids = model_lib.check_ids(fn, model, ids)
-    if ids.shape[1] ~= 1 then fail(fn, "shows one sequence (batch 1), got a batch of " .. ids.shape[1]) end
+    if ids.shape[1] ~= 1 then fail_at(fn, "shows one sequence (batch 1), got a batch of %d", ids.shape[1]) end
     local vocab = model.cfg.vocab_size
     local tokens = {}
     for i = 1, ids.shape[2] do
         local id = ids[1][i]
-        if id < 1 or id > vocab then fail(fn, "token id " .. id .. " is outside the vocabulary (1 to " .. vocab .. ")") end
+        if id < 1 or id > vocab then fail_at(fn, "token id %d is outside the vocabulary (1 to %d)", id, vocab) end
         local ok, piece = false, nil
         if tokenizer then ok, piece = pcall(tokenizer.decode, tokenizer, {id}) end
         tokens[i] = ok and piece or ("#" .. id)
@@ -82,10 +84,10 @@ function inspect.trace_stages(model, tr)
     local L, H = tr.layer, tr.head
     local nl, nh = model.cfg.n_layers, model.cfg.n_heads
     if math.type(L) ~= "integer" or L < 1 or L > nl then
-        fail(fn, "layer must be a block number from 1 to " .. nl .. ", got " .. check.describe(L))
+        fail_at(fn, "layer must be a block number from 1 to %d, got %s", nl, check.describe(L))
     end
     if math.type(H) ~= "integer" or H < 1 or H > nh then
-        fail(fn, "head must be a head number from 1 to " .. nh .. ", got " .. check.describe(H))
+        fail_at(fn, "head must be a head number from 1 to %d, got %s", nh, check.describe(H))
     end
     local ids, tokens = inspect.input(fn, model, tr)
     tr.ids, tr.tokens = ids, tr.tokens or tokens

@@ -200,7 +200,7 @@ function load.from_pretrained(dir)
     local rng = torch.get_rng_state()
     local built, gpt = pcall(model.GPTModel, cfg)
     torch.set_rng_state(rng)
-    if not built then errors.raise(fn .. ": " .. errors.message(gpt)) end
+    if not built then errors.raisef("%s: %s", fn, errors.message(gpt)) end
     local loaded, err = pcall(load.load_weights_into_gpt, gpt, load.params_from_hf(state, fn))
     if not loaded then errors.raise((errors.message(err):gsub("^load_weights_into_gpt", fn))) end
     gpt:eval()

@@ -18,7 +18,8 @@
 
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
-local tr, trf = require("attn.i18n").tr, require("attn.i18n").trf
+local tr, trf, lookup = require("attn.i18n").tr, require("attn.i18n").trf, require("attn.i18n").lookup
+local width = require("attn.text.width")
 local compare = {}
 
 local function is_tensor(v)
@@ -122,10 +123,10 @@ end
 -- its elements, else "number k".
 local function place(k, computed, count)
     if is_tensor(computed) and computed:numel() == count and computed:dim() > 0 then
-        return "at " .. index_of(k, shape_of_tensor(computed))
+        return trf("at %s", index_of(k, shape_of_tensor(computed)))
     end
     if count == 1 then return "" end
-    return "at number " .. k
+    return trf("at number %d", k)
 end
 
 -- The first character at which two texts differ, as "line L, column C".
@@ -133,7 +134,7 @@ local function first_difference(a, b)
     local line, col = 1, 1
     for i = 1, math.max(#a, #b) do
         local ca, cb = a:sub(i, i), b:sub(i, i)
-        if ca ~= cb then return string.format("line %d, column %d", line, col) end
+        if ca ~= cb then return trf("line %d, column %d", line, col) end
         if ca == "\n" then
             line, col = line + 1, 1
         elseif ca:byte() < 0x80 or ca:byte() >= 0xC0 then   -- count UTF-8 characters, not bytes
@@ -143,10 +144,13 @@ local function first_difference(a, b)
     return nil
 end
 
--- "expected  <text>" with later lines indented under the first.
+-- "expected  <text>" with later lines indented under the first. The label is translated (scripts/po.sh
+-- extracts labelled's first argument; "a" and "b", the names of agree's two values, stay) and padded
+-- to 10 columns as the terminal shows it.
 local function labelled(label, text)
     local pad = string.rep(" ", 10)
-    return (label .. string.rep(" ", 10 - #label) .. text:gsub("\n", "\n" .. pad))
+    label = lookup(label)
+    return (label .. string.rep(" ", math.max(1, 10 - width.of(label))) .. text:gsub("\n", "\n" .. pad))
 end
 
 ---------------------------------------------------------------------------------------------------
@@ -168,17 +172,17 @@ local function check_text(computed, expected)
     local a, b = compare.numbers(expected), compare.numbers(got)
     local why = {}
     if #a ~= #b then
-        why[#why + 1] = string.format("%d numbers expected, %d printed", #a, #b)
+        why[#why + 1] = trf("%d numbers expected, %d printed", #a, #b)
     end
     local d, k = largest(a, b)
     if d and d > 0 then
         local where = place(k, computed, #b)
-        why[#why + 1] = "largest difference " .. fmt_diff(d) .. (where ~= "" and " " .. where or "")
+        why[#why + 1] = trf("largest difference %s", fmt_diff(d)) .. (where ~= "" and " " .. where or "")
     elseif d then
-        why[#why + 1] = "the numbers agree; the text differs at " .. first_difference(expected, got)
+        why[#why + 1] = trf("the numbers agree; the text differs at %s", first_difference(expected, got))
     end
-    if #why == 0 then why[1] = "the text differs at " .. first_difference(expected, got) end
-    lines[#lines + 1] = table.concat(why, "; ")
+    if #why == 0 then why[1] = trf("the text differs at %s", first_difference(expected, got)) end
+    lines[#lines + 1] = table.concat(why, tr("; "))
     return false, lines
 end
 
@@ -209,7 +213,7 @@ local function flatten(v)
         end
         return true
     end
-    if not walk(v, 1) then return nil, "not a rectangular table of numbers" end
+    if not walk(v, 1) then return nil, tr("not a rectangular table of numbers") end
     return values, shape
 end
 
@@ -228,7 +232,7 @@ end
 
 local function check_numbers(computed, expected, tol)
     local want, wshape = flatten(expected)
-    if not want then errors.raise("lesson.check: the expected table: " .. wshape) end
+    if not want then errors.raisef("lesson.check: the expected table: %s", wshape) end
     local got, gshape = flatten(computed)
     local lines = {labelled("expected", table_str(expected)), labelled("got", render(computed))}
     if not got then
@@ -236,14 +240,14 @@ local function check_numbers(computed, expected, tol)
         return false, lines
     end
     if #want ~= #got or (#wshape > 0 and shape_str(wshape) ~= shape_str(gshape)) then
-        lines[#lines + 1] = "shape " .. shape_str(gshape) .. ", expected " .. shape_str(wshape)
+        lines[#lines + 1] = trf("shape %s, expected %s", shape_str(gshape), shape_str(wshape))
         return false, lines
     end
     local d, k = largest(want, got)
     if d == nil or d <= tol then return true end
-    local where = #gshape > 0 and ("at " .. index_of(k, gshape)) or ""
-    lines[#lines + 1] = "largest difference " .. fmt_diff(d) .. (where ~= "" and " " .. where or "")
-        .. ", tolerance " .. string.format("%g", tol)
+    local where = #gshape > 0 and trf("at %s", index_of(k, gshape)) or ""
+    lines[#lines + 1] = trf("largest difference %s", fmt_diff(d)) .. (where ~= "" and " " .. where or "")
+        .. trf(", tolerance %g", tol)
     return false, lines
 end
 
@@ -267,7 +271,7 @@ local function normal(v)
     end
     local kind = type(v)
     if kind == "number" or kind == "boolean" or kind == "string" then return {kind = "atom", value = v} end
-    if kind ~= "table" then errors.raise("lesson.agree: cannot compare a " .. kind) end
+    if kind ~= "table" then errors.raisef("lesson.agree: cannot compare a %s", kind) end
     local values, shape = flatten(v)
     if not values then   -- flatten takes numbers only; booleans make a rectangular table too
         local t, dims = v, {}
@@ -305,24 +309,24 @@ end
 -- Walks a and b together. Returns the largest difference and where it is (a path such as
 -- "item 2, at [1, 3]"), or nil and the reason they cannot be compared.
 local function agree_walk(a, b, path, state)
-    local function at(s) return path == "" and s or (s == "" and path or path .. ", " .. s) end
+    local function at(s) return path == "" and s or (s == "" and path or path .. tr(", ") .. s) end
     if a.kind == "atom" and b.kind == "atom" then
         local d = scalar_difference(a.value, b.value)
-        if not d then return nil, at("a " .. type(a.value) .. " and a " .. type(b.value)) end
+        if not d then return nil, at(trf("a %s and a %s", type(a.value), type(b.value))) end
         if state.best == nil or d > state.best then state.best, state.where = d, path end
         if type(a.value) == "number" then state.numbers = true end
         return true
     end
     if a.kind == "array" and b.kind == "array" then
         if shape_str(a.shape) ~= shape_str(b.shape) then
-            return nil, at("shape " .. shape_str(a.shape) .. " and " .. shape_str(b.shape))
+            return nil, at(trf("shape %s and %s", shape_str(a.shape), shape_str(b.shape)))
         end
         for k = 1, #a.values do
             local d = scalar_difference(a.values[k], b.values[k])
-            if not d then return nil, at("a " .. type(a.values[k]) .. " and a " .. type(b.values[k])) end
+            if not d then return nil, at(trf("a %s and a %s", type(a.values[k]), type(b.values[k]))) end
             if type(a.values[k]) == "number" then state.numbers = true end
             if state.best == nil or d > state.best then
-                state.best, state.where = d, at("at " .. index_of(k, a.shape))
+                state.best, state.where = d, at(trf("at %s", index_of(k, a.shape)))
             end
         end
         if #a.values == 0 and state.best == nil then state.best, state.where = 0, path end
@@ -330,20 +334,20 @@ local function agree_walk(a, b, path, state)
     end
     if a.kind == "list" and b.kind == "list" then
         if #a.items ~= #b.items then
-            return nil, at(#a.items .. " items and " .. #b.items)
+            return nil, at(trf("%d items and %d", #a.items, #b.items))
         end
         for i = 1, #a.items do
-            local ok, why = agree_walk(a.items[i], b.items[i], at("item " .. i), state)
+            local ok, why = agree_walk(a.items[i], b.items[i], at(trf("item %d", i)), state)
             if not ok then return nil, why end
         end
         return true
     end
     local function what(x)
-        if x.kind == "atom" then return "a " .. type(x.value) end
-        if x.kind == "array" then return "shape " .. shape_str(x.shape) end
-        return "a list of " .. #x.items
+        if x.kind == "atom" then return trf("a %s", type(x.value)) end
+        if x.kind == "array" then return trf("shape %s", shape_str(x.shape)) end
+        return trf("a list of %d", #x.items)
     end
-    return nil, at(what(a) .. " and " .. what(b))
+    return nil, at(trf("%s and %s", what(a), what(b)))
 end
 
 -- A value for the "a" and "b" lines of a failure: tensors as printed, tables in Lua syntax.
@@ -364,7 +368,7 @@ function compare.agree(a, b, tol)
     local ok, why = agree_walk(normal(a), normal(b), "", state)
     local function show(label, v) return labelled(label, value_str(v)) end
     if not ok then
-        return false, nil, {show("a", a), show("b", b), "cannot be compared: " .. why}
+        return false, nil, {show("a", a), show("b", b), trf("cannot be compared: %s", why)}
     end
     local best = state.best or 0
     local summary = ""
@@ -379,9 +383,9 @@ function compare.agree(a, b, tol)
     local where = state.where ~= "" and (" " .. state.where) or ""
     local reason
     if state.numbers and best ~= math.huge then
-        reason = "largest difference " .. fmt_diff(best) .. where .. ", tolerance " .. string.format("%g", tol)
+        reason = trf("largest difference %s", fmt_diff(best)) .. where .. trf(", tolerance %g", tol)
     else
-        reason = "they differ" .. where
+        reason = tr("they differ") .. where
     end
     return false, nil, {show("a", a), show("b", b), reason}
 end
@@ -392,7 +396,7 @@ function compare.check(computed, expected, opts)
     opts = opts or {}
     local tol = opts.tol
     if tol ~= nil and (type(tol) ~= "number" or tol < 0 or tol ~= tol) then
-        errors.raise("lesson.check: tol must be a number >= 0, got " .. tostring(tol))
+        errors.raisef("lesson.check: tol must be a number >= 0, got %s", tostring(tol))
     end
     local kind = type(expected)
     if kind == "string" then
@@ -405,18 +409,20 @@ function compare.check(computed, expected, opts)
             local got = is_tensor(computed) and computed:numel() == 1 and computed:item() or computed
             if got == expected or (got ~= got and expected ~= expected) then return true end
             return false, {labelled("expected", tostring(expected)), labelled("got", render(computed)),
-                           "not equal (give {tol = ...} to compare within a tolerance)"}
+                           tr("not equal (give {tol = ...} to compare within a tolerance)")}
         end
         return check_numbers(computed, expected, tol)
     elseif kind == "table" or is_tensor(expected) then
         if tol == nil then
-            errors.raise("lesson.check: a " .. (kind == "table" and "table" or "tensor") ..
-                  " of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}")
+            if kind == "table" then
+                errors.raise("lesson.check: a table of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}")
+            end
+            errors.raise("lesson.check: a tensor of expected numbers needs a stated tolerance, e.g. {tol = 5e-5}")
         end
         return check_numbers(computed, expected, tol)
     end
-    errors.raise("lesson.check: the expected value must be text, a number, a table of numbers or a boolean, got "
-          .. kind)
+    errors.raisef("lesson.check: the expected value must be text, a number, a table of numbers or a boolean, got %s",
+          kind)
 end
 
 return compare

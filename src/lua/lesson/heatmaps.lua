@@ -22,7 +22,7 @@ local function blocks_of(list, color)
     local blocks, widths = {}, {}
     for i, item in ipairs(list) do
         if type(item) ~= "table" or not torch.is_tensor(item[2]) then
-            errors.raise("lesson.heatmaps: item " .. i .. " must be {title, tensor [, opts]}")
+            errors.raisef("lesson.heatmaps: item %d must be {title, tensor [, opts]}", i)
         end
         local opts = {title = tostring(item[1])}
         for k, v in pairs(item[3] or {}) do opts[k] = v end
@@ -42,7 +42,7 @@ end
 
 function heatmaps.text(list, color, columns)
     if type(list) ~= "table" or #list == 0 then
-        errors.raise("lesson.heatmaps: expected a list such as {{\"BERT\", w1}, {\"GPT\", w2}}, got " .. type(list))
+        errors.raisef("lesson.heatmaps: expected a list such as {{\"BERT\", w1}, {\"GPT\", w2}}, got %s", type(list))
     end
     local blocks, widths = blocks_of(list, color)
     local out = {}

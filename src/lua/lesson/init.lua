@@ -140,7 +140,7 @@ end
 -- lesson.capture(fn, ...) -> the text the lesson library printed while fn(...) ran (no colour).
 function lesson.capture(fn, ...)
     if type(fn) ~= "function" then
-        errors.raise("lesson.capture: argument 1 must be a function, got " .. type(fn))
+        errors.raisef("lesson.capture: argument 1 must be a function, got %s", type(fn))
     end
     local saved = captured
     captured = {}
@@ -260,12 +260,19 @@ function lesson.show(name, ...)
     if select("#", ...) == 0 then name, value = nil, name end
     if type(name) == "string" and name:find(" ") then name = tr(name) end   -- not a code name
     local text = render(value)
+    -- the colon after a label: after translated text ending in a wide character (Chinese) the
+    -- language's own ("%s:" is "%s：" in Chinese, with no space after it); after code (a name, a call
+    -- kept as it is) Python's "name: value"
+    local last = type(name) == "string" and name:match("[%z\1-\127\194-\244][\128-\191]*$")
+    local wide = last and utf8.len(last) == 1 and width(last) == 2
+    local label = wide and i18n.translated(name) and trf("%s:", name) or tostring(name) .. ":"
+    local space = label:sub(-1) == ":" and " " or ""
     if name == nil then
         write(text, "\n")
     elseif text:find("\n", 1, true) then
-        write(paint("2", tostring(name) .. ":"), "\n", text, "\n")
+        write(paint("2", label), "\n", text, "\n")
     else
-        write(paint("2", tostring(name) .. ":"), " ", text, "\n")
+        write(paint("2", label), space, text, "\n")
     end
 end
 
@@ -308,7 +315,7 @@ function lesson.step(title, fn)
     check_string("step", 1, title)
     title = tr(title)
     if type(fn) ~= "function" then
-        errors.raise("lesson.step: argument 2 must be a function, got " .. type(fn))
+        errors.raisef("lesson.step: argument 2 must be a function, got %s", type(fn))
     end
     if S.stopping then error(S.stopping, 0) end   -- q, b, r or g pressed inside a pcall of the lesson
     S.step = S.step + 1
@@ -339,7 +346,7 @@ function lesson.reference(file, name)
     check_string("reference", 1, file)
     check_string("reference", 2, name)
     local r, path = reference.find(file, name)
-    if not r then errors.raise("lesson.reference: no tensor named " .. name .. " in " .. path) end
+    if not r then errors.raisef("lesson.reference: no tensor named %s in %s", name, path) end
     local t = torch.tensor(#r.values == 1 and #r.shape == 0 and r.values[1] or r.values)
     if #r.shape > 0 then t = t:view(table.unpack(r.shape)) end
     from_reference[t] = true
@@ -388,7 +395,7 @@ function lesson.check(what, computed, expected, opts)
     check_string("check", 1, what)
     what = tr(what)
     if opts ~= nil and type(opts) ~= "table" then
-        errors.raise("lesson.check: argument 4 must be an options table such as {tol = 5e-5}, got " .. type(opts))
+        errors.raisef("lesson.check: argument 4 must be an options table such as {tol = 5e-5}, got %s", type(opts))
     end
     if torch.is_tensor(expected) and not from_reference[expected] then
         errors.raise("lesson.check: the expected side is a tensor attn computed, not the book's text or numbers " ..
@@ -409,14 +416,14 @@ function lesson.agree(what, a, b, opts)
     check_string("agree", 1, what)
     what = tr(what)
     if opts ~= nil and type(opts) ~= "table" then
-        errors.raise("lesson.agree: argument 4 must be an options table such as {tol = 1e-6}, got " .. type(opts))
+        errors.raisef("lesson.agree: argument 4 must be an options table such as {tol = 1e-6}, got %s", type(opts))
     end
     if a == nil or b == nil then
-        errors.raise("lesson.agree: needs two values to compare, got " .. type(a) .. " and " .. type(b))
+        errors.raisef("lesson.agree: needs two values to compare, got %s and %s", type(a), type(b))
     end
     local tol = opts and opts.tol or 0
     if type(tol) ~= "number" or tol < 0 or tol ~= tol then
-        errors.raise("lesson.agree: tol must be a number >= 0, got " .. tostring(tol))
+        errors.raisef("lesson.agree: tol must be a number >= 0, got %s", tostring(tol))
     end
     local ok, note, lines = compare.agree(a, b, tol)
     if ok then S.passed = S.passed + 1 else S.failed = S.failed + 1 end

@@ -60,7 +60,7 @@ end
 function reference.find(file, name)
     local path, tried = reference_path(file)
     if not path then
-        errors.raise("lesson.reference: cannot find " .. file .. " (looked for " .. tried .. ")")
+        errors.raisef("lesson.reference: cannot find %s (looked for %s)", file, tried)
     end
     references[path] = references[path] or read_reference(path)
     return references[path][name], path

@@ -15,6 +15,7 @@ local torch = require("attn.bind").torch
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local check = require("attn.check")
 local fail = errors.raisef
+local i18n = require("attn.i18n")
 local dims, describe = check.shape, check.describe
 -- The stage operations: the table attention (module attn.attention), not the global `attention`,
 -- which a user may replace.
@@ -33,12 +34,12 @@ end
 -- x of shape [batch, num_tokens, d_in] (ranks = 3), or also [num_tokens, d_in] (ranks = 2).
 function attend.check_input(class, x, d_in, ranks, context_length)
     local want = ranks == 3 and string.format("[batch, num_tokens, %d]", d_in)
-                 or string.format("[num_tokens, %d] or [batch, num_tokens, %d]", d_in, d_in)
+                 or i18n.trf("[num_tokens, %d] or [batch, num_tokens, %d]", d_in, d_in)
     if not torch.is_tensor(x) then
         fail("%s: x must be a tensor of shape %s, got %s", class, want, describe(x))
     end
     if x.ndim ~= 3 and not (ranks == 2 and x.ndim == 2) then
-        local hint = (ranks == 3 and x.ndim == 2) and "; for one text add the batch dim: x:unsqueeze(1)" or ""
+        local hint = (ranks == 3 and x.ndim == 2) and i18n.tr("; for one text add the batch dim: x:unsqueeze(1)") or ""
         fail("%s: x must have shape %s, got %s%s", class, want, dims(x), hint)
     end
     if x.shape[-1] ~= d_in then

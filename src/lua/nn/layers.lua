@@ -17,8 +17,8 @@ local Linear = Module:extend("Linear")
 --- torch.manual_seed the weights are the book's.
 function Linear:__init(in_features, out_features, opts)
     if opts ~= nil and type(opts) ~= "table" then
-        errors.raise("Linear: the third argument must be an options table such as {bias = false}, got "
-                     .. type(opts))
+        errors.raisef("Linear: the third argument must be an options table such as {bias = false}, got %s",
+                      type(opts))
     end
     local bias = true
     if opts and opts.bias ~= nil then
@@ -28,7 +28,7 @@ function Linear:__init(in_features, out_features, opts)
     self.out_features = check.size("Linear", "out_features", out_features)
     local ok, weight = pcall(torch.empty, self.out_features, self.in_features)
     if not ok then -- e.g. too big for this machine: say so as Linear, at the caller's line
-        errors.raise("Linear: " .. tostring(weight):gsub("^.-empty: ", "weight: "))
+        errors.raisef("Linear: %s", (tostring(weight):gsub("^.-empty: ", "weight: ")))
     end
     self.weight = Parameter(weight)
     self.bias = bias and Parameter(torch.empty(self.out_features)) or false
@@ -74,7 +74,7 @@ function Dropout:__init(p, opts)
         p = 0.5
     end
     if type(p) ~= "number" or not (p >= 0 and p <= 1) then
-        errors.raise("Dropout: p must be a probability between 0 and 1, got " .. tostring(p))
+        errors.raisef("Dropout: p must be a probability between 0 and 1, got %s", tostring(p))
     end
     self.p = p
 end
@@ -95,7 +95,7 @@ local ModuleList = Module:extend("ModuleList")
 --- nn.ModuleList{m1, m2, ...} — holds modules in a list: ml[1], #ml, ipairs(ml), ml:append(m).
 function ModuleList:__init(list)
     if list ~= nil and type(list) ~= "table" then
-        errors.raise("ModuleList: expected a list of modules such as {a, b}, got " .. type(list))
+        errors.raisef("ModuleList: expected a list of modules such as {a, b}, got %s", type(list))
     end
     for i, m in ipairs(list or {}) do
         if not check.is_module(m) then
@@ -107,7 +107,7 @@ end
 
 function ModuleList:append(m)
     if not check.is_module(m) then
-        errors.raise("ModuleList:append: expected a module, got " .. type(m))
+        errors.raisef("ModuleList:append: expected a module, got %s", type(m))
     end
     rawset(self, rawlen(self) + 1, m)
     return self

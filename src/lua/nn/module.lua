@@ -19,6 +19,7 @@
 local torch = require("attn.bind").torch
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local check = require("attn.check")
+local i18n = require("attn.i18n")
 local nn = {} -- this file's part of the table nn
 
 -- Parameters and buffers are plain tensors, remembered in weak sets.
@@ -233,7 +234,7 @@ end
 --- m:register_buffer(name, t): a tensor that belongs to the module but is not trained (a mask).
 function Module:register_buffer(name, t)
     if type(name) ~= "string" then
-        errors.raise("register_buffer: name must be a string, got " .. type(name))
+        errors.raisef("register_buffer: name must be a string, got %s", type(name))
     end
     check.tensor("register_buffer", "buffer", t)
     is_buffer[t] = true
@@ -263,7 +264,7 @@ function Module:train(mode)
         mode = true
     end
     if type(mode) ~= "boolean" then
-        errors.raise("train: mode must be true or false, got " .. tostring(mode))
+        errors.raisef("train: mode must be true or false, got %s", tostring(mode))
     end
     for _, m in ipairs(self:modules()) do
         rawset(m, "training", mode)
@@ -326,7 +327,7 @@ end
 --- reached twice are copied once; functions and classes are shared.
 function nn.deepcopy(m)
     if not is_instance(m) then
-        errors.raise("deepcopy: expected a module, got " .. (torch.is_tensor(m) and "a tensor (use t:clone())" or type(m)))
+        errors.raisef("deepcopy: expected a module, got %s", torch.is_tensor(m) and i18n.tr("a tensor (use t:clone())") or type(m))
     end
     return copy_value(m, {})
 end

@@ -45,8 +45,8 @@ function LayerNorm:__init(normalized_shape, opts)
     opts = check.options("LayerNorm", opts, "{eps = 1e-6}")
     local shape = type(normalized_shape) == "number" and {normalized_shape} or normalized_shape
     if type(shape) ~= "table" or #shape == 0 then
-        raise("LayerNorm: normalized_shape must be a size or a list of sizes, e.g. LayerNorm(4), got "
-            .. tostring(normalized_shape))
+        raisef("LayerNorm: normalized_shape must be a size or a list of sizes, e.g. LayerNorm(4), got %s",
+            tostring(normalized_shape))
     end
     local sizes = {}
     for i = 1, #shape do
@@ -54,7 +54,7 @@ function LayerNorm:__init(normalized_shape, opts)
     end
     local eps = opts.eps == nil and 1e-5 or opts.eps
     if type(eps) ~= "number" or not (eps >= 0 and eps < math.huge) then
-        raise("LayerNorm: eps must be a finite number >= 0, got " .. tostring(eps))
+        raisef("LayerNorm: eps must be a finite number >= 0, got %s", tostring(eps))
     end
     self.normalized_shape = sizes
     self.eps = eps
@@ -75,8 +75,12 @@ function LayerNorm:forward(x)
         ok = ok and x.shape[x.ndim - n + i] == self.normalized_shape[i]
     end
     if not ok then
-        raisef("LayerNorm: expected an input whose last %s %s, got shape %s",
-               n == 1 and "dim is" or "dims are", table.concat(self.normalized_shape, ", "), check.shape(x))
+        if n == 1 then
+            raisef("LayerNorm: expected an input whose last dim is %s, got shape %s",
+                   table.concat(self.normalized_shape, ", "), check.shape(x))
+        end
+        raisef("LayerNorm: expected an input whose last dims are %s, got shape %s",
+               table.concat(self.normalized_shape, ", "), check.shape(x))
     end
     return torch.layer_norm(x, self.normalized_shape, self.weight or nil, self.bias or nil, self.eps)
 end
@@ -167,7 +171,7 @@ function GELU:__init(opts)
     opts = check.options("GELU", opts, "{approximate = \"tanh\"}")
     local a = opts.approximate or "none"
     if a ~= "none" and a ~= "tanh" then
-        raise("GELU: approximate must be \"none\" or \"tanh\", got " .. tostring(a))
+        raisef("GELU: approximate must be \"none\" or \"tanh\", got %s", tostring(a))
     end
     self.approximate = a
 end
@@ -191,7 +195,7 @@ function transformer.positional_encoding(max_len, d_model)
         return torch.stack({torch.sin(angles), torch.cos(angles)}, 3):view(max_len, d_model)
     end)
     if not ok then -- too large for memory: the message without this file's position
-        raise("positional_encoding: " .. errors.message(pe))
+        raisef("positional_encoding: %s", errors.message(pe))
     end
     return pe
 end
@@ -267,7 +271,7 @@ function PositionwiseFFN:__init(d_model, d_ff, dropout, opts)
     opts = check.options("PositionwiseFFN", opts, "{activation = \"relu\"}")
     local act = opts.activation or "silu"
     if not ACTIVATIONS[act] then
-        raise("PositionwiseFFN: activation must be \"silu\", \"relu\" or \"gelu\", got " .. tostring(act))
+        raisef("PositionwiseFFN: activation must be \"silu\", \"relu\" or \"gelu\", got %s", tostring(act))
     end
     self.w_1 = Linear(check.size("PositionwiseFFN", "d_model", d_model), check.size("PositionwiseFFN", "d_ff", d_ff))
     self.w_2 = Linear(d_ff, d_model)
@@ -286,7 +290,7 @@ transformer.PositionwiseFFN = PositionwiseFFN
 local function check_norm_first(fn, opts)
     opts = check.options(fn, opts, "{norm_first = false}")
     if opts.norm_first ~= nil and type(opts.norm_first) ~= "boolean" then
-        raise(fn .. ": norm_first must be true (pre-LN) or false (post-LN), got " .. tostring(opts.norm_first))
+        raisef("%s: norm_first must be true (pre-LN) or false (post-LN), got %s", fn, tostring(opts.norm_first))
     end
     return opts.norm_first ~= false
 end
@@ -304,8 +308,8 @@ function SublayerConnection:forward(x, sublayer)
     check.tensor("SublayerConnection", "input", x)
     if type(sublayer) ~= "function" and not (type(sublayer) == "table" and getmetatable(sublayer)
                                                and getmetatable(sublayer).__call) then
-        raise("SublayerConnection: the second argument must be the sublayer: a module or a function of x, got "
-            .. type(sublayer))
+        raisef("SublayerConnection: the second argument must be the sublayer: a module or a function of x, got %s",
+            type(sublayer))
     end
     if self.norm_first then
         return x + self.dropout(sublayer(self.norm(x)))  -- pre-LN: x + Sublayer(LayerNorm(x))

@@ -29,6 +29,8 @@ local function units(s)
         local last = list[#list]
         if last and not space and (glue or CLOSING[utf8.codepoint(ch)] or (word and not wide)) then
             last.text = last.text .. ch
+        elseif last and space and wide and CLOSING[utf8.codepoint(ch)] then
+            last.text = last.text .. " " .. ch   -- "hoy ，": the space kept, the ， still not first on a line
         else
             list[#list + 1] = {text = ch, space = space}
         end

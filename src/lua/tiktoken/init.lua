@@ -8,6 +8,7 @@
 -- missing the error says where it looked and how to get them.
 local bind = require("attn.bind")
 local errors = require("attn.errors")
+local function N(msgid) return msgid end -- marks a message for the catalogs; raisef translates it
 local bpe = require("attn.tiktoken.bpe")
 
 local tiktoken = {}
@@ -48,7 +49,7 @@ local function readable(path)
     return text
 end
 
-local HOW_TO = [[
+local HOW_TO = N[[
 tiktoken.get_encoding: GPT-2's vocabulary file is missing. attn looked for encoder.json (OpenAI's,
 with vocab.bpe) or vocab.json (Hugging Face's, with merges.txt) in:
 %s
@@ -76,7 +77,7 @@ local function load_gpt2()
             looked[i] = "    " .. dir .. (i == 1 and os.getenv("ATTN_TIKTOKEN_DIR") and "  ($ATTN_TIKTOKEN_DIR)" or "")
         end
         local default = dirs[#dirs]
-        errors.raise(HOW_TO:format(table.concat(looked, "\n"), default, default))
+        errors.raisef(HOW_TO, table.concat(looked, "\n"), default, default)
     end
     local ok, vocab = pcall(bind.json.decode, text, path)
     if not ok or type(vocab) ~= "table" then

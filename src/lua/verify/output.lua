@@ -14,6 +14,7 @@
 
 local compare = require("attn.lesson.compare")
 local width = require("attn.text.width").of
+local i18n = require("attn.i18n")
 
 local output = {}
 
@@ -72,16 +73,18 @@ local function marked(pad, line, marks)
             m[#m + 1] = string.rep(" ", before - col) .. string.rep("^", width(n.text))
             col = before + width(n.text)
         end
-        out[2] = string.rep(" ", #pad) .. table.concat(m)
+        out[2] = string.rep(" ", width(pad)) .. table.concat(m)   -- columns: a Chinese label is wider than its bytes
     end
     return out
 end
 
 local function labelled(label, lines, marks)
     local out = {}
-    if #lines == 0 then return {label .. string.rep(" ", 10 - #label) .. "(nothing)"} end
+    label = i18n.lookup(label)   -- translated; padded to 10 columns as the terminal shows it
+    local gap = string.rep(" ", math.max(1, 10 - width(label)))
+    if #lines == 0 then return {label .. gap .. i18n.tr("(nothing)")} end
     for i, l in ipairs(lines) do
-        local pad = i == 1 and label .. string.rep(" ", 10 - #label) or string.rep(" ", 10)
+        local pad = i == 1 and label .. gap or string.rep(" ", 10)
         for _, s in ipairs(marked(pad, l, marks[i])) do out[#out + 1] = s end
     end
     return out
@@ -103,13 +106,13 @@ function output.compare(expected, got, at)
         if not a[i] or not b[i] or a[i].shape ~= b[i].shape then
             local why
             if not a[i] then
-                why = string.format("%d more line(s) printed than the notes show", #b - #a)
+                why = i18n.trf("%d more line(s) printed than the notes show", #b - #a)
             elseif not b[i] then
-                why = string.format("%d line(s) of the notes not printed", #a - #b)
+                why = i18n.trf("%d line(s) of the notes not printed", #a - #b)
             else
                 local col = 1
                 while a[i].text:sub(col, col) == b[i].text:sub(col, col) do col = col + 1 end
-                why = string.format("the text differs at line %d, column %d", at + i,
+                why = i18n.trf("the text differs at line %d, column %d", at + i,
                                     width(a[i].text:sub(1, col - 1)) + 1)
             end
             return false, {line = at + math.min(i, #a + 1), text = explain(exp_lines, got_lines, {}, {}, why)}
@@ -132,9 +135,9 @@ function output.compare(expected, got, at)
         end
     end
     if not first then return true end
-    local why = string.format("largest difference %.1e at line %d: %s printed where the notes show %s (%s)",
+    local why = i18n.trf("largest difference %.1e at line %d: %s printed where the notes show %s (%s)",
                               worst.d, at + worst.line, worst.g.text, worst.n.text,
-                              worst.tol > 0 and string.format("which allows ±%g", worst.tol) or "exactly")
+                              worst.tol > 0 and i18n.trf("which allows ±%g", worst.tol) or i18n.tr("exactly"))
     return false, {line = at + first, text = explain(exp_lines, got_lines, exp_marks, got_marks, why)}
 end
 

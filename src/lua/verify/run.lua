@@ -19,6 +19,7 @@ local output = require("attn.verify.output")
 local rewrite = require("attn.verify.rewrite")
 local lesson = require("attn.lesson")
 local errors = require("attn.errors")
+local tr, trf = require("attn.i18n").tr, require("attn.i18n").trf
 
 local run = {}
 local stdout = io.stdout
@@ -32,7 +33,7 @@ end
 -- the line that calls it.
 local function notes_os()
     local function exit()
-        error("os.exit is not run by attn --verify: it would end attn before the other blocks and files", 2)
+        error(tr("os.exit is not run by attn --verify: it would end attn before the other blocks and files"), 2)
     end
     return setmetatable({exit = exit}, {__index = os})
 end
@@ -114,16 +115,16 @@ end
 -- ("failed" or "skipped") and true when the rest of the file is not run.
 local function report_problem(path, cell, problem)
     if problem.interrupted then
-        fail(path, problem.line, "interrupted (Ctrl-C) in the ```lua block at line " .. cell.code.line ..
-             "; the rest of " .. path .. " is not run")
+        fail(path, problem.line, trf("interrupted (Ctrl-C) in the ```lua block at line %d; the rest of %s is not run",
+                                     cell.code.line, path))
         return "failed", true
     elseif problem.skipped then
         -- lesson.skip: what the notes need is not on this machine (a model's files)
-        stdout:write("skipped: ", path, ":", tostring(problem.line), ": ", problem.skipped,
-                     " — the rest of ", path, " is not run\n")
+        stdout:write(trf("skipped: %s:%s: %s — the rest of %s is not run", path, tostring(problem.line),
+                         problem.skipped, path), "\n")
         return "skipped", true
     end
-    fail(path, problem.line, "error in the ```lua block at line " .. cell.code.line .. ": " .. problem.message)
+    fail(path, problem.line, trf("error in the ```lua block at line %d: %s", cell.code.line, problem.message))
     return "failed", false
 end
 
@@ -141,8 +142,8 @@ local function check_output(path, i, cell, printed, opts, outputs)
         outputs[i] = output.normal(printed)
         return true
     end
-    fail(path, why.line, "the output differs from the ```output block " ..
-         "(the ```lua block at line " .. cell.code.line .. ")", why.text)
+    fail(path, why.line, trf("the output differs from the ```output block (the ```lua block at line %d)",
+                             cell.code.line), why.text)
     return false
 end
 
@@ -150,18 +151,18 @@ end
 -- its end. false when the file cannot be written.
 local function update_file(path, text, notes, outputs, errored)
     if errored then
-        stdout:write(path, ": not updated (a block stopped before its end)\n")
+        stdout:write(trf("%s: not updated (a block stopped before its end)", path), "\n")
         return true
     end
     local new, changed, added = rewrite.apply(notes, outputs)
     if new ~= text then
         local ok, werr = write_file(path, new)
         if not ok then
-            fail(path, 0, "cannot write: " .. tostring(werr))
+            fail(path, 0, trf("cannot write: %s", tostring(werr)))
             return false
         end
     end
-    stdout:write(string.format("%s: updated (output blocks rewritten: %d, added: %d)\n", path, changed, added))
+    stdout:write(trf("%s: updated (output blocks rewritten: %d, added: %d)", path, changed, added), "\n")
     return true
 end
 
@@ -170,7 +171,7 @@ function run.file(path, opts)
     local result = {passed = 0, failed = 0, skipped = 0}
     local text, err = read_file(path)
     if not text then
-        fail(path, 0, "cannot read: " .. tostring(err))
+        fail(path, 0, trf("cannot read: %s", tostring(err)))
         result.failed = 1
         return result
     end

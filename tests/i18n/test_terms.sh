@@ -1,0 +1,62 @@
+#!/bin/sh
+# test_terms.sh — one term per concept in the Chinese edition (issue 29): the terminology table
+# src/po/zh_CN/terms.tsv names, for each concept, attn's term and the variants it does not use; no
+# variant may appear in attn's own Chinese text — every msgstr of src/po/zh_CN, the glossary's term
+# column, the Chinese man page — except inside a quotation (“…”, 「…」), which keeps a text's words.
+# And the glossary itself gives each concept of the table with attn's term. TAP output.
+#   sh tests/i18n/test_terms.sh
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+TERMS=src/po/zh_CN/terms.tsv
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+
+# attn's Chinese text, one line per message (file:line: text), quotations removed
+TEXT=$(mktemp)
+trap 'rm -f "$TEXT"' EXIT
+for po in $(find src/po/zh_CN -name '*.po' | sort); do
+    perl -ne 'BEGIN { $in = 0 }
+        if (/^msgstr (".*")$/) { $in = 1; $s = $1; } elsif ($in && /^(".*")$/) { $s = $1; } else { $in = 0; next; }
+        $s =~ s/“[^”]*”//g; $s =~ s/「[^」]*」//g;
+        print "$ARGV:$.: $s\n";' "$po"
+done >"$TEXT"
+awk -F '\t' '!/^#/ && NF >= 2 { print FILENAME ":" FNR ": " $2 }' src/po/zh_CN/glossary.tsv >>"$TEXT"
+perl -ne 's/“[^”]*”//g; print "$ARGV:$.: $_"' src/cli/attn.zh_CN.1 >>"$TEXT"
+
+if [ ! -s "$TEXT" ] || ! grep -q '注意力' "$TEXT"; then
+    not_ok "attn's Chinese text was read"
+fi
+# each row: concept, term, forbidden variants (a regex), the texts' words
+SEP=$(printf '\001')   # not whitespace: an empty column stays a column
+awk -F '\t' 'BEGIN { OFS = "\001" } !/^#/ { print $1, $2, $3 }' "$TERMS" | while IFS=$SEP read -r concept term variants; do
+    [ -n "$variants" ] || continue
+    hits=$(grep -P -- "$variants" "$TEXT" | head -n 5)
+    if [ -n "$hits" ]; then
+        echo "not ok - $concept: $term, not $variants"
+        echo "$hits" | cut -c1-200 | sed 's/^/#   /'
+    else
+        echo "ok - $concept: $term, never $variants"
+    fi
+done >"$TEXT.rows"
+while IFS= read -r line; do
+    case $line in
+    "ok - "*) ok "${line#ok - }" ;;
+    "not ok - "*) not_ok "${line#not ok - }" ;;
+    *) echo "$line" ;;
+    esac
+done <"$TEXT.rows"
+rm -f "$TEXT.rows"
+
+# the glossary's rows for the table's concepts give attn's term
+for concept in "token" "thought vector" "general attention" "segment embedding" "scoring function" "batch"; do
+    term=$(awk -F '\t' -v c="$concept" '$1 == c { print $2 }' "$TERMS")
+    if awk -F '\t' -v c="$concept" -v t="$term" '$1 == c && $2 == t { found = 1 } END { exit !found }' src/po/zh_CN/glossary.tsv; then
+        ok "the glossary gives $concept as $term"
+    else
+        not_ok "the glossary gives $concept as $term (src/po/zh_CN/glossary.tsv)"
+    fi
+done
+echo "1..$n"
+exit $fail
