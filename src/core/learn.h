@@ -30,6 +30,10 @@ attn_tensor *attn_mse_loss(const char *fn, const attn_tensor *input, const attn_
 attn_tensor *attn_gather(const char *fn, const attn_tensor *t, int dim, const attn_tensor *index,
                          attn_error *err);
 
+/* v indexed along dims[0..n) by the int64 tensors idx[0..n) of 0-based indices (negative ones count from
+ * the end), broadcast together: PyTorch's advanced indexing, as a copy (advindex.c). */
+attn_tensor *attn_index_lists(const char *fn, const attn_tensor *v, int n, const int *dims,
+                              attn_tensor *const *idx, attn_error *err);
 /* torch.randperm(n): a permutation of 0 .. n-1 (int64) drawn from the generator as PyTorch draws it. */
 attn_tensor *attn_randperm(int64_t n, attn_error *err);
 
