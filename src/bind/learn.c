@@ -126,6 +126,16 @@ static int f_randperm(lua_State *L)
     return push_result(L, t, &err);
 }
 
+/* torch.linspace(start, end, steps) */
+static int f_linspace(lua_State *L)
+{
+    double start = lt_check_number(L, 1, "linspace", "start");
+    double end = lt_check_number(L, 2, "linspace", "end");
+    int64_t steps = lt_check_integer(L, 3, "linspace", "steps");
+    attn_error err;
+    return push_result(L, attn_linspace(start, end, steps, &err), &err);
+}
+
 /* torch.empty((), dtype=torch.int64).random_(): a 64-bit draw reduced modulo 2^63, the seed PyTorch's
  * RandomSampler and DataLoader iterator take from the default generator. */
 static int f_random_seed(lua_State *L)
@@ -177,7 +187,8 @@ static int f_mse_loss(lua_State *L)
 }
 
 static const luaL_Reg TORCH[] = {
-    {"addcmul", f_addcmul}, {"addcdiv", f_addcdiv}, {"gather", f_gather}, {"randperm", f_randperm}, {NULL, NULL}};
+    {"addcmul", f_addcmul}, {"addcdiv", f_addcdiv}, {"gather", f_gather}, {"randperm", f_randperm},
+    {"linspace", f_linspace}, {NULL, NULL}};
 static const luaL_Reg METHODS[] = {
     {"addcmul", f_addcmul}, {"addcdiv", f_addcdiv}, {"addcmul_", f_addcmul_}, {"addcdiv_", f_addcdiv_},
     {"gather", f_gather}, {NULL, NULL}};

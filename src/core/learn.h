@@ -34,6 +34,8 @@ attn_tensor *attn_gather(const char *fn, const attn_tensor *t, int dim, const at
  * the end), broadcast together: PyTorch's advanced indexing, as a copy (advindex.c). */
 attn_tensor *attn_index_lists(const char *fn, const attn_tensor *v, int n, const int *dims,
                               attn_tensor *const *idx, attn_error *err);
+/* torch.linspace(start, end, steps), float32, as PyTorch's CPU kernel fills it (linspace.c). */
+attn_tensor *attn_linspace(double start, double end, int64_t steps, attn_error *err);
 /* torch.randperm(n): a permutation of 0 .. n-1 (int64) drawn from the generator as PyTorch draws it. */
 attn_tensor *attn_randperm(int64_t n, attn_error *err);
 
