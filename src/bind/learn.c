@@ -187,15 +187,15 @@ static int f_mse_loss(lua_State *L)
 }
 
 static const luaL_Reg TORCH[] = {
-    {"addcmul", f_addcmul}, {"addcdiv", f_addcdiv}, {"gather", f_gather}, {"randperm", f_randperm},
-    {"linspace", f_linspace}, {NULL, NULL}};
+    {"addcmul", f_addcmul}, {"addcdiv", f_addcdiv}, {"gather", f_gather}, {"linspace", f_linspace},
+    {NULL, NULL}};
 static const luaL_Reg METHODS[] = {
     {"addcmul", f_addcmul}, {"addcdiv", f_addcdiv}, {"addcmul_", f_addcmul_}, {"addcdiv_", f_addcdiv_},
     {"gather", f_gather}, {NULL, NULL}};
 /* the part "learn": what src/lua/nn/losses.lua and src/lua/data build on */
 static const luaL_Reg LEARN[] = {
     {"nll_loss", f_nll_loss}, {"cross_entropy", f_cross_entropy}, {"mse_loss", f_mse_loss},
-    {"random_seed", f_random_seed}, {NULL, NULL}};
+    {"random_seed", f_random_seed}, {"randperm", f_randperm}, {NULL, NULL}};
 
 int luaopen_attn_learn(lua_State *L)
 {

@@ -6,6 +6,7 @@
 -- default stream goes on as if nothing had been drawn — as in PyTorch, where the two are separate
 -- engines. A fresh Generator starts from PyTorch's default seed, 67280421310721.
 local torch = require("attn.bind").torch
+local C = require("attn.bind").learn -- C.randperm: the permutation from the current generator
 local errors = require("attn.errors")
 local check = require("attn.check")
 
@@ -76,7 +77,7 @@ local function randperm(n, opts)
     if opts.generator ~= nil and not is_generator(opts.generator) then
         errors.raisef("randperm: generator must be a torch.Generator, got %s", check.describe(opts.generator))
     end
-    return with_generator(opts.generator, torch.randperm, n)
+    return with_generator(opts.generator, C.randperm, n)
 end
 
 return {Generator = new_generator, is_generator = is_generator, with_generator = with_generator,
