@@ -113,6 +113,30 @@ static int f_gather(lua_State *L)
     return push_result(L, attn_gather("gather", t, dim, index, &err), &err);
 }
 
+/* t:scatter(dim, index, src) and t:scatter_add(dim, index, src), out of place */
+static int scatter(lua_State *L, const char *fn, int add)
+{
+    attn_tensor *t = lt_check(L, 1, fn, "input");
+    int dim = lt_check_dim(L, 2, t->ndim == 0 ? 1 : t->ndim, fn);
+    attn_tensor *index = zero_based(L, 3, fn, "index");
+    attn_tensor *src = lt_check(L, 4, fn, "src");
+    attn_error err;
+    return push_result(L, attn_scatter(fn, t, dim, index, src, add, &err), &err);
+}
+
+static int f_scatter(lua_State *L) { return scatter(L, "scatter", 0); }
+static int f_scatter_add(lua_State *L) { return scatter(L, "scatter_add", 1); }
+
+/* log_softmax_backward(grad, output, dim): for src/lua/autograd/formulas_extra.lua */
+static int f_log_softmax_backward(lua_State *L)
+{
+    attn_tensor *g = lt_check(L, 1, "log_softmax_backward", "grad");
+    attn_tensor *y = lt_check(L, 2, "log_softmax_backward", "output");
+    int dim = lt_check_dim(L, 3, y->ndim == 0 ? 1 : y->ndim, "log_softmax_backward");
+    attn_error err;
+    return push_result(L, attn_log_softmax_backward(g, y, dim, &err), &err);
+}
+
 /* randperm(n): from the global generator (src/lua/data swaps a torch.Generator's state in around it). */
 static int f_randperm(lua_State *L)
 {
@@ -188,14 +212,15 @@ static int f_mse_loss(lua_State *L)
 
 static const luaL_Reg TORCH[] = {
     {"addcmul", f_addcmul}, {"addcdiv", f_addcdiv}, {"gather", f_gather}, {"linspace", f_linspace},
-    {NULL, NULL}};
+    {"scatter", f_scatter}, {"scatter_add", f_scatter_add}, {NULL, NULL}};
 static const luaL_Reg METHODS[] = {
     {"addcmul", f_addcmul}, {"addcdiv", f_addcdiv}, {"addcmul_", f_addcmul_}, {"addcdiv_", f_addcdiv_},
-    {"gather", f_gather}, {NULL, NULL}};
+    {"gather", f_gather}, {"scatter", f_scatter}, {"scatter_add", f_scatter_add}, {NULL, NULL}};
 /* the part "learn": what src/lua/nn/losses.lua and src/lua/data build on */
 static const luaL_Reg LEARN[] = {
     {"nll_loss", f_nll_loss}, {"cross_entropy", f_cross_entropy}, {"mse_loss", f_mse_loss},
-    {"random_seed", f_random_seed}, {"randperm", f_randperm}, {NULL, NULL}};
+    {"random_seed", f_random_seed}, {"randperm", f_randperm},
+    {"log_softmax_backward", f_log_softmax_backward}, {NULL, NULL}};
 
 int luaopen_attn_learn(lua_State *L)
 {

@@ -34,6 +34,12 @@ attn_tensor *attn_gather(const char *fn, const attn_tensor *t, int dim, const at
  * the end), broadcast together: PyTorch's advanced indexing, as a copy (advindex.c). */
 attn_tensor *attn_index_lists(const char *fn, const attn_tensor *v, int n, const int *dims,
                               attn_tensor *const *idx, attn_error *err);
+/* t:scatter(dim, index, src) / t:scatter_add(...) (add): a copy of t with src's elements written (added) at
+ * index's 0-based positions along dim (scatter.c). */
+attn_tensor *attn_scatter(const char *fn, const attn_tensor *t, int dim, const attn_tensor *index,
+                          const attn_tensor *src, int add, attn_error *err);
+/* log_softmax's backward: grad - exp(output) * sum(grad, dim), as PyTorch's kernels (softmax_grad.c). */
+attn_tensor *attn_log_softmax_backward(const attn_tensor *grad, const attn_tensor *output, int dim, attn_error *err);
 /* torch.linspace(start, end, steps), float32, as PyTorch's CPU kernel fills it (linspace.c). */
 attn_tensor *attn_linspace(double start, double end, int64_t steps, attn_error *err);
 /* torch.randperm(n): a permutation of 0 .. n-1 (int64) drawn from the generator as PyTorch draws it. */
