@@ -46,7 +46,7 @@ static double alpha_of(lua_State *L, const char *fn)
     while (lua_next(L, 3)) {
         lua_pop(L, 1);
         if (lua_type(L, -1) != LUA_TSTRING || strcmp(lua_tostring(L, -1), "alpha") != 0)
-            luaL_error(L, "%s: unknown option %s (%s(input, other, {alpha = 1}))", fn, luaL_tolstring(L, -1, NULL), fn);
+            lt_error(L, "%s: unknown option %s (%s(input, other, {alpha = 1}))", fn, luaL_tolstring(L, -1, NULL), fn);
     }
     lua_getfield(L, 3, "alpha");
     double alpha = lua_isnil(L, -1) ? 1.0 : lt_check_number(L, -1, fn, "alpha");
@@ -117,7 +117,7 @@ static attn_tensor *zero_based(lua_State *L, int idx, const char *fn, const char
     attn_tensor *t = lt_check(L, idx, fn, what);
     attn_error err;
     if (t->dtype != ATTN_INT64)
-        luaL_error(L, "%s: %s must be an int64 tensor of 1-based ids, got %s", fn, what, attn_dtype_name(t->dtype));
+        lt_error(L, "%s: %s must be an int64 tensor of 1-based ids, got %s", fn, what, attn_dtype_name(t->dtype));
     attn_tensor **slot = lt_newslot(L);
     lt_finish(L, slot, attn_binary_scalar(fn, ATTN_SUB, t, attn_int(1), 0, &err), &err);
     lua_replace(L, idx);
@@ -198,7 +198,7 @@ static attn_reduction check_reduction(lua_State *L, int idx, const char *fn)
         return ATTN_REDUCE_SUM;
     if (strcmp(r, "none") == 0)
         return ATTN_REDUCE_NONE;
-    return (attn_reduction)luaL_error(L, "%s: reduction must be \"mean\", \"sum\" or \"none\", got \"%s\"", fn, r);
+    return (attn_reduction)lt_error(L, "%s: reduction must be \"mean\", \"sum\" or \"none\", got \"%s\"", fn, r);
 }
 
 /* nll_loss / cross_entropy (input, target, ignore_index, reduction, fn): the Lua side has read the options. */

@@ -32,6 +32,10 @@ attn_tensor *attn_scatter(const char *fn, const attn_tensor *t, int dim, const a
     int64_t n = attn_numel(index), size = t->ndim == 0 ? 1 : t->shape[dim];
     int64_t pos[ATTN_MAX_DIMS] = {0};
     for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i)) { /* Ctrl-C */
+            attn_free(out);
+            return attn_interrupted(err);
+        }
         int64_t at = index->offset, from = src->offset, to = 0, stride = 1;
         for (int d = 0; d < index->ndim; d++) {
             at += pos[d] * index->stride[d];

@@ -4,8 +4,9 @@
  *              (vmath_reduce_sum), exp by SLEEF (vmath_exp) on every element (vec::map2 loads the tail
  *              as a partial vector), and x - exp(y) * sum as one fused multiply-subtract, which is
  *              how gcc compiled it (read off PyTorch's results: tests/lua/formulas_spec.lua)
- *   other dims host_softmax_backward (SoftMax.cpp): the sum in double (acc_type), std::exp in float,
- *              the rest in double, rounded to float once. */
+ *   other dims one inner position at a time: the sum in float in order along dim, std::exp (libm's
+ *              expf), and the same fused multiply-subtract (read off PyTorch's results, which a double
+ *              sum or SLEEF's exp do not give: tests/lua/formulas_spec.lua). */
 #include "learn.h"
 #include "ops.h"
 #include "vmath.h"
@@ -59,11 +60,11 @@ attn_tensor *attn_log_softmax_backward(const attn_tensor *grad, const attn_tenso
             continue;
         }
         for (int64_t k = 0; k < inner; k++) {
-            double sum = 0;
+            float sum = 0;
             for (int64_t d = 0; d < size; d++)
                 sum += gr[d * inner + k];
             for (int64_t d = 0; d < size; d++)
-                orow[d * inner + k] = (float)(gr[d * inner + k] - (double)expf(yr[d * inner + k]) * sum);
+                orow[d * inner + k] = fmaf(-expf(yr[d * inner + k]), sum, gr[d * inner + k]);
         }
     }
     attn_free(cg);

@@ -3,8 +3,6 @@
 -- ignore_index, [C], [N, C, d], chapter 5's 2 × 256 × 50,257 logits), nll_loss, log_softmax, mse_loss,
 -- gather, var/std, max/min with indices and over everything, where, GRUCell and LSTMCell.
 -- "exact" cases are compared bit for bit. The others within 1e-6 (absolute, on gradients of size ~1):
---   log_softmax along a dim that is not the last: PyTorch's kernel (_vec_log_softmax_backward) sums the
---     gradient 8 lanes at a time along the inner dim; the formula's sum is torch.sum's order;
 --   GRUCell, LSTMCell: the gradient of hx and of the gates is a sum of several paths, which PyTorch's
 --     engine adds in the order its graph runs and the formula in its own (and its tanh backward may be
 --     fused in PyTorch's kernel); each term is the same.
