@@ -4,13 +4,54 @@
 #include <string.h>
 
 #include "bind.h"
+#include "learn.h"
 #include "overlap.h"
 
 /* ---- indexing: t[i], t[{i, {a, b}, {}}], t[i] = v ------------------------------------------ */
 
-/* Applies one index table {i, {a, b}, {}, ":"} to t, returning a new view. */
-static attn_tensor *index_view(lua_State *L, const attn_tensor *t, int key)
+/* An int64 tensor of 1-based indices (negative ones from the end) as the core's: i - 1, or i when < 0. */
+static attn_tensor *list_indices(lua_State *L, attn_tensor *t, int k)
 {
+    attn_error err;
+    if (t->dtype != ATTN_INT64)
+        lt_error(L, "index: entry %d is a %s tensor; a tensor in an index must hold int64 indices (a list "
+                    "such as torch.tensor{1, 2, 3})", k, attn_dtype_name(t->dtype));
+    attn_tensor **slot = lt_newslot(L);
+    lt_finish(L, slot, attn_contiguous(t, &err), &err);
+    attn_tensor *c = attn_clone(*slot, &err);
+    if (!c)
+        lt_raise(L, &err);
+    attn_free(*slot);
+    *slot = c;
+    for (int64_t i = 0; i < attn_numel(c); i++) {
+        int64_t *x = c->storage->i64 + i;
+        if (*x == 0)
+            lt_error(L, "index: entry %d holds the index 0; indices are 1-based (-1 is the last)", k);
+        *x = *x > 0 ? *x - 1 : *x;
+    }
+    return c;
+}
+
+/* The int64 tensors of an index table ({1, torch.tensor{1, 2, 3}, targets[1]}): PyTorch's advanced
+ * indexing, a copy taken from the view the rest of the table made (advindex.c). */
+static attn_tensor *index_lists(lua_State *L, int slot_idx, int n, const int *dims, attn_tensor *const *lists)
+{
+    attn_error err;
+    attn_tensor **slot = lua_touserdata(L, slot_idx);
+    attn_tensor *r = attn_index_lists("index", *slot, n, dims, lists, &err);
+    if (!r)
+        lt_raise(L, &err);
+    attn_free(*slot);
+    *slot = r;
+    return r;
+}
+
+/* Applies one index table {i, {a, b}, {}, ":"} to t, returning a new view; with int64 tensors among its
+ * entries (lists of indices) a copy, which assignment (lists = 0) refuses. */
+static attn_tensor *index_view(lua_State *L, const attn_tensor *t, int key, int lists_ok)
+{
+    int nlists = 0, list_dims[ATTN_MAX_DIMS];
+    attn_tensor *lists[ATTN_MAX_DIMS];
     attn_error err;
     int n = (int)lua_rawlen(L, key);
     if (n > t->ndim)
@@ -20,6 +61,8 @@ static attn_tensor *index_view(lua_State *L, const attn_tensor *t, int key)
     *slot = attn_alias(t, &err);
     if (!*slot)
         lt_raise(L, &err);
+    lua_pushnil(L);
+    int anchors = lua_gettop(L);
     int d = 0;
     for (int k = 1; k <= n; k++) {
         attn_tensor *v = *slot, *next = NULL;
@@ -28,6 +71,21 @@ static attn_tensor *index_view(lua_State *L, const attn_tensor *t, int key)
                   (type == LUA_TSTRING && strcmp(lua_tostring(L, -1), ":") == 0);
         if (all) {
             d++;
+            lua_pop(L, 1);
+            continue;
+        }
+        attn_tensor *list = type == LUA_TUSERDATA ? lt_test(L, -1) : NULL;
+        if (list) {
+            if (!lists_ok)
+                lt_error(L, "assign: an index with a tensor of indices gives a copy, so assigning through it "
+                            "would change nothing; assign to each row, or use masked_fill_ with a mask");
+            if (nlists == 0) {
+                lua_newtable(L); /* keeps the converted index tensors alive: below the entry */
+                lua_replace(L, anchors);
+            }
+            list_dims[nlists] = d++;
+            lists[nlists++] = list_indices(L, list, k);
+            lua_rawseti(L, anchors, nlists); /* pops the clone's userdata */
             lua_pop(L, 1);
             continue;
         }
@@ -46,7 +104,8 @@ static attn_tensor *index_view(lua_State *L, const attn_tensor *t, int key)
             next = attn_narrow(v, d, a, b - a + 1, &err);
             d++;
         } else {
-            lt_error(L, "index: entry %d must be an index, a range {first, last}, {} or \":\" (all), got %s", k,
+            lt_error(L, "index: entry %d must be an index, a range {first, last}, {}, \":\" (all) or a tensor of "
+                       "indices, got %s", k,
                        lt_typename(L, -1));
         }
         lua_pop(L, 1);
@@ -55,7 +114,9 @@ static attn_tensor *index_view(lua_State *L, const attn_tensor *t, int key)
         attn_free(*slot);
         *slot = next;
     }
-    lua_settop(L, slot_idx); /* leave the view's userdata on the stack */
+    if (nlists)
+        index_lists(L, slot_idx, nlists, list_dims, lists);
+    lua_settop(L, slot_idx); /* leave the view's (or the copy's) userdata on the stack */
     return *slot;
 }
 
@@ -104,7 +165,7 @@ int lt_tensor_index(lua_State *L)
         return lt_finish(L, slot, attn_select(t, 0, j, &err), &err);
     }
     if (type == LUA_TTABLE && !lua_getmetatable(L, 2)) {
-        attn_tensor *v = index_view(L, t, 2);
+        attn_tensor *v = index_view(L, t, 2, 1);
         if (v->ndim == 0)
             return lt_push_element(L, v, v->offset);
         return 1;
@@ -143,7 +204,7 @@ int lt_tensor_newindex(lua_State *L)
         return 0;
     }
     if (type == LUA_TTABLE && !lua_getmetatable(L, 2)) {
-        assign(L, index_view(L, t, 2), 3);
+        assign(L, index_view(L, t, 2, 0), 3);
         return 0;
     }
     if (type == LUA_TSTRING)

@@ -82,7 +82,7 @@ static const luaL_Reg BINDINGS[] = {
     {"tensor", luaopen_attn_tensor}, {"create", luaopen_attn_create}, {"views", luaopen_attn_views},
     {"ops", luaopen_attn_ops}, {"variance", luaopen_attn_variance}, {"random", luaopen_attn_random}, {"attention", luaopen_attn_attention},
     {"fused", luaopen_attn_fused}, {"layers", luaopen_attn_layers}, {"safetensors", luaopen_attn_safetensors},
-    {"regex", luaopen_attn_regex}, {"unicode", luaopen_attn_unicode}, {"sampling", luaopen_attn_sampling},
+    {"regex", luaopen_attn_regex}, {"unicode", luaopen_attn_unicode}, {"sampling", luaopen_attn_sampling}, {"learn", luaopen_attn_learn},
     {"markdown", luaopen_attn_markdown}, {"errors", luaopen_attn_errors}, {"i18n", luaopen_attn_i18n},
     {NULL, NULL}};
 

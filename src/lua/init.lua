@@ -9,6 +9,12 @@ local i18n = require("attn.i18n")
 local errors = require("attn.errors")
 torch.nn = nn
 torch.load = safetensors.torch_load
+-- training: torch.optim (src/lua/optim), torch.utils.data.DataLoader, torch.Generator and randperm with
+-- a generator (src/lua/data)
+local generator = require("attn.data.generator")
+torch.Generator, torch.randperm = generator.Generator, generator.randperm
+torch.utils = {data = require("attn.data")}
+torch.optim = require("attn.optim")
 
 -- attn.lang() -> the language of attn's text ("en", "zh_CN"); attn.lang("zh_CN") switches to it.
 local function lang(name)

@@ -33,6 +33,7 @@ help.groups("nn", {
       "nn.clones", "nn.subsequent_mask"}},
     {"The whole Transformer (Python Deep Learning ch. 7) and decoding:",
      {"nn.EncoderDecoder", "nn.build_model", "nn.GreedyDecoder", "nn.greedy_decode"}},
+    {"Losses (ch. 5's training; torch.optim has the optimizers):", {"nn.CrossEntropyLoss", "nn.NLLLoss", "nn.MSELoss"}},
 })
 
 help.groups("attention", {

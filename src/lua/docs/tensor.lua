@@ -23,7 +23,7 @@ x = torch.tensor{{1.0, 2.0}, {3.0, 4.0}}
 x:sum(), x.shape, x.T:matmul(x)[1]
 --> tensor(10.)	torch.Size([2, 2])	tensor([10., 14.])]=])
 
-def("Tensor.indexing", "x[i]   x[{i, j}]   x[{i, {first, last}}]   x[{{}, j}]   x[...] = v", [=[
+def("Tensor.indexing", "x[i]   x[{i, j}]   x[{i, {first, last}}]   x[{{}, j}]   x[{i, torch.tensor{j, k}}]   x[...] = v", [=[
 Indices are 1-based, as in the book's math (x^(2) is inputs[2]; Python's inputs[1]), and negative
 ones count from the end. x[i] is row i (a view that shares x's storage); of a 1-D tensor it is a
 Lua number, where PyTorch gives a 0-d tensor. A table selects in several dims at once: a number
@@ -31,11 +31,17 @@ picks one index (that dim goes away), {first, last} a range with both ends inclu
 first-1:last), and {} or ":" the whole dim, so Python's x[:, 0] is x[{{}, 1}] and x[0, 1] is
 x[{1, 2}]. x[#x + 1] is nil, so ipairs(x) stops at the end; any other index out of range, 0
 included, is an error. Assigning, x[i] = v or x[{...}] = v, writes a number or a tensor (broadcast
-to the slot) into x. #x is the size of dim 1, and ipairs(x) and pairs(x) walk the rows.]=], [=[
+to the slot) into x. #x is the size of dim 1, and ipairs(x) and pairs(x) walk the rows. A Python list
+of indices is an int64 tensor of 1-based indices here, because {a, b} is already a range: Python's
+probas[0, [0, 1, 2], targets[0]] is probas[{1, torch.tensor{1, 2, 3}, targets[1]}]. Such an index
+picks those elements (PyTorch's advanced indexing: the index tensors broadcast together) into a new
+tensor, not a view, so assigning through it is refused.]=], [=[
 inputs[2]                        -- "journey"; inputs: see ?torch.tensor
 --> tensor([0.5500, 0.8700, 0.6600])
 inputs[{{1, 2}, -1}]             -- Python: inputs[0:2, -1]
 --> tensor([0.8900, 0.6600])
+inputs[{torch.tensor{1, 3}, 1}]  -- Python: inputs[[0, 2], 0]
+--> tensor([0.4300, 0.5700])
 x = torch.zeros(2, 3)
 x[{{}, 1}] = 1                   -- Python: x[:, 0] = 1
 x

@@ -8,8 +8,9 @@
 --   nn/functional.lua   nn.functional
 --   nn/weight_init.lua  nn.init: xavier_uniform_, kaiming_uniform_, normal_, zeros_, ...
 --   nn/model.lua        the whole Transformer: nn.Sequential, nn.EncoderDecoder, nn.build_model, greedy decoding
+--   nn/losses.lua       nn.CrossEntropyLoss, nn.NLLLoss, nn.MSELoss (their functions: nn/functional.lua)
 local nn = {functional = require("attn.nn.functional"), init = require("attn.nn.weight_init")}
-for _, part in ipairs({"module", "layers", "attention", "transformer", "rnn", "model"}) do
+for _, part in ipairs({"module", "layers", "attention", "transformer", "rnn", "model", "losses"}) do
     for name, value in pairs(require("attn.nn." .. part)) do
         assert(nn[name] == nil, "nn." .. name .. " is defined twice")
         nn[name] = value

@@ -1,0 +1,161 @@
+-- optimizer.lua — what torch.optim's optimizers share (module attn.optim.optimizer): the parameter
+-- groups, the options with their defaults, step() over the parameters that have a gradient,
+-- zero_grad(), state_dict(). Each optimizer (sgd.lua, adam.lua, adamw.lua) gives its defaults and a
+-- function step_tensors(params, grads, states, opts) that updates params[i] in place from grads[i],
+-- keeping what it needs between steps in the table states[i] — the whole arithmetic, written as
+-- PyTorch 1.13's single-tensor CPU implementation writes it (torch/optim/*.py, _single_tensor_*), so
+-- that every weight and moment is PyTorch's to the last bit. The tests call step_tensors directly with
+-- PyTorch's gradients (tests/lua/optim_spec.lua), the class's step() reads p.grad.
+local errors = require("attn.errors")
+local check = require("attn.check")
+local torch = require("attn.bind").torch
+
+local optimizer = {}
+
+-- p.grad: the autograd engine (src/lua/autograd) gives tensors this field. A tensor without one (no
+-- backward has reached it, or no engine in this build) has no gradient: the step leaves it as it is.
+local function grad_of(p)
+    local ok, g = pcall(function() return p.grad end)
+    if ok then return g end
+    return nil
+end
+optimizer.grad_of = grad_of
+
+-- Checks an options table against the optimizer's defaults: unknown keys are errors naming it.
+local function merge_options(name, defaults, given, usage)
+    local out = {}
+    for k, v in pairs(given or {}) do
+        if k ~= "params" then
+            if defaults[k] == nil then errors.raisef("%s: unknown option %s (%s)", name, tostring(k), usage) end
+            out[k] = v
+        end
+    end
+    for k, v in pairs(defaults) do
+        if out[k] == nil then out[k] = v end
+    end
+    if out.lr == optimizer.REQUIRED then errors.raisef("%s: lr is required (%s)", name, usage) end
+    return out
+end
+
+optimizer.REQUIRED = setmetatable({}, {__tostring = function() return "<required parameter>" end})
+
+local function check_params(name, list, usage)
+    if type(list) ~= "table" or #list == 0 then
+        errors.raisef("%s: params must be a non-empty list of tensors, got %s (%s)", name, check.describe(list), usage)
+    end
+    for i, p in ipairs(list) do
+        if not torch.is_tensor(p) then
+            errors.raisef("%s: params[%d] must be a tensor, got %s", name, i, check.describe(p))
+        end
+        if p.dtype ~= torch.float32 then
+            errors.raisef("%s: params[%d] must be a float32 tensor, got %s", name, i, tostring(p.dtype))
+        end
+    end
+    return list
+end
+
+-- A new optimizer class: name, its defaults (lr = optimizer.REQUIRED for SGD), a check of the merged
+-- options, step_tensors, and its usage line for errors.
+function optimizer.class(name, defaults, check_options, step_tensors, usage)
+    local class = {__name = name}
+    class.__index = class
+
+    local function new(params, opts)
+        if opts ~= nil and (type(opts) ~= "table" or getmetatable(opts) ~= nil) then
+            errors.raisef("%s: the options must be a table such as {lr = 0.1}, got %s (%s)", name, check.describe(opts), usage)
+        end
+        local self = setmetatable({param_groups = {}, state = {}, defaults = merge_options(name, defaults, opts, usage)}, class)
+        check_options(name, self.defaults)
+        -- params: a list of tensors, or of groups {params = {...}, lr = ...} (PyTorch's param groups)
+        local groups = (type(params) == "table" and type(params[1]) == "table" and not torch.is_tensor(params[1]))
+            and params or {{params = params}}
+        for _, g in ipairs(groups) do
+            local group = merge_options(name, self.defaults, g, usage)
+            check_options(name, group)
+            group.params = check_params(name, g.params, usage)
+            self.param_groups[#self.param_groups + 1] = group
+        end
+        return self
+    end
+
+    --- opt:step() — one update of every parameter that has a gradient (p.grad), in place.
+    function class:step()
+        -- under torch.no_grad once autograd lands: these in-place updates must not be recorded
+        for _, group in ipairs(self.param_groups) do
+            local params, grads, states = {}, {}, {}
+            for _, p in ipairs(group.params) do
+                local g = grad_of(p)
+                if g ~= nil then
+                    params[#params + 1], grads[#grads + 1] = p, g
+                    self.state[p] = self.state[p] or {}
+                    states[#states + 1] = self.state[p]
+                end
+            end
+            step_tensors(params, grads, states, group)
+        end
+    end
+
+    --- opt:zero_grad({set_to_none = true}) — forgets the gradients: p.grad = nil (PyTorch 2.x's default;
+    --- PyTorch 1.13's was set_to_none = false, which zeroes p.grad in place instead).
+    function class:zero_grad(opts)
+        opts = check.options(name .. ".zero_grad", opts, "{set_to_none = false}")
+        for k in pairs(opts) do
+            if k ~= "set_to_none" then errors.raisef("%s.zero_grad: unknown option %s", name, tostring(k)) end
+        end
+        local to_none = opts.set_to_none
+        if to_none == nil then to_none = true end
+        check.boolean(name .. ".zero_grad", "set_to_none", to_none)
+        for _, group in ipairs(self.param_groups) do
+            for _, p in ipairs(group.params) do
+                local g = grad_of(p)
+                if g ~= nil then
+                    if to_none then p.grad = nil else g:zero_() end
+                end
+            end
+        end
+    end
+
+    --- opt:state_dict() — {state = {[i] = {step =, exp_avg =, ...}}, param_groups = {{lr =, ..., params = {i, ...}}}},
+    --- parameters numbered from 1 in the order of the groups (PyTorch numbers them from 0).
+    function class:state_dict()
+        local state, groups, i = {}, {}, 0
+        for _, group in ipairs(self.param_groups) do
+            local g = {params = {}}
+            for k, v in pairs(group) do
+                if k ~= "params" then g[k] = v end
+            end
+            for _, p in ipairs(group.params) do
+                i = i + 1
+                g.params[#g.params + 1] = i
+                if self.state[p] then state[i] = self.state[p] end
+            end
+            groups[#groups + 1] = g
+        end
+        return {state = state, param_groups = groups}
+    end
+
+    function class:__tostring()
+        local lines = {name .. " ("}
+        for gi, group in ipairs(self.param_groups) do
+            lines[#lines + 1] = "Parameter Group " .. (gi - 1)
+            local keys = {}
+            for k in pairs(group) do
+                if k ~= "params" then keys[#keys + 1] = k end
+            end
+            table.sort(keys)
+            for _, k in ipairs(keys) do
+                local v = group[k]
+                if type(v) == "table" then v = "(" .. table.concat(v, ", ") .. ")" end
+                lines[#lines + 1] = "    " .. k .. ": " .. tostring(v)
+            end
+        end
+        lines[#lines + 1] = ")"
+        return table.concat(lines, "\n")
+    end
+
+    class.step_tensors = step_tensors
+    return setmetatable({step_tensors = step_tensors}, {__call = function(_, ...) return new(...) end,
+                                                        __index = class})
+end
+
+return optimizer

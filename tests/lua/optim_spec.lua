@@ -1,0 +1,113 @@
+-- torch.optim against PyTorch 1.13's single-tensor CPU code, bit for bit (tests/data/torch/optim.txt, made by
+-- scripts/torch_reference_learn.py): SGD (momentum, dampening, nesterov, weight_decay, maximize), Adam
+-- (betas, weight_decay, amsgrad) and AdamW (the book's lr = 0.0004, weight_decay = 0.1 among them), 3 and
+-- 10 steps on two parameters of shapes [37] and [5, 7] with PyTorch's seeded gradients: every weight and
+-- every state tensor (momentum_buffer, exp_avg, exp_avg_sq, max_exp_avg_sq, step) compared bit for bit.
+-- The updates are driven through each class's step_tensors(params, grads, states, group) — what step()
+-- calls with p.grad once the autograd engine gives tensors their .grad.
+local support = dofile("tests/lua/support.lua")
+local torch = torch
+
+local function tensor_of(shape, bits)
+    local vals = {}
+    for v in bits:gmatch("%S+") do vals[#vals + 1] = support.from_bits(v) end
+    local dims = support.shape(shape)
+    if #dims == 0 then return torch.tensor(vals[1]) end
+    return torch.tensor(vals):reshape(dims)
+end
+
+local cases, by_id = {}, {}
+for line in io.lines("tests/data/torch/optim.txt") do
+    local id, class, opts, steps = line:match("^optim\t(%d+)\t(%w+)\t([^\t]*)\t(%d+)$")
+    if id then
+        local c = {id = id, class = class, opts = opts, steps = tonumber(steps), t = {}, bits = {}}
+        cases[#cases + 1], by_id[id] = c, c
+    else
+        local tid, name, shape, bits = line:match("^tensor\t(%d+)\t([%w_]+)\t([^\t]*)\t(.*)$")
+        if tid then
+            by_id[tid].t[name] = tensor_of(shape, bits)
+            by_id[tid].bits[name] = bits
+        end
+    end
+end
+
+local function same_bits(name, got, bits)
+    local want = {}
+    for v in bits:gmatch("%S+") do want[#want + 1] = tonumber(v) end
+    local flat = support.flat(got)
+    assert.are.equal(#want, #flat, name .. ": number of elements")
+    for i = 1, #want do
+        assert(support.bits(flat[i]) == want[i], string.format("%s element %d: expected 0x%08x, got 0x%08x (%.9g)",
+                                                                name, i, want[i], support.bits(flat[i]), flat[i]))
+    end
+end
+
+describe("torch.optim against PyTorch (tests/data/torch/optim.txt)", function()
+    it("has the cases", function() assert.is_true(#cases >= 28) end)
+    for _, c in ipairs(cases) do
+        it(string.format("%s(params, %s), %d steps", c.class, c.opts, c.steps), function()
+            local opts = assert(load("return " .. c.opts, "=opts", "t", {}))()
+            local params = {c.t.p1:clone(), c.t.p2:clone()}
+            local opt = torch.optim[c.class](params, opts)
+            local states = {{}, {}}
+            for s = 1, c.steps do
+                torch.optim[c.class].step_tensors(params, {c.t["g" .. s .. "_1"], c.t["g" .. s .. "_2"]}, states,
+                                                  opt.param_groups[1])
+            end
+            local compared = 0
+            for i = 1, 2 do
+                same_bits("param " .. i, params[i], c.bits["after_p" .. i])
+                for name, bits in pairs(c.bits) do
+                    local key = name:match("^(.-)_" .. i .. "$")
+                    if key and not key:match("^g%d+$") then
+                        assert(states[i][key] ~= nil, "state " .. key .. " missing")
+                        same_bits(key .. " " .. i, states[i][key], bits)
+                        compared = compared + 1
+                    end
+                end
+            end
+            if c.class ~= "SGD" or opts.momentum then assert.is_true(compared >= 2) end
+        end)
+    end
+end)
+
+describe("torch.optim's classes", function()
+    it("refuse unknown options, naming the optimizer", function()
+        local p = {torch.zeros(3)}
+        assert.matches("SGD: unknown option momentun", select(2, pcall(torch.optim.SGD, p, {lr = 0.1, momentun = 0.9})))
+        assert.matches("AdamW: unknown option beta1", select(2, pcall(torch.optim.AdamW, p, {beta1 = 0.9})))
+        assert.matches("Adam: unknown option foo", select(2, pcall(torch.optim.Adam, p, {foo = 1})))
+        assert.matches("SGD: lr is required", select(2, pcall(torch.optim.SGD, p)))
+        assert.matches("Adam: betas must be a pair", select(2, pcall(torch.optim.Adam, p, {betas = 0.9})))
+        assert.matches("SGD: params must be a non%-empty list of tensors", select(2, pcall(torch.optim.SGD, {}, {lr = 1})))
+        assert.matches("Nesterov momentum requires", select(2, pcall(torch.optim.SGD, p, {lr = 1, nesterov = true})))
+        assert.matches("zero_grad: unknown option", select(2, pcall(function() torch.optim.SGD(p, {lr = 1}):zero_grad{foo = 1} end)))
+    end)
+    it("step() leaves parameters without a gradient as they are", function()
+        local p = torch.tensor{1.0, 2.0}
+        local opt = torch.optim.AdamW({p}, {lr = 0.1})
+        opt:step()
+        assert.are.equal(1.0, p[1])
+        assert.is_nil(next(opt:state_dict().state))
+    end)
+    it("state_dict shows the moments, parameters numbered from 1", function()
+        local p = torch.tensor{1.0, 2.0}
+        local opt = torch.optim.AdamW({p}, {lr = 0.1})
+        local states = {opt.state}
+        opt.state[p] = {}
+        torch.optim.AdamW.step_tensors({p}, {torch.tensor{0.5, -0.5}}, {opt.state[p]}, opt.param_groups[1])
+        local sd = opt:state_dict()
+        assert.are.same({1}, sd.param_groups[1].params)
+        assert.are.equal(0.1, sd.param_groups[1].lr)
+        assert.are.equal(1.0, sd.state[1].step:item())
+        assert.is_true(torch.is_tensor(sd.state[1].exp_avg) and torch.is_tensor(sd.state[1].exp_avg_sq))
+        assert.is_not_nil(states)
+    end)
+    it("take parameter groups with options of their own", function()
+        local a, b = torch.zeros(2), torch.zeros(3)
+        local opt = torch.optim.SGD({{params = {a}}, {params = {b}, lr = 0.5}}, {lr = 0.1, momentum = 0.9})
+        assert.are.equal(0.1, opt.param_groups[1].lr)
+        assert.are.equal(0.5, opt.param_groups[2].lr)
+        assert.are.equal(0.9, opt.param_groups[2].momentum)
+    end)
+end)
