@@ -19,8 +19,43 @@ static int is_scalar(lua_State *L, int idx)
     return lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TBOOLEAN;
 }
 
+/* add(a, b, {alpha = s}) and sub: a + s * b and a - s * b, as PyTorch's keyword alpha. */
+static int scaled(lua_State *L, const char *fn, attn_binop op, int opts)
+{
+    if (lua_getfield(L, opts, "alpha") == LUA_TNIL) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    attn_number alpha = lt_check_value(L, -1, fn, "alpha");
+    lua_pop(L, 1);
+    if (op == ATTN_SUB) { /* PyTorch's sub is add with -alpha */
+        alpha.f = -alpha.f;
+        alpha.i = (int64_t)(0 - (uint64_t)alpha.i);
+        if (alpha.dtype == ATTN_BOOL)
+            return lt_error(L, "%s: alpha must be a number, got a boolean", fn);
+    }
+    attn_error err;
+    attn_tensor *ab[2];
+    for (int i = 0; i < 2; i++) { /* numbers become 0-d tensors */
+        ab[i] = lt_test(L, 1 + i);
+        if (!ab[i]) {
+            attn_number v = lt_check_value(L, 1 + i, fn, i ? "other" : "input");
+            attn_tensor **slot = lt_newslot(L);
+            lt_finish(L, slot, attn_scalar_number(v, &err), &err);
+            lua_replace(L, 1 + i);
+            ab[i] = *slot;
+        }
+    }
+    return push_result(L, attn_add_scaled(fn, ab[0], ab[1], alpha, &err), &err);
+}
+
 static int binary(lua_State *L, const char *fn, attn_binop op)
 {
+    static const char *const none[] = {NULL}, *const add[] = {"alpha", NULL};
+    int opts = lua_gettop(L) >= 3 && lt_is_options(L, 3) ? 3 : 0;
+    lt_check_options(L, opts, fn, op == ATTN_ADD || op == ATTN_SUB ? add : none);
+    if (opts && scaled(L, fn, op, opts))
+        return 1;
     attn_tensor *a = lt_test(L, 1), *b = lt_test(L, 2);
     attn_error err;
     attn_tensor *r;
@@ -139,7 +174,8 @@ static int m_where(lua_State *L)
 /* Reads (dim, keepdim) given positionally or as {dim = d, keepdim = true}; dim -1 inside core means all. */
 static void reduce_args(lua_State *L, const attn_tensor *t, const char *fn, int *dim, int *keepdim)
 {
-    int opts = lt_options_index(L, 2);
+    static const char *const known[] = {"dim", "keepdim", NULL};
+    int opts = lt_options(L, 2, fn, known);
     *dim = -1;
     if (lt_arg(L, 2, opts, "dim") != LUA_TNIL)
         *dim = lt_check_dim(L, -1, t->ndim, fn);
@@ -295,7 +331,8 @@ static int f_dot(lua_State *L)
 static int tri(lua_State *L, const char *fn, int upper)
 {
     attn_tensor *t = lt_check(L, 1, fn, "input");
-    int opts = lt_options_index(L, 2);
+    static const char *const known[] = {"diagonal", NULL};
+    int opts = lt_options(L, 2, fn, known);
     int64_t diagonal = 0;
     if (lt_arg(L, 2, opts, "diagonal") != LUA_TNIL)
         diagonal = lt_check_integer(L, -1, fn, "diagonal");
@@ -330,7 +367,8 @@ static int f_masked_fill_(lua_State *L)
 static int softmax(lua_State *L, const char *fn, int log)
 {
     attn_tensor *t = lt_check(L, 1, fn, "input");
-    int opts = lt_options_index(L, 2);
+    static const char *const known[] = {"dim", NULL};
+    int opts = lt_options(L, 2, fn, known);
     if (lt_arg(L, 2, opts, "dim") == LUA_TNIL)
         return lt_error(L, "%s: dim is required, e.g. torch.%s(x, -1) for the last dim "
                              "(PyTorch's dim=0 is dim=1 here)", fn, fn);
@@ -368,7 +406,8 @@ static int f_allclose(lua_State *L)
 {
     attn_tensor *a = lt_check(L, 1, "allclose", "input");
     attn_tensor *b = lt_check(L, 2, "allclose", "other");
-    int opts = lt_options_index(L, 3);
+    static const char *const known[] = {"rtol", "atol", NULL};
+    int opts = lt_options(L, 3, "allclose", known);
     lua_settop(L, 4 > lua_gettop(L) ? 4 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
     double rtol = 1e-5, atol = 1e-8;
     if (lt_arg(L, 3, opts, "rtol") != LUA_TNIL)

@@ -14,7 +14,8 @@ static void one_based(attn_tensor *t)
 static int f_topk(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "topk", "input");
-    int opts = lt_options_index(L, 3);
+    static const char *const known[] = {"k", "dim", "largest", "sorted", NULL};
+    int opts = lt_options(L, 3, "topk", known);
     lua_settop(L, 5 > lua_gettop(L) ? 5 : lua_gettop(L));
     if (lt_arg(L, 2, opts, "k") == LUA_TNIL)
         return lt_error(L, "topk: k is missing: torch.topk(x, k)");
@@ -49,7 +50,8 @@ static int f_topk(lua_State *L)
 static int f_multinomial(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "multinomial", "input");
-    int opts = lt_options_index(L, 3);
+    static const char *const known[] = {"num_samples", "replacement", NULL};
+    int opts = lt_options(L, 3, "multinomial", known);
     lua_settop(L, 4 > lua_gettop(L) ? 4 : lua_gettop(L));
     if (lt_arg(L, 2, opts, "num_samples") == LUA_TNIL)
         return lt_error(L, "multinomial: num_samples is missing: torch.multinomial(probs, 1)");
