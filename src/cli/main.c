@@ -81,6 +81,15 @@ static int msghandler(lua_State *L) {
             return 1;
         msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     }
+    /* m.forward(x) for m:forward(x): attn.errors.explain says so (it reads this stack, so it is called
+     * here, where it is at level 1 and this handler at level 2, as in an xpcall handler) */
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    if (lua_getfield(L, -1, "attn.errors") == LUA_TTABLE && lua_getfield(L, -1, "explain") == LUA_TFUNCTION) {
+        lua_pushstring(L, msg);
+        lua_call(L, 1, 1);
+        if (lua_type(L, -1) == LUA_TSTRING)
+            msg = lua_tostring(L, -1);
+    }
     luaL_traceback(L, L, msg, 1);
     return 1;
 }

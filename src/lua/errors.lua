@@ -17,7 +17,11 @@
 --   errors.message(err)               an error message without its "file:line: " position
 --   errors.text(err)                  any error value as text, as lua.c's msghandler makes it: a string,
 --                                     an object's __tostring, or "(error object is a nil value)"
+--   errors.explain(msg)               in a message handler (xpcall's, main.c's): msg, or a message that
+--                                     says a method was called with '.' instead of ':' when that is
+--                                     what failed (m.forward(x) -> "forward was called with '.' ...")
 local C = require("attn.bind").errors -- the rule of which frame is the user's: src/bind/args.c
+local i18n = require("attn.i18n")
 local errors = {}
 
 function errors.raise(msg)
@@ -59,6 +63,32 @@ function errors.text(err)
         if ok and type(s) == "string" then return s end
     end
     return "(error object is a " .. type(err) .. " value)"
+end
+
+-- A method called with a dot, m.forward(x), runs with self = x (a tensor) and x = nil; l.forward(nil, x)
+-- with self = nil. Either fails inside the method, far from the slip ("tensor has no method or field
+-- 'W_query'", "attempt to index a nil value (local 'self')"). A message handler runs on the stack of
+-- the error: the first Lua function there (level 3: 1 is explain, 2 the handler, then the function that
+-- raised, or the C function that did and its Lua caller) tells, by its first local, whether it is a
+-- method whose self is not an object, and by how it was called, whether with ':'.
+function errors.explain(msg)
+    if type(msg) ~= "string" or errors.is_interrupt(msg) then return msg end
+    for level = 3, 6 do
+        local info = debug.getinfo(level, "Sn")
+        if not info then return msg end
+        if info.what ~= "C" then
+            local name, self = debug.getlocal(level, 1)
+            if name ~= "self" or type(self) == "table" or info.namewhat == "method" or not info.name then
+                return msg
+            end
+            local caller, where = debug.getinfo(level + 1, "Sl"), ""
+            if caller and caller.currentline > 0 then where = caller.short_src .. ":" .. caller.currentline .. ": " end
+            local got = self == nil and "nil" or (type(self) == "userdata" and "a tensor" or type(self))
+            return where .. i18n.trf("%s was called with '.' instead of ':' (self is %s): write m:%s(...), "
+                .. "or m(...) to call a module's forward", info.name, got, info.name)
+        end
+    end
+    return msg
 end
 
 function errors.call(name, f, ...)

@@ -20,6 +20,7 @@ function Linear:__init(in_features, out_features, opts)
         errors.raise("Linear: the third argument must be an options table such as {bias = false}, got "
                      .. type(opts))
     end
+    require("attn.options").check("Linear", opts, {"bias"})
     local bias = true
     if opts and opts.bias ~= nil then
         bias = opts.bias and true or false

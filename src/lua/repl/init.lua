@@ -169,7 +169,7 @@ local function clean(msg, chunk)
 end
 
 local function handler(err)
-    local msg = errors.text(err)
+    local msg = errors.explain(errors.text(err))
     repl.last_traceback = debug.traceback(msg, 2)
     return msg
 end
