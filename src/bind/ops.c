@@ -358,7 +358,10 @@ static int f_masked_fill_(lua_State *L)
     attn_tensor *mask = lt_check(L, 2, "masked_fill_", "mask");
     attn_number value = lt_check_value(L, 3, "masked_fill_", "value");
     attn_error err;
-    if (attn_masked_fill_(t, mask, value, &err))
+    /* An expanded tensor: the masked elements' shared cell shows through the unmasked ones too.
+     * PyTorch 1.13 writes it with a warning that this is deprecated; attn refuses it, as PyTorch
+     * refuses it for add_ and copy_; and a mask that is a view of the tensor, as PyTorch does. */
+    if (attn_check_inplace("masked_fill_", t, mask, &err) || attn_masked_fill_(t, mask, value, &err))
         return lt_raise(L, &err);
     lua_settop(L, 1);
     return 1;

@@ -1,6 +1,7 @@
 /* sampling.c (bindings) — torch.topk, torch.multinomial and t:exponential_ (core/sampling.c), what
  * chapter 5's generate samples with. Indices are 1-based, as every index in attn (PyTorch's + 1). */
 #include "bind.h"
+#include "overlap.h"
 #include "sampling.h"
 
 static void one_based(attn_tensor *t)
@@ -76,7 +77,7 @@ static int f_exponential_(lua_State *L)
     attn_tensor *t = lt_check(L, 1, "exponential_", "self");
     double lambd = lua_isnoneornil(L, 2) ? 1.0 : lt_check_number(L, 2, "exponential_", "lambd");
     attn_error err;
-    if (attn_exponential_(t, lambd, &err))
+    if (attn_check_inplace("exponential_", t, NULL, &err) || attn_exponential_(t, lambd, &err))
         return lt_raise(L, &err);
     lua_settop(L, 1);
     return 1;
