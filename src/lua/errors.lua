@@ -71,16 +71,42 @@ end
 -- the error: the first Lua function there (level 3: 1 is explain, 2 the handler, then the function that
 -- raised, or the C function that did and its Lua caller) tells, by its first local, whether it is a
 -- method whose self is not an object, and by how it was called, whether with ':'.
+-- The name a function is stored under in a loaded module, a class in one, a global or a class in
+-- one (a method run by a tail call, as the REPL runs a line, has no name of its own in the stack).
+local function name_of(f)
+    local function search(t, depth)
+        local ok, found = pcall(function()
+            for k, v in pairs(t) do
+                if v == f and type(k) == "string" then return k end
+                if depth > 1 and type(v) == "table" and v ~= t then
+                    local inner = search(v, depth - 1)
+                    if inner then return inner end
+                end
+            end
+        end)
+        return ok and found or nil
+    end
+    local found = search(_G, 2)
+    if found then return found end
+    for _, m in pairs(package.loaded) do
+        if type(m) == "table" and m ~= _G then
+            found = search(m, 2)
+            if found then return found end
+        end
+    end
+    return nil
+end
+
 function errors.explain(msg)
     if type(msg) ~= "string" or errors.is_interrupt(msg) then return msg end
     for level = 3, 6 do
-        local info = debug.getinfo(level, "Sn")
+        local info = debug.getinfo(level, "Snf")
         if not info then return msg end
         if info.what ~= "C" then
             local name, self = debug.getlocal(level, 1)
-            if name ~= "self" or type(self) == "table" or info.namewhat == "method" or not info.name then
-                return msg
-            end
+            if name ~= "self" or type(self) == "table" or info.namewhat == "method" then return msg end
+            info.name = info.name or name_of(info.func)
+            if not info.name then return msg end
             local caller, where = debug.getinfo(level + 1, "Sl"), ""
             if caller and caller.currentline > 0 then where = caller.short_src .. ":" .. caller.currentline .. ": " end
             local got = self == nil and "nil" or (type(self) == "userdata" and "a tensor" or type(self))
