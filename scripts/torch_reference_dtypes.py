@@ -170,7 +170,8 @@ RANDOM = [
 
 # Keyword options (issue 24): PyTorch's aliases (axis, keepdims), alpha, dtype; a misspelt keyword is an
 # error in both. r1, r2: 1000 seeded uniform numbers (the prelude, the same stream in both); a %.9g
-# string tells every float32 apart, so add's one rounding (PyTorch's fmadd) is checked bit for bit.
+# string tells every float32 apart; the count of elements that differ from r1 + r2 * alpha (two
+# roundings) checks add's one rounding (PyTorch's fmadd) element by element.
 KEYWORD_PRELUDE = [
     ("r1, r2 = (function() torch.manual_seed(24); return torch.rand(1000), torch.rand(1000) end)()",
      "torch.manual_seed(24); r1, r2 = torch.rand(1000), torch.rand(1000)"),
@@ -203,6 +204,9 @@ KEYWORDS = [
      "'%.9g' % r1.add(r2, alpha=0.7).max().item()"),
     ("string.format('%.9g %.9g %.9g', table.unpack(r1:add(r2, {alpha = 1.3})[{{1, 3}}]:tolist()))",
      "'%.9g %.9g %.9g' % tuple(r1.add(r2, alpha=1.3)[:3].tolist())"),
+    # how many elements differ from r1 + r2 * alpha rounded twice: PyTorch's one rounding is seen
+    ("r1:add(r2, {alpha = 0.1}):ne(r1 + r2 * 0.1):sum()", "r1.add(r2, alpha=0.1).ne(r1 + r2 * 0.1).sum()"),
+    ("r1:sub(r2, {alpha = 3.7}):ne(r1 - r2 * 3.7):sum()", "r1.sub(r2, alpha=3.7).ne(r1 - r2 * 3.7).sum()"),
     ("torch.zeros_like(f, {dtype = torch.int64})", "torch.zeros_like(f, dtype=torch.int64)"),
     ("torch.ones_like(i, {dtype = torch.float32})", "torch.ones_like(i, dtype=torch.float32)"),
     ("torch.full_like(i, 2, {dtype = torch.bool})", "torch.full_like(i, 2, dtype=torch.bool)"),
