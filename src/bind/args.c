@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bind.h"
 #include "format.h"
@@ -371,7 +372,8 @@ static int option_distance(const char *a, const char *b)
 }
 
 /* The known name (or alias) nearest to key when it is a near miss: at most 1 edit for names of up to 4
- * letters, 2 for longer ones (keepdims -> keepdim, Bias -> bias, dims -> dim, diagonals -> diagonal). */
+ * letters, 2 for longer ones (keepdims -> keepdim, Bias -> bias, dims -> dim, diagonals -> diagonal), or
+ * one the start of the other, of 3 letters or more (diag -> diagonal, training -> train). */
 static const char *near_option(const char *key, const char *const *known)
 {
     const char *best = NULL;
@@ -380,6 +382,9 @@ static const char *near_option(const char *key, const char *const *known)
         const char *names[2] = {*k, alias_of(*k)};
         for (int i = 0; i < 2 && names[i]; i++) {
             int d = option_distance(key, names[i]);
+            size_t shorter = strlen(key) < strlen(names[i]) ? strlen(key) : strlen(names[i]);
+            if (shorter >= 3 && strncasecmp(key, names[i], shorter) == 0) /* one starts the other */
+                d = 0;
             if (d < best_d) {
                 best_d = d;
                 best = names[i];

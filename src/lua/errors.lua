@@ -69,7 +69,8 @@ end
 -- with self = nil. Either fails inside the method, far from the slip ("tensor has no method or field
 -- 'W_query'", "attempt to index a nil value (local 'self')"). A message handler runs on the stack of
 -- the error: the first Lua function there (level 3: 1 is explain, 2 the handler, then the function that
--- raised, or the C function that did and its Lua caller) tells, by its first local, whether it is a
+-- raised, or the C function that did and its Lua caller; so the handler must not tail-call explain)
+-- tells, by its first local, whether it is a
 -- method whose self is not an object, and by how it was called, whether with ':'.
 -- The name a function is stored under in a loaded module, a class in one, a global or a class in
 -- one (a method run by a tail call, as the REPL runs a line, has no name of its own in the stack).

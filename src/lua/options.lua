@@ -35,11 +35,15 @@ local function distance(a, b)
     return row[#b]
 end
 
--- At most 1 edit for a key of up to 4 letters, 2 for a longer one (Bias -> bias, dims -> dim).
+-- At most 1 edit for a key of up to 4 letters, 2 for a longer one (Bias -> bias, dims -> dim), or one
+-- the start of the other, of 3 letters or more (diag -> diagonal, training -> train).
 function options.near(key, names)
     local best, best_d = nil, 99
     for _, name in ipairs(names) do
         local d = distance(key, name)
+        local short, long = key:lower(), name:lower()
+        if #short > #long then short, long = long, short end
+        if #short >= 3 and long:sub(1, #short) == short then d = 0 end
         if d < best_d then best, best_d = name, d end
     end
     if best and best_d <= (#key <= 4 and 1 or 2) then return best end
