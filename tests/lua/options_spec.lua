@@ -81,7 +81,7 @@ describe("options tables of the Lua library", function()
               {normfirst = true})
         fails("MultiHeadAttention: unknown option 'qkvbias' (did you mean 'qkv_bias'?)",
               nn.MultiHeadAttention, 3, 2, 6, 0.0, 2, {qkvbias = true})
-        fails("lesson.check: unknown option 'tolerance' (the options are: tol)", lesson.check, "x", 1, 1,
+        fails("lesson.check: unknown option 'tolerance' (did you mean 'tol'?)", lesson.check, "x", 1, 1,
               {tolerance = 0.1})
         fails("attention.heatmap: unknown option 'row' (did you mean 'rows'?)", attention.heatmap, torch.eye(2),
               {row = {"a", "b"}})
