@@ -130,3 +130,24 @@ describe("a method called with '.' instead of ':'", function()
         assert.is_nil(err:find("instead of", 1, true))
     end)
 end)
+
+describe("in-place writes into an expanded tensor (issue 24)", function()
+    it("masked_fill_ and exponential_ refuse one, as add_ and copy_ do, and leave it unchanged", function()
+        local e = torch.zeros(1):expand(3)
+        fails("masked_fill_: more than one element of the written-to tensor refers to a single memory location",
+              e.masked_fill_, e, torch.tensor{true, false, true}, 1)
+        assert.are.same({0, 0, 0}, e:tolist()) -- the shared element used to show through: {1, 1, 1}
+        fails("exponential_: more than one element of the written-to tensor refers to a single memory location",
+              e.exponential_, e)
+        fails("add_: more than one element", e.add_, e, 1)
+    end)
+
+    it("a tensor that is not expanded is filled as before", function()
+        local t = torch.zeros(3)
+        t:masked_fill_(torch.tensor{true, false, true}, 1)
+        assert.are.same({1, 0, 1}, t:tolist())
+        local m = torch.zeros(2, 3)
+        m[1]:masked_fill_(torch.tensor{false, true, false}, 5) -- a view, but no element twice
+        assert.are.same({{0, 5, 0}, {0, 0, 0}}, m:tolist())
+    end)
+end)
