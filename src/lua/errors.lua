@@ -21,7 +21,7 @@
 --                                     says a method was called with '.' instead of ':' when that is
 --                                     what failed (m.forward(x) -> "forward was called with '.' ...")
 local C = require("attn.bind").errors -- the rule of which frame is the user's: src/bind/args.c
-local i18n = require("attn.i18n")
+local trf = require("attn.i18n").trf
 local errors = {}
 
 function errors.raise(msg)
@@ -111,7 +111,7 @@ function errors.explain(msg)
             local caller, where = debug.getinfo(level + 1, "Sl"), ""
             if caller and caller.currentline > 0 then where = caller.short_src .. ":" .. caller.currentline .. ": " end
             local got = self == nil and "nil" or (type(self) == "userdata" and "a tensor" or type(self))
-            return where .. i18n.trf("%s was called with '.' instead of ':' (self is %s): write m:%s(...), "
+            return where .. trf("%s was called with '.' instead of ':' (self is %s): write m:%s(...), "
                 .. "or m(...) to call a module's forward", info.name, got, info.name)
         end
     end

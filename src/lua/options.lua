@@ -12,7 +12,7 @@
 --                                      Returns opts (or {} for nil).
 --   options.near(key, names)           the name of names nearest to key when it is a near miss, or nil
 local errors = require("attn.errors")
-local i18n = require("attn.i18n")
+local trf = require("attn.i18n").trf
 local options = {}
 
 local ALIASES = {dim = "axis", keepdim = "keepdims"} -- PyTorch's python_arg_parser.cpp
@@ -59,20 +59,20 @@ function options.check(fn, opts, known)
     end
     for key in pairs(opts) do
         if type(key) ~= "string" then
-            errors.raise(i18n.trf("%s: options are given by name, as {dim = 1}; got the key %s", fn, tostring(key)))
+            errors.raise(trf("%s: options are given by name, as {dim = 1}; got the key %s", fn, tostring(key)))
         elseif not is_known[key] then
             local near = options.near(key, names)
             if near then
-                errors.raise(i18n.trf("%s: unknown option '%s' (did you mean '%s'?)", fn, key, near))
+                errors.raise(trf("%s: unknown option '%s' (did you mean '%s'?)", fn, key, near))
             elseif #known == 0 then
-                errors.raise(i18n.trf("%s: unknown option '%s' (%s takes no options)", fn, key, fn))
+                errors.raise(trf("%s: unknown option '%s' (%s takes no options)", fn, key, fn))
             end
-            errors.raise(i18n.trf("%s: unknown option '%s' (the options are: %s)", fn, key, table.concat(known, ", ")))
+            errors.raise(trf("%s: unknown option '%s' (the options are: %s)", fn, key, table.concat(known, ", ")))
         end
     end
     for k, alias in pairs(ALIASES) do
         if is_known[k] and opts[k] ~= nil and opts[alias] ~= nil then
-            errors.raise(i18n.trf("%s: give %s or its alias %s, not both", fn, k, alias))
+            errors.raise(trf("%s: give %s or its alias %s, not both", fn, k, alias))
         end
     end
     return opts

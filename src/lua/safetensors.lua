@@ -6,7 +6,7 @@
 -- and its checks are in src/core/safetensors.c.
 local bind = require("attn.bind")
 local errors = require("attn.errors")
-local i18n = require("attn.i18n")
+local trf = require("attn.i18n").trf
 
 local safetensors = {
     load_file = bind.safetensors.load_file,
@@ -41,10 +41,10 @@ function safetensors.torch_load(path)
         errors.raisef("torch.load: expected a file name, got %s", type(path))
     end
     local f, err = io.open(path, "rb")
-    if not f then errors.raise(i18n.trf("torch.load: cannot read %s (%s)", path, tostring(err))) end
+    if not f then errors.raise(trf("torch.load: cannot read %s (%s)", path, tostring(err))) end
     f:close()
     if is_safetensors(path) then
-        errors.raise(i18n.trf("torch.load: %s is a safetensors file, not a PyTorch checkpoint: load it with "
+        errors.raise(trf("torch.load: %s is a safetensors file, not a PyTorch checkpoint: load it with "
                               .. "safetensors.load_file(%q)", path, path))
     end
     errors.raise(CONVERT:format(path, path))
