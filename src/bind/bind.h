@@ -59,6 +59,9 @@ int lt_is_options(lua_State *L, int idx);
 void lt_check_options(lua_State *L, int opts, const char *fn, const char *const *known);
 /* lt_options_index, then lt_check_options on what it found. */
 int lt_options(lua_State *L, int first, const char *fn, const char *const *known);
+/* alpha.c: the options table of a binary operation at 3 checked (only add and sub take one, {alpha});
+ * with alpha given, the result is pushed and 1 returned, otherwise 0 (nothing pushed). */
+int lt_binary_options(lua_State *L, const char *fn, int takes_alpha, int negate);
 int lt_is_size(lua_State *L, int idx);
 
 /* Account the bytes of tensors allocated since the last call with Lua's garbage collector. */

@@ -337,7 +337,10 @@ static int torch_cat(lua_State *L) { return join(L, "cat", 0); }
 
 static int torch_set_printoptions(lua_State *L)
 {
+    static const char *const known[] = {"precision", "threshold", "edgeitems", "linewidth", "sci_mode", "profile",
+                                        NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
+    lt_check_options(L, 1, "set_printoptions", known);
     attn_print_options o = attn_get_print_options();
     static const char *names[] = {"precision", "threshold", "edgeitems", "linewidth"};
     for (int i = 0; i < 4; i++) {

@@ -19,43 +19,10 @@ static int is_scalar(lua_State *L, int idx)
     return lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TBOOLEAN;
 }
 
-/* add(a, b, {alpha = s}) and sub: a + s * b and a - s * b, as PyTorch's keyword alpha. */
-static int scaled(lua_State *L, const char *fn, attn_binop op, int opts)
-{
-    if (lua_getfield(L, opts, "alpha") == LUA_TNIL) {
-        lua_pop(L, 1);
-        return 0;
-    }
-    attn_number alpha = lt_check_value(L, -1, fn, "alpha");
-    lua_pop(L, 1);
-    if (op == ATTN_SUB) { /* PyTorch's sub is add with -alpha */
-        alpha.f = -alpha.f;
-        alpha.i = (int64_t)(0 - (uint64_t)alpha.i);
-        if (alpha.dtype == ATTN_BOOL)
-            return lt_error(L, "%s: alpha must be a number, got a boolean", fn);
-    }
-    attn_error err;
-    attn_tensor *ab[2];
-    for (int i = 0; i < 2; i++) { /* numbers become 0-d tensors */
-        ab[i] = lt_test(L, 1 + i);
-        if (!ab[i]) {
-            attn_number v = lt_check_value(L, 1 + i, fn, i ? "other" : "input");
-            attn_tensor **slot = lt_newslot(L);
-            lt_finish(L, slot, attn_scalar_number(v, &err), &err);
-            lua_replace(L, 1 + i);
-            ab[i] = *slot;
-        }
-    }
-    return push_result(L, attn_add_scaled(fn, ab[0], ab[1], alpha, &err), &err);
-}
-
 static int binary(lua_State *L, const char *fn, attn_binop op)
 {
-    static const char *const none[] = {NULL}, *const add[] = {"alpha", NULL};
-    int opts = lua_gettop(L) >= 3 && lt_is_options(L, 3) ? 3 : 0;
-    lt_check_options(L, opts, fn, op == ATTN_ADD || op == ATTN_SUB ? add : none);
-    if (opts && scaled(L, fn, op, opts))
-        return 1;
+    if (lt_binary_options(L, fn, op == ATTN_ADD || op == ATTN_SUB, op == ATTN_SUB))
+        return 1; /* add(b, {alpha = s}), sub: computed there */
     attn_tensor *a = lt_test(L, 1), *b = lt_test(L, 2);
     attn_error err;
     attn_tensor *r;

@@ -52,15 +52,12 @@ static void laction(int sig) {
     lua_sethook(globalL, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
 
-/* At the REPL a Ctrl-C is caught: the computation stops and the prompt comes back. But a C function
- * that neither runs Lua code (where the hook fires) nor polls attn_interrupt_requested (a Lua pattern
- * search that backtracks for ever: string.find(string.rep("a", 50), string.rep("a*", 20) .. "b")) never
- * sees it. So, as in lua.c, a second Ctrl-C while the first is still unseen, within 2 s of it, ends
- * attn, saying why. The history is already saved: repl.c appends each chunk to the file before it
- * runs. Only async-signal-safe calls here (clock_gettime, write, _exit). */
+/* At the REPL a Ctrl-C stops the computation. A C function that neither runs Lua (where the hook fires)
+ * nor polls attn_interrupt_requested (a Lua pattern search that backtracks for ever) never sees it; so,
+ * as in lua.c, a second Ctrl-C within 2 s of an unseen first ends attn, saying why. The history is saved
+ * already (repl.c appends each chunk before it runs). Async-signal-safe calls only. */
 static struct timespec interrupt_time;
-static char second_interrupt_message[512] =
-    "\nattn: a second Ctrl-C: the running C function cannot be interrupted; quitting (the history is saved)\n";
+static char second_interrupt_message[512] = "\nattn: a second Ctrl-C: quitting\n"; /* repl.c translates it */
 
 void attn_set_second_interrupt_message(const char *msg) {
     snprintf(second_interrupt_message, sizeof second_interrupt_message, "\n%s\n", msg);
@@ -108,10 +105,9 @@ static int msghandler(lua_State *L) {
             return 1;
         msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     }
-    /* m.forward(x) for m:forward(x): attn.errors.explain says so (it reads this stack, so it is called
-     * here, where it is at level 1 and this handler at level 2, as in an xpcall handler) */
-    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    if (lua_getfield(L, -1, "attn.errors") == LUA_TTABLE && lua_getfield(L, -1, "explain") == LUA_TFUNCTION) {
+    /* m.forward(x) for m:forward(x): attn.errors.explain reads this stack and says so */
+    if (lua_getglobal(L, "package") == LUA_TTABLE && lua_getfield(L, -1, "loaded") == LUA_TTABLE &&
+        lua_getfield(L, -1, "attn.errors") == LUA_TTABLE && lua_getfield(L, -1, "explain") == LUA_TFUNCTION) {
         lua_pushstring(L, msg);
         lua_call(L, 1, 1);
         if (lua_type(L, -1) == LUA_TSTRING)

@@ -151,3 +151,10 @@ describe("in-place writes into an expanded tensor (issue 24)", function()
         assert.are.same({{0, 5, 0}, {0, 0, 0}}, m:tolist())
     end)
 end)
+
+describe("torch.set_printoptions", function()
+    it("refuses a misspelt option instead of printing as before", function()
+        fails("set_printoptions: unknown option 'precison' (did you mean 'precision'?)", torch.set_printoptions,
+              {precison = 2})
+    end)
+end)
