@@ -6,10 +6,14 @@
 #   fused path <= 2x its four projection GEMMs alone; attention.fused and the staged path beside it;
 #   PyTorch running the book's MultiHeadAttention (scripts/bench_torch.py) with the same thread count;
 #   then issue 18's targets, each with "met" or "not met"; then tokenizers.Tokenizer on 40,000-character
-#   words against @lenml/tokenizers (scripts/bench-tokenizers.sh)
+#   words against @lenml/tokenizers (scripts/bench-tokenizers.sh);
+#   GPT-2's tokenizer on a 10,000-letter word against the quadratic algorithm it replaced
+#   (scripts/bench_tokenizer.lua; give it 40000 by hand for issue 24's figure: the old one takes minutes)
 # Prints timings and ratios only; timings are never test assertions. `make bench` runs this.
 set -eu
 cd "$(dirname "$0")/.."
 make --no-print-directory attn build/release/bench >/dev/null
 build/release/bench ./attn scripts/bench_torch.py
 sh scripts/bench-tokenizers.sh
+sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab >/dev/null
+ATTN_TIKTOKEN_DIR="$(pwd)/build/gpt2-vocab" ./attn scripts/bench_tokenizer.lua 10000

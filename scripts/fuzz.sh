@@ -14,6 +14,9 @@ SLICE_LIMIT=1200 # seconds: a slice takes a minute or two under ASan; far more i
 BIN=build/asan/attn
 
 make -s "$BIN" || exit 2
+# GPT-2's vocabulary, for the tokenizer's part of the fuzzer (tests/lua/fuzz_spec.lua skips it without)
+sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab >/dev/null 2>&1
+export ATTN_TIKTOKEN_DIR="${ATTN_TIKTOKEN_DIR:-$(pwd)/build/gpt2-vocab}"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:halt_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 LOG=build/fuzz-logs

@@ -168,6 +168,55 @@ RANDOM = [
 ]
 
 
+# Keyword options (issue 24): PyTorch's aliases (axis, keepdims), alpha, dtype; a misspelt keyword is an
+# error in both. r1, r2: 1000 seeded uniform numbers (the prelude, the same stream in both); a %.9g
+# string tells every float32 apart; the count of elements that differ from r1 + r2 * alpha (two
+# roundings) checks add's one rounding (PyTorch's fmadd) element by element.
+KEYWORD_PRELUDE = [
+    ("r1, r2 = (function() torch.manual_seed(24); return torch.rand(1000), torch.rand(1000) end)()",
+     "torch.manual_seed(24); r1, r2 = torch.rand(1000), torch.rand(1000)"),
+]
+
+KEYWORDS = [
+    ("m:sum{dim = 2, keepdims = true}", "m.sum(dim=1, keepdims=True)"),
+    ("m:sum{axis = 1}", "m.sum(axis=0)"),
+    ("m:float():mean{axis = 1, keepdims = true}", "m.float().mean(axis=0, keepdims=True)"),
+    ("m:max{dim = 2, keepdims = true}", "m.max(dim=1, keepdims=True).values"),
+    ("m:argmax{axis = 2}", "m.argmax(axis=1) + 1"),
+    ("f:var{axis = 1, keepdims = true}", "f.var(axis=0, keepdims=True)"),
+    ("torch.softmax(f, {axis = 1})", "torch.softmax(f, axis=0)"),
+    ("torch.cat({i, i2}, {axis = 1})", "torch.cat([i, i2], axis=0)"),
+    ("m:mean{dims = 1}", "m.float().mean(dims=0)"),
+    ("m:sum{dim = 1, keepdmi = true}", "m.sum(dim=0, keepdmi=True)"),
+    ("i:add(i2, {alpha = 3})", "i.add(i2, alpha=3)"),
+    ("i:sub(i2, {alpha = -2})", "i.sub(i2, alpha=-2)"),
+    ("i:add(i2, {alpha = 2.5})", "i.add(i2, alpha=2.5)"),
+    ("f:add(i2, {alpha = 2.5})", "f.add(i2, alpha=2.5)"),
+    ("torch.add(f, 2, {alpha = 3})", "torch.add(f, 2, alpha=3)"),
+    ("f:mul(f2, {alpha = 2})", "f.mul(f2, alpha=2)"),
+    ("f:clone():add_(f2, {alpha = 2})", "f.clone().add_(f2, alpha=2)"),
+    ("f:clone():sub_(f2, {alpha = 0.5})", "f.clone().sub_(f2, alpha=0.5)"),
+    ("string.format('%.9g', r1:add(r2, {alpha = 0.1}):sum():item())",
+     "'%.9g' % r1.add(r2, alpha=0.1).sum().item()"),
+    ("string.format('%.9g', r1:sub(r2, {alpha = 0.3}):sum():item())",
+     "'%.9g' % r1.sub(r2, alpha=0.3).sum().item()"),
+    ("string.format('%.9g', r1:add(r2, {alpha = 0.7}):max():item())",
+     "'%.9g' % r1.add(r2, alpha=0.7).max().item()"),
+    ("string.format('%.9g %.9g %.9g', table.unpack(r1:add(r2, {alpha = 1.3})[{{1, 3}}]:tolist()))",
+     "'%.9g %.9g %.9g' % tuple(r1.add(r2, alpha=1.3)[:3].tolist())"),
+    # how many elements differ from r1 + r2 * alpha rounded twice: PyTorch's one rounding is seen
+    ("r1:add(r2, {alpha = 0.1}):ne(r1 + r2 * 0.1):sum()", "r1.add(r2, alpha=0.1).ne(r1 + r2 * 0.1).sum()"),
+    ("r1:sub(r2, {alpha = 3.7}):ne(r1 - r2 * 3.7):sum()", "r1.sub(r2, alpha=3.7).ne(r1 - r2 * 3.7).sum()"),
+    ("torch.zeros_like(f, {dtype = torch.int64})", "torch.zeros_like(f, dtype=torch.int64)"),
+    ("torch.ones_like(i, {dtype = torch.float32})", "torch.ones_like(i, dtype=torch.float32)"),
+    ("torch.full_like(i, 2, {dtype = torch.bool})", "torch.full_like(i, 2, dtype=torch.bool)"),
+    ("torch.eye(2, 3, {dtype = torch.int64})", "torch.eye(2, 3, dtype=torch.int64)"),
+    ("torch.ones(2, {dtpye = torch.int64})", "torch.ones(2, dtpye=torch.int64)"),
+    ("torch.tril(m, {diagonal = 1})", "torch.tril(m, diagonal=1)"),
+    ("torch.tril(m, {diag = 1})", "torch.tril(m, diag=1)"),
+]
+
+
 def escape(s):
     return s.replace("\\", "\\\\").replace("\n", "\\n")
 
@@ -184,10 +233,10 @@ def run(python, env):
 def gen_dtypes(out_dir, header):
     env = {"torch": torch}
     lines = []
-    for lua, python in PRELUDE:
+    for lua, python in PRELUDE + KEYWORD_PRELUDE:
         exec(python, env)
         lines.append("prelude\t%s\t%s" % (lua, python))
-    cases = CREATION + arithmetic() + FUNCTIONS + RANDOM
+    cases = CREATION + arithmetic() + FUNCTIONS + RANDOM + KEYWORDS
     for lua, python in cases:
         lines.append("case\t%s\t%s\t%s" % (lua, python, escape(run(python, env))))
     path = os.path.join(out_dir, "dtypes.txt")

@@ -73,7 +73,8 @@ static int f_mask(lua_State *L)
 static int f_softmax(lua_State *L)
 {
     attn_tensor *s = lt_check(L, 1, "attention.softmax", "s");
-    int opts = lt_options_index(L, 2);
+    static const char *const known[] = {"dim", NULL};
+    int opts = lt_options(L, 2, "attention.softmax", known);
     int dim = s->ndim > 0 ? s->ndim - 1 : 0;
     if (lt_arg(L, 2, opts, "dim") != LUA_TNIL)
         dim = lt_check_dim(L, -1, s->ndim, "attention.softmax");

@@ -54,6 +54,15 @@ int lt_options_index(lua_State *L, int first);
  * that reads several positions must first lua_settop to the highest one (after lt_options_index). */
 int lt_arg(lua_State *L, int pos, int opts, const char *name);
 int lt_is_options(lua_State *L, int idx);
+/* Every key of the options table at opts (0: none) must be one of known (NULL-terminated; PyTorch's
+ * aliases axis and keepdims count for dim and keepdim), else an error naming fn, with "did you mean"
+ * for a near miss: a misspelt option silently ignored would give a different answer. */
+void lt_check_options(lua_State *L, int opts, const char *fn, const char *const *known);
+/* lt_options_index, then lt_check_options on what it found. */
+int lt_options(lua_State *L, int first, const char *fn, const char *const *known);
+/* alpha.c: the options table of a binary operation at 3 checked (only add and sub take one, {alpha});
+ * with alpha given, the result is pushed and 1 returned, otherwise 0 (nothing pushed). */
+int lt_binary_options(lua_State *L, const char *fn, int takes_alpha, int negate);
 int lt_is_size(lua_State *L, int idx);
 
 /* Account the bytes of tensors allocated since the last call with Lua's garbage collector. */

@@ -126,9 +126,11 @@ static void data_fill(lua_State *L, int ndim, const int64_t *shape, int depth, i
     }
 }
 
+static const char *const DTYPE_ONLY[] = {"dtype", NULL};
+
 static int torch_tensor(lua_State *L)
 {
-    int opts = lt_options_index(L, 2);
+    int opts = lt_options(L, 2, "tensor", DTYPE_ONLY);
     attn_tensor **slot = lt_newslot(L);
     attn_error err;
     attn_tensor *src = lt_test(L, 1);
@@ -167,7 +169,7 @@ static int torch_tensor(lua_State *L)
 static int make_filled(lua_State *L, const char *fn, float value, int fill)
 {
     int64_t shape[ATTN_MAX_DIMS];
-    int opts = lt_options_index(L, 1);
+    int opts = lt_options(L, 1, fn, DTYPE_ONLY);
     int ndim = lt_check_shape(L, 1, fn, shape);
     attn_dtype dtype = opt_dtype(L, opts, ATTN_FLOAT32, fn);
     attn_tensor **slot = lt_newslot(L);
@@ -192,7 +194,7 @@ static int torch_full(lua_State *L)
     int ndim = lt_check_shape_table(L, 1, "full", shape);
     attn_number value = lt_check_value(L, 2, "full", "fill_value");
     /* the dtype follows the value, as torch.full infers it: full({2}, 7) is int64, full({2}, 7.0) float32 */
-    attn_dtype dtype = opt_dtype(L, lt_options_index(L, 3), value.dtype, "full");
+    attn_dtype dtype = opt_dtype(L, lt_options(L, 3, "full", DTYPE_ONLY), value.dtype, "full");
     attn_tensor **slot = lt_newslot(L);
     attn_error err;
     attn_tensor *t = attn_empty("full", ndim, shape, dtype, &err);
@@ -207,9 +209,10 @@ static int torch_full(lua_State *L)
 static int like(lua_State *L, const char *fn, attn_number value)
 {
     attn_tensor *src = lt_check(L, 1, fn, "input");
+    attn_dtype dtype = opt_dtype(L, lt_options(L, 2, fn, DTYPE_ONLY), src->dtype, fn);
     attn_tensor **slot = lt_newslot(L);
     attn_error err;
-    attn_tensor *t = attn_empty(fn, src->ndim, src->shape, src->dtype, &err);
+    attn_tensor *t = attn_empty(fn, src->ndim, src->shape, dtype, &err);
     if (t && attn_fill_number_(fn, t, value, &err)) {
         attn_free(t);
         t = NULL;
@@ -244,7 +247,7 @@ static attn_tensor *arange_int(lua_State *L, int nargs, attn_error *err)
 
 static int torch_arange(lua_State *L)
 {
-    int opts = lt_options_index(L, 1);
+    int opts = lt_options(L, 1, "arange", DTYPE_ONLY);
     int nargs = (opts ? opts - 1 : lua_gettop(L));
     double start = 0, end, step = 1;
     if (nargs < 1 || nargs > 3)
@@ -281,9 +284,16 @@ static int torch_eye(lua_State *L)
 {
     int64_t n = lt_check_integer(L, 1, "eye", "n");
     int64_t m = lua_isnoneornil(L, 2) || lt_is_options(L, 2) ? n : lt_check_integer(L, 2, "eye", "m");
+    attn_dtype dtype = opt_dtype(L, lt_options(L, 2, "eye", DTYPE_ONLY), ATTN_FLOAT32, "eye");
     attn_tensor **slot = lt_newslot(L);
     attn_error err;
-    return lt_finish(L, slot, attn_eye(n, m, &err), &err);
+    attn_tensor *t = attn_eye(n, m, &err);
+    if (t && dtype != ATTN_FLOAT32) {
+        attn_tensor *c = attn_to_dtype(t, dtype, &err);
+        attn_free(t);
+        t = c;
+    }
+    return lt_finish(L, slot, t, &err);
 }
 
 /* stack/cat: a list of tensors and a dim (positional or {dim = d}). */
@@ -306,7 +316,9 @@ static int join(lua_State *L, const char *fn, int stacking)
                               lt_typename(L, -1));
         lua_pop(L, 1);
     }
+    static const char *const known[] = {"dim", NULL};
     int opts = lt_is_options(L, 2) ? 2 : 0;
+    lt_check_options(L, opts, fn, known);
     int rank = ts[0]->ndim + stacking;
     int dim = 0;
     if (lt_arg(L, 2, opts, "dim") != LUA_TNIL)
@@ -325,7 +337,10 @@ static int torch_cat(lua_State *L) { return join(L, "cat", 0); }
 
 static int torch_set_printoptions(lua_State *L)
 {
+    static const char *const known[] = {"precision", "threshold", "edgeitems", "linewidth", "sci_mode", "profile",
+                                        NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
+    lt_check_options(L, 1, "set_printoptions", known);
     attn_print_options o = attn_get_print_options();
     static const char *names[] = {"precision", "threshold", "edgeitems", "linewidth"};
     for (int i = 0; i < 4; i++) {

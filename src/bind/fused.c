@@ -13,15 +13,8 @@
  * silently ignored {casual = true} would give a different answer. */
 static void read_options(lua_State *L, int idx, int *causal, double *scale)
 {
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING)
-            lt_error(L, "attention.fused: options are named {causal = ..., scale = ...}, got a key %s", lt_typename(L, -1));
-        const char *key = lua_tostring(L, -1);
-        if (strcmp(key, "causal") != 0 && strcmp(key, "scale") != 0)
-            lt_error(L, "attention.fused: unknown option '%s' (the options are causal and scale)", key);
-    }
+    static const char *const known[] = {"causal", "scale", NULL};
+    lt_check_options(L, idx, FN, known);
     int t = lua_getfield(L, idx, "causal");
     if (t != LUA_TNIL && t != LUA_TBOOLEAN)
         lt_error(L, "attention.fused: option causal must be true or false, got %s", lt_typename(L, -1));

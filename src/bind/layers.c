@@ -38,7 +38,8 @@ static attn_tensor *optional_tensor(lua_State *L, int idx, const char *what)
 static int f_layer_norm(lua_State *L)
 {
     attn_tensor *x = lt_check(L, 1, "layer_norm", "input");
-    int opts = lt_options_index(L, 3);
+    static const char *const known[] = {"normalized_shape", "weight", "bias", "eps", NULL};
+    int opts = lt_options(L, 3, "layer_norm", known);
     lua_settop(L, 5 > lua_gettop(L) ? 5 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
     if (lt_arg(L, 2, opts, "normalized_shape") == LUA_TNIL)
         return lt_error(L, "layer_norm: normalized_shape is missing: give the sizes of the last dims to "
@@ -96,7 +97,8 @@ static int f_silu(lua_State *L) { return activate(L, "silu", ATTN_ACT_SILU); }
 static int f_gelu(lua_State *L)
 {
     lt_check(L, 1, "gelu", "input");
-    int opts = lt_options_index(L, 2);
+    static const char *const known[] = {"approximate", NULL};
+    int opts = lt_options(L, 2, "gelu", known);
     lua_settop(L, 2 > lua_gettop(L) ? 2 : lua_gettop(L));
     attn_activation f = ATTN_ACT_GELU;
     if (lt_arg(L, 2, opts, "approximate") != LUA_TNIL) {

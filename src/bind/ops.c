@@ -21,6 +21,8 @@ static int is_scalar(lua_State *L, int idx)
 
 static int binary(lua_State *L, const char *fn, attn_binop op)
 {
+    if (lt_binary_options(L, fn, op == ATTN_ADD || op == ATTN_SUB, op == ATTN_SUB))
+        return 1; /* add(b, {alpha = s}), sub: computed there */
     attn_tensor *a = lt_test(L, 1), *b = lt_test(L, 2);
     attn_error err;
     attn_tensor *r;
@@ -140,7 +142,8 @@ static int m_where(lua_State *L)
 /* Reads (dim, keepdim) given positionally or as {dim = d, keepdim = true}; dim -1 inside core means all. */
 static void reduce_args(lua_State *L, const attn_tensor *t, const char *fn, int *dim, int *keepdim)
 {
-    int opts = lt_options_index(L, 2);
+    static const char *const known[] = {"dim", "keepdim", NULL};
+    int opts = lt_options(L, 2, fn, known);
     *dim = -1;
     if (lt_arg(L, 2, opts, "dim") != LUA_TNIL)
         *dim = lt_check_dim(L, -1, t->ndim, fn);
@@ -296,7 +299,8 @@ static int f_dot(lua_State *L)
 static int tri(lua_State *L, const char *fn, int upper)
 {
     attn_tensor *t = lt_check(L, 1, fn, "input");
-    int opts = lt_options_index(L, 2);
+    static const char *const known[] = {"diagonal", NULL};
+    int opts = lt_options(L, 2, fn, known);
     int64_t diagonal = 0;
     if (lt_arg(L, 2, opts, "diagonal") != LUA_TNIL)
         diagonal = lt_check_integer(L, -1, fn, "diagonal");
@@ -322,7 +326,10 @@ static int f_masked_fill_(lua_State *L)
     attn_tensor *mask = lt_check(L, 2, "masked_fill_", "mask");
     attn_number value = lt_check_value(L, 3, "masked_fill_", "value");
     attn_error err;
-    if (attn_masked_fill_(t, mask, value, &err))
+    /* An expanded tensor: the masked elements' shared cell shows through the unmasked ones too.
+     * PyTorch 1.13 writes it with a warning that this is deprecated; attn refuses it, as PyTorch
+     * refuses it for add_ and copy_; and a mask that is a view of the tensor, as PyTorch does. */
+    if (attn_check_inplace("masked_fill_", t, mask, &err) || attn_masked_fill_(t, mask, value, &err))
         return lt_raise(L, &err);
     lua_settop(L, 1);
     return 1;
@@ -331,7 +338,8 @@ static int f_masked_fill_(lua_State *L)
 static int softmax(lua_State *L, const char *fn, int log)
 {
     attn_tensor *t = lt_check(L, 1, fn, "input");
-    int opts = lt_options_index(L, 2);
+    static const char *const known[] = {"dim", NULL};
+    int opts = lt_options(L, 2, fn, known);
     if (lt_arg(L, 2, opts, "dim") == LUA_TNIL)
         return lt_error(L, "%s: dim is required, e.g. torch.%s(x, -1) for the last dim "
                              "(PyTorch's dim=0 is dim=1 here)", fn, fn);
@@ -369,7 +377,8 @@ static int f_allclose(lua_State *L)
 {
     attn_tensor *a = lt_check(L, 1, "allclose", "input");
     attn_tensor *b = lt_check(L, 2, "allclose", "other");
-    int opts = lt_options_index(L, 3);
+    static const char *const known[] = {"rtol", "atol", NULL};
+    int opts = lt_options(L, 3, "allclose", known);
     lua_settop(L, 4 > lua_gettop(L) ? 4 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
     double rtol = 1e-5, atol = 1e-8;
     if (lt_arg(L, 3, opts, "rtol") != LUA_TNIL)

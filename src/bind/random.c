@@ -120,7 +120,8 @@ static int fill_in_place(lua_State *L, attn_tensor *t, fill_fn fill, double a, d
 static void two_numbers(lua_State *L, const char *fn, const char *name1, double *v1, const char *name2,
                         double *v2)
 {
-    int opts = lt_options_index(L, 2);
+    const char *const known[] = {name1, name2, NULL};
+    int opts = lt_options(L, 2, fn, known);
     lua_settop(L, 3 > lua_gettop(L) ? 3 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
     if (lt_arg(L, 2, opts, name1) != LUA_TNIL)
         *v1 = lt_check_number(L, -1, fn, name1);
@@ -177,7 +178,8 @@ static int f_bernoulli_(lua_State *L)
     attn_error err;
     if (attn_check_inplace("bernoulli_", t, NULL, &err))
         return lt_raise(L, &err);
-    int opts = lt_options_index(L, 2);
+    static const char *const known[] = {"p", NULL};
+    int opts = lt_options(L, 2, "bernoulli_", known);
     double p = 0.5;
     if (lt_arg(L, 2, opts, "p") != LUA_TNIL)
         p = check_probability(L, -1, "bernoulli_", "p");
@@ -190,7 +192,8 @@ static int f_bernoulli_(lua_State *L)
 static int f_dropout(lua_State *L)
 {
     attn_tensor *x = lt_check(L, 1, "dropout", "input");
-    int opts = lt_options_index(L, 2);
+    static const char *const known[] = {"p", "train", NULL};
+    int opts = lt_options(L, 2, "dropout", known);
     lua_settop(L, 3 > lua_gettop(L) ? 3 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
     double p = 0.5;
     if (lt_arg(L, 2, opts, "p") != LUA_TNIL)

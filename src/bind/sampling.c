@@ -1,6 +1,7 @@
 /* sampling.c (bindings) — torch.topk, torch.multinomial and t:exponential_ (core/sampling.c), what
  * chapter 5's generate samples with. Indices are 1-based, as every index in attn (PyTorch's + 1). */
 #include "bind.h"
+#include "overlap.h"
 #include "sampling.h"
 
 static void one_based(attn_tensor *t)
@@ -14,7 +15,8 @@ static void one_based(attn_tensor *t)
 static int f_topk(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "topk", "input");
-    int opts = lt_options_index(L, 3);
+    static const char *const known[] = {"k", "dim", "largest", "sorted", NULL};
+    int opts = lt_options(L, 3, "topk", known);
     lua_settop(L, 5 > lua_gettop(L) ? 5 : lua_gettop(L));
     if (lt_arg(L, 2, opts, "k") == LUA_TNIL)
         return lt_error(L, "topk: k is missing: torch.topk(x, k)");
@@ -49,7 +51,8 @@ static int f_topk(lua_State *L)
 static int f_multinomial(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "multinomial", "input");
-    int opts = lt_options_index(L, 3);
+    static const char *const known[] = {"num_samples", "replacement", NULL};
+    int opts = lt_options(L, 3, "multinomial", known);
     lua_settop(L, 4 > lua_gettop(L) ? 4 : lua_gettop(L));
     if (lt_arg(L, 2, opts, "num_samples") == LUA_TNIL)
         return lt_error(L, "multinomial: num_samples is missing: torch.multinomial(probs, 1)");
@@ -74,7 +77,7 @@ static int f_exponential_(lua_State *L)
     attn_tensor *t = lt_check(L, 1, "exponential_", "self");
     double lambd = lua_isnoneornil(L, 2) ? 1.0 : lt_check_number(L, 2, "exponential_", "lambd");
     attn_error err;
-    if (attn_exponential_(t, lambd, &err))
+    if (attn_check_inplace("exponential_", t, NULL, &err) || attn_exponential_(t, lambd, &err))
         return lt_raise(L, &err);
     lua_settop(L, 1);
     return 1;

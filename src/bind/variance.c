@@ -8,7 +8,8 @@
 static void var_args(lua_State *L, const attn_tensor *t, const char *fn, int *dim, int64_t *correction,
                      int *keepdim)
 {
-    int opts = lt_options_index(L, 2);
+    static const char *const known[] = {"dim", "unbiased", "correction", "keepdim", NULL};
+    int opts = lt_options(L, 2, fn, known);
     lua_settop(L, 4 > lua_gettop(L) ? 4 : lua_gettop(L)); /* lt_arg pushes: keep positions fixed */
     *dim = -1;
     int unbiased = 1, unbiased_pos = 3;

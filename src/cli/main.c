@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -24,8 +25,11 @@ static lua_State *globalL = NULL;
 /* A C signal handler cannot touch a Lua state safely, so (as lua.c does) it only installs a hook;
  * the hook raises the error at the next Lua instruction. The core checks its own flag in long
  * loops, since no hook runs while C code computes. */
+static volatile sig_atomic_t interrupt_unseen; /* a Ctrl-C no hook or loop has acted on yet (REPL) */
+
 static void lstop(lua_State *L, lua_Debug *ar) {
     (void)ar;
+    interrupt_unseen = 0; /* seen: Lua runs again, the error below stops the chunk */
     lua_sethook(L, NULL, 0, 0);
     lua_pushliteral(L, "interrupted"); /* no position: it is nobody's line */
     lua_error(L);
@@ -48,9 +52,29 @@ static void laction(int sig) {
     lua_sethook(globalL, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
 
-/* At the REPL every Ctrl-C is caught: the REPL must never die from one. */
+/* At the REPL a Ctrl-C stops the computation. A C function that neither runs Lua (where the hook fires)
+ * nor polls attn_interrupt_requested (a Lua pattern search that backtracks for ever) never sees it; so,
+ * as in lua.c, a second Ctrl-C within 2 s of an unseen first ends attn, saying why. The history is saved
+ * already (repl.c appends each chunk before it runs). Async-signal-safe calls only. */
+static struct timespec interrupt_time;
+static char second_interrupt_message[512] = "\nattn: a second Ctrl-C: quitting\n"; /* repl.c translates it */
+
+void attn_set_second_interrupt_message(const char *msg) {
+    snprintf(second_interrupt_message, sizeof second_interrupt_message, "\n%s\n", msg);
+}
+
 static void laction_repl(int sig) {
+    struct timespec now;
     (void)sig;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double since = (double)(now.tv_sec - interrupt_time.tv_sec) + (now.tv_nsec - interrupt_time.tv_nsec) * 1e-9;
+    if (interrupt_unseen && since < 2.0) {
+        ssize_t w = write(STDERR_FILENO, second_interrupt_message, strlen(second_interrupt_message));
+        (void)w;
+        _exit(130); /* 128 + SIGINT, the status a shell gives a program Ctrl-C ended */
+    }
+    interrupt_time = now;
+    interrupt_unseen = 1;
     attn_interrupt_requested = 1;
     lua_sethook(globalL, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
@@ -81,6 +105,14 @@ static int msghandler(lua_State *L) {
             return 1;
         msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     }
+    /* m.forward(x) for m:forward(x): attn.errors.explain reads this stack and says so */
+    if (lua_getglobal(L, "package") == LUA_TTABLE && lua_getfield(L, -1, "loaded") == LUA_TTABLE &&
+        lua_getfield(L, -1, "attn.errors") == LUA_TTABLE && lua_getfield(L, -1, "explain") == LUA_TFUNCTION) {
+        lua_pushstring(L, msg);
+        lua_call(L, 1, 1);
+        if (lua_type(L, -1) == LUA_TSTRING)
+            msg = lua_tostring(L, -1);
+    }
     luaL_traceback(L, L, msg, 1);
     return 1;
 }
@@ -104,6 +136,7 @@ int attn_pcall(lua_State *L, int narg, int nres, int interactive) {
      * would stop the next chunk before it starts. */
     if (lua_gethook(L) == lstop) lua_sethook(L, NULL, 0, 0);
     attn_interrupt_requested = 0;
+    interrupt_unseen = 0; /* the call is over: whatever stopped it, the Ctrl-C was acted on */
     if (!interactive) lua_remove(L, base);
     return status;
 }

@@ -314,7 +314,9 @@ static int load_module(lua_State *L) {
         lua_pop(L, 1);
         return 0;
     }
-    lua_pop(L, 1);
+    if (lua_getfield(L, -1, "second_interrupt") == LUA_TSTRING) /* translated once, for the signal handler */
+        attn_set_second_interrupt_message(lua_tostring(L, -1));
+    lua_pop(L, 2);
     return 1;
 }
 

@@ -157,6 +157,53 @@ attn_tensor *attn_binary_scalar(const char *fn, attn_binop op, const attn_tensor
     return out;
 }
 
+attn_tensor *attn_add_scaled(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_number alpha,
+                             attn_error *err)
+{
+    /* the shape, the dtype and every check of a + b; its values are then replaced */
+    attn_tensor *out = attn_binary(fn, ATTN_ADD, a, b, err);
+    if (!out || attn_numel(out) == 0)
+        return out;
+    if (out->dtype == ATTN_BOOL) {
+        attn_free(out);
+        attn_fail(err, "%s: alpha is supported for float32 and int64 results only", fn);
+        return NULL;
+    }
+    if (out->dtype == ATTN_INT64 && alpha.dtype == ATTN_FLOAT32) {
+        attn_free(out);
+        attn_fail(err, "%s: for integral input tensors, argument alpha must not be a floating point number "
+                       "(as in PyTorch)", fn);
+        return NULL;
+    }
+    attn_tensor *ea = attn_expand(a, out->ndim, out->shape, err);
+    attn_tensor *eb = ea ? attn_expand(b, out->ndim, out->shape, err) : NULL;
+    if (!eb) {
+        attn_free(ea);
+        attn_free(out);
+        return NULL;
+    }
+    int64_t n = attn_numel(out);
+    /* out is new, so contiguous. PyTorch's kernel: vec::fmadd(b, alpha, a), one rounding in float32;
+     * in int64, a + alpha * b wrapping as its integers do. */
+    float af = (float)(alpha.dtype == ATTN_FLOAT32 ? alpha.f : (double)alpha.i);
+    uint64_t ai = (uint64_t)alpha.i; /* an integer or boolean alpha (a float one never reaches int64) */
+    for (int64_t i = 0; i < n; i++) {
+        if (attn_poll(i)) {
+            attn_free(ea);
+            attn_free(eb);
+            return interrupted(out, err);
+        }
+        if (out->dtype == ATTN_INT64)
+            out->storage->i64[out->offset + i] =
+                (int64_t)((uint64_t)attn_get_flat_i64(ea, i) + ai * (uint64_t)attn_get_flat_i64(eb, i));
+        else
+            out->storage->data[out->offset + i] = fmaf(attn_get_flat(eb, i), af, attn_get_flat(ea, i));
+    }
+    attn_free(ea);
+    attn_free(eb);
+    return out;
+}
+
 attn_tensor *attn_where(const attn_tensor *cond, const attn_tensor *a, const attn_tensor *b, attn_error *err)
 {
     int n1, n2;

@@ -27,6 +27,10 @@ attn_tensor *attn_binary(const char *fn, attn_binop op, const attn_tensor *a, co
  * times a Lua float is float32, a float32 tensor plus a Lua integer stays float32). */
 attn_tensor *attn_binary_scalar(const char *fn, attn_binop op, const attn_tensor *a, attn_number s,
                                 int scalar_first, attn_error *err);
+/* a + alpha * b (PyTorch's torch.add(a, b, alpha=...); sub is alpha negated), with a + b's broadcasting
+ * and promotion; a float alpha is refused for an int64 result, as PyTorch refuses it. */
+attn_tensor *attn_add_scaled(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_number alpha,
+                             attn_error *err);
 attn_tensor *attn_unary(attn_unop op, const attn_tensor *a, attn_error *err);
 attn_tensor *attn_pow_scalar(const attn_tensor *a, attn_number exponent, attn_error *err);
 attn_tensor *attn_where(const attn_tensor *cond, const attn_tensor *a, const attn_tensor *b, attn_error *err);

@@ -9,7 +9,9 @@
 --   check.size(fn, what, v)            a positive whole number (a layer's size, a count), as an integer
 --   check.probability(fn, what, v)     a number from 0 to 1 (nil is refused: a default is the caller's)
 --   check.boolean(fn, what, v)         true or false
---   check.options(fn, v, example)      a plain table of options, or nil (then {}); example: "{bias = false}"
+--   check.options(fn, v, example, known)
+--                                      a plain table of options, or nil (then {}); example: "{bias = false}";
+--                                      every key one of the list known (attn.options: "did you mean")
 --   check.is_module(v)                 whether v is an instance of an nn.Module class (not a class)
 --   check.module(fn, what, v)          an instance of an nn.Module class
 --   check.args(fn, usage, names, defaults, ...)
@@ -73,11 +75,11 @@ function check.boolean(fn, what, v)
     return v
 end
 
-function check.options(fn, v, example)
+function check.options(fn, v, example, known)
     if v ~= nil and type(v) ~= "table" then
         fail("%s: the options must be a table such as %s, got %s", fn, example, check.describe(v))
     end
-    return v or {}
+    return require("attn.options").check(fn, v, known)
 end
 
 function check.is_module(v)
@@ -107,6 +109,8 @@ function check.args(fn, usage, names, defaults, ...)
         local known = false
         for _, name in ipairs(names) do known = known or name == k end
         if not known then
+            local near = type(k) == "string" and require("attn.options").near(k, names)
+            if near then fail("%s: unknown option '%s' (did you mean '%s'?)", fn, k, near) end
             fail("%s: unknown option %s (%s)", fn, tostring(k), usage)
         elseif out[k] ~= nil then
             fail("%s: %s is given twice, as an argument and as an option", fn, k)

@@ -20,8 +20,12 @@
 --   errors.message(err)               an error message without its "file:line: " position
 --   errors.text(err)                  any error value as text, as lua.c's msghandler makes it: a string,
 --                                     an object's __tostring, or "(error object is a nil value)"
+--   errors.explain(msg)               in a message handler (xpcall's, main.c's): msg, or a message that
+--                                     says a method was called with '.' instead of ':' when that is
+--                                     what failed (m.forward(x) -> "forward was called with '.' ...")
 local C = require("attn.bind").errors -- the rule of which frame is the user's: src/bind/args.c
 local i18n = require("attn.i18n")
+local trf = i18n.trf
 local errors = {}
 
 function errors.raise(msg)
@@ -63,6 +67,59 @@ function errors.text(err)
         if ok and type(s) == "string" then return s end
     end
     return "(error object is a " .. type(err) .. " value)"
+end
+
+-- A method called with a dot, m.forward(x), runs with self = x (a tensor) and x = nil; l.forward(nil, x)
+-- with self = nil. Either fails inside the method, far from the slip ("tensor has no method or field
+-- 'W_query'", "attempt to index a nil value (local 'self')"). A message handler runs on the stack of
+-- the error: the first Lua function there (level 3: 1 is explain, 2 the handler, then the function that
+-- raised, or the C function that did and its Lua caller; so the handler must not tail-call explain)
+-- tells, by its first local, whether it is a
+-- method whose self is not an object, and by how it was called, whether with ':'.
+-- The name a function is stored under in a loaded module, a class in one, a global or a class in
+-- one (a method run by a tail call, as the REPL runs a line, has no name of its own in the stack).
+local function name_of(f)
+    local function search(t, depth)
+        local ok, found = pcall(function()
+            for k, v in pairs(t) do
+                if v == f and type(k) == "string" then return k end
+                if depth > 1 and type(v) == "table" and v ~= t then
+                    local inner = search(v, depth - 1)
+                    if inner then return inner end
+                end
+            end
+        end)
+        return ok and found or nil
+    end
+    local found = search(_G, 2)
+    if found then return found end
+    for _, m in pairs(package.loaded) do
+        if type(m) == "table" and m ~= _G then
+            found = search(m, 2)
+            if found then return found end
+        end
+    end
+    return nil
+end
+
+function errors.explain(msg)
+    if type(msg) ~= "string" or errors.is_interrupt(msg) then return msg end
+    for level = 3, 6 do
+        local info = debug.getinfo(level, "Snf")
+        if not info then return msg end
+        if info.what ~= "C" then
+            local name, self = debug.getlocal(level, 1)
+            if name ~= "self" or type(self) == "table" or info.namewhat == "method" then return msg end
+            info.name = info.name or name_of(info.func)
+            if not info.name then return msg end
+            local caller, where = debug.getinfo(level + 1, "Sl"), ""
+            if caller and caller.currentline > 0 then where = caller.short_src .. ":" .. caller.currentline .. ": " end
+            local got = self == nil and "nil" or (type(self) == "userdata" and "a tensor" or type(self))
+            return where .. trf("%s was called with '.' instead of ':' (self is %s): write m:%s(...), "
+                .. "or m(...) to call a module's forward", info.name, got, info.name)
+        end
+    end
+    return msg
 end
 
 function errors.call(name, f, ...)

@@ -24,9 +24,28 @@ code chosen by whoever made it. Convert it once, in Python, to safetensors (data
     save_file({k: v.contiguous() for k, v in state.items()}, "model.safetensors")
 then load it here with safetensors.load_file("model.safetensors")]]
 
+-- Whether the file at path is a safetensors file: 8 bytes of little-endian header length, then the
+-- header, a JSON object (its first byte "{"). A pickle starts with 0x80, a zip checkpoint with "PK".
+local function is_safetensors(path)
+    local f = io.open(path, "rb")
+    if not f then return false end
+    local head = f:read(9)
+    f:close()
+    if not head or #head < 9 then return false end
+    local n = string.unpack("<I8", head)
+    return head:sub(9, 9) == "{" and n >= 2 and n < 2 ^ 40
+end
+
 function safetensors.torch_load(path)
     if type(path) ~= "string" then
         errors.raisef("torch.load: expected a file name, got %s", type(path))
+    end
+    local f, err = io.open(path, "rb")
+    if not f then errors.raisef("torch.load: cannot read %s (%s)", path, tostring(err)) end
+    f:close()
+    if is_safetensors(path) then
+        errors.raisef("torch.load: %s is a safetensors file, not a PyTorch checkpoint: load it with safetensors.load_file(%q)",
+                      path, path)
     end
     errors.raisef(CONVERT, path, path)
 end

@@ -82,8 +82,26 @@ local function overlapping_view()
     return ok and v or t
 end
 
+-- An options table (issue 24): names the functions know, PyTorch's aliases, near misses, names of
+-- nothing, keys that are not names, with random values.
+local OPTION_NAMES = {"dim", "axis", "keepdim", "keepdims", "dims", "Keepdim", "alpha", "dtype", "dtpye", "diagonal",
+                      "diag", "p", "train", "training", "rtol", "atol", "k", "largest", "sorted", "num_samples",
+                      "replacement", "unbiased", "correction", "approximate", "causal", "scale", "bias", "Bias", "eps",
+                      "weight", "normalized_shape", "from", "to", "mean", "std", "x", "", "\0", "a.b", 1, 2.5, true}
+local function random_options(value)
+    local o = {}
+    for _ = 1, math.random(0, 3) do
+        local k = OPTION_NAMES[math.random(1, #OPTION_NAMES)]
+        if math.type(k) == "integer" and k == 1 then k = 3 end -- [1] would make it a list, not options
+        o[k] = value()
+    end
+    return o
+end
+
 local function random_value()
-    local r = math.random(1, 27)
+    local r = math.random(1, 28)
+    if r == 28 then return random_options(function() return ({1, -1, 2, true, false, 0.5, "tanh", torch.int64,
+                                                              torch.bool, 0 / 0})[math.random(1, 10)] end) end
     if r <= 6 then
         local t = torch.rand(random_shape())
         if math.random() < 0.2 then t = t:gt(0.5) end
@@ -163,5 +181,60 @@ describe("random calls", function()
         local x = torch.tensor{{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}}
         assert.are.equal("tensor([0.9544, 1.4950])", tostring(x:matmul(torch.tensor{0.55, 0.87, 0.66})))
         print(string.format("# %d calls, %d errors, %d stopped at the %g s deadline", ITERS, errors, stopped, DEADLINE))
+    end)
+
+    -- The Lua library's constructors with random options tables (their sizes small and fixed): a
+    -- misspelt or unknown option is an error, never ignored, never a crash.
+    it(string.format("%d library constructors with random options tables (seed %d)", ITERS // 10, SEED), function()
+        math.randomseed(SEED)
+        local makers = {
+            function(o) return nn.Linear(3, 2, o) end, function(o) return nn.LayerNorm(4, o) end,
+            function(o) return nn.Embedding(5, 2, o) end, function(o) return nn.GELU(o) end,
+            function(o) return nn.PositionwiseFFN(4, 8, 0.0, o) end, function(o) return nn.SublayerConnection(4, 0.0, o) end,
+            function(o) return nn.MultiHeadAttention(3, 2, 6, 0.0, 2, o) end,
+            function(o) return nn.BERTEmbedding(10, 4, o) end,
+            function(o) return attention.fused(torch.rand(2, 3), torch.rand(2, 3), torch.rand(2, 3), o) end,
+            function(o) return torch.rand(2, 3):sum(o) end, function(o) return torch.rand(2, 3):add(torch.rand(3), o) end,
+        }
+        local refused = 0
+        for _ = 1, ITERS // 10 do
+            local o = random_options(random_value)
+            local ok, err = testing.call_within(DEADLINE, makers[math.random(1, #makers)], o)
+            if not ok then
+                refused = refused + 1
+                assert.are.equal("string", type(err))
+            end
+        end
+        assert.is_true(refused > 0)
+    end)
+
+    -- GPT-2's tokenizer on random text: random bytes (refused unless UTF-8), long words of one letter or
+    -- of many (the merge loop was quadratic), digits, spaces, special tokens' pieces; what is encoded
+    -- decodes back to the text. Needs the vocabulary (tests/run.sh points ATTN_TIKTOKEN_DIR at it).
+    local have_vocab, enc = pcall(tiktoken.get_encoding, "gpt2")
+    local tokenizer_test = have_vocab and it or pending
+    tokenizer_test(string.format("%d random texts through GPT-2's tokenizer (seed %d)", ITERS // 20, SEED), function()
+        math.randomseed(SEED)
+        local pieces = {"a", "ab", "é", "日本", " ", "  ", "\n", "\t", "'s", "'ll", "1", "12", "<|endoftext|>", "<|", "|>",
+                        "!", "?!", "\u{1F600}", "\xe6", "\xff", "\0", "\r\n", string.rep("z", math.random(100, 3000))}
+        local encoded = 0
+        for _ = 1, ITERS // 20 do
+            local parts = {}
+            for i = 1, math.random(0, 12) do
+                parts[i] = math.random() < 0.2 and string.char(math.random(0, 255)) or pieces[math.random(1, #pieces)]
+            end
+            local text = table.concat(parts)
+            local ok, ids = testing.call_within(DEADLINE * 4, enc.encode, enc, text,
+                                                math.random() < 0.5 and {allowed_special = "all"} or nil)
+            if ok then
+                encoded = encoded + 1
+                assert.are.equal(text, enc:decode_bytes(ids))
+            else
+                assert.are.equal("string", type(ids))
+                assert.is_nil(ids:find("interrupted", 1, true), "the tokenizer took over the deadline on " .. #text
+                              .. " bytes")
+            end
+        end
+        assert.is_true(encoded > 0)
     end)
 end)

@@ -176,9 +176,20 @@ describe("bad input to the GPT model", function()
         end
         assert.matches("config.json says vocab_size 1000 and n_embd 128, but wte.weight is %[1000, 64%]",
                        try((text:gsub('"n_embd": 64', '"n_embd": 128'))))
-        assert.matches("the weights have 2 transformer blocks, the model 3", try((text:gsub('"n_layer": 2', '"n_layer": 3'))))
-        assert.matches("shape mismatch for wpe: the model has %[16, 64%], the weights %[32, 64%]",
+        assert.matches("config.json says n_layer 3, but the weights have 2 transformer blocks",
+                       try((text:gsub('"n_layer": 2', '"n_layer": 3'))))
+        -- an absurd layer count is compared with the weights before a block is built (it used to build
+        -- 100,000 blocks, 50 s and gigabytes, before it compared)
+        assert.matches("config.json says n_layer 100000, but the weights have 2 transformer blocks",
+                       try((text:gsub('"n_layer": 2', '"n_layer": 100000'))))
+        assert.matches("config.json says n_positions 16, but wpe.weight is %[32, 64%]",
                        try((text:gsub('"n_positions": 32', '"n_positions": 16'))))
+        -- a missing or mistyped key is named (it used to fail inside string.format in attn's errors.lua)
+        local missing = try((text:gsub('"n_embd": 64,', '')))
+        assert.matches("GPTModel.from_pretrained: .*config.json has no n_embd", missing)
+        assert.is_nil(missing:find("[attn]", 1, true))
+        assert.matches("config.json: n_head must be a positive integer, got \"four\"",
+                       try((text:gsub('"n_head": 4', '"n_head": "four"'))))
         assert.matches('activation_function "relu"', try((text:gsub('"gelu_new"', '"relu"'))))
         os.remove(dir .. "/config.json")
         assert.matches("has no config.json", select(2, pcall(gpt.GPTModel.from_pretrained, dir)))

@@ -549,3 +549,20 @@ end)
         assert.matches("── step 3/4 · count ─[^\n]*\n  16 │ count = %(count or 0%) %+ 1\n", out)   -- g 3
     end)
 end)
+
+describe("int64 differences (issue 24)", function()
+    -- 0 - math.mininteger wraps to math.mininteger, whose math.abs is negative: 0 passed for it
+    it("are computed without wrapping", function()
+        assert.are.equal(2.0 ^ 64 - 1, compare.difference(math.maxinteger, math.mininteger))
+        assert.are.equal(1.0, compare.difference(math.mininteger, math.mininteger + 1))
+        assert.are.equal(0, compare.difference(7, 7))
+    end)
+
+    it("so lesson.check and lesson.agree refuse math.mininteger for 0", function()
+        assert.is_false((compare.check(0, math.mininteger, {tol = 0.5})))
+        assert.is_false((compare.check(torch.tensor{0}, {math.mininteger}, {tol = 0.5})))
+        assert.is_false((compare.agree(0, math.mininteger, 0)))
+        assert.is_false((compare.agree(torch.tensor{0}, torch.tensor{math.mininteger}, 0)))
+        assert.is_true((compare.agree(torch.tensor{math.mininteger}, torch.tensor{math.mininteger}, 0)))
+    end)
+end)

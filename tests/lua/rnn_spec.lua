@@ -115,7 +115,7 @@ describe("the recurrent layers refuse bad input, naming themselves", function()
     end
     it("sizes and options", function()
         fails("GRU: hidden_size must be a positive integer, got 0", nn.GRU, 3, 0)
-        fails("LSTM: unknown option batchfirst", nn.LSTM, 3, 4, {batchfirst = true})
+        fails("LSTM: unknown option 'batchfirst' %(did you mean 'batch_first'%?%)", nn.LSTM, 3, 4, {batchfirst = true})
         fails("GRU: bidirectional = true is not supported", nn.GRU, 3, 4, {bidirectional = true})
         fails("GRUCell: bias must be true or false, got 1", nn.GRUCell, 3, 4, 1)
         fails("LSTM: dropout must be a probability", nn.LSTM, 3, 4, {dropout = 2})

@@ -43,6 +43,18 @@ describe("GPT-2's tokenizer", function()
         end
     end)
 
+    it("gives tiktoken's ids on long words (made by js-tiktoken: the merges were once quadratic in them)", function()
+        local long = 0
+        for _, c in ipairs(cases) do
+            if #c.text >= 2000 then
+                long = long + 1
+                assert.are.same(plus_one(c.ordinary), enc:encode_ordinary(c.text), #c.text .. " bytes")
+            end
+        end
+        assert.is_true(long >= 6)
+        assert.are.equal(10000, #cases[#cases].text)
+    end)
+
     it("knows its size and its end-of-text token", function()
         assert.are.equal(50257, enc.n_vocab)
         assert.are.equal(50257, enc.eot_token) -- tiktoken's 50256

@@ -95,6 +95,36 @@ check "--update keeps a file's CRLF line ends" all status_is 0 -- \
 $(printf '# Crlf\r\n\r\n```lua\r\nprint(6 * 7)\r\n```\r\n```output\r\n42\r\n```\r')
 EOF
 
+# a UTF-8 byte order mark before the first block: the block is still read (it used to be skipped, and a
+# wrong output block after it passed unseen); --update keeps the mark
+printf '\357\273\277```lua\nprint(6 * 7)\n```\n\n```output\n41\n```\n' >"$TMP/bom.md"
+run --verify "$TMP/bom.md"
+check "a note starting with a UTF-8 BOM: its first block is run and compared (41 is not 42)" all status_is 1 -- \
+    out_has "✗ $TMP/bom.md:6: the output differs" -- last_line_is "0 passed, 1 failed"
+run --verify --update "$TMP/bom.md"
+printf '\357\273\277```lua\nprint(6 * 7)\n```\n\n```output\n42\n```\n' >"$TMP/bom_expected.md"
+check "--update on a note with a BOM keeps the BOM and writes 42" all status_is 0 -- \
+    same "$TMP/bom.md" "$TMP/bom_expected.md"
+
+# what a block prints may hold a carriage return, a NUL, an escape or a byte that is not UTF-8 (a token
+# cut inside a character): --update writes them as control pictures and U+FFFD, and the file verifies
+printf '# Bytes\n\n```lua\nprint("a\\rb\\0c\\27[1m" .. string.char(0xe6) .. "z")\nio.write("tail\\r")\n```\n' \
+    >"$TMP/bytes.md"
+run --verify --update "$TMP/bytes.md"
+check "--update on output with CR, NUL, ESC and a lone byte writes valid UTF-8 (␍ ␀ ␛ U+FFFD)" all status_is 0 -- \
+    grep -q -F "a␍b␀c␛[1m�z" "$TMP/bytes.md" -- iconv -f UTF-8 -t UTF-8 -o /dev/null "$TMP/bytes.md"
+run --verify "$TMP/bytes.md"
+check "... and that file passes --verify again" all status_is 0 -- last_line_is "1 passed, 0 failed"
+printf '# Bytes\n\n```lua\nprint("a\\rb")\n```\n\n```output\nab\n```\n' >"$TMP/cr.md"
+run --verify "$TMP/cr.md"
+check "a carriage return printed is not silently dropped: a\\rb is not ab" all status_is 1 -- \
+    out_has "the output differs"
+
+# int64 differences do not wrap: math.mininteger printed where the notes show 0 fails
+printf '```lua\nprint(math.mininteger)\n```\n\n```output\n0\n```\n' >"$TMP/minint.md"
+run --verify "$TMP/minint.md"
+check "math.mininteger is not within half a unit of 0" all status_is 1 -- out_has "the output differs"
+
 # ---- bad input: a message naming the file and line, and the other files still run ------------------
 printf '# Notes\n\nok\n\n\377 not UTF-8\n' >"$TMP/latin1.md"
 printf '# Notes\n\n```lua\nprint(1)\n\nmore\n' >"$TMP/open.md"

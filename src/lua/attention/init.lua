@@ -51,6 +51,7 @@ function attention.heatmap(t, opts)
         errors.raise("attention.heatmap: options must be a table such as {rows = tokens, cols = tokens}, got " ..
                      type(opts))
     end
+    require("attn.options").check("attention.heatmap", opts, {"rows", "cols", "color", "range", "svg"})
     if opts and opts.svg ~= nil then return write_svg(t, opts) end
     io.write(heatmap.render(t, opts), "\n")
 end

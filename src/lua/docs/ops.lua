@@ -25,13 +25,16 @@ a * 2 + 1, a ^ 2, 1 / a
 
 -- ---- element-wise arithmetic ------------------------------------------------------------------------
 
-both("add", "torch.add(a, b)", "a:add(b)", [=[
-The element-wise sum, the same as a + b. ]=] .. broadcast, [=[
+both("add", "torch.add(a, b [, {alpha = s}])", "a:add(b [, {alpha = s}])", [=[
+The element-wise sum, the same as a + b. ]=] .. broadcast .. [=[ With {alpha = s}, a + s·b rounded once,
+as PyTorch's alpha (an int64 result takes an integer s only).]=], [=[
 inputs[1] + inputs[2]                 -- inputs: see ?torch.tensor
---> tensor([0.9800, 1.0200, 1.5500])]=])
+--> tensor([0.9800, 1.0200, 1.5500])
+torch.tensor{1, 2}:add(torch.tensor{10, 20}, {alpha = 2})
+--> tensor([21, 42])]=])
 
-both("sub", "torch.sub(a, b)", "a:sub(b)", [=[
-The element-wise difference, the same as a - b. ]=] .. broadcast, [=[
+both("sub", "torch.sub(a, b [, {alpha = s}])", "a:sub(b [, {alpha = s}])", [=[
+The element-wise difference, the same as a - b. ]=] .. broadcast .. [=[ With {alpha = s}, a - s·b.]=], [=[
 torch.sub(1, torch.tensor{0.25, 1})
 --> tensor([0.7500, 0.0000])]=])
 

@@ -83,12 +83,7 @@ local function choose(logits, temperature, top_k)
 end
 
 local function generate_opts(fn, model, opts)
-    opts = check.options(fn, opts, "{temperature = 1.4, top_k = 25}")
-    for k in pairs(opts) do
-        if k ~= "temperature" and k ~= "top_k" and k ~= "eos_id" then
-            errors.raisef("%s: unknown option %s (temperature, top_k, eos_id)", fn, tostring(k))
-        end
-    end
+    opts = check.options(fn, opts, "{temperature = 1.4, top_k = 25}", {"temperature", "top_k", "eos_id"})
     local temperature = opts.temperature or 0.0
     if type(temperature) ~= "number" or not (temperature >= 0) or temperature == math.huge then
         errors.raisef("%s: temperature must be a number >= 0, got %s", fn, check.describe(temperature))

@@ -168,10 +168,14 @@ local function read_config(fn, dir)
         errors.raisef("%s: %s: layer_norm_epsilon %s; GPTModel's LayerNorm uses 1e-5", fn, path,
                       tostring(c.layer_norm_epsilon))
     end
-    local cfg = {vocab_size = c.vocab_size, context_length = c.n_positions or c.n_ctx, emb_dim = c.n_embd,
-                 n_heads = c.n_head, n_layers = c.n_layer, drop_rate = 0.0, qkv_bias = true}
-    for k, v in pairs(cfg) do
-        if v == nil then errors.raisef("%s: %s has no %s", fn, path, k) end
+    -- each key checked by name (a missing one is nil, which a loop over the table would never see)
+    local cfg = {drop_rate = 0.0, qkv_bias = true}
+    for _, k in ipairs({{"vocab_size", "vocab_size"}, {"context_length", "n_positions", "n_ctx"}, {"emb_dim", "n_embd"},
+                        {"n_heads", "n_head"}, {"n_layers", "n_layer"}}) do
+        local v = c[k[2]]
+        if v == nil and k[3] then v = c[k[3]] end
+        if v == nil then errors.raisef("%s: %s has no %s", fn, path, k[2]) end
+        cfg[k[1]] = check.size(fn, path .. ": " .. k[2], v)
     end
     return cfg
 end
@@ -191,17 +195,29 @@ function load.from_pretrained(dir)
     f:close()
     local ok, state = pcall(bind.safetensors.load_file, path)
     if not ok then errors.raise((errors.message(state):gsub("^safetensors%.load_file", fn))) end
+    -- The configuration against the weights, before any block is built: an absurd n_layer or n_positions
+    -- would otherwise build (and fill) gigabytes of layers only to find they do not fit.
     local wte = state["wte.weight"] or state["transformer.wte.weight"]
     if wte and (wte.shape[1] ~= cfg.vocab_size or wte.shape[2] ~= cfg.emb_dim) then
         errors.raisef("%s: config.json says vocab_size %d and n_embd %d, but wte.weight is %s", fn, cfg.vocab_size,
                       cfg.emb_dim, shape_text(wte))
+    end
+    local wpe = state["wpe.weight"] or state["transformer.wpe.weight"]
+    if wpe and wpe.shape[1] ~= cfg.context_length then
+        errors.raisef("%s: config.json says n_positions %d, but wpe.weight is %s", fn, cfg.context_length,
+                      shape_text(wpe))
+    end
+    local params = load.params_from_hf(state, fn)
+    if #params.blocks ~= cfg.n_layers then
+        errors.raisef("%s: config.json says n_layer %d, but the weights have %d transformer blocks", fn, cfg.n_layers,
+                      #params.blocks)
     end
     -- Built with the generator's state kept: loading a model draws nothing from the user's stream.
     local rng = torch.get_rng_state()
     local built, gpt = pcall(model.GPTModel, cfg)
     torch.set_rng_state(rng)
     if not built then errors.raisef("%s: %s", fn, errors.message(gpt)) end
-    local loaded, err = pcall(load.load_weights_into_gpt, gpt, load.params_from_hf(state, fn))
+    local loaded, err = pcall(load.load_weights_into_gpt, gpt, params)
     if not loaded then errors.raise((errors.message(err):gsub("^load_weights_into_gpt", fn))) end
     gpt:eval()
     return gpt

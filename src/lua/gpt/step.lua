@@ -27,6 +27,8 @@ end
 function step.Generator(args)
     local fn = "Generator"
     if type(args) ~= "table" then errors.raisef("%s: expected a table of arguments {model = ..., text = ...}", fn) end
+    require("attn.options").check(fn, args, {"model", "idx", "text", "tokenizer", "max_new_tokens", "temperature",
+                                             "top_k", "eos_id", "context_size", "show"})
     local model = args.model
     if not check.is_module(model) then errors.raisef("%s: model must be a GPTModel, got %s", fn, check.describe(model)) end
     local idx = args.idx

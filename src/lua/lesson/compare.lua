@@ -3,6 +3,7 @@
 --
 --   compare.check(computed, expected, opts) -> ok, lines
 --   compare.agree(a, b, tol)                -> ok, summary, lines      (lesson.agree, an identity)
+--   compare.difference(a, b)                -> |a - b| (nan equals nan; integers without wrapping)
 --
 -- `lines` is the explanation of a failure (nil on success): "expected ...", "got ...", and where the
 -- two differ most. Three kinds of expected value:
@@ -80,12 +81,21 @@ end
 
 local function is_nan(x) return x ~= x end
 
--- |a - b|, with nan equal to nan and an infinity equal to itself.
+-- |a - b|, with nan equal to nan and an infinity equal to itself. Two integers (int64 values, token
+-- ids) are subtracted without wrapping: 0 - math.mininteger wraps to math.mininteger, whose math.abs is
+-- negative, so 0 would have passed for math.mininteger. The larger minus the smaller is the exact
+-- difference read as unsigned (below 2^64), made a float.
 local function difference(a, b)
+    if math.type(a) == "integer" and math.type(b) == "integer" then
+        if a == b then return 0 end
+        local d = math.max(a, b) - math.min(a, b)
+        return d >= 0 and d + 0.0 or (d + 0.0) + 2.0 ^ 64
+    end
     if is_nan(a) or is_nan(b) then return (is_nan(a) and is_nan(b)) and 0 or math.huge end
     if a == b then return 0 end
     return math.abs(a - b)
 end
+compare.difference = difference
 
 -- The largest difference between two lists of numbers: diff, index (nil when both are empty).
 local function largest(a, b)

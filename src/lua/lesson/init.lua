@@ -27,6 +27,7 @@
 
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
+local options = require("attn.options")
 local term = require("attn.term")
 local text = require("attn.text.width")
 local compare = require("attn.lesson.compare")
@@ -199,6 +200,7 @@ function lesson.title(text, opts)
     check_string("title", 1, text)
     text = tr(text)
     S.title = text
+    if type(opts) == "table" then options.check("lesson.title", opts, {"source"}) end
     local origin = type(opts) == "table" and opts.source or nil
     -- the texts the lesson comes from, by the titles its readers know (scripts/po.sh extracts them)
     if origin then origin = tr(tostring(origin)) end
@@ -397,6 +399,7 @@ function lesson.check(what, computed, expected, opts)
     if opts ~= nil and type(opts) ~= "table" then
         errors.raisef("lesson.check: argument 4 must be an options table such as {tol = 5e-5}, got %s", type(opts))
     end
+    options.check("lesson.check", opts, {"tol"})
     if torch.is_tensor(expected) and not from_reference[expected] then
         errors.raise("lesson.check: the expected side is a tensor attn computed, not the book's text or numbers " ..
               "or PyTorch's (lesson.reference): compare two computations with lesson.agree(what, a, b " ..
@@ -418,6 +421,7 @@ function lesson.agree(what, a, b, opts)
     if opts ~= nil and type(opts) ~= "table" then
         errors.raisef("lesson.agree: argument 4 must be an options table such as {tol = 1e-6}, got %s", type(opts))
     end
+    options.check("lesson.agree", opts, {"tol"})
     if a == nil or b == nil then
         errors.raisef("lesson.agree: needs two values to compare, got %s and %s", type(a), type(b))
     end

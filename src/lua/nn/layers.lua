@@ -20,6 +20,7 @@ function Linear:__init(in_features, out_features, opts)
         errors.raisef("Linear: the third argument must be an options table such as {bias = false}, got %s",
                       type(opts))
     end
+    require("attn.options").check("Linear", opts, {"bias"})
     local bias = true
     if opts and opts.bias ~= nil then
         bias = opts.bias and true or false

@@ -110,7 +110,7 @@ local function new_decoder(fn, m, source, source_mask, start_symbol, opts)
     end
     id_tensor(fn, "source", source)
     check.tensor(fn, "source_mask", source_mask)
-    opts = check.options(fn, opts, "{end_symbol = 3}")
+    opts = check.options(fn, opts, "{end_symbol = 3}", {"end_symbol"})
     local self = setmetatable({model = m, source_mask = source_mask}, Greedy)
     self.end_symbol = opts.end_symbol ~= nil and token_id(fn, "end_symbol", opts.end_symbol) or nil
     self.memory = m:encode(source, source_mask) -- the encoder runs once

@@ -42,7 +42,7 @@ local LayerNorm = Module:extend("LayerNorm")
 
 --- LayerNorm(normalized_shape [, {eps = 1e-5, elementwise_affine = true, bias = true}])
 function LayerNorm:__init(normalized_shape, opts)
-    opts = check.options("LayerNorm", opts, "{eps = 1e-6}")
+    opts = check.options("LayerNorm", opts, "{eps = 1e-6}", {"eps", "elementwise_affine", "bias"})
     local shape = type(normalized_shape) == "number" and {normalized_shape} or normalized_shape
     if type(shape) ~= "table" or #shape == 0 then
         raisef("LayerNorm: normalized_shape must be a size or a list of sizes, e.g. LayerNorm(4), got %s",
@@ -99,7 +99,7 @@ local Embedding = Module:extend("Embedding")
 
 --- Embedding(num_embeddings, embedding_dim [, {padding_idx = id}])
 function Embedding:__init(num_embeddings, embedding_dim, opts)
-    opts = check.options("Embedding", opts, "{padding_idx = 1}")
+    opts = check.options("Embedding", opts, "{padding_idx = 1}", {"padding_idx"})
     self.num_embeddings = check.size("Embedding", "num_embeddings", num_embeddings)
     self.embedding_dim = check.size("Embedding", "embedding_dim", embedding_dim)
     local pad = opts.padding_idx
@@ -168,7 +168,7 @@ end
 
 --- nn.GELU([{approximate = "none" | "tanh"}])
 function GELU:__init(opts)
-    opts = check.options("GELU", opts, "{approximate = \"tanh\"}")
+    opts = check.options("GELU", opts, "{approximate = \"tanh\"}", {"approximate"})
     local a = opts.approximate or "none"
     if a ~= "none" and a ~= "tanh" then
         raisef("GELU: approximate must be \"none\" or \"tanh\", got %s", tostring(a))
@@ -268,7 +268,7 @@ local PositionwiseFFN = Module:extend("PositionwiseFFN")
 
 --- nn.PositionwiseFFN(d_model, d_ff [, dropout [, {activation = "silu"}]])
 function PositionwiseFFN:__init(d_model, d_ff, dropout, opts)
-    opts = check.options("PositionwiseFFN", opts, "{activation = \"relu\"}")
+    opts = check.options("PositionwiseFFN", opts, "{activation = \"relu\"}", {"activation"})
     local act = opts.activation or "silu"
     if not ACTIVATIONS[act] then
         raisef("PositionwiseFFN: activation must be \"silu\", \"relu\" or \"gelu\", got %s", tostring(act))
@@ -288,7 +288,7 @@ transformer.PositionwiseFFN = PositionwiseFFN
 -- ---- residual connection and blocks ----------------------------------------------------------------
 
 local function check_norm_first(fn, opts)
-    opts = check.options(fn, opts, "{norm_first = false}")
+    opts = check.options(fn, opts, "{norm_first = false}", {"norm_first"})
     if opts.norm_first ~= nil and type(opts.norm_first) ~= "boolean" then
         raisef("%s: norm_first must be true (pre-LN) or false (post-LN), got %s", fn, tostring(opts.norm_first))
     end
@@ -412,7 +412,7 @@ local BERTEmbedding = Module:extend("BERTEmbedding")
 
 --- nn.BERTEmbedding(vocab_size, d_model [, {max_len = 512, segments = 2}])
 function BERTEmbedding:__init(vocab_size, d_model, opts)
-    opts = check.options("BERTEmbedding", opts, "{max_len = 128}")
+    opts = check.options("BERTEmbedding", opts, "{max_len = 128}", {"segments", "max_len"})
     vocab_size = check.size("BERTEmbedding", "vocab_size", vocab_size)
     d_model = check.size("BERTEmbedding", "d_model", d_model)
     self.token = Embedding(vocab_size, d_model)

@@ -32,6 +32,9 @@ end
 
 repl.chunkname = "=stdin"   -- errors then read "stdin:1: ...", which eval strips for one-liners
 repl.last_traceback = nil   -- the traceback of the last error, for the curious
+-- what attn prints when a second Ctrl-C ends it (src/cli/main.c: a C function that cannot be stopped)
+repl.second_interrupt = tr("attn: a second Ctrl-C: the running C function cannot be interrupted; quitting "
+    .. "(the history is saved)")
 repl.show = show.value
 repl.results = show.results
 repl.complete = require("attn.repl.complete")
@@ -169,7 +172,7 @@ local function clean(msg, chunk)
 end
 
 local function handler(err)
-    local msg = errors.text(err)
+    local msg = errors.explain(errors.text(err))
     repl.last_traceback = debug.traceback(msg, 2)
     return msg
 end

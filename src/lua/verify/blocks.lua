@@ -2,7 +2,8 @@
 -- and the cells, each a ```lua block with the ```output block that shows what it prints.
 --
 --   blocks.read(text) -> notes, or nil and problems ({{line =, message =}, ...})
---   notes.lines[l]     line l without its end of line; notes.eol[l] its end ("\n", "\r\n" or "")
+--   notes.lines[l]     line l without its end of line; notes.eol[l] its end ("\n", "\r\n" or "");
+--   notes.bom          the file's UTF-8 byte order mark, or "" (not part of line 1)
 --   notes.cells        {{code =, output =, skip =, unchecked =}, ...} in the file's order; code and output are
 --                      blocks: {info =, code =, line =, last =, column =, fence =, prefix =}
 --
@@ -80,6 +81,10 @@ local function word(info, n)
 end
 
 function blocks.read(text)
+    -- a UTF-8 byte order mark (Windows editors write one) is not part of the first line: with it,
+    -- libcmark would not see a fence there, and the first block would be silently left out
+    local bom = text:sub(1, 3) == "\239\187\191" and text:sub(1, 3) or ""
+    text = text:sub(#bom + 1)
     local bad_line, bad_col = first_bad_byte(text)
     if bad_line then
         return nil, {{line = bad_line, message = string.format(
@@ -87,7 +92,7 @@ function blocks.read(text)
             bad_line, bad_col)}}
     end
     local lines, eol = split(text)
-    local notes = {lines = lines, eol = eol, cells = {}}
+    local notes = {lines = lines, eol = eol, cells = {}, bom = bom}
     local problems = {}
     local prev   -- the code block before this one, of any language
     for _, b in ipairs(markdown.code_blocks(text)) do

@@ -6,7 +6,8 @@
 --     the first difference is; text: the lines that explain it (expected and got with the differing
 --     numbers marked, the largest difference at its line of the file)
 --   output.normal(text) -> text as compared: trailing spaces of each line and trailing blank lines
---                          removed, "\n" at the end of every line
+--                          removed, "\n" at the end of every line, control characters as their
+--                          Unicode pictures (␍ ␀), bytes that are not UTF-8 as U+FFFD
 --
 -- The texts must be equal, except in their numbers: a number matches when it is within half a unit
 -- of the last digit the notes show (0.7070 takes 0.70702, 3 takes 3.4), so notes may round. Numbers
@@ -18,9 +19,27 @@ local i18n = require("attn.i18n")
 
 local output = {}
 
+-- A line as a Markdown file can hold it and give it back: a control character (a carriage return
+-- inside the line, a NUL, an escape) as its Unicode control picture (␍, ␀, ␛), a byte that is not
+-- UTF-8 (a token cut inside a character) as U+FFFD. Both sides of a comparison go through this, so
+-- what --update and --markdown write verifies again; text already written this way is unchanged.
+local function visible(line)
+    line = line:gsub("[%z\1-\8\11-\31]", function(c) return utf8.char(0x2400 + c:byte()) end)
+    line = line:gsub("\127", "\u{2421}")
+    if utf8.len(line) then return line end
+    local out, i = {}, 1
+    while i <= #line do
+        local ok, bad = utf8.len(line, i)
+        if ok then out[#out + 1] = line:sub(i) break end
+        out[#out + 1] = line:sub(i, bad - 1) .. "\u{FFFD}"
+        i = bad + 1
+    end
+    return table.concat(out)
+end
+
 local function lines_of(text)
     local lines = {}
-    for line in (text .. "\n"):gmatch("(.-)\r?\n") do lines[#lines + 1] = (line:gsub("[ \t]+$", "")) end
+    for line in (text .. "\n"):gmatch("(.-)\r?\n") do lines[#lines + 1] = visible((line:gsub("[ \t]+$", ""))) end
     if text:sub(-1) == "\n" or text == "" then lines[#lines] = nil end
     while #lines > 0 and lines[#lines] == "" do lines[#lines] = nil end
     return lines
@@ -41,11 +60,7 @@ local function half_unit(tok)
     return 0.5 * 10.0 ^ ((tonumber(exp) or 0) - decimals)
 end
 
-local function difference(a, b)
-    if a ~= a or b ~= b then return (a ~= a and b ~= b) and 0 or math.huge end
-    if a == b then return 0 end
-    return math.abs(a - b)
-end
+local difference = compare.difference -- integers without wrapping: -9223372036854775808 is not 0
 
 -- Each line's numbers, and the line with every number replaced by one mark (its "shape").
 local function read_lines(lines)

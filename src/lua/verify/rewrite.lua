@@ -78,7 +78,7 @@ function rewrite.apply(notes, outputs)
     if #lines > 0 and eol[#lines] == "" and not replace[#lines] and not after[#lines] then
         out[#out] = out[#out]:sub(1, -(#default_eol + 1))
     end
-    return table.concat(out), changed, added
+    return (notes.bom or "") .. table.concat(out), changed, added
 end
 
 return rewrite
