@@ -105,11 +105,6 @@ int luaopen_attn_errors(lua_State *L);    /* bind/args.c: which frame is the use
 int luaopen_attn_markdown(lua_State *L);  /* bind/markdown.c: code blocks of a Markdown text (libcmark) */
 int luaopen_attn_i18n(lua_State *L);      /* bind/i18n.c: the embedded translation catalogs */
 int luaopen_attn_learn(lua_State *L);     /* bind/learn.c: addcmul, gather, randperm, the losses */
-/* learn.c: add(input, other, {alpha = a}) and add_ (ops.c's add calls them when lt_has_alpha: its third
- * argument is an options table). */
-int lt_has_alpha(lua_State *L);
-int lt_add_alpha(lua_State *L, const char *fn);
-int lt_add_alpha_(lua_State *L, const char *fn);
 /* Sets field `name` of the parts table on top of the stack to a new table holding the functions of
  * list `a` and of list `b` (either may be NULL). */
 void lt_newpart(lua_State *L, const char *name, const luaL_Reg *a, const luaL_Reg *b);

@@ -34,54 +34,6 @@ static int store_into(lua_State *L, const char *fn, attn_tensor *self, int resul
     return 1;
 }
 
-int lt_has_alpha(lua_State *L)
-{
-    return lua_gettop(L) >= 3 && lt_is_options(L, 3);
-}
-
-/* The options of add: {alpha = a} (a number; no other key). */
-static double alpha_of(lua_State *L, const char *fn)
-{
-    lua_pushnil(L);
-    while (lua_next(L, 3)) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING || strcmp(lua_tostring(L, -1), "alpha") != 0)
-            lt_error(L, "%s: unknown option %s (%s(input, other, {alpha = 1}))", fn, luaL_tolstring(L, -1, NULL), fn);
-    }
-    lua_getfield(L, 3, "alpha");
-    double alpha = lua_isnil(L, -1) ? 1.0 : lt_check_number(L, -1, fn, "alpha");
-    lua_settop(L, 2);
-    return alpha;
-}
-
-/* t:add(other, {alpha = a}) and torch.add(t, other, {alpha = a}): called by ops.c's add when it is given
- * options; a number for other is a 0-d tensor. */
-int lt_add_alpha(lua_State *L, const char *fn)
-{
-    double alpha = alpha_of(L, fn);
-    attn_tensor *a = lt_check(L, 1, fn, "input");
-    attn_tensor *b = lt_test(L, 2);
-    attn_error err;
-    if (!b) {
-        attn_number v = lt_check_value(L, 2, fn, "other");
-        attn_tensor **slot = lt_newslot(L);
-        lt_finish(L, slot, attn_scalar_number(v, &err), &err);
-        lua_replace(L, 2);
-        b = *slot;
-    }
-    return push_result(L, attn_add_scaled(fn, a, b, alpha, &err), &err);
-}
-
-int lt_add_alpha_(lua_State *L, const char *fn)
-{
-    attn_tensor *self = lt_check(L, 1, fn, "input");
-    attn_error err;
-    if (attn_check_inplace(fn, self, lt_test(L, 2), &err))
-        return lt_raise(L, &err);
-    lt_add_alpha(L, fn);
-    return store_into(L, fn, self, -1);
-}
-
 /* addcmul(self, t1, t2, {value = v}) (value positional too) */
 static int addc(lua_State *L, const char *fn, int divide)
 {

@@ -39,8 +39,8 @@ static int binary(lua_State *L, const char *fn, attn_binop op)
     return push_result(L, r, &err);
 }
 
-/* add(input, other, {alpha = a}): bind/learn.c (PyTorch's rounding of input + a * other) */
-static int f_add(lua_State *L) { return lt_has_alpha(L) ? lt_add_alpha(L, "add") : binary(L, "add", ATTN_ADD); }
+/* add(input, other, {alpha = a}): bind/alpha.c (PyTorch's rounding of input + a * other) */
+static int f_add(lua_State *L) { return binary(L, "add", ATTN_ADD); }
 static int f_sub(lua_State *L) { return binary(L, "sub", ATTN_SUB); }
 static int f_mul(lua_State *L) { return binary(L, "mul", ATTN_MUL); }
 static int f_div(lua_State *L) { return binary(L, "div", ATTN_DIV); }
@@ -82,7 +82,7 @@ static int inplace(lua_State *L, int (*f)(lua_State *), const char *fn)
     return 1;
 }
 
-static int f_add_(lua_State *L) { return lt_has_alpha(L) ? lt_add_alpha_(L, "add_") : inplace(L, f_add, "add_"); }
+static int f_add_(lua_State *L) { return inplace(L, f_add, "add_"); }
 static int f_sub_(lua_State *L) { return inplace(L, f_sub, "sub_"); }
 static int f_mul_(lua_State *L) { return inplace(L, f_mul, "mul_"); }
 static int f_div_(lua_State *L) { return inplace(L, f_div, "div_"); }

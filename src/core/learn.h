@@ -5,9 +5,7 @@
 
 #include "tensor.h"
 
-/* a + alpha * b, rounded as PyTorch's add(other, alpha=) (one fused multiply-add); float32 result. */
-attn_tensor *attn_add_scaled(const char *fn, const attn_tensor *a, const attn_tensor *b, double alpha,
-                             attn_error *err);
+/* a + alpha * b (add with {alpha =}) is ops.h's attn_add_scaled. */
 /* self + value * t1 * t2 (addcmul) or self + value * t1 / t2 (divide: addcdiv), as PyTorch rounds them. */
 attn_tensor *attn_addcmul(const char *fn, const attn_tensor *self, const attn_tensor *t1, const attn_tensor *t2,
                           double value, int divide, attn_error *err);

@@ -56,31 +56,6 @@ static const float *data_of(const attn_tensor *t)
     return t->storage->data + t->offset;
 }
 
-attn_tensor *attn_add_scaled(const char *fn, const attn_tensor *a, const attn_tensor *b, double alpha,
-                             attn_error *err)
-{
-    const attn_tensor *in[2] = {a, b};
-    attn_tensor *ops[2];
-    int ndim;
-    int64_t shape[ATTN_MAX_DIMS];
-    if (a->dtype != ATTN_FLOAT32 && b->dtype != ATTN_FLOAT32)
-        return attn_fail(err, "%s: alpha is supported with a float32 tensor (got %s and %s)", fn,
-                         attn_dtype_name(a->dtype), attn_dtype_name(b->dtype));
-    if (prepare(fn, in, 2, ops, &ndim, shape, err))
-        return NULL;
-    attn_tensor *out = attn_empty(fn, ndim, shape, ATTN_FLOAT32, err);
-    if (out) {
-        const float *x = data_of(ops[0]), *y = data_of(ops[1]);
-        float *o = out->storage->data, s = (float)alpha;
-        int64_t n = attn_numel(out);
-        for (int64_t i = 0; i < n; i++)
-            o[i] = fmaf(s, y[i], x[i]);
-    }
-    attn_free(ops[0]);
-    attn_free(ops[1]);
-    return out;
-}
-
 attn_tensor *attn_addcmul(const char *fn, const attn_tensor *self, const attn_tensor *t1, const attn_tensor *t2,
                           double value, int divide, attn_error *err)
 {

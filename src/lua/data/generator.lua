@@ -70,7 +70,7 @@ local function randperm(n, opts)
     if math.type(n) ~= "integer" or n < 0 then
         errors.raisef("randperm: n must be a non-negative integer, got %s", check.describe(n))
     end
-    opts = check.options("randperm", opts, "{generator = g}")
+    opts = check.options("randperm", opts, "{generator = g}", {"generator"})
     for k in pairs(opts) do
         if k ~= "generator" then errors.raisef("randperm: unknown option %s (randperm(n, {generator = g}))", tostring(k)) end
     end

@@ -22,7 +22,7 @@ local DataLoader = {__name = "DataLoader"}
 DataLoader.__index = DataLoader
 
 local USAGE = "DataLoader(dataset, {batch_size = 1, shuffle = false, drop_last = false, generator = nil})"
-local KNOWN = {batch_size = true, shuffle = true, drop_last = true, generator = true, num_workers = true}
+local KNOWN = {"batch_size", "shuffle", "drop_last", "generator", "num_workers"}
 
 local function new(dataset, opts)
     local ok, n = pcall(function() return #dataset end)
@@ -30,10 +30,7 @@ local function new(dataset, opts)
         errors.raisef("DataLoader: dataset must have a length (#dataset) and items dataset[i], got %s (%s)",
                       check.describe(dataset), USAGE)
     end
-    opts = check.options("DataLoader", opts, "{batch_size = 2, shuffle = true}")
-    for k in pairs(opts) do
-        if not KNOWN[k] then errors.raisef("DataLoader: unknown option %s (%s)", tostring(k), USAGE) end
-    end
+    opts = check.options("DataLoader", opts, "{batch_size = 2, shuffle = true}", KNOWN)
     if opts.num_workers ~= nil and opts.num_workers ~= 0 then
         errors.raisef("DataLoader: num_workers must be 0 (attn loads in one process), got %s", check.describe(opts.num_workers))
     end

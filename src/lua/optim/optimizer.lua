@@ -98,7 +98,7 @@ function optimizer.class(name, defaults, check_options, step_tensors, usage)
     --- opt:zero_grad({set_to_none = true}) — forgets the gradients: p.grad = nil (PyTorch 2.x's default;
     --- PyTorch 1.13's was set_to_none = false, which zeroes p.grad in place instead).
     function class:zero_grad(opts)
-        opts = check.options(name .. ".zero_grad", opts, "{set_to_none = false}")
+        opts = check.options(name .. ".zero_grad", opts, "{set_to_none = false}", {"set_to_none"})
         for k in pairs(opts) do
             if k ~= "set_to_none" then errors.raisef("%s.zero_grad: unknown option %s", name, tostring(k)) end
         end
