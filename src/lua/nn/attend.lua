@@ -8,8 +8,8 @@
 --   fused   attention.fused(q, k, v, {causal = ...}): one pass that never holds the score matrix, on
 --           all cores, within 1e-5 of the stages (it adds in another order).
 -- The rule: the stages, unless the score matrices are large (more than FUSED_ABOVE numbers in all, far
--- beyond every example of the books) and the fused pass computes the same thing: no dropout (eval
--- mode or p = 0), the causal mask or none, plain dot-product scores. m.use_fused = true takes the
+-- beyond every example of the books) and the fused pass computes the same thing (pipeline.fusable asks
+-- each stage: no dropout (eval mode or p = 0), the causal mask or none, plain dot-product scores). m.use_fused = true takes the
 -- fused pass whenever it applies, whatever the size; m.use_fused = false never.
 local torch = require("attn.bind").torch
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
@@ -19,6 +19,7 @@ local dims, describe = check.shape, check.describe
 -- The stage operations: the table attention (module attn.attention), not the global `attention`,
 -- which a user may replace.
 local A = require("attn.attention")
+local pipeline = require("attn.attention.pipeline") -- the stages, described once
 local attend = {}
 
 -- ---- arguments and checks ---------------------------------------------------------------------------
@@ -108,18 +109,8 @@ end
 
 -- ---- the two paths ----------------------------------------------------------------------------------
 
--- True when the hidden positions of the [n, m] score matrix are exactly the causal ones, in every batch
--- element: then the fused causal path computes the same weights (each row keeps its diagonal, so a
--- finite fill such as -1e9 gives the same zeros as -inf).
-local function is_causal(hidden, n, m)
-    if n ~= m or hidden.shape[-1] ~= m or (hidden.ndim >= 2 and hidden.shape[-2] ~= n) then
-        return false
-    end
-    local causal = torch.triu(torch.ones(n, n), 1):bool()
-    return torch.equal(hidden, causal:expand(hidden.shape))
-end
-
--- The attention of q [..., n, d] over k [..., m, d], v [..., m, dv] -> [..., n, dv]. spec:
+-- The attention of q [..., n, d] over k [..., m, d], v [..., m, dv] -> [..., n, dv]: the stages of
+-- attention/pipeline.lua from scores to context. spec:
 --   hidden   bool mask broadcastable to the scores [..., n, m], true = hidden; or
 --   causal   a causal-mask buffer (ch. 3's self.mask, 1 = hidden), cut to [n, m] when needed; the
 --            fused path takes it to be the triu mask it was made as (a user who edits m.mask sets
@@ -131,36 +122,26 @@ local FUSED_ABOVE = 2 ^ 20 -- numbers in all the score matrices of one forward (
 
 function attend.attend(self, q, k, v, spec)
     local drop = spec.dropout
-    local dropping = drop ~= nil and drop.training and drop.p > 0
     local n, m = (q or spec.scores).shape[-2], k.shape[-2]
-    local hides = spec.hidden ~= nil and spec.hidden:sum():item() > 0 -- a padding mask may hide nothing
-    local causal = spec.causal ~= nil or (hides and is_causal(spec.hidden, n, m))
-    local fusable = A.fused and not dropping and not spec.scores and (causal or not hides)
-    local large = q ~= nil and q:numel() / math.max(q.shape[-1], 1) * m > FUSED_ABOVE
-    if fusable and (self.use_fused == true or (self.use_fused == nil and large)) then
-        rawset(self, "last_weights", nil) -- none on this path; stale ones would mislead
-        return A.fused(q, k, v, {causal = causal})
-    end
-    -- 1. scores ω = q·kᵀ, 2. scaled by √d
-    local s = spec.scores
-    if not s then
-        s = A.scale(A.scores(q, k), q.shape[-1])
-    end
-    -- 3. hidden scores get `fill`, so that 4. softmax gives them weight 0
     local hidden = spec.hidden
     if spec.causal and n > 0 and m > 0 then
         hidden = spec.causal[{{1, n}, {1, m}}]:bool() -- the module's buffer, as the book slices it
     end
-    if hidden then
-        s = A.mask(s, hidden, spec.fill)
+    -- 1. scores ω = q·kᵀ, 2. scaled by √d, 3. hidden scores get `fill`, so that 4. softmax gives them
+    -- weight 0, 5. dropout (training mode only; draws as nn.Dropout does), 6. the weighted sum of the values
+    local p = {scores = spec.scores, hidden = hidden, causal = spec.causal ~= nil, fill = spec.fill,
+               dropout = (drop and drop.training) and drop.p or nil}
+    local large = q ~= nil and q:numel() / math.max(q.shape[-1], 1) * m > FUSED_ABOVE
+    if self.use_fused == true or (self.use_fused == nil and large) then
+        local fusable, opts = pipeline.fusable(p, q, k)
+        if fusable then
+            rawset(self, "last_weights", nil) -- none on this path; stale ones would mislead
+            return A.fused(q, k, v, opts)
+        end
     end
-    local w = A.softmax(s, -1)
-    -- 5. dropout (training mode only; draws as nn.Dropout does), 6. the weighted sum of the values
-    if drop and drop.training then
-        w = A.dropout(w, drop.p)
-    end
-    rawset(self, "last_weights", w)
-    return A.weighted_sum(w, v)
+    local t = pipeline.run(p, {q = q, k = k, v = v})
+    rawset(self, "last_weights", t.dropped or t.weights)
+    return t.context
 end
 
 -- [b, h, n, dh] -> [b, n, h * dh]. The fused path already lays its result out as [b, n, h, dh] in
