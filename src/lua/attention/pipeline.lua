@@ -26,6 +26,7 @@
 -- existing tensor ops suffice (they then get whatever the ops get, gradients included).
 --
 -- A spec (one set of option names for every caller):
+--   kv_heads   split k and v into this many heads instead (grouped-query attention)
 --   heads      split q, k, v into this many heads (the stage "split heads"); merge = "short" | "view"
 --              (how the merge is written) or nil (no merge stage); src = role -> field of the inputs
 --   project    function(i, t) -> projection i (1 Q, 2 K, 3 V); project_names, project_how ("matmul" |
@@ -37,12 +38,18 @@
 --   dropout    p of the dropout on the weights (nil: no stage); dropout_fn(w, p) draws it
 --   out        function(t, z) the output layer; out_name how the formula names it
 --   plain      §3.3's attention without weights: Q = K = V = X in the formulas
+--   rope       {theta_base =, interleaved =}: rotate q and k by position (stage "RoPE")
+--   cache      the module whose cache_k, cache_v, ptr_current_pos hold the keys and values so far
+--   window     the sliding window (the cache keeps that many tokens; the mask is a band)
+--   kv_repeat  query heads per key/value head (GQA, MQA): stage "share KV"
+--   alibi      true: ALiBi's bias on the scores (stage "ALiBi")
 --   lead       {x = names, head = names}: the names of the leading dims in a trace
 --   upto       the key of the last stage wanted (nil: all)
 --   display    key -> {key =, name =, formula =, note =, view =, lead =}: what a caller shows otherwise
 --              (lead = false: no leading dims named)
 local A = require("attn.bind").attention
 local torch = require("attn.bind").torch
+local V = require("attn.attention.variants")
 local pipeline = {}
 
 local function sqrt_formula(spec)
@@ -96,10 +103,53 @@ local REST = {
      shape = "[.., n, d] -> [.., h, n, d/h] each (a view)",
      note = "view + transpose, no copy; shown: the queries; keys and values are tr.split_k, tr.split_v",
      on = function(spec) return (spec.heads or 1) > 1 end,
-     formula = function(spec) return "Q, K, V → [.., " .. spec.heads .. ", n, d/" .. spec.heads .. "]" end,
+     formula = function(spec)
+         if spec.kv_heads then
+             return "Q → [.., " .. spec.heads .. ", n, d_h], K, V → [.., " .. spec.kv_heads .. ", n, d_h]"
+         end
+         return "Q, K, V → [.., " .. spec.heads .. ", n, d/" .. spec.heads .. "]"
+     end,
      compute = function(get, spec)
-         local h = spec.heads
-         return A.split_heads(get("q"), h), A.split_heads(get("k"), h), A.split_heads(get("v"), h)
+         local h, g = spec.heads, spec.kv_heads or spec.heads -- g key/value heads (GQA, MQA)
+         return A.split_heads(get("q"), h), A.split_heads(get("k"), g), A.split_heads(get("v"), g)
+     end},
+    -- the variants of today's models, between the heads and the scores (phase "prepare": the fused pass
+    -- runs after them, on what they give)
+    {key = "rotated_q", keys = {"rotated_q", "rotated_k"}, name = "RoPE", reads = {"q", "k"}, writes = {"q", "k"},
+     lead = "head", rows = "q", fused = true, phase = "prepare",
+     shape = "[.., n, d] -> [.., n, d] each: pairs of dims rotated by position · θ_base^(-2i/d)",
+     note = "shown: the rotated queries; the rotated keys are tr.rotated_k",
+     on = function(spec) return spec.rope ~= nil end,
+     formula = function(spec)
+         return (spec.rope.interleaved and "Q, K rotated (interleaved pairs), θ_base = " or
+                 "Q, K rotated (split halves), θ_base = ") .. tostring(spec.rope.theta_base or 10000)
+     end,
+     compute = function(get, spec)
+         local o = {theta_base = spec.rope.theta_base, interleaved = spec.rope.interleaved,
+                    offset = spec.cache and spec.cache.ptr_current_pos or 0}
+         return V.rope(get("q"), o), V.rope(get("k"), o)
+     end},
+    {key = "cached_k", keys = {"cached_k", "cached_v"}, name = "KV cache", reads = {"k", "v"}, writes = {"k", "v"},
+     lead = "head", rows = "k", fused = true, phase = "prepare",
+     shape = "[.., m_old, d] + [.., n, d] -> [.., m_old + n, d] (with a window: the last window + n - 1)",
+     note = "shown: the cached keys, one row per token so far; the values are tr.cached_v",
+     on = function(spec) return spec.cache ~= nil end,
+     formula = function(spec)
+         return spec.window and ("K, V = cat(cache, new)[-(" .. spec.window .. "+n-1):]") or "K, V = cat(cache, new)"
+     end,
+     compute = function(get, spec, t)
+         local k, v, qs, ks = V.append(spec.cache, get("k"), get("v"), spec.window)
+         t.q_start, t.k_start = qs, ks
+         return k, v
+     end},
+    {key = "repeated_k", keys = {"repeated_k", "repeated_v"}, name = "share KV", reads = {"k", "v"},
+     writes = {"k", "v"}, lead = "head", rows = "k", fused = true, phase = "prepare",
+     shape = "[.., g, m, d] -> [.., g·r, m, d]: each key/value head repeated r times in place",
+     on = function(spec) return (spec.kv_repeat or 1) > 1 end,
+     formula = function(spec) return "K, V = repeat_interleave(K, V, " .. spec.kv_repeat .. ", dim=head)" end,
+     compute = function(get, spec)
+         local k, v = get("k"), get("v")
+         return V.repeat_interleave(k, spec.kv_repeat, k.ndim - 2), V.repeat_interleave(v, spec.kv_repeat, v.ndim - 2)
      end},
     {key = "scores", name = "scores", reads = {"q", "k"}, writes = {"s"}, lead = "head", rows = "q", cols = "k",
      shape = "[.., n, d] · [.., m, d]ᵀ -> [.., n, m]",
@@ -118,6 +168,14 @@ local REST = {
          if type(scale) == "number" then return s * scale end
          spec.fail("scale must be true (1/sqrt(d_k)), false or a number, got " .. type(scale))
      end},
+    {key = "biased", name = "ALiBi", reads = {"s"}, writes = {"s"}, lead = "head", rows = "q", cols = "k",
+     shape = "[.., h, n, m] + [h, n, m] -> [.., h, n, m]",
+     on = function(spec) return spec.alibi ~= nil end,
+     formula = function() return "ω + m_h·(j - i)   (m_h = 2^(-8h/H))" end,
+     compute = function(get, _, t)
+         local s = get("s")
+         return s + V.alibi_bias(s.shape[-3], s.shape[-2], s.shape[-1], t.q_start)
+     end},
     {key = "masked", name = "masked", reads = {"s", "q", "k"}, writes = {"s"}, lead = "head", rows = "q",
      cols = "k", shape = "[.., n, m] -> [.., n, m]; the mask broadcasts to the scores",
      on = function(spec) return spec.hidden ~= nil end,
@@ -126,7 +184,11 @@ local REST = {
          if h == nil or h:sum():item() == 0 then return true end -- a padding mask may hide nothing
          return spec.causal == true or is_causal(h, q.shape[-2], k.shape[-2])
      end,
-     formula = function(spec) return "ω.masked_fill(mask, " .. tostring(spec.fill or -math.huge) .. ")" end,
+     formula = function(spec)
+         local fill = tostring(spec.fill or -math.huge)
+         if spec.window then return "ω.masked_fill(band mask, " .. fill .. "), window " .. spec.window end
+         return "ω.masked_fill(mask, " .. fill .. ")"
+     end,
      compute = function(get, spec, t) return A.mask(get("s"), hidden_of(spec, t, get("q"), get("k")), spec.fill) end},
     {key = "weights", name = "weights", reads = {"s"}, writes = {"w"}, lead = "head", rows = "q", cols = "k",
      heat = true, fused = true, shape = "[.., n, m] -> [.., n, m], rows summing to 1",
@@ -164,10 +226,10 @@ for _, r in ipairs(pipeline.STAGES) do BY_KEY[r.key] = r end
 pipeline.by_key = BY_KEY
 
 -- The records this spec switches on, in order (masked before scaled when spec.mask_first).
-local function records_of(spec)
+local function records_of(spec, phase)
     local list = {}
     for _, r in ipairs(pipeline.STAGES) do
-        if r.on(spec) then list[#list + 1] = r end
+        if r.on(spec) and (phase == nil or (r.phase or "attend") == phase) then list[#list + 1] = r end
     end
     if spec.mask_first then
         for i = 2, #list do
@@ -206,7 +268,10 @@ function pipeline.build(spec)
             lead = (disp.lead == nil and lead[r.lead]) or disp.lead or nil, record = r,
             compute = function(t)
                 local first, k2, k3 = r.compute(get(t), spec, t)
-                if r.keys then t[r.keys[2]], t[r.keys[3]] = k2, k3 end
+                if r.keys then
+                    t[r.keys[2]] = k2
+                    if r.keys[3] then t[r.keys[3]] = k3 end
+                end
                 return first
             end,
         }
@@ -214,20 +279,25 @@ function pipeline.build(spec)
     return out
 end
 
---- pipeline.run(spec, t) computes every stage of spec on the tensors in t (q, k, v or x, as spec.src
---- names them), storing each stage's tensor in t under its key; returns t. The same records as
+--- pipeline.run(spec, t [, phase]) computes every stage of spec on the tensors in t (q, k, v or x, as
+--- spec.src names them), storing each stage's tensor in t under its key; returns t and the map from
+--- each role to the key of its last tensor. phase: "prepare" (the stages before the scores that the
+--- fused pass does not replace: RoPE, the cache, shared heads) or "attend" (the others) only. The same records as
 --- pipeline.build, without what only a trace shows (formulas, labels): a forward pays for its tensors only.
-function pipeline.run(spec, t)
+function pipeline.run(spec, t, phase)
     local at = {q = "q", k = "k", v = "v", x = "x"}  -- role -> the key of the tensor it names now
     for role, key in pairs(spec.src or {}) do at[role] = key end
     local get = function(role) return t[at[role]] end
-    for _, r in ipairs(records_of(spec)) do
+    for _, r in ipairs(records_of(spec, phase)) do
         local a, b, c = r.compute(get, spec, t)
         t[r.key] = a
-        if r.keys then t[r.keys[2]], t[r.keys[3]] = b, c end
+        if r.keys then
+            t[r.keys[2]] = b
+            if r.keys[3] then t[r.keys[3]] = c end
+        end
         for i, role in ipairs(r.writes) do at[role] = r.keys and r.keys[i] or r.key end
     end
-    return t
+    return t, at
 end
 
 --- pipeline.fusable(spec, q, k) -> true when attention.fused computes what the stages of spec from
@@ -235,7 +305,7 @@ end
 function pipeline.fusable(spec, q, k)
     if not A.fused then return false end
     local causal = spec.causal == true -- a causal buffer is taken to be the triu mask it was made as
-    for _, r in ipairs(records_of(spec)) do
+    for _, r in ipairs(records_of(spec, "attend")) do
         if r.key ~= "x" and r.reads[1] ~= "x" and r.key ~= "merged" and r.key ~= "output" then
             local f = r.fused
             if f == nil or f == false or (type(f) == "function" and not f(spec, q, k)) then return false end

@@ -28,6 +28,7 @@ local TOPICS = {
     "safetensors",  -- safetensors.load_file/save_file, torch.load's refusal
     "tiktoken",     -- GPT-2's tokenizer; topk, multinomial, exponential_
     "gpt",          -- chapters 4 and 5's GPT model (gpt/)
+    "variants",     -- today's attention: RoPE, GQA, the KV cache, sliding windows, ALiBi (issue 25)
 }
 
 for _, topic in ipairs(TOPICS) do
