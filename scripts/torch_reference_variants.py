@@ -239,6 +239,29 @@ def gen_variants(write, f32s):
     lines.append("gpt_cached %s what=uncached_logits : %s" % (case, f32s(full)))
     lines.append("gpt_cached %s what=max_abs_diff : %s" % (case, float((cached - full).abs().max()).hex()))
 
+    # lessons/16_kv_cache_gqa.lua: the same computations, in the lessons' format (lesson.reference)
+    lesson = []
+
+    def tensor(name, t):
+        lesson.append("tensor name=%s shape=%s : %s" % (name, ",".join(str(d) for d in t.shape), f32s(t)))
+
+    lesson.append("int64 name=kv.ids shape=1,%d : %s" % (idx.shape[1], " ".join(str(i + 1) for i in idx[0].tolist())))
+    tensor("kv.logits", cached)
+    # a GQA layer on the book's six tokens: 4 query heads, 2 key/value heads, seed 123
+    inputs = torch.tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
+                           [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]]).unsqueeze(0)
+    for groups in (2, 1):
+        torch.manual_seed(123)
+        m = GroupedQueryAttention(3, 8, 0.0, 4, groups)
+        m.eval()
+        with torch.no_grad():
+            tensor("gqa%d.out" % groups, m(inputs))
+            m.reset_cache()
+            steps = [m(inputs[:, :3], use_cache=True)] + [m(inputs[:, i:i + 1], use_cache=True) for i in range(3, 6)]
+            tensor("gqa%d.cached" % groups, torch.cat(steps, dim=1))
+    write("lessons_variants.txt", "lessons/16_kv_cache_gqa.lua: the KV cache and grouped-query attention "
+          "(scripts/torch_reference_variants.py)", lesson)
+
     write("variants.txt", "the bonus chapters' attention (scripts/torch_reference_variants.py): GQA/MQA, "
           "KV cache, sliding window, RoPE, cached generation; results row-major", lines)
 
