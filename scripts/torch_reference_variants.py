@@ -239,7 +239,7 @@ def gen_variants(write, f32s):
     lines.append("gpt_cached %s what=uncached_logits : %s" % (case, f32s(full)))
     lines.append("gpt_cached %s what=max_abs_diff : %s" % (case, float((cached - full).abs().max()).hex()))
 
-    # lessons/16_kv_cache_gqa.lua: the same computations, in the lessons' format (lesson.reference)
+    # lessons/16_kv_cache_gqa.lua and 17_positions_windows.lua, in the lessons' format (lesson.reference)
     lesson = []
 
     def tensor(name, t):
@@ -259,8 +259,22 @@ def gen_variants(write, f32s):
             m.reset_cache()
             steps = [m(inputs[:, :3], use_cache=True)] + [m(inputs[:, i:i + 1], use_cache=True) for i in range(3, 6)]
             tensor("gqa%d.cached" % groups, torch.cat(steps, dim=1))
-    write("lessons_variants.txt", "lessons/16_kv_cache_gqa.lua: the KV cache and grouped-query attention "
-          "(scripts/torch_reference_variants.py)", lesson)
+    # lessons/17_positions_windows.lua: a query and a key rotated by RoPE, and a sliding-window layer
+    torch.manual_seed(123)
+    q = torch.rand(1, 1, 6, 4)
+    cos, sin = rope_params(4, 10000, 6)
+    tensor("rope.q", q)
+    tensor("rope.rotated", apply_rope(q, cos, sin))
+    torch.manual_seed(123)
+    m = GroupedQueryAttention(3, 4, 0.0, 2, 2, window=2)
+    m.eval()
+    with torch.no_grad():
+        tensor("swa.out", m(inputs))
+        m.reset_cache()
+        tensor("swa.cached", torch.cat([m(inputs[:, i:i + 2], use_cache=True) for i in range(0, 6, 2)], dim=1))
+
+    write("lessons_variants.txt", "lessons/16_kv_cache_gqa.lua and 17_positions_windows.lua: the KV cache, "
+          "grouped-query attention, RoPE, sliding windows (scripts/torch_reference_variants.py)", lesson)
 
     write("variants.txt", "the bonus chapters' attention (scripts/torch_reference_variants.py): GQA/MQA, "
           "KV cache, sliding window, RoPE, cached generation; results row-major", lines)
