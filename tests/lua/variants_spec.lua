@@ -304,3 +304,32 @@ describe("attention.kv_cache_bytes: the bonus chapters' printed estimates", func
                          'attention.kv_cache_bytes: dtype must be one of fp32, bf16, fp16, fp8, int8, got "fp64"')
     end)
 end)
+
+describe("attention.online_softmax: FlashAttention's running max and sum", function()
+    -- the staged softmax adds a row's exps in one pass; the online one tile by tile, each partial sum
+    -- rescaled when a larger max arrives: a few float32 roundings apart (bound: 1e-6 for weights <= 1
+    -- and values in [0, 1), about 8 ulp of the results here), not bit for bit
+    for _, tile in ipairs({1, 2, 3, 7}) do
+        it("tile " .. tile .. ": the staged softmax·v within 1e-6, causal rows included", function()
+            torch.manual_seed(tile)
+            local s = attention.mask(torch.rand(2, 5, 7) * 6, attention.causal_mask(5, 7))
+            local v = torch.rand(2, 7, 3)
+            local z, steps = attention.online_softmax(s, v, {tile = tile})
+            local ref = attention.weighted_sum(attention.softmax(s, -1), v)
+            assert.is_true((z - ref):abs():max():item() < 1e-6)
+            assert.equal(math.ceil(7 / tile), #steps)
+            assert.is_true(torch.equal(steps[#steps].m, s:max{dim = -1, keepdim = true}))
+        end)
+    end
+
+    it("rescales when a tile brings a larger max: exp(m_old - m_new)", function()
+        local s = torch.tensor{{1.0, 0.0, 3.0, 2.0}}
+        local _, steps = attention.online_softmax(s, torch.eye(4), {tile = 2})
+        assert.is_true(math.abs(steps[2].scale[1][1] - math.exp(1 - 3)) < 1e-7)
+    end)
+
+    it("refuses scores and values that do not agree, naming attention.online_softmax", function()
+        assert.has_error(function() attention.online_softmax(torch.rand(2, 3), torch.rand(4, 2)) end,
+                         "attention.online_softmax: scores [..., n, m] and v [..., m, dv] must agree on m, got [2, 3] and [4, 2]")
+    end)
+end)

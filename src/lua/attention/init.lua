@@ -25,7 +25,7 @@ attention.overview = require("attn.attention.overview")
 -- the variants of today's models (attention/variants.lua); their stages are attention/pipeline.lua's
 local variants = require("attn.attention.variants")
 for _, name in ipairs({"rope", "rope_params", "band_mask", "layer_pattern", "alibi_slopes", "kv_cache_bytes",
-                       "kv_groups", "repeat_interleave"}) do
+                       "kv_groups", "repeat_interleave", "online_softmax"}) do
     attention[name] = variants[name]
 end
 

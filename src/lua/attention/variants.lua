@@ -210,6 +210,49 @@ function variants.alibi_bias(h, n, m, q_start)
     return -(slopes:view(h, 1, 1) * dist:float())
 end
 
+-- ---- FlashAttention's online softmax --------------------------------------------------------------
+
+--- attention.online_softmax(scores, v [, {tile = 2}]) -> context, steps: softmax(scores)·v computed as
+--- FlashAttention does, the keys a tile at a time, never holding a whole row of weights: per query row
+--- a running max m, a running sum l of exp(score - m) and a running output o; a tile with a larger max
+--- rescales l and o by exp(m_old - m_new) before adding its own part. context = o / l at the end.
+--- steps[t] = {m =, l =, o =, scale =} after tile t (scale: the rescaling factor that tile applied).
+--- scores [..., n, m] (masked with -inf where hidden; a row hidden entirely gives nan, as softmax does),
+--- v [..., m, dv]. Not bit for bit the staged softmax: the sum is added tile by tile, and rescaled, in
+--- another order (within a few float32 roundings; tests/lua/variants_spec.lua states the bound).
+function variants.online_softmax(scores, v, opts)
+    local fn = "attention.online_softmax"
+    check.tensor(fn, "scores", scores)
+    check.tensor(fn, "v", v)
+    opts = check.options(fn, opts, "{tile = 2}")
+    for k in pairs(opts) do
+        if k ~= "tile" then fail(fn, "unknown option %s (known: tile)", tostring(k)) end
+    end
+    if scores.ndim < 2 or v.ndim < 2 or scores.shape[-1] ~= v.shape[-2] then
+        fail(fn, "scores [..., n, m] and v [..., m, dv] must agree on m, got %s and %s", check.shape(scores), check.shape(v))
+    end
+    local tile = check.size(fn, "tile", opts.tile or 2)
+    local m_keys = scores.shape[-1]
+    local m, l, o
+    local steps = {}
+    for start = 1, m_keys, tile do
+        local w = math.min(tile, m_keys - start + 1)
+        local s = scores:narrow(-1, start, w)
+        local vt = v:narrow(-2, start, w)
+        local tile_max = s:max{dim = -1, keepdim = true}
+        local m_new = m and torch.maximum(m, tile_max) or tile_max
+        -- exp(-inf - -inf) would be nan: a row that has seen only hidden keys so far keeps 0
+        local safe = m_new:masked_fill(m_new:eq(-math.huge), 0)
+        local p = torch.exp(s - safe)
+        local scale = m and torch.exp(m - safe) or nil
+        l = m and (l * scale + p:sum{dim = -1, keepdim = true}) or p:sum{dim = -1, keepdim = true}
+        o = m and (o * scale + p:matmul(vt)) or p:matmul(vt)
+        m = m_new
+        steps[#steps + 1] = {m = m, l = l, o = o, scale = scale}
+    end
+    return o / l, steps
+end
+
 -- ---- the KV cache's size ---------------------------------------------------------------------------
 
 local DTYPE_BYTES = {fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1}

@@ -80,6 +80,21 @@ query heads (repeat_interleave's order).]=], [=[
 attention.kv_groups(8, 2)[2][1], #attention.kv_groups(8, 2)[2]
 --> 5	4]=], attention.kv_groups)
 
+def("attention.online_softmax", "attention.online_softmax(scores, v [, {tile = 2}]) -> context, steps", [=[
+softmax(scores)·v the way FlashAttention computes it: the keys a tile at a time, never a whole row of
+weights. Per query row it keeps a running max m, a running sum l of exp(score - m) and a running
+output o; a tile with a larger max first rescales l and o by exp(m_old - m_new). The context is o / l.
+steps[t] holds m, l, o and the rescaling factor after tile t, to show it tile by tile. Equal to the
+staged softmax and weighted sum to a few float32 roundings, not bit for bit: the sums are added tile
+by tile and rescaled, in another order. attention.fused runs the same algorithm in C.]=], [=[
+s = torch.tensor{{1.0, 3.0, 2.0, 5.0}}
+v = torch.eye(4)
+z, steps = attention.online_softmax(s, v, {tile = 2})
+#steps, steps[2].m
+--> 2	tensor([[5.]])
+(z - torch.softmax(s, -1)):abs():max():item() < 1e-6
+--> true]=], attention.online_softmax)
+
 class("GroupedQueryAttention", "nn.GroupedQueryAttention(d_in, d_out, dropout, num_heads, num_kv_groups " ..
       "[, {qkv_bias = false, sliding_window =, rope = false, theta_base = 10000, alibi = false}])", [=[
 The bonus chapter's grouped-query attention (ch04/04_gqa; Llama 3's attention): num_heads query heads,
