@@ -30,7 +30,6 @@ local TOPICS = {
     "tokenizers",   -- Hugging Face tokenizer.json files (Qwen3's, Llama 3's) and the Hugging Face cache
     "gpt",          -- chapters 4 and 5's GPT model (gpt/)
     "learn",        -- losses, gather, randperm, linspace, DataLoader, torch.optim (training)
-
     "variants",     -- today's attention: RoPE, GQA, the KV cache, sliding windows, ALiBi (issue 25)
 }
 
