@@ -233,8 +233,7 @@ describe("attention.rope against the Llama notebooks' compute_rope_params and ap
         assert.has_error(function() attention.rope(torch.rand(2, 3)) end,
                          "attention.rope: head_dim must be even (dims are rotated in pairs), got [2, 3]")
         assert.has_error(function() attention.rope(torch.rand(2, 4), {offest = 1}) end,
-                         "attention.rope: unknown option offest (attention.rope(x [, {theta_base = 10000, offset = 0, " ..
-                         "interleaved = false}]))")
+                         "attention.rope: unknown option 'offest' (did you mean 'offset'?)")
     end)
 end)
 

@@ -93,7 +93,7 @@ end
 function variants.band_mask(n, m, opts)
     local fn = "attention.band_mask"
     n, m = check.size(fn, "n", n), check.size(fn, "m", m)
-    opts = check.options(fn, opts, "{window = 3}")
+    opts = check.options(fn, opts, "{window = 3}", {"window", "q_start", "k_start"})
     local qs, ks, w = opts.q_start or 0, opts.k_start or 0, opts.window
     if w ~= nil then w = check.size(fn, "window", w) end
     local q = torch.arange(qs, qs + n):unsqueeze(2)
@@ -139,7 +139,6 @@ function variants.rope_params(head_dim, theta_base, context_length)
     return torch.cos(angles), torch.sin(angles)
 end
 
-local ROPE_USAGE = "attention.rope(x [, {theta_base = 10000, offset = 0, interleaved = false}])"
 
 --- attention.rope(x, opts) -> x rotated: x [..., tokens, head_dim], token t (1-based) at position
 --- offset + t - 1. Split-half (Llama's and the bonus chapter's apply_rope): dim i pairs with i + d/2,
@@ -147,12 +146,7 @@ local ROPE_USAGE = "attention.rope(x [, {theta_base = 10000, offset = 0, interle
 function variants.rope(x, opts)
     local fn = "attention.rope"
     check.tensor(fn, "x", x)
-    opts = check.options(fn, opts, "{offset = 4}")
-    for k in pairs(opts) do
-        if k ~= "theta_base" and k ~= "offset" and k ~= "interleaved" then
-            fail(fn, "unknown option %s (%s)", tostring(k), ROPE_USAGE)
-        end
-    end
+    opts = check.options(fn, opts, "{offset = 4}", {"theta_base", "offset", "interleaved"})
     if x.ndim < 2 then fail(fn, "x must be [..., tokens, head_dim], got %s", check.shape(x)) end
     local d, n = x.shape[-1], x.shape[-2]
     if d % 2 ~= 0 then fail(fn, "head_dim must be even (dims are rotated in pairs), got %s", check.shape(x)) end
@@ -224,10 +218,7 @@ function variants.online_softmax(scores, v, opts)
     local fn = "attention.online_softmax"
     check.tensor(fn, "scores", scores)
     check.tensor(fn, "v", v)
-    opts = check.options(fn, opts, "{tile = 2}")
-    for k in pairs(opts) do
-        if k ~= "tile" then fail(fn, "unknown option %s (known: tile)", tostring(k)) end
-    end
+    opts = check.options(fn, opts, "{tile = 2}", {"tile"})
     if scores.ndim < 2 or v.ndim < 2 or scores.shape[-1] ~= v.shape[-2] then
         fail(fn, "scores [..., n, m] and v [..., m, dv] must agree on m, got %s and %s", check.shape(scores), check.shape(v))
     end
