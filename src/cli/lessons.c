@@ -341,10 +341,10 @@ static void page_name(char *page, size_t size, const char *out, const char *path
     }
 }
 
-/* One lesson run and written as a web page by lesson/html.lua's file(path, page), and its line:
+/* One lesson run and written as a web page by lesson/html.lua's file(path, page, inputs), and its line:
  * where the page went, its size, its checks. 0 when it could not be run (the error reported) or a
  * check failed. */
-static int html_page(lua_State *L, const char *path, const char *page) {
+static int html_page(lua_State *L, const char *path, const char *page, char **files, int nfiles) {
     lua_getglobal(L, "require");
     lua_pushliteral(L, "attn.lesson.html");
     int ran = attn_pcall(L, 1, 1, 0) == LUA_OK;
@@ -352,7 +352,12 @@ static int html_page(lua_State *L, const char *path, const char *page) {
         lua_getfield(L, -1, "file");
         lua_pushstring(L, path);
         lua_pushstring(L, page);
-        ran = attn_pcall(L, 2, 2, 0) == LUA_OK;
+        lua_createtable(L, nfiles, 0); /* the inputs: never written over (html.lua) */
+        for (int i = 0; i < nfiles; i++) {
+            lua_pushstring(L, files[i]);
+            lua_rawseti(L, -2, i + 1);
+        }
+        ran = attn_pcall(L, 3, 2, 0) == LUA_OK;
     }
     if (!ran) {
         report_top(L);
@@ -399,7 +404,7 @@ static int html_all(char **files, int nfiles, const char *out) {
         if (!opened) {
             report_top(L);
             ok = 0;
-        } else if (!html_page(L, path, page)) {
+        } else if (!html_page(L, path, page, files, nfiles)) {
             ok = 0;
         }
         lua_close(L);

@@ -19,6 +19,7 @@ local output = require("attn.verify.output")
 local rewrite = require("attn.verify.rewrite")
 local lesson = require("attn.lesson")
 local errors = require("attn.errors")
+local bind = require("attn.bind")
 
 local run = {}
 local stdout = io.stdout
@@ -97,17 +98,10 @@ local function read_file(path)
     return text
 end
 
+-- --update's rewrite, written as every file attn writes is (src/core/safe_write.c): a new file beside
+-- the notes renamed over them, with their mode; a symlink written through; never a fixed temporary name.
 local function write_file(path, text)
-    local tmp = path .. ".attn-update"
-    local f, err = io.open(tmp, "wb")
-    if not f then return nil, err end
-    local ok, werr = f:write(text)
-    f:close()
-    if not ok then
-        os.remove(tmp)
-        return nil, werr
-    end
-    return os.rename(tmp, path)
+    return bind.files.write(path, text, "--update")
 end
 
 -- A block that raised an error, was interrupted or called lesson.skip, reported: the count it adds to
