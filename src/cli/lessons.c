@@ -47,20 +47,22 @@ static int is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* ./lessons, else lessons/ next to the executable (a build tree), else ../share/attn/lessons relative to
- * it (where make install puts them, so an install staged under a DESTDIR finds its own). NULL when there
- * is none. */
+/* attn's own lessons, found relative to the executable (never the working folder: running attn inside
+ * an untrusted checkout must not run its lessons/ for --check or --step NAME): lessons/ next to it (a
+ * build tree), ../../lessons for the sanitizer build in build/asan/, ../share/attn/lessons (where make
+ * install puts them, so an install staged under a DESTDIR finds its own). NULL when there is none. */
 static const char *lessons_dir(char *buf, size_t size) {
-    static const char *const beside[] = {"lessons", "../share/attn/lessons"};
+    static const char *const beside[] = {"lessons", "../../lessons", "../share/attn/lessons"};
     ssize_t n;
     char *slash;
-    if (is_dir("lessons")) return "lessons";
     n = readlink("/proc/self/exe", buf, size - sizeof "../share/attn/lessons");
     if (n <= 0) return NULL;
     buf[n] = '\0';
     slash = strrchr(buf, '/');
     if (slash == NULL) return NULL;
+    int in_asan = slash - buf >= 11 && strncmp(slash - 11, "/build/asan", 11) == 0;
     for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+        if (i == 1 && !in_asan) continue; /* only build/asan/attn looks two folders up */
         strcpy(slash + 1, beside[i]);
         if (is_dir(buf)) {
             char *canonical = realpath(buf, NULL); /* "/usr/local/share/...", not ".../bin/../share/..." */
@@ -285,7 +287,7 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
     if (n == 0) { /* no files: every lesson there is */
         n = push_lesson_files(L, lessons_dir(buf, sizeof buf));
         if (n == 0) {
-            fprintf(stderr, "attn: --check: no lessons given and none found in ./lessons or next to attn\n");
+            fprintf(stderr, "attn: --check: no lessons given and none found next to attn\n");
             lua_pop(L, 1);
             return 0;
         }
@@ -426,7 +428,7 @@ static int list_all(lua_State *L, char **files, int nfiles) {
             lua_rawseti(L, -2, i + 1);
         }
     } else if (push_lesson_files(L, lessons_dir(buf, sizeof buf)) == 0) {
-        fprintf(stderr, "attn: --list: no lessons found in ./lessons or next to attn\n");
+        fprintf(stderr, "attn: --list: no lessons found next to attn\n");
         lua_pop(L, 2);
         return 0;
     }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -263,8 +264,15 @@ static double env_number(const char *name, double fallback) {
 /* One notes file, run by a child process; adds to the counts. */
 static void verify_one(const char *path, const verify_options *o, long *passed, long *failed, long *skipped) {
     int fds[2];
+    struct stat st;
     fflush(stdout);
     fflush(stderr);
+    /* a FIFO would block the read for ever, a device would read for ever: notes are regular files */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        printf("✗ %s: not a regular file: notes are Markdown files\n", path);
+        (*failed)++;
+        return;
+    }
     if (pipe(fds) != 0) {
         printf("✗ %s: cannot run the notes: %s\n", path, strerror(errno));
         (*failed)++;
