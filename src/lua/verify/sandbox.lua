@@ -26,11 +26,9 @@ local trf = require("attn.i18n").trf
 
 local sandbox = {}
 
-local TRUSTED_HINT = " (--trusted lifts this)"
-
 -- The error for something a restricted note may not do (verify/run.lua puts the note's line to it).
 local function refuse(what, why)
-    error(trf("%s is not allowed in notes run by attn --verify: %s", what, why) .. TRUSTED_HINT, 0)
+    error(trf("%s is not allowed in notes run by attn --verify: %s (--trusted lifts this)", what, why), 0)
 end
 
 local function copy(t)
