@@ -447,8 +447,8 @@ int attn_lessons(lua_State *L, int mode, char **files, int nfiles, const attn_st
     case ATTN_LESSON_TAP: return check_all(L, files, nfiles, 1);
     case ATTN_LESSON_LIST: return list_all(L, files, nfiles);
     case ATTN_LESSON_HTML: return html_all(files, nfiles, step->out);
-    case ATTN_LESSON_VERIFY: return attn_verify(files, nfiles, 0, step->trusted);
-    case ATTN_LESSON_UPDATE: return attn_verify(files, nfiles, 1, step->trusted);
+    case ATTN_LESSON_VERIFY: return attn_verify(L, files, nfiles, 0, step->trusted);
+    case ATTN_LESSON_UPDATE: return attn_verify(L, files, nfiles, 1, step->trusted);
     case ATTN_LESSON_MARKDOWN: return attn_markdown(files, nfiles);
     default: return 0;
     }

@@ -117,9 +117,22 @@ static int l_over_time(lua_State *L) {
     return 1;
 }
 
-static int l_refuse_exit(lua_State *L) {
-    return luaL_error(L, "os.exit is not run by attn --verify: it would end attn before the other blocks and "
-                         "files (--trusted lifts this)");
+/* The parent's lines, translated by run.parent_line (src/lua/verify/run.lua) in attn's own state
+ * (which never runs a note); English if that fails. */
+static lua_State *parent_L;
+
+static void say(const char *what, const char *english, const char *path, const char *detail) {
+    int top = parent_L ? lua_gettop(parent_L) : 0;
+    const char *line = NULL;
+    if (parent_L && push_function(parent_L, "attn.verify.run", "parent_line")) {
+        lua_pushstring(parent_L, what);
+        lua_pushstring(parent_L, path);
+        lua_pushstring(parent_L, detail);
+        if (attn_pcall(parent_L, 3, 1, 0) == LUA_OK) line = lua_tostring(parent_L, -1);
+    }
+    if (line) printf("%s\n", line);
+    else printf(english, path, detail), printf("\n");
+    if (parent_L) lua_settop(parent_L, top);
 }
 
 static void write_all(int fd, const char *p, size_t n) {
@@ -152,10 +165,8 @@ static void child(const char *path, const verify_options *o, int fd) {
         failed = 1;
     } else {
         if (!o->trusted) {
-            lua_getglobal(L, "os");
-            lua_pushcfunction(L, l_refuse_exit);
-            lua_setfield(L, -2, "exit");
-            lua_pop(L, 1);
+            if (!push_function(L, "attn.verify.sandbox", "seal") || attn_pcall(L, 0, 0, 0) != LUA_OK)
+                lua_pop(L, 1); /* the error: the sandbox's own os.exit still refuses */
             struct sigaction sa;
             memset(&sa, 0, sizeof sa);
             sa.sa_handler = on_budget;
@@ -269,18 +280,18 @@ static void verify_one(const char *path, const verify_options *o, long *passed, 
     fflush(stderr);
     /* a FIFO would block the read for ever, a device would read for ever: notes are regular files */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        printf("✗ %s: not a regular file: notes are Markdown files\n", path);
+        say("irregular", "✗ %s: not a regular file (notes are Markdown files)%s", path, "");
         (*failed)++;
         return;
     }
     if (pipe(fds) != 0) {
-        printf("✗ %s: cannot run the notes: %s\n", path, strerror(errno));
+        say("cannot_run", "✗ %s: cannot run the notes: %s", path, strerror(errno));
         (*failed)++;
         return;
     }
     pid_t pid = fork();
     if (pid < 0) {
-        printf("✗ %s: cannot run the notes: %s\n", path, strerror(errno));
+        say("cannot_run", "✗ %s: cannot run the notes: %s", path, strerror(errno));
         close(fds[0]);
         close(fds[1]);
         (*failed)++;
@@ -306,14 +317,18 @@ static void verify_one(const char *path, const verify_options *o, long *passed, 
         head = 1;
     fflush(stdout);
     if (!head) { /* the child ended without its report */
-        if (killed)
-            printf("✗ %s: the notes ran past their time budget (%.0f s) and were stopped\n", path, o->seconds);
-        else if (WIFSIGNALED(status))
-            printf("✗ %s: the notes' process died (signal %d, %s) before the end of the file\n", path,
-                   WTERMSIG(status), strsignal(WTERMSIG(status)));
-        else
-            printf("✗ %s: the notes ended attn's run of them before the end of the file (exit status %d)\n", path,
-                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        char detail[64];
+        if (killed) {
+            snprintf(detail, sizeof detail, "%.0f", o->seconds);
+            say("over_time", "✗ %s: the notes ran past their time budget (%s s) and were stopped", path, detail);
+        } else if (WIFSIGNALED(status)) {
+            snprintf(detail, sizeof detail, "signal %d, %s", WTERMSIG(status), strsignal(WTERMSIG(status)));
+            say("died", "✗ %s: the notes' process died (%s) before the end of the file", path, detail);
+        } else {
+            snprintf(detail, sizeof detail, "%d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+            say("exited", "✗ %s: the notes ended attn's run of them before the end of the file (exit status %s)",
+                path, detail);
+        }
         (*failed)++;
     } else {
         *passed += p;
@@ -322,7 +337,7 @@ static void verify_one(const char *path, const verify_options *o, long *passed, 
         const char *text = nl + 1, *line = text + new_len;
         attn_error err;
         if (has_new && attn_write_file("--update", path, text, new_len, &err) != 0) {
-            printf("✗ %s:0: %s\n", path, err.msg);
+            say("not_written", "✗ %s:0: %s", path, err.msg);
             (*failed)++;
         } else if (line_len > 0) {
             printf("%.*s\n", (int)line_len, line);
@@ -334,8 +349,9 @@ static void verify_one(const char *path, const verify_options *o, long *passed, 
 
 /* --verify [--update] [--trusted] FILE...: each file in a process of its own; "N passed, N failed"
  * last (with ", N skipped" when a file stopped at lesson.skip). */
-int attn_verify(char **files, int nfiles, int update, int trusted) {
+int attn_verify(lua_State *L, char **files, int nfiles, int update, int trusted) {
     long passed = 0, failed = 0, skipped = 0;
+    parent_L = L;
     if (nfiles == 0) {
         fprintf(stderr, "attn: --verify needs Markdown files (attn --verify notes.md)\n");
         return 0;

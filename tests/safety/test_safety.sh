@@ -60,7 +60,7 @@ check "os.exit by _G.os, a saved reference, _ENV's metatable, require('os') and 
     out_has "evil.md:8: error in the \`\`\`lua block at line 7: os.exit is not allowed" -- \
     out_has "evil.md:12: error in the \`\`\`lua block at line 11: attempt to index a boolean value" -- \
     out_has "evil.md:16: error in the \`\`\`lua block at line 15: os.exit is not allowed" -- \
-    out_has "evil.md:20: error in the \`\`\`lua block at line 19: os.exit is not run by attn --verify"
+    out_has "evil.md:20: error in the \`\`\`lua block at line 19: os.exit is not allowed"
 check "no programs run, no file written" all test ! -e "$TMP/ran" -- test ! -e "$TMP/written" -- \
     out_has "os.execute is not allowed in notes run by attn --verify: a note does not run programs (--trusted lifts this)" -- \
     out_has "io.popen is not allowed" -- \
@@ -141,6 +141,13 @@ mkfifo "$TMP/page.fifo"
 run --html "$TMP/page.fifo" "$TMP/mylesson.lua"
 check "--html refuses a FIFO (it hung opening it)" all status_is 1 -- \
     err_has "--html: will not write $TMP/page.fifo: it is a FIFO, and attn writes only regular files"
+
+cp "$TMP/mylesson.orig" "$TMP/mylesson.lua"
+"$BIN" --markdown "$TMP/mylesson.lua" >>"$TMP/mylesson.lua" 2>"$ERR"
+STATUS=$?
+check "--markdown does not write a handout into a Lua file (>> lesson.lua)" all status_is 1 -- \
+    err_has "--markdown: will not write the handout into $TMP/mylesson.lua (standard output): it is a Lua file" -- \
+    cmp -s "$TMP/mylesson.lua" "$TMP/mylesson.orig"
 
 # ---- two saves at once --------------------------------------------------------------------------------
 "$BIN" -e "for i = 1, 30 do safetensors.save_file({a = torch.zeros(300000)}, '$TMP/same.st') end" &

@@ -147,6 +147,22 @@ local function update_file(path, text, notes, outputs, errored, result)
     result.update_line = trf("%s: updated (output blocks rewritten: %d, added: %d)", path, changed, added)
 end
 
+-- The lines src/cli/notes.c prints for a file whose process did not report its counts, or whose
+-- rewrite it could not write (translated here, where the catalogs are): run.parent_line(what, path,
+-- detail), detail a string (a number of seconds, a signal, an exit status, a reason).
+local function N(msgid) return msgid end
+local PARENT_LINES = {
+    irregular = N("✗ %s: not a regular file (notes are Markdown files)"),
+    cannot_run = N("✗ %s: cannot run the notes: %s"),
+    over_time = N("✗ %s: the notes ran past their time budget (%s s) and were stopped"),
+    died = N("✗ %s: the notes' process died (%s) before the end of the file"),
+    exited = N("✗ %s: the notes ended attn's run of them before the end of the file (exit status %s)"),
+    not_written = N("✗ %s:0: %s"),
+}
+function run.parent_line(what, path, detail)
+    return trf(PARENT_LINES[what], path, detail)
+end
+
 function run.file(path, opts)
     opts = opts or {}
     local result = {passed = 0, failed = 0, skipped = 0}

@@ -178,6 +178,15 @@ local function trusted_env(write)
     return setmetatable(env, {__index = _G})
 end
 
+-- In the process that runs restricted notes (src/cli/notes.c): the real os.exit replaced too, so that
+-- no saved reference and no path through the library (lesson.skip's, for a plain script) reaches it.
+function sandbox.seal()
+    os.exit = function()
+        error(trf("%s is not allowed in notes run by attn --verify: %s (--trusted lifts this)", "os.exit",
+                  trf("it would end attn before the other blocks and files")), 2)
+    end
+end
+
 -- The folder of the notes at path, without symlinks.
 function sandbox.folder(path)
     local dir = path:match("^(.*)/[^/]*$") or "."
