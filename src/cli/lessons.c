@@ -47,19 +47,15 @@ static int is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* attn's own lessons, found relative to the executable (never the working folder: running attn inside
- * an untrusted checkout must not run its lessons/ for --check or --step NAME): lessons/ next to it (a
- * build tree), ../../lessons for the sanitizer build in build/asan/, ../share/attn/lessons (where make
- * install puts them, so an install staged under a DESTDIR finds its own). NULL when there is none. */
+/* attn's own lessons, relative to the executable, never the working folder (attn run inside an untrusted
+ * checkout must not run its lessons/): lessons/ beside it, ../../lessons for build/asan/attn, or
+ * ../share/attn/lessons (make install's; a DESTDIR-staged install finds its own). NULL: none. */
 static const char *lessons_dir(char *buf, size_t size) {
     static const char *const beside[] = {"lessons", "../../lessons", "../share/attn/lessons"};
     ssize_t n;
     char *slash;
     n = readlink("/proc/self/exe", buf, size - sizeof "../share/attn/lessons");
-    if (n <= 0) return NULL;
-    buf[n] = '\0';
-    slash = strrchr(buf, '/');
-    if (slash == NULL) return NULL;
+    if (n <= 0 || (buf[n] = '\0', slash = strrchr(buf, '/')) == NULL) return NULL;
     int in_asan = slash - buf >= 11 && strncmp(slash - 11, "/build/asan", 11) == 0;
     for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
         if (i == 1 && !in_asan) continue; /* only build/asan/attn looks two folders up */
@@ -355,10 +351,7 @@ static int html_page(lua_State *L, const char *path, const char *page, char **fi
         lua_pushstring(L, path);
         lua_pushstring(L, page);
         lua_createtable(L, nfiles, 0); /* the inputs: never written over (html.lua) */
-        for (int i = 0; i < nfiles; i++) {
-            lua_pushstring(L, files[i]);
-            lua_rawseti(L, -2, i + 1);
-        }
+        for (int i = 0; i < nfiles; i++) lua_pushstring(L, files[i]), lua_rawseti(L, -2, i + 1);
         ran = attn_pcall(L, 3, 2, 0) == LUA_OK;
     }
     if (!ran) {

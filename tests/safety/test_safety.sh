@@ -45,7 +45,7 @@ _G.os.exit(0)'
     block 'require("attn.bind")'
     block 'print(debug.getinfo)'
     block 'load(string.dump(function() end), "x", "b")'
-    block 'print(os.getenv("HOME"))'
+    block 'print(os.getenv("PATH"))'
 } >"$N/evil.md"
 printf '%slua\nprint(io.open("sub/inside.txt"):read("l"))\nprint(require("helper").x)\n%s\n%soutput\ninside\n42\n%s\n' \
     "$fence" "$fence" "$fence" "$fence" >"$N/good.md"
@@ -76,7 +76,7 @@ check "no native code, no attn internals, no debug, no binary chunks, no environ
     out_has "require(\"attn.bind\") is not allowed" -- \
     out_has "attempt to index a nil value (global 'debug')" -- \
     out_has "load(..., \"b\") is not allowed in notes run by attn --verify: a note loads text only, never binary chunks" -- \
-    out_has "os.getenv is not allowed"
+    out_has "os.getenv(\"PATH\") is not allowed"
 
 (cd "$N" && "$BIN" --verify --trusted good.md >"$OUT" 2>"$ERR")
 STATUS=$?

@@ -14,7 +14,8 @@
 --   - no native code: no package, no require of anything but attn's tables, Lua's own libraries and
 --     Lua files of the notes' folder; load, loadfile and dofile take text only (never a binary chunk)
 --     and run it in these same globals;
---   - no debug library, no os.getenv (the environment holds secrets), no reading of stdin;
+--   - no debug library, no os.getenv but of HOME and ATTN_* (the environment holds secrets), no
+--     reading of stdin;
 --   - no leaving early: os.exit raises an error that ends the block (src/cli/notes.c also replaces
 --     the real os.exit in the process, so no saved reference or library path reaches it);
 --   - reading (io.open, io.lines, loadfile, dofile, require) only inside the notes' own folder,
@@ -99,7 +100,12 @@ local function restricted_os()
     function os_.remove() refuse("os.remove", trf("a note does not write files")) end
     function os_.rename() refuse("os.rename", trf("a note does not write files")) end
     function os_.tmpname() refuse("os.tmpname", trf("a note does not write files")) end
-    function os_.getenv() refuse("os.getenv", trf("the environment is not the notes' business")) end
+    -- attn's own settings (ATTN_GPT2_DIR, where a model is) and HOME (where ~/.cache is): nothing else
+    -- of the environment, which may hold secrets
+    function os_.getenv(name)
+        if type(name) == "string" and (name == "HOME" or name:match("^ATTN_")) then return os.getenv(name) end
+        refuse("os.getenv(\"" .. tostring(name) .. "\")", trf("the environment is not the notes' business"))
+    end
     function os_.setlocale() refuse("os.setlocale", trf("it would change attn's own output")) end
     return os_
 end
