@@ -17,6 +17,7 @@
 #   html      --html on the command line (tests/cli/test_html.sh); browser/ the pages in headless
 #             Chromium (tests/browser/test_pages.mjs)
 #   verify/   notes in Markdown (--verify, --update) and lessons as handouts (--markdown)
+#   safety/   issue 24's reproducers: notes from strangers, writes that never destroy, lessons by name
 set -u
 cd "$(dirname "$0")/.." || exit 2
 # attn's text is English in every test but those of the Chinese edition (tests/i18n), whatever the
@@ -141,6 +142,8 @@ else
 fi
 run_suite "verify" sh tests/verify/test_verify.sh ./attn handouts
 run_suite "verify-asan" sh tests/verify/test_verify.sh build/asan/attn
+run_suite "safety" sh tests/safety/test_safety.sh ./attn
+run_suite "safety-asan" sh tests/safety/test_safety.sh build/asan/attn
 
 lessons=$(ls lessons/*.lua 2>/dev/null)
 if [ -n "$lessons" ]; then

@@ -105,6 +105,7 @@ int luaopen_attn_errors(lua_State *L);    /* bind/args.c: which frame is the use
 int luaopen_attn_markdown(lua_State *L);  /* bind/markdown.c: code blocks of a Markdown text (libcmark) */
 int luaopen_attn_i18n(lua_State *L);      /* bind/i18n.c: the embedded translation catalogs */
 int luaopen_attn_learn(lua_State *L);     /* bind/learn.c: addcmul, gather, randperm, the losses */
+int luaopen_attn_files(lua_State *L);     /* bind/files.c: files.write (core/safe_write.c), paths */
 /* Sets field `name` of the parts table on top of the stack to a new table holding the functions of
  * list `a` and of list `b` (either may be NULL). */
 void lt_newpart(lua_State *L, const char *name, const luaL_Reg *a, const luaL_Reg *b);

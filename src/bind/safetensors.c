@@ -13,6 +13,8 @@ static int f_load_file(lua_State *L)
 {
     if (lua_type(L, 1) != LUA_TSTRING)
         return lt_error(L, "safetensors.load_file: expected a file name, got %s", lt_typename(L, 1));
+    if (strlen(lua_tostring(L, 1)) != lua_rawlen(L, 1))
+        return lt_error(L, "safetensors.load_file: a file name cannot hold a NUL byte");
     const char *path = lua_tostring(L, 1);
     attn_error err;
     attn_st_file *f = attn_st_load("safetensors.load_file", path, &err);
@@ -44,6 +46,14 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* 1 when the string at idx holds a NUL byte. */
+static int has_nul(lua_State *L, int idx)
+{
+    size_t n;
+    const char *s = lua_tolstring(L, idx, &n);
+    return strlen(s) != n;
+}
+
 /* save_file's arguments checked (a table of named tensors, a file name, metadata a table of strings):
  * the number of tensors, and in *nmeta the number of metadata pairs. */
 static int check_save_args(lua_State *L, const char *fn, int *nmeta)
@@ -52,6 +62,8 @@ static int check_save_args(lua_State *L, const char *fn, int *nmeta)
         return lt_error(L, "%s: expected a table {name = tensor, ...}, got %s", fn, lt_typename(L, 1));
     if (lua_type(L, 2) != LUA_TSTRING)
         return lt_error(L, "%s: expected a file name as the second argument, got %s", fn, lt_typename(L, 2));
+    if (has_nul(L, 2))
+        return lt_error(L, "%s: a file name cannot hold a NUL byte", fn);
     if (!lua_isnoneornil(L, 3) && lua_type(L, 3) != LUA_TTABLE)
         return lt_error(L, "%s: metadata must be a table of strings, got %s", fn, lt_typename(L, 3));
     int n = 0;
@@ -60,6 +72,9 @@ static int check_save_args(lua_State *L, const char *fn, int *nmeta)
         int key = lua_gettop(L) - 1, value = lua_gettop(L);
         if (lua_type(L, key) != LUA_TSTRING)
             return lt_error(L, "%s: tensor names must be strings, got %s", fn, lt_typename(L, key));
+        /* the C side reads names up to their first NUL: "a\0b" would be "a", and two such names one */
+        if (has_nul(L, key))
+            return lt_error(L, "%s: a tensor name cannot hold a NUL byte (\"%s\\0...\")", fn, lua_tostring(L, key));
         if (!lt_test(L, value)) {
             const char *what = lt_typename(L, value);
             return lt_error(L, "%s: \"%s\" is %s, not a tensor", fn, lua_tostring(L, key), what);
@@ -72,6 +87,8 @@ static int check_save_args(lua_State *L, const char *fn, int *nmeta)
         while (lua_next(L, 3)) {
             if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
                 return lt_error(L, "%s: metadata must be a table of strings (string keys, string values)", fn);
+            if (has_nul(L, -2) || has_nul(L, -1))
+                return lt_error(L, "%s: metadata cannot hold a NUL byte (\"%s\")", fn, lua_tostring(L, -2));
             (*nmeta)++;
             lua_pop(L, 1);
         }

@@ -36,11 +36,13 @@ typedef struct {
     long from;
     int clear;
     const char *out;
+    int trusted; /* --trusted: --verify runs notes with the program's globals (notes.c) */
 } attn_step_options;
 int attn_lessons(lua_State *L, int mode, char **files, int nfiles, const attn_step_options *step);
-/* The Markdown modes (notes.c): --verify [--update] notes.md..., --markdown lesson.lua... Each file runs
- * in a Lua state of its own. Return 1 on success, 0 on a failure. */
-int attn_verify(char **files, int nfiles, int update);
+/* The Markdown modes (notes.c): --verify [--update] [--trusted] notes.md..., --markdown lesson.lua...
+ * Each file runs in a Lua state of its own (--verify: in a process of its own; L, attn's own state,
+ * only translates its lines). Return 1 on success, 0 on a failure. */
+int attn_verify(lua_State *L, char **files, int nfiles, int update, int trusted);
 int attn_markdown(char **files, int nfiles);
 
 #endif

@@ -48,20 +48,18 @@ static int is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* ./lessons, else lessons/ next to the executable (a build tree), else ../share/attn/lessons relative to
- * it (where make install puts them, so an install staged under a DESTDIR finds its own). NULL when there
- * is none. */
+/* attn's own lessons, relative to the executable, never the working folder (attn run inside an untrusted
+ * checkout must not run its lessons/): lessons/ beside it, ../../lessons for build/asan/attn, or
+ * ../share/attn/lessons (make install's; a DESTDIR-staged install finds its own). NULL: none. */
 static const char *lessons_dir(char *buf, size_t size) {
-    static const char *const beside[] = {"lessons", "../share/attn/lessons"};
+    static const char *const beside[] = {"lessons", "../../lessons", "../share/attn/lessons"};
     ssize_t n;
     char *slash;
-    if (is_dir("lessons")) return "lessons";
     n = readlink("/proc/self/exe", buf, size - sizeof "../share/attn/lessons");
-    if (n <= 0) return NULL;
-    buf[n] = '\0';
-    slash = strrchr(buf, '/');
-    if (slash == NULL) return NULL;
+    if (n <= 0 || (buf[n] = '\0', slash = strrchr(buf, '/')) == NULL) return NULL;
+    int in_asan = slash - buf >= 11 && strncmp(slash - 11, "/build/asan", 11) == 0;
     for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+        if (i == 1 && !in_asan) continue; /* only build/asan/attn looks two folders up */
         strcpy(slash + 1, beside[i]);
         if (is_dir(buf)) {
             char *canonical = realpath(buf, NULL); /* "/usr/local/share/...", not ".../bin/../share/..." */
@@ -286,7 +284,7 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
     if (n == 0) { /* no files: every lesson there is */
         n = push_lesson_files(L, lessons_dir(buf, sizeof buf));
         if (n == 0) {
-            fprintf(stderr, attn_tr("attn: --check: no lessons given and none found in ./lessons or next to attn\n"));
+            fprintf(stderr, attn_tr("attn: --check: no lessons given and none found next to attn\n"));
             lua_pop(L, 1);
             return 0;
         }
@@ -342,10 +340,10 @@ static void page_name(char *page, size_t size, const char *out, const char *path
     }
 }
 
-/* One lesson run and written as a web page by lesson/html.lua's file(path, page), and its line:
+/* One lesson run and written as a web page by lesson/html.lua's file(path, page, inputs), and its line:
  * where the page went, its size, its checks. 0 when it could not be run (the error reported) or a
  * check failed. */
-static int html_page(lua_State *L, const char *path, const char *page) {
+static int html_page(lua_State *L, const char *path, const char *page, char **files, int nfiles) {
     lua_getglobal(L, "require");
     lua_pushliteral(L, "attn.lesson.html");
     int ran = attn_pcall(L, 1, 1, 0) == LUA_OK;
@@ -353,7 +351,9 @@ static int html_page(lua_State *L, const char *path, const char *page) {
         lua_getfield(L, -1, "file");
         lua_pushstring(L, path);
         lua_pushstring(L, page);
-        ran = attn_pcall(L, 2, 2, 0) == LUA_OK;
+        lua_createtable(L, nfiles, 0); /* the inputs: never written over (html.lua) */
+        for (int i = 0; i < nfiles; i++) lua_pushstring(L, files[i]), lua_rawseti(L, -2, i + 1);
+        ran = attn_pcall(L, 3, 2, 0) == LUA_OK;
     }
     if (!ran) {
         report_top(L);
@@ -400,7 +400,7 @@ static int html_all(char **files, int nfiles, const char *out) {
         if (!opened) {
             report_top(L);
             ok = 0;
-        } else if (!html_page(L, path, page)) {
+        } else if (!html_page(L, path, page, files, nfiles)) {
             ok = 0;
         }
         lua_close(L);
@@ -422,7 +422,7 @@ static int list_all(lua_State *L, char **files, int nfiles) {
             lua_rawseti(L, -2, i + 1);
         }
     } else if (push_lesson_files(L, lessons_dir(buf, sizeof buf)) == 0) {
-        fprintf(stderr, attn_tr("attn: --list: no lessons found in ./lessons or next to attn\n"));
+        fprintf(stderr, attn_tr("attn: --list: no lessons found next to attn\n"));
         lua_pop(L, 2);
         return 0;
     }
@@ -441,8 +441,8 @@ int attn_lessons(lua_State *L, int mode, char **files, int nfiles, const attn_st
     case ATTN_LESSON_TAP: return check_all(L, files, nfiles, 1);
     case ATTN_LESSON_LIST: return list_all(L, files, nfiles);
     case ATTN_LESSON_HTML: return html_all(files, nfiles, step->out);
-    case ATTN_LESSON_VERIFY: return attn_verify(files, nfiles, 0);
-    case ATTN_LESSON_UPDATE: return attn_verify(files, nfiles, 1);
+    case ATTN_LESSON_VERIFY: return attn_verify(L, files, nfiles, 0, step->trusted);
+    case ATTN_LESSON_UPDATE: return attn_verify(L, files, nfiles, 1, step->trusted);
     case ATTN_LESSON_MARKDOWN: return attn_markdown(files, nfiles);
     default: return 0;
     }

@@ -220,7 +220,7 @@ static const char *lesson_mode_option = NULL; /* the option that chose it, "--st
 static const char *lesson_conflict = NULL;    /* set when a second, different mode is asked for */
 static int lesson_tap = 0;
 static int verify_update = 0; /* --update (with --verify) */
-static attn_step_options step_options = {0, 0, NULL}; /* --from N, --clear, --html OUT */
+static attn_step_options step_options = {0, 0, NULL, 0}; /* --from N, --clear, --html OUT, --trusted */
 static const char *bad_from = NULL;               /* the word given to --from when it is no step number */
 
 static void print_bad_option(const char *badoption) {
@@ -264,6 +264,10 @@ static int longoption(const char *opt) {
     if (strncmp(opt, "--from=", 7) == 0) return from_option(opt + 7) ? 0 : has_error;
     if (strcmp(opt, "--clear") == 0) {
         step_options.clear = 1;
+        return 0;
+    }
+    if (strcmp(opt, "--trusted") == 0) { /* with --verify: notes.c */
+        step_options.trusted = 1;
         return 0;
     }
     /* lesson modes: the arguments after the options are lesson files, not a script and its args */
@@ -411,6 +415,10 @@ static int pmain(lua_State *L) {
     }
     if (verify_update && lesson_mode != ATTN_LESSON_VERIFY) {
         l_message(progname, attn_tr("--update goes with --verify"));
+        return 0;
+    }
+    if (step_options.trusted && lesson_mode != ATTN_LESSON_VERIFY) {
+        l_message(progname, "--trusted goes with --verify");
         return 0;
     }
     if (args & has_lesson) { /* instead of a script and the REPL */

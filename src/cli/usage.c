@@ -42,6 +42,10 @@ void attn_print_usage(FILE *f, const char *progname) {
             "  --verify FILE.md...  run each file's ```lua blocks in order and compare what each prints\n"
             "                       with the ```output block after it; 'N passed, N failed'\n"
             "  --update             with --verify: rewrite the output blocks with what attn printed\n"
+            "  --trusted            with --verify: run notes with all of Lua's powers; without it a\n"
+            "                       note cannot run programs, write files, load native code, use\n"
+            "                       debug, exit attn, or read outside its folder, and each file has\n"
+            "                       a time and memory budget (man attn, SAFETY)\n"
             "With no arguments, %s starts the REPL (or runs stdin when it is not a terminal).\n"),
             progname, progname);
 }

@@ -21,6 +21,9 @@ double attn_memory_available_at(const char *root, const char *cgroup_file, char 
 /* A limit of its own, for tests (the fuzzer: bind.testing.set_memory_cap): bytes this process may hold
  * in all, as if it were alone in a memory cgroup of that size; 0 removes it. */
 void attn_set_memory_cap(double bytes);
+/* The same cap as a budget (--verify's notes: src/cli/notes.c), name saying which in messages ("the
+ * memory budget of a notes file"). name must outlive the process's use of it. */
+void attn_set_memory_budget(double bytes, const char *name);
 
 /* The machine's physical memory in bytes (read once), or 1e15 when unknown. */
 double attn_machine_bytes(void);

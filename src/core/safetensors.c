@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -160,15 +159,6 @@ static int by_begin(const void *a, const void *b)
     return x->end < y->end ? -1 : x->end > y->end;
 }
 
-/* A tensor made from bytes at `at` that cannot be used in place: converted into new storage. */
-static attn_tensor *converted(const char *fn, const st_info *info, const unsigned char *at, attn_error *err)
-{
-    attn_tensor *t = attn_empty(fn, info->ndim, info->shape, info->dt->dtype, err);
-    if (t)
-        attn_st_convert(info->dt->name, info->dt->size, at, t);
-    return t;
-}
-
 void attn_st_free(attn_st_file *f)
 {
     if (!f)
@@ -206,24 +196,6 @@ static int read_metadata(const char *fn, const char *path, const cJSON *meta, at
             return attn_fail(err, "%s: out of memory", fn), -1;
     }
     return 0;
-}
-
-/* Maps the whole file (fd, size bytes), private and writable (copy-on-write). NULL on failure. */
-static attn_mapping *map_file(const char *fn, const char *path, int fd, uint64_t size, attn_error *err)
-{
-    attn_mapping *m = calloc(1, sizeof *m);
-    if (!m)
-        return attn_fail(err, "%s: out of memory", fn);
-    void *addr = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-    if (addr == MAP_FAILED) {
-        int e = errno;
-        free(m);
-        return attn_fail(err, "%s: cannot map %s into memory: %s", fn, path, strerror(e));
-    }
-    m->addr = addr;
-    m->length = (size_t)size;
-    m->refcount = 1; /* the loader's own, released when the tensors hold theirs */
-    return m;
 }
 
 /* The header's entries, each checked (names UTF-8 and unique, __metadata__ read apart) into infos;
@@ -289,21 +261,70 @@ static int check_fits(const char *fn, const char *path, double float_bytes, attn
     return 0;
 }
 
-/* The tensors, in f->entries: F32 and I64 data that is aligned used in place from the mapping m,
- * anything else converted into new storage. */
-static int make_tensors(const char *fn, const st_info *infos, int count, attn_mapping *m, size_t data_at,
+/* n bytes from byte `at` of the file into buf. A short read means the file was cut since its size was
+ * taken: an error, never a tensor with bytes missing. */
+static int read_bytes(const char *fn, const char *path, int fd, void *buf, size_t n, uint64_t at, attn_error *err)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t k = pread(fd, p, n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n, (off_t)at);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return attn_fail(err, "%s: cannot read %s: %s", fn, path, strerror(errno)), -1;
+        if (k == 0)
+            return attn_fail(err, "%s: %s: the file ended before the data its header describes (was it cut "
+                                  "while attn read it?)", fn, path), -1;
+        p += k;
+        n -= (size_t)k;
+        at += (uint64_t)k;
+    }
+    return 0;
+}
+
+/* One tensor, its bytes read from the file into memory of its own: F32 and I64 straight into the
+ * tensor, the other dtypes into a buffer and converted (safetensors_dtypes.c).
+ *
+ * Why a copy and not a mapping (which attn used before): a tensor that points into a mapped file dies
+ * with SIGBUS when another program truncates the file, and changes when one rewrites the file's bytes in
+ * place (even a MAP_PRIVATE mapping shows them, for every page not yet copied). A SIGBUS handler cannot
+ * fix the first (the fault can come in BLAS or in any of attn's threads, with nothing to jump back to),
+ * and nothing fixes the second short of copying. So attn reads: GPT-2 small's 498 MB take ~0.2 s from
+ * the page cache instead of ~4 ms (scripts/bench-safetensors-load.sh), and its weights are resident
+ * from the start instead of as they are used: the same memory once they have all been used. */
+static attn_tensor *read_tensor(const char *fn, const char *path, int fd, const st_info *in, uint64_t at,
+                                attn_error *err)
+{
+    attn_tensor *t = attn_empty(fn, in->ndim, in->shape, in->dt->dtype, err);
+    size_t bytes = (size_t)(in->end - in->begin);
+    if (!t || bytes == 0)
+        return t;
+    int direct = strcmp(in->dt->name, "F32") == 0 || strcmp(in->dt->name, "I64") == 0;
+    void *buf = direct ? (in->dt->dtype == ATTN_INT64 ? (void *)t->storage->i64 : (void *)t->storage->data)
+                       : malloc(bytes);
+    if (!buf) {
+        attn_free(t);
+        return attn_fail(err, "%s: out of memory", fn);
+    }
+    int rc = read_bytes(fn, path, fd, buf, bytes, at, err);
+    if (rc == 0 && !direct)
+        attn_st_convert(in->dt->name, in->dt->size, buf, t);
+    if (!direct)
+        free(buf);
+    if (rc != 0) {
+        attn_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* The tensors, in f->entries, each read from the file (data_at: the byte where the data starts). */
+static int make_tensors(const char *fn, const char *path, int fd, const st_info *infos, int count, size_t data_at,
                         attn_st_file *f, attn_error *err)
 {
     for (int i = 0; i < count; i++) {
         const st_info *in = &infos[i];
-        size_t offset = data_at + (size_t)in->begin;
-        attn_tensor *t;
-        int in_place = (strcmp(in->dt->name, "F32") == 0 && offset % 4 == 0) ||
-                       (strcmp(in->dt->name, "I64") == 0 && offset % 8 == 0);
-        if (in_place)
-            t = attn_mapped(m, offset, in->dt->dtype, in->ndim, in->shape, err);
-        else
-            t = converted(fn, in, (const unsigned char *)m->addr + offset, err);
+        attn_tensor *t = read_tensor(fn, path, fd, in, (uint64_t)data_at + in->begin, err);
         f->entries[i].name = strdup(in->name);
         f->entries[i].tensor = t;
         f->count = i + 1;
@@ -312,17 +333,20 @@ static int make_tensors(const char *fn, const st_info *infos, int count, attn_ma
                 attn_fail(err, "%s: out of memory", fn);
             return -1;
         }
+        if (attn_interrupt_requested) { /* Ctrl-C between two tensors of a big file */
+            attn_interrupted(err);
+            return -1;
+        }
     }
     return 0;
 }
 
 /* Checks the parsed header against the data (data_len bytes from byte data_at of the file), and only
- * then maps the file and makes the tensors: a malformed file, or one too large for the memory
- * available, is refused before anything is mapped or allocated. */
-static int read_header(const char *fn, const char *path, const cJSON *root, int fd, uint64_t size, size_t data_at,
+ * then reads the tensors: a malformed file, or one too large for the memory available, is refused
+ * before anything is allocated. */
+static int read_header(const char *fn, const char *path, const cJSON *root, int fd, size_t data_at,
                        uint64_t data_len, attn_st_file *f, attn_error *err)
 {
-    attn_mapping *m = NULL;
     if (!cJSON_IsObject(root))
         return attn_fail(err, "%s: %s: the header is not a JSON object", fn, path), -1;
     int n = cJSON_GetArraySize(root);
@@ -335,11 +359,9 @@ static int read_header(const char *fn, const char *path, const cJSON *root, int 
     int count = 0, rc = -1;
     double float_bytes = 0;
     if (read_entries(fn, path, root, data_len, f, infos, &count, &float_bytes, err) == 0 &&
-        check_coverage(fn, path, infos, count, data_len, err) == 0 && check_fits(fn, path, float_bytes, err) == 0 &&
-        (m = map_file(fn, path, fd, size, err)) != NULL)
-        rc = make_tensors(fn, infos, count, m, data_at, f, err);
+        check_coverage(fn, path, infos, count, data_len, err) == 0 && check_fits(fn, path, float_bytes, err) == 0)
+        rc = make_tensors(fn, path, fd, infos, count, data_at, f, err);
     free(infos);
-    attn_mapping_release(m); /* the tensors made hold their own references */
     return rc;
 }
 
@@ -412,7 +434,7 @@ attn_st_file *attn_st_load(const char *fn, const char *path, attn_error *err)
     } else if (header_length(fn, path, fd, size, &n, err) == 0 && (root = parse_header(fn, path, fd, n, err))) {
         if ((f = calloc(1, sizeof *f)) == NULL) {
             attn_fail(err, "%s: out of memory", fn);
-        } else if (read_header(fn, path, root, fd, size, 8 + (size_t)n, size - 8 - n, f, err)) {
+        } else if (read_header(fn, path, root, fd, 8 + (size_t)n, size - 8 - n, f, err)) {
             attn_st_free(f);
             f = NULL;
         }

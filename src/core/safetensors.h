@@ -3,8 +3,9 @@
  *   N bytes   a JSON object: for each tensor name {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}
  *             (offsets into the data that follows), and optionally "__metadata__": {string: string}
  *   the rest  the tensors' bytes, little-endian, row-major, every byte belonging to exactly one tensor.
- * The file is memory-mapped; float32 and int64 tensors point into the mapping, the other dtypes are
- * converted (F64, F16, BF16 to float32; I32, I16, I8, U8 to int64; BOOL to attn's bool). Every check
+ * Each tensor is read into memory of its own (never mapped: safetensors.c's read_tensor says why); F32
+ * and I64 as they are, the other dtypes converted (F64, F16, BF16 to float32; I32, I16, I8, U8 to
+ * int64; BOOL to attn's bool). Every check
  * of the format fails with a message that names the file and what is wrong with it. */
 #ifndef ATTN_SAFETENSORS_H
 #define ATTN_SAFETENSORS_H
@@ -28,7 +29,7 @@ attn_st_file *attn_st_load(const char *fn, const char *path, attn_error *err);
 void attn_st_free(attn_st_file *f); /* frees what it still holds */
 
 /* Writes n tensors (float32 as F32, int64 as I64, bool as BOOL) under their names, in the order given,
- * and the metadata pairs; to path.tmp first, renamed to path when complete. 0 on success, -1 on error. */
+ * and the metadata pairs, through safe_write.h (a new file renamed over path when complete). 0 on success, -1 on error. */
 int attn_st_save(const char *fn, const char *path, int n, const char *const *names, attn_tensor *const *tensors,
                  int meta_count, const char *const *meta_keys, const char *const *meta_values, attn_error *err);
 

@@ -1,6 +1,6 @@
 /* safetensors_dtypes.c — a safetensors tensor attn cannot use in place (another dtype, or F32/I64 data
  * not aligned) read into attn's dtypes: F32, F16, BF16 and F64 into float32, I64, I32, I16, I8 and U8
- * into int64, BOOL into attn's bool. Apart from safetensors.c (the header's checks, the mapping): this
+ * into int64, BOOL into attn's bool. Apart from safetensors.c (the header's checks, the reading): this
  * is only arithmetic on bytes. */
 #include "safetensors.h"
 

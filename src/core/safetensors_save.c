@@ -2,10 +2,9 @@
  * cJSON, padded with spaces so the data starts at a multiple of 8 bytes (every tensor then stays
  * aligned when the file is mapped again), then each tensor's bytes, row-major and little-endian. */
 #include "safetensors.h"
+#include "safe_write.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +56,7 @@ fail:
 }
 
 /* Writes t's elements in row-major order, in the file's dtype, a block at a time. */
-static int write_tensor(FILE *out, const attn_tensor *t, attn_error *err)
+static int write_tensor(attn_safe_file *out, const attn_tensor *t, attn_error *err)
 {
     attn_tensor *c = attn_contiguous(t, err);
     if (!c)
@@ -70,15 +69,31 @@ static int write_tensor(FILE *out, const attn_tensor *t, attn_error *err)
             size_t k = (size_t)(n - i < (int64_t)sizeof buf ? n - i : (int64_t)sizeof buf);
             for (size_t j = 0; j < k; j++)
                 buf[j] = c->storage->data[c->offset + i + (int64_t)j] != 0.0f;
-            rc = fwrite(buf, 1, k, out) == k ? 0 : -1;
+            rc = attn_safe_write(out, buf, k, err);
         }
     } else if (n > 0) {
         const void *p = c->dtype == ATTN_INT64 ? (const void *)(c->storage->i64 + c->offset)
                                                : (const void *)(c->storage->data + c->offset);
-        rc = fwrite(p, file_size(c->dtype), (size_t)n, out) == (size_t)n ? 0 : -1;
+        rc = attn_safe_write(out, p, file_size(c->dtype) * (size_t)n, err);
     }
     attn_free(c);
     return rc;
+}
+
+/* The 8-byte length and the header padded with spaces to a multiple of 8, in one block (malloc'ed). */
+static unsigned char *header_bytes(const char *json, size_t *size)
+{
+    size_t len = strlen(json);
+    size_t padded = (len + 7) / 8 * 8;
+    unsigned char *b = malloc(8 + padded);
+    if (!b)
+        return NULL;
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)((uint64_t)padded >> (8 * i));
+    memcpy(b + 8, json, len);
+    memset(b + 8 + len, ' ', padded - len);
+    *size = 8 + padded;
+    return b;
 }
 
 int attn_st_save(const char *fn, const char *path, int n, const char *const *names, attn_tensor *const *ts,
@@ -90,50 +105,19 @@ int attn_st_save(const char *fn, const char *path, int n, const char *const *nam
     cJSON *root = build_header(n, names, ts, meta_count, keys, values);
     char *json = root ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
-    if (!json)
-        return attn_fail(err, "%s: out of memory", fn), -1;
-    size_t len = strlen(json);
-    size_t padded = (len + 7) / 8 * 8;
-    size_t tmp_len = strlen(path) + 5;
-    char *tmp = malloc(tmp_len);
-    if (!tmp) {
-        free(json);
-        return attn_fail(err, "%s: out of memory", fn), -1;
-    }
-    snprintf(tmp, tmp_len, "%s.tmp", path);
-    FILE *out = fopen(tmp, "wb");
-    if (!out) {
-        attn_fail(err, "%s: cannot write %s: %s", fn, path, strerror(errno));
-        free(json);
-        free(tmp);
-        return -1;
-    }
-    unsigned char head[8];
-    for (int i = 0; i < 8; i++)
-        head[i] = (unsigned char)((uint64_t)padded >> (8 * i));
-    int rc = fwrite(head, 1, 8, out) == 8 && fwrite(json, 1, len, out) == len ? 0 : -1;
-    for (size_t i = len; rc == 0 && i < padded; i++)
-        rc = fputc(' ', out) == EOF ? -1 : 0;
+    size_t head_size = 0;
+    unsigned char *head = json ? header_bytes(json, &head_size) : NULL;
     free(json);
-    attn_error werr = {{0}};
+    if (!head)
+        return attn_fail(err, "%s: out of memory", fn), -1;
+    /* the whole file goes to a new file beside path, renamed over it when complete (safe_write.h) */
+    attn_safe_file *out = attn_safe_open(fn, path, err);
+    int rc = out ? attn_safe_write(out, head, head_size, err) : -1;
+    free(head);
     for (int i = 0; rc == 0 && i < n; i++)
-        rc = write_tensor(out, ts[i], &werr);
-    int saved_errno = errno;
-    if (fclose(out) != 0 && rc == 0) {
-        rc = -1;
-        saved_errno = errno;
-    }
-    if (rc == 0 && rename(tmp, path) != 0) {
-        rc = -1;
-        saved_errno = errno;
-    }
-    if (rc != 0) {
-        remove(tmp);
-        if (werr.msg[0])
-            attn_fail(err, "%s: %s", fn, werr.msg);
-        else
-            attn_fail(err, "%s: cannot write %s: %s", fn, path, strerror(saved_errno));
-    }
-    free(tmp);
-    return rc;
+        rc = write_tensor(out, ts[i], err);
+    if (rc == 0)
+        return attn_safe_commit(out, err);
+    attn_safe_abort(out);
+    return -1;
 }

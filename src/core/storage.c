@@ -255,7 +255,6 @@ attn_storage *attn_storage_new(const char *fn, int64_t numel, double want, size_
     s->i64 = elem_size == sizeof(int64_t) ? data : NULL;
     s->numel = numel;
     s->refcount = 1;
-    s->mapping = NULL;
     s->block = block;
     s->block_size = block_size;
     live_bytes += (int64_t)size;
@@ -267,11 +266,6 @@ void attn_storage_release(attn_storage *s)
 {
     if (!s || --s->refcount > 0)
         return;
-    if (s->mapping) { /* the bytes belong to a mapped file (mapping.c) */
-        attn_mapping_release(s->mapping);
-        free(s);
-        return;
-    }
     size_t size = (size_t)(s->numel > 0 ? s->numel : 1) * (s->i64 ? sizeof(int64_t) : sizeof(float));
     void *data = s->i64 ? (void *)s->i64 : (void *)s->data;
     if (!s->block || !cache_put(s->block, s->block_size))

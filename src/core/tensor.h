@@ -53,20 +53,11 @@ typedef enum attn_dtype {
     ATTN_INT64 = 2    /* ids and indices: stored as int64_t; a Lua integer makes one */
 } attn_dtype;
 
-/* A file mapped into memory (safetensors.c): tensors loaded from it point into the mapping instead of
- * holding a copy, and the file is unmapped when the last of them is freed (mapping.c). */
-typedef struct attn_mapping {
-    void *addr;
-    size_t length;
-    long refcount;
-} attn_mapping;
-
 typedef struct attn_storage {
     float *data;  /* float32 and bool tensors; NULL for int64 */
     int64_t *i64; /* int64 tensors; NULL otherwise */
     int64_t numel;
     long refcount;
-    attn_mapping *mapping; /* non-NULL: data or i64 points into this mapping, which owns the bytes */
     void *block;       /* what the allocator returned (data or i64 may start further in), or NULL: data/i64 */
     size_t block_size; /* its size in bytes */
 } attn_storage;
@@ -104,12 +95,6 @@ int64_t attn_take_new_bytes(void); /* bytes allocated since the last call (for G
 double attn_available_bytes(void);
 /* "381 MB": decimal units, three significant digits, for messages. */
 void attn_human_bytes(double bytes, char *buf, size_t size);
-
-/* mapping.c: a tensor whose elements are the bytes at `offset` of mapping m (which must be aligned for
- * dtype; float32 or int64), sharing it; m's refcount counts the storages that point into it. */
-attn_tensor *attn_mapped(attn_mapping *m, size_t offset, attn_dtype dtype, int ndim, const int64_t *shape,
-                         attn_error *err);
-void attn_mapping_release(attn_mapping *m); /* unmaps when the last reference goes */
 
 /* Set from a signal handler (Ctrl-C); long-running core loops check it and fail with "interrupted".
  * The caller clears it. A loop polls it every ATTN_POLL_EVERY elements (attn_poll(i) is true when the

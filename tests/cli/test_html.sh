@@ -74,7 +74,7 @@ check "attention.heatmap{svg =} writes an SVG file and prints nothing" all statu
     grep -q '>0.7311<' "$TMP/w.svg"
 run -e "$W" -e "attention.heatmap(w, {svg = '/nonexistent/w.svg'})"
 check "an SVG file that cannot be written: a clear error at the user's line" all status_is 1 -- \
-    err_has "(command line):1: attention.heatmap: cannot write the SVG: /nonexistent/w.svg: No such file or directory"
+    err_has "(command line):1: attention.heatmap: cannot write /nonexistent/w.svg: No such file or directory"
 run -e "$W" -e "attention.heatmap(w, {svg = true})"
 check "svg = true: the error says what svg must be" all status_is 1 -- \
     err_has 'attention.heatmap: svg must be the name of the file to write, such as "w.svg", got true'

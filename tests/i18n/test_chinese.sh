@@ -65,7 +65,7 @@ check "--lang zh_CN --step: l, ? and g in Chinese (the list with its mark, the k
     out_has '^  b             后退一步$' -- out_has '^跳到第几步（1 到 15，直接按 Enter：留在这里）：' -- \
     out_has '^── 第 3/15 步 · '
 run --lang zh_CN --list
-check "--list in Chinese keeps a line per lesson" out_has '^lessons/01_simple_attention.lua  '
+check "--list in Chinese keeps a line per lesson" out_has '/lessons/01_simple_attention.lua  '
 check "--list in Chinese names the books by their Chinese titles" out_has '^  *《从零构建大模型》（中译本）第 3 章 §3.3.1'
 ATTN_GPT2_DIR=$TMP/no-gpt2 run --lang zh_CN --check lessons/15_real_model.lua
 check "--check in Chinese: a lesson lesson.skip stops is said to be skipped in Chinese" \

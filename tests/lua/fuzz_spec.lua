@@ -238,3 +238,88 @@ describe("random calls", function()
         assert.is_true(encoded > 0)
     end)
 end)
+
+-- Issue 24's surfaces: safetensors names (NUL bytes, invalid UTF-8, the reserved __metadata__, long
+-- ones) through save_file and back through load_file, bytes of a saved file flipped before loading,
+-- notes in Markdown (verify/blocks.lua's reading and rewrite.lua's --update of random text), and the
+-- restricted globals of --verify's notes (verify/sandbox.lua) called with random arguments: each may
+-- raise a Lua error, none may crash; a restricted call never writes a file or runs a program.
+local function random_name()
+    local parts = {"a", "w", "\0", "\255", "é", "__metadata__", "", ".", "/", "\n", string.rep("x", 300), "\xed\xa0\x80"}
+    local s = {}
+    for k = 1, math.random(0, 3) do s[k] = parts[math.random(1, #parts)] end
+    return table.concat(s)
+end
+
+local function random_markdown()
+    local parts = {"```lua\n", "```output\n", "```\n", "~~~lua\n", "print(1)\n", "1\n", "> ", "- ", "  ", "\r\n",
+                   "\0", "\255", "\239\187\191", "```lua skip\n", "```output unchecked\n", "text\n", "\n"}
+    local s = {}
+    for k = 1, math.random(0, 12) do s[k] = parts[math.random(1, #parts)] end
+    return table.concat(s)
+end
+
+describe("random files and notes", function()
+    it(string.format("%d calls on safetensors names, flipped files, notes and restricted globals (seed %d)", ITERS, SEED),
+       function()
+        math.randomseed(SEED)
+        pool = pool or {torch.ones(2, 3), torch.zeros(3)} -- random_value's (the test above makes it too)
+        local within = testing.call_within
+        local dir = io.open("/dev/shm", "r") and "/dev/shm" or (os.getenv("TMPDIR") or "/tmp")
+        local path = string.format("%s/attn_fuzz_%d.safetensors", dir, math.random(1, 1e9))
+        local notes_dir = dir .. "/attn_fuzz_notes_" .. math.random(1, 1e9)
+        local blocks, rewrite = require("attn.verify.blocks"), require("attn.verify.rewrite")
+        local env = require("attn.verify.sandbox").env(notes_dir .. "/n.md", false, function() end)
+        local restricted = {}
+        for _, lib in ipairs({"io", "os"}) do
+            for k, v in pairs(env[lib]) do
+                if type(v) == "function" and k ~= "write" then restricted[#restricted + 1] = v end
+            end
+        end
+        for _, k in ipairs({"load", "loadfile", "dofile", "require", "print"}) do restricted[#restricted + 1] = env[k] end
+        local calls = 0
+        for i = 1, ITERS do
+            local r = math.random(1, 10)
+            if r == 1 and i % 10 == 0 then -- a save and a load: file system work, one call in a hundred
+                local t = {}
+                for _ = 1, math.random(0, 3) do t[random_name()] = random_value() end
+                local meta = math.random() < 0.3 and {[random_name()] = random_name()} or nil
+                if within(DEADLINE, safetensors.save_file, t, path, meta) then
+                    within(DEADLINE, safetensors.load_file, path)
+                    local f = io.open(path, "r+b")
+                    if f then -- a byte flipped somewhere
+                        local size = f:seek("end")
+                        if size > 0 then
+                            f:seek("set", math.random(0, size - 1))
+                            f:write(string.char(math.random(0, 255)))
+                        end
+                        f:close()
+                        within(DEADLINE, safetensors.load_file, path)
+                    end
+                end
+            elseif r <= 4 then
+                local md = random_markdown()
+                local ok, notes = within(DEADLINE, blocks.read, md)
+                if ok and notes then
+                    local outputs = {}
+                    for k in ipairs(notes.cells or {}) do
+                        if math.random() < 0.5 then outputs[k] = random_markdown() end
+                    end
+                    within(DEADLINE, rewrite.apply, notes, outputs)
+                end
+            else
+                local f = restricted[math.random(1, #restricted)]
+                local args = {}
+                for k = 1, math.random(0, 3) do
+                    args[k] = math.random() < 0.5 and random_name() or random_value()
+                end
+                within(DEADLINE, f, table.unpack(args))
+            end
+            calls = calls + 1
+        end
+        os.remove(path)
+        assert.is_nil(io.open(notes_dir, "r")) -- nothing made where the notes would be
+        assert.are.equal(ITERS, calls)
+        print(string.format("# %d calls on files and notes", calls))
+    end)
+end)

@@ -136,14 +136,15 @@ check "bad input: each file's message names its line; the good file's 8 blocks s
     out_has "✗ $TMP/latin1.md:5: not UTF-8 text: the byte at line 5, column 1 is not UTF-8" -- \
     out_has "✗ $TMP/open.md:3: the \`\`\`lua fence opened here is never closed" -- \
     out_has "✗ $TMP/orphan.md:5: an \`\`\`output block with no \`\`\`lua block right before it" -- \
-    out_has "✗ $TMP/exit.md:5: error in the \`\`\`lua block at line 3: os.exit is not run by attn --verify" -- \
+    out_has "✗ $TMP/exit.md:5: error in the \`\`\`lua block at line 3: os.exit is not allowed in notes run by attn --verify" -- \
     out_has "✗ $TMP/error.md:6: error in the \`\`\`lua block at line 3: matmul: cannot multiply [6, 3] by [2, 3]" -- \
     last_line_is "9 passed, 5 failed"
 
-# a block that loops: Ctrl-C stops it, the file fails, the next file runs
+# a block that loops: Ctrl-C stops it, the file fails, the next file runs (--trusted: the block writes
+# a file to say it has started)
 printf '# Notes\n\n```lua\nio.open(arg_marker, "w"):close()\nwhile true do end\n```\n\n```lua\nprint("not run")\n```\n' |
     sed "s|arg_marker|\"$TMP/looping\"|" >"$TMP/loop.md"
-"$BIN" --verify "$TMP/loop.md" "$DIR/six_tokens.md" >"$OUT" 2>"$ERR" &
+"$BIN" --verify --trusted "$TMP/loop.md" "$DIR/six_tokens.md" >"$OUT" 2>"$ERR" &
 pid=$!
 i=0
 while [ "$i" -lt 400 ] && [ ! -e "$TMP/looping" ]; do

@@ -46,10 +46,9 @@ local function write_svg(t, opts)
         errors.raise("attention.heatmap: a " .. check.shape(t) .. " matrix has no cells to draw as SVG (empty, or " ..
                      "so big that it prints summarised); draw a part of it, such as t[{{1, 20}, {1, 20}}]")
     end
-    local f, err = io.open(opts.svg, "wb")
-    if not f then errors.raise("attention.heatmap: cannot write the SVG: " .. tostring(err)) end
-    f:write('<?xml version="1.0" encoding="UTF-8"?>\n', heatmap_svg.render(drawn.list[1]), "\n")
-    f:close()
+    local ok, err = require("attn.bind").files.write(opts.svg, '<?xml version="1.0" encoding="UTF-8"?>\n' ..
+        heatmap_svg.render(drawn.list[1]) .. "\n", "attention.heatmap") -- src/core/safe_write.c
+    if not ok then errors.raise(err) end
 end
 
 --- attention.heatmap(t [, {rows =, cols =, color =, range =, svg =}]) — draws a matrix in the terminal,

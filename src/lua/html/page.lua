@@ -10,6 +10,7 @@
 --       doc: {title =, source =, intro = {items}, steps = {{n =, of =, title =, code = {lines},
 --             before = {items}, items = {items}}, ...}, after = {items}} (lesson/record.lua says what
 --             the items are); counts: {passed =, failed =, identities =}, the checks' (none: no counts)
+local bind = require("attn.bind")
 local assets = require("attn.html.assets")
 local heatmap_svg = require("attn.attention.heatmap_svg")
 local escape = require("attn.text.escape").html
@@ -212,14 +213,10 @@ function page.render(doc, counts)
 end
 
 -- page.write(path, text, who) -> the size written; an error that names who (the option or the
--- function the user called) and says why, when path cannot be written.
+-- function the user called) and says why, when path cannot be written. Written as every file attn
+-- writes is (src/core/safe_write.c: a new file renamed over path, never a write into it).
 function page.write(path, text, who)
-    local f, err = io.open(path, "wb")
-    if not f then return nil, who .. ": cannot write " .. (err or path) end
-    local ok, werr = f:write(text)
-    f:close()
-    if not ok then return nil, who .. ": cannot write " .. path .. ": " .. tostring(werr) end
-    return #text
+    return bind.files.write(path, text, who)
 end
 
 return page

@@ -116,10 +116,24 @@ function markdown.handout(path)
     return table.concat(out), result.failed
 end
 
+-- The handout goes to standard output only; when that is a Lua file (`> lesson.lua`, `>> lesson.lua`,
+-- an easy slip), the lesson is not written into. (With `>` the shell has emptied it already: nothing
+-- attn can do about that but say so.)
+local function stdout_refusal(path)
+    local bind = require("attn.bind")
+    local out = bind.files.realpath("/dev/stdout")
+    if out and (out:match("%.[Ll][Uu][Aa]$") or bind.files.identity("/dev/stdout") == bind.files.identity(path)) then
+        return trf("--markdown: will not write the handout into %s (standard output): it is a " ..
+            "Lua file; write it to a .md file (attn --markdown LESSON.lua > handout.md)", out)
+    end
+end
+
 function markdown.write(path)
     local f, err = io.open(path, "rb")
     if not f then return nil, "cannot open " .. tostring(err) end
     f:close()
+    local refused = stdout_refusal(path)
+    if refused then return nil, refused end
     local text, failed = markdown.handout(path)
     io.stdout:write(text)
     io.stdout:flush()

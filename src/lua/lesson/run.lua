@@ -13,7 +13,8 @@
 --          (src/cli/lessons.c), before it runs again for step mode's b, r and g
 --          sink: mode "record" (lesson/record.lua): the run as data, an error as a failed check
 --   run.list(paths)                 prints "path  title" and, below the title, its source
---   run.resolve(name, dir)          the lesson file a name means: a path, or dir/name[.lua]
+--   run.resolve(name, dir)          the lesson file a name means: a path (with a / or .lua), or
+--                                   dir/name[.lua] in attn's own lessons
 --
 -- In check mode the lesson's print and the library's drawings print nothing (the C side also gives
 -- each lesson a state of its own, so that no lesson sees another's globals).
@@ -245,9 +246,12 @@ local function exists(path)
     return f ~= nil
 end
 
+-- A path (a name with a "/" or ending in .lua) is that file; any other name is one of attn's own
+-- lessons, in dir (found next to the executable by src/cli/lessons.c), never a file of the working
+-- folder: running attn inside someone else's checkout must not run its lessons/ by a lesson's name.
 function run.resolve(name, dir)
-    if exists(name) then return name end
-    for _, p in ipairs({dir and dir .. "/" .. name, dir and dir .. "/" .. name .. ".lua"}) do
+    if name:find("/", 1, true) or name:match("%.lua$") then return name end
+    for _, p in ipairs({dir and dir .. "/" .. name .. ".lua", dir and dir .. "/" .. name}) do
         if p and exists(p) then return p end
     end
     return name   -- loadfile reports it missing

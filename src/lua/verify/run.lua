@@ -1,9 +1,14 @@
 -- run.lua — `attn --verify notes.md` on one file (module attn.verify.run, called by src/cli/notes.c,
 -- which gives each file a Lua state of its own).
 --
---   run.file(path, {update = bool}) -> {passed =, failed =, skipped =}
+--   run.file(path, {update =, trusted =, seconds =, megabytes =, over_time =})
+--       -> {passed =, failed =, skipped =, new_text =, update_line =}
 --     skipped: 1 when a block called lesson.skip (what the notes need is not on this machine: the
 --     rest of the file does not run, and it counts as neither passed nor failed)
+--     trusted: the notes get the program's globals, not verify/sandbox.lua's restricted ones
+--     over_time(): true once the file's time budget (seconds) is spent (src/cli/notes.c)
+--     new_text, update_line: with update, the file's new text (nil when unchanged) and the line to
+--     print once src/cli/notes.c has written it
 --
 -- The file's ```lua blocks run in order in one environment, as cells of a notebook: a block's
 -- globals stay for the next. What a block prints (print, io.write, the lesson library, heatmaps,
@@ -17,6 +22,7 @@
 local blocks = require("attn.verify.blocks")
 local output = require("attn.verify.output")
 local rewrite = require("attn.verify.rewrite")
+local sandbox = require("attn.verify.sandbox")
 local lesson = require("attn.lesson")
 local errors = require("attn.errors")
 local tr, trf = require("attn.i18n").tr, require("attn.i18n").trf
@@ -29,26 +35,6 @@ local function fail(path, line, message, lines)
     for _, l in ipairs(lines or {}) do stdout:write("    ", l, "\n") end
 end
 
--- The notes' own os: os.exit would end attn before the other blocks and files, so it is an error at
--- the line that calls it.
-local function notes_os()
-    local function exit()
-        error(tr("os.exit is not run by attn --verify: it would end attn before the other blocks and files"), 2)
-    end
-    return setmetatable({exit = exit}, {__index = os})
-end
-
--- The globals the blocks share: the program's, with a print into the block's output, and os.
-local function notes_env()
-    local env = {os = notes_os()}
-    env.print = function(...)
-        local parts = {}
-        for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
-        io.write(table.concat(parts, "\t"), "\n")
-    end
-    return setmetatable(env, {__index = _G})
-end
-
 -- The innermost line of the notes on the stack (the error handler's caller is level 2).
 local function notes_line(chunkname)
     for level = 3, 200 do
@@ -59,7 +45,7 @@ local function notes_line(chunkname)
 end
 
 -- Runs one block: what it printed, and nil or the error ({line =, message =, interrupted =}).
-local function run_block(path, cell, env)
+local function run_block(path, cell, env, opts)
     local code = cell.code
     -- blank lines first, so that the chunk's line numbers are the notes' own
     local chunk, err = load(string.rep("\n", code.line) .. code.code, "@" .. path, "t", env)
@@ -78,15 +64,24 @@ local function run_block(path, cell, env)
     end)
     io.output(saved)
     lesson.begin()
+    -- a trusted note can close attn's output (io.close() through _G.io): the block fails, the file goes on
+    if io.type(sink) ~= "file" then
+        return "", {line = where or code.line, message = trf("the block closed attn's output (io.close)")}
+    end
     sink:seek("set")
     local printed = sink:read("a") or ""
     sink:close()
     if ok then return printed, nil, S end
+    if opts.over_time and opts.over_time() then return printed, {line = where or code.line, over_time = true} end
     if errors.is_interrupt(e) then return printed, {line = where or code.line, interrupted = true} end
     if getmetatable(e) == lesson.SKIP then return printed, {line = where or code.line, skipped = e.reason} end
     local text = errors.text(e)
     local at = tonumber(text:match("^" .. path:gsub("%p", "%%%0") .. ":(%d+): "))
-    return printed, {line = at or where or code.line, message = errors.message(text)}
+    local message = errors.message(text)
+    if message == "not enough memory" and opts.megabytes then
+        message = trf("not enough memory (a notes file may take %d MB; --trusted lifts this)", opts.megabytes)
+    end
+    return printed, {line = at or where or code.line, message = message}
 end
 
 local function read_file(path)
@@ -98,23 +93,14 @@ local function read_file(path)
     return text
 end
 
-local function write_file(path, text)
-    local tmp = path .. ".attn-update"
-    local f, err = io.open(tmp, "wb")
-    if not f then return nil, err end
-    local ok, werr = f:write(text)
-    f:close()
-    if not ok then
-        os.remove(tmp)
-        return nil, werr
-    end
-    return os.rename(tmp, path)
-end
-
 -- A block that raised an error, was interrupted or called lesson.skip, reported: the count it adds to
 -- ("failed" or "skipped") and true when the rest of the file is not run.
-local function report_problem(path, cell, problem)
-    if problem.interrupted then
+local function report_problem(path, cell, problem, opts)
+    if problem.over_time then
+        fail(path, problem.line, trf("the time budget of a notes file (%d s) is spent in the ```lua block at line %d; the rest of %s is not run",
+                                     opts.seconds or 0, cell.code.line, path))
+        return "failed", true
+    elseif problem.interrupted then
         fail(path, problem.line, trf("interrupted (Ctrl-C) in the ```lua block at line %d; the rest of %s is not run",
                                      cell.code.line, path))
         return "failed", true
@@ -147,23 +133,34 @@ local function check_output(path, i, cell, printed, opts, outputs)
     return false
 end
 
--- With update: the file rewritten with the output blocks in outputs, unless a block stopped before
--- its end. false when the file cannot be written.
-local function update_file(path, text, notes, outputs, errored)
+-- With update: the file's new text, with the output blocks in outputs, into result.new_text (unless a
+-- block stopped before its end), and the line that says so into result.update_line. The file itself
+-- is written by attn's process that never ran the notes (src/cli/notes.c), which prints the line once
+-- the file is written: the notes' process writes nothing.
+local function update_file(path, text, notes, outputs, errored, result)
     if errored then
         stdout:write(trf("%s: not updated (a block stopped before its end)", path), "\n")
-        return true
+        return
     end
     local new, changed, added = rewrite.apply(notes, outputs)
-    if new ~= text then
-        local ok, werr = write_file(path, new)
-        if not ok then
-            fail(path, 0, trf("cannot write: %s", tostring(werr)))
-            return false
-        end
-    end
-    stdout:write(trf("%s: updated (output blocks rewritten: %d, added: %d)", path, changed, added), "\n")
-    return true
+    if new ~= text then result.new_text = new end
+    result.update_line = trf("%s: updated (output blocks rewritten: %d, added: %d)", path, changed, added)
+end
+
+-- The lines src/cli/notes.c prints for a file whose process did not report its counts, or whose
+-- rewrite it could not write (translated here, where the catalogs are): run.parent_line(what, path,
+-- detail), detail a string (a number of seconds, a signal, an exit status, a reason).
+local function N(msgid) return msgid end
+local PARENT_LINES = {
+    irregular = N("✗ %s: not a regular file (notes are Markdown files)"),
+    cannot_run = N("✗ %s: cannot run the notes: %s"),
+    over_time = N("✗ %s: the notes ran past their time budget (%s s) and were stopped"),
+    died = N("✗ %s: the notes' process died (%s) before the end of the file"),
+    exited = N("✗ %s: the notes ended attn's run of them before the end of the file (exit status %s)"),
+    not_written = N("✗ %s:0: %s"),
+}
+function run.parent_line(what, path, detail)
+    return trf(PARENT_LINES[what], path, detail)
 end
 
 function run.file(path, opts)
@@ -181,13 +178,14 @@ function run.file(path, opts)
         result.failed = #problems
         return result
     end
-    local env, outputs, errored = notes_env(), {}, false
+    local env = sandbox.env(path, opts.trusted, function(...) io.write(...) end)
+    local outputs, errored = {}, false
     for i, cell in ipairs(notes.cells) do
         if not cell.skip then
-            local printed, problem = run_block(path, cell, env)
+            local printed, problem = run_block(path, cell, env, opts)
             if problem then
                 errored = true
-                local count, stop = report_problem(path, cell, problem)
+                local count, stop = report_problem(path, cell, problem, opts)
                 result[count] = result[count] + 1
                 if stop then break end
             elseif check_output(path, i, cell, printed, opts, outputs) then
@@ -197,9 +195,7 @@ function run.file(path, opts)
             end
         end
     end
-    if opts.update and not update_file(path, text, notes, outputs, errored) then
-        result.failed = result.failed + 1
-    end
+    if opts.update then update_file(path, text, notes, outputs, errored, result) end
     return result
 end
 

@@ -1,0 +1,208 @@
+-- sandbox.lua — the globals a note's ```lua blocks run with under `attn --verify` (module
+-- attn.verify.sandbox). Notes come from strangers (a student's handout, a blog post), so by default
+-- they get a restricted environment; `--trusted` gives them the program's own globals.
+--
+--   sandbox.env(path, trusted, write) -> env     the globals of the notes at path; write(...) is where
+--                                                print and io.write go (the block's output)
+--
+-- Restricted (the default), a note has attn's tables (torch, nn, attention, lesson, help, safetensors,
+-- tiktoken, gpt, attn) and Lua's basic functions, string, table, math, utf8 and coroutine, and:
+--   - no running programs: no os.execute, io.popen;
+--   - no writing files: io.open only reads, no os.remove, os.rename, os.tmpname, io.output(file); the
+--     library's own writes (save_file, heatmap svg, tr:save) are refused in C as well (the process
+--     that runs the notes calls files.forbid_writes: src/cli/notes.c);
+--   - no native code: no package, no require of anything but attn's tables, Lua's own libraries and
+--     Lua files of the notes' folder; load, loadfile and dofile take text only (never a binary chunk)
+--     and run it in these same globals;
+--   - no debug library, no os.getenv but of HOME and ATTN_* (the environment holds secrets), no
+--     reading of stdin;
+--   - no leaving early: os.exit raises an error that ends the block (src/cli/notes.c also replaces
+--     the real os.exit in the process, so no saved reference or library path reaches it);
+--   - reading (io.open, io.lines, loadfile, dofile, require) only inside the notes' own folder,
+--     symlinks resolved first.
+-- What attn's loaders read (safetensors.load_file, gpt's from_pretrained, tiktoken's vocabulary) is
+-- parsed as data and never run, wherever it is. A time and memory budget per file is src/cli/notes.c's.
+local bind = require("attn.bind")
+local trf = require("attn.i18n").trf
+
+local sandbox = {}
+
+-- The error for something a restricted note may not do (verify/run.lua puts the note's line to it).
+local function refuse(what, why)
+    error(trf("%s is not allowed in notes run by attn --verify: %s (--trusted lifts this)", what, why), 0)
+end
+
+local function copy(t)
+    local c = {}
+    for k, v in pairs(t) do c[k] = v end
+    return c
+end
+
+-- A file the notes may read: its real path inside the folder of the notes (both without symlinks).
+local function reader(folder)
+    return function(fn, p)
+        if type(p) ~= "string" then return p end -- the function's own check reports it
+        local real = bind.files.realpath(p)
+        -- no real path: no such file (the function itself says so), as nothing is found outside either
+        if real and real ~= folder and real:sub(1, #folder + 1) ~= folder .. "/" then
+            refuse(fn .. "(\"" .. p .. "\")", trf("a note reads only files in its own folder (%s)", folder))
+        end
+        return p
+    end
+end
+
+-- A file handle that writes to the block's output, for io.stdout, io.stderr and io.output(): a note
+-- can write, flush and even close it (nothing happens) without closing attn's own output.
+local function output_handle(write)
+    local h = {}
+    function h:write(...) write(...) return self end
+    function h:flush() return self end
+    function h:close() return true end
+    function h:setvbuf() return true end
+    function h:seek() return 0 end
+    return setmetatable(h, {__name = "FILE*", __tostring = function() return "file (notes' output)" end})
+end
+
+local function restricted_io(write, may_read)
+    local out = output_handle(write)
+    local io_ = {stdout = out, stderr = out, type = function(f) return f == out and "file" or io.type(f) end}
+    function io_.write(...) write(...) return out end
+    function io_.output(f)
+        if f ~= nil and f ~= out then refuse("io.output(file)", trf("a note does not write files")) end
+        return out
+    end
+    function io_.open(p, mode)
+        if mode ~= nil and (type(mode) ~= "string" or not mode:match("^r") or mode:find("+", 1, true)) then
+            refuse("io.open(\"" .. tostring(p) .. "\", \"" .. tostring(mode) .. "\")", trf("a note does not write files"))
+        end
+        may_read("io.open", p)
+        return io.open(p, mode)
+    end
+    function io_.lines(p, ...)
+        if p == nil then refuse("io.lines()", trf("a note does not read its standard input")) end
+        return io.lines(may_read("io.lines", p), ...)
+    end
+    function io_.close(f)
+        if f == nil or f == out then return true end -- the note's output: it stays open for attn
+        return f:close()
+    end
+    function io_.read() refuse("io.read", trf("a note does not read its standard input")) end
+    function io_.input() refuse("io.input", trf("a note does not read its standard input")) end
+    function io_.popen() refuse("io.popen", trf("a note does not run programs")) end
+    function io_.tmpfile() refuse("io.tmpfile", trf("a note does not write files")) end
+    return io_
+end
+
+local function restricted_os()
+    local os_ = {clock = os.clock, time = os.time, date = os.date, difftime = os.difftime}
+    function os_.exit() refuse("os.exit", trf("it would end attn before the other blocks and files")) end
+    function os_.execute() refuse("os.execute", trf("a note does not run programs")) end
+    function os_.remove() refuse("os.remove", trf("a note does not write files")) end
+    function os_.rename() refuse("os.rename", trf("a note does not write files")) end
+    function os_.tmpname() refuse("os.tmpname", trf("a note does not write files")) end
+    -- attn's own settings (ATTN_GPT2_DIR, where a model is) and HOME (where ~/.cache is): nothing else
+    -- of the environment, which may hold secrets
+    function os_.getenv(name)
+        if type(name) == "string" and (name == "HOME" or name:match("^ATTN_")) then return os.getenv(name) end
+        refuse("os.getenv(\"" .. tostring(name) .. "\")", trf("the environment is not the notes' business"))
+    end
+    function os_.setlocale() refuse("os.setlocale", trf("it would change attn's own output")) end
+    return os_
+end
+
+-- The restricted globals of the notes in folder.
+local function restricted(folder, write)
+    local env = {}
+    local may_read = reader(folder)
+    for _, name in ipairs({"assert", "error", "ipairs", "next", "pairs", "pcall", "select", "tonumber", "tostring",
+                           "type", "xpcall", "rawequal", "rawget", "rawlen", "rawset", "setmetatable",
+                           "getmetatable", "collectgarbage", "_VERSION"}) do
+        env[name] = _G[name]
+    end
+    for _, name in ipairs({"torch", "nn", "attention", "lesson", "help", "safetensors", "tiktoken", "gpt", "attn"}) do
+        env[name] = _G[name]
+    end
+    for _, name in ipairs({"string", "table", "math", "utf8", "coroutine"}) do env[name] = copy(_G[name]) end
+    env.io, env.os = restricted_io(write, may_read), restricted_os()
+    env.print = function(...)
+        local parts = {}
+        for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+        write(table.concat(parts, "\t"), "\n")
+    end
+    -- load and its kin: text only (a binary chunk can break out of any Lua sandbox), in env
+    env.load = function(chunk, name, mode, e)
+        if mode ~= nil and mode ~= "t" then refuse("load(..., \"" .. tostring(mode) .. "\")", trf("a note loads text only, never binary chunks")) end
+        if e == nil then e = env end
+        return load(chunk, name, "t", e)
+    end
+    env.loadfile = function(p, mode, e)
+        if p == nil then refuse("loadfile()", trf("a note does not read its standard input")) end
+        if mode ~= nil and mode ~= "t" then refuse("loadfile(..., \"" .. tostring(mode) .. "\")", trf("a note loads text only, never binary chunks")) end
+        return loadfile(may_read("loadfile", p), "t", e == nil and env or e)
+    end
+    env.dofile = function(p)
+        local f, err = env.loadfile(p)
+        if not f then error(err, 2) end
+        return f()
+    end
+    local loaded = {string = env.string, table = env.table, math = env.math, utf8 = env.utf8,
+                    coroutine = env.coroutine, io = env.io, os = env.os}
+    for _, name in ipairs({"torch", "nn", "attention", "lesson", "help", "safetensors", "tiktoken", "gpt"}) do
+        loaded[name] = env[name]
+    end
+    env.require = function(name)
+        if type(name) ~= "string" then error("bad argument #1 to 'require' (string expected)", 2) end
+        if loaded[name] ~= nil then return loaded[name] end
+        local file = folder .. "/" .. name:gsub("%.", "/") .. ".lua"
+        local real = bind.files.realpath(file)
+        if not real or real:sub(1, #folder + 1) ~= folder .. "/" then
+            refuse("require(\"" .. name .. "\")", trf("a note can require attn's tables, Lua's own libraries and " ..
+                                                     "Lua files of its own folder (%s)", folder))
+        end
+        local f, err = loadfile(real, "t", env)
+        if not f then error(err, 2) end
+        local v = f(name, real)
+        if v == nil then v = true end
+        loaded[name] = v
+        return v
+    end
+    env._G = env
+    return setmetatable(env, {__metatable = false})
+end
+
+-- The program's globals, as --verify gave them before: a print into the block's output and an os.exit
+-- that ends the block, over _G. A note can reach the real os through _G: it is trusted.
+local function trusted_env(write)
+    local env = {os = setmetatable({exit = function()
+        error(trf("os.exit is not run by attn --verify: it would end attn before the other blocks and files"), 2)
+    end}, {__index = os})}
+    env.print = function(...)
+        local parts = {}
+        for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+        write(table.concat(parts, "\t"), "\n")
+    end
+    return setmetatable(env, {__index = _G})
+end
+
+-- In the process that runs restricted notes (src/cli/notes.c): the real os.exit replaced too, so that
+-- no saved reference and no path through the library (lesson.skip's, for a plain script) reaches it.
+function sandbox.seal()
+    os.exit = function()
+        error(trf("%s is not allowed in notes run by attn --verify: %s (--trusted lifts this)", "os.exit",
+                  trf("it would end attn before the other blocks and files")), 2)
+    end
+end
+
+-- The folder of the notes at path, without symlinks.
+function sandbox.folder(path)
+    local dir = path:match("^(.*)/[^/]*$") or "."
+    if dir == "" then dir = "/" end
+    return bind.files.realpath(dir) or dir
+end
+
+function sandbox.env(path, trusted, write)
+    if trusted then return trusted_env(write) end
+    return restricted(sandbox.folder(path), write)
+end
+
+return sandbox
