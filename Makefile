@@ -12,17 +12,17 @@
 CC      ?= cc
 # Parallel builds for `make run`, `make test` and `make bench`: one job per core.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
-PKGS    := lua5.4 openblas readline libcjson libpcre2-8 libcmark
+PKGS    := lua5.4 openblas readline libcjson libpcre2-8 libcmark libzmq libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SLEEF_LIBS := -lsleef
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(SLEEF_LIBS)
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   := $(shell pkg-config --libs openblas libcjson 2>/dev/null) $(SLEEF_LIBS)
 LUA_LIBS    := $(shell pkg-config --libs lua5.4 2>/dev/null)
-# attn.so's libraries: attn's, less Lua (the interpreter that loads it provides Lua) and readline (the
-# REPL's, in src/cli, which attn.so leaves out).
+# attn.so's libraries: attn's, less Lua (the interpreter that loads it provides Lua), readline (the
+# REPL's) and ZeroMQ and libcrypto (the Jupyter kernel's): those are src/cli's, which attn.so leaves out.
 # Derived from PKGS, so a library added there reaches attn.so too.
-MODULE_LIBS := $(shell pkg-config --libs $(filter-out lua5.4 readline,$(PKGS)) 2>/dev/null) $(SLEEF_LIBS)
+MODULE_LIBS := $(shell pkg-config --libs $(filter-out lua5.4 readline libzmq libcrypto,$(PKGS)) 2>/dev/null) $(SLEEF_LIBS)
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE    := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Isrc/core -Isrc/bind -Isrc/cli -Ibuild/gen $(WARN) $(PKG_CFLAGS)
