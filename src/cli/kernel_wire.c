@@ -113,7 +113,13 @@ int attn_wire_open(attn_wire *w, const char *connection_file, char *why, size_t 
     for (int i = 0; i < ATTN_NCHANNELS; i++) {
         int linger = 1000; /* ms to deliver the last replies at shutdown, then give up */
         w->sockets[i] = zmq_socket(w->context, CHANNELS[i].type);
+        /* A client that reconnects, or a second one with the same session (jupyter_client names its
+         * sockets by the session), takes over the routing identity, as in ipykernel: otherwise the
+         * ROUTER keeps routing to the connection that is gone, and the newcomer gets no replies. */
+        int handover = 1;
         if (w->sockets[i] == NULL || zmq_setsockopt(w->sockets[i], ZMQ_LINGER, &linger, sizeof linger) != 0 ||
+            (CHANNELS[i].type == ZMQ_ROUTER &&
+             zmq_setsockopt(w->sockets[i], ZMQ_ROUTER_HANDOVER, &handover, sizeof handover) != 0) ||
             zmq_bind(w->sockets[i], w->endpoints[i]) != 0) {
             snprintf(why, whylen, "cannot listen on %s: %s", w->endpoints[i], zmq_strerror(errno));
             return -1;

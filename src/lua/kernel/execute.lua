@@ -36,6 +36,35 @@ local function error_content(msg)
     return {ename = ename, evalue = output.clean(msg), traceback = json.array{output.clean("error: " .. msg)}}
 end
 
+-- The chunks a cell runs as. A cell is one chunk, as a paste at the prompt; but a cell of statements
+-- that ends in an expression ("y = 41\ny + 1"), which Lua cannot load as one chunk, runs as the
+-- statements and then the expression, whose value is shown (as IPython shows a cell's last value).
+function execute.chunks(code)
+    local body = code:gsub("^=", "return ")
+    if load("return " .. body, "=cell", "t") or load(repl.rewrite_locals(body), "=cell", "t") then return {code} end
+    local lines = {}
+    for line in (code .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = line end
+    for k = #lines - 1, 1, -1 do
+        local head = table.concat(lines, "\n", 1, k)
+        local tail = table.concat(lines, "\n", k + 1)
+        if tail:find("%S") and load("return " .. tail, "=cell", "t") and load(repl.rewrite_locals(head), "=cell", "t") then
+            return {head, tail, tail_line = k}
+        end
+    end
+    return {code}
+end
+
+-- Runs the chunks of a cell through the REPL's eval, the next only when the one before went well.
+-- The expression at the end keeps its line numbers in messages: the lines before it are blank.
+local function eval_cell(code, sink)
+    local chunks = execute.chunks(code)
+    local status = repl.eval(chunks[1], sink, true)
+    if chunks[2] and status == "ok" then
+        status = repl.eval(string.rep("\n", chunks.tail_line) .. chunks[2], sink, true)
+    end
+    return status
+end
+
 function execute.run(msg)
     local c = msg.content
     if type(c.code) ~= "string" then error("execute_request without code", 0) end
@@ -48,7 +77,7 @@ function execute.run(msg)
     repl.chunkname = "=In[" .. n .. "]"
     local result, err = nil, nil
     local sink = {write = function(s) result = (result or "") .. s end, error = function(m) err = m end}
-    local ok, status = wire.run(repl.eval, c.code, sink, true)
+    local ok, status = wire.run(eval_cell, c.code, sink)
     if not ok then err = errors.text(status) end
     output.finish()
     current_msg = nil

@@ -17,6 +17,7 @@ local introspect = require("attn.kernel.introspect")
 local output = require("attn.kernel.output")
 local display = require("attn.kernel.display")
 local repl = require("attn.repl")
+local tr = require("attn.i18n").tr
 
 local kernel = {}
 
@@ -41,9 +42,16 @@ local HANDLERS = {
     interrupt_request = function() return {status = "ok"} end,
 }
 
+-- os.exit in a cell would end the kernel under the notebook (which then says only "the kernel died"):
+-- it stops the cell with an error instead; the Kernel menu's Restart is the way to a fresh state.
+local function no_exit()
+    error(tr("os.exit does not end a Jupyter kernel: it stops this cell (Kernel > Restart starts afresh)"), 2)
+end
+
 function kernel.start()
     display.install()
     io.read = execute.read
+    os.exit = no_exit
     wire.send("iopub", "status", {execution_state = "starting"})
 end
 

@@ -98,7 +98,7 @@ function ipynb.notebook(path)
         metadata = {kernelspec = {name = "attn", display_name = "attn (Lua 5.4)", language = "lua"},
                     language_info = {name = "lua", version = _VERSION:match("[%d.]+"), mimetype = "text/x-lua",
                                      file_extension = ".lua", pygments_lexer = "lua", codemirror_mode = "lua"},
-                    attn = {version = wire_version, lesson = doc.name}},
+                    attn = {version = wire_version, lesson = doc.name, skipped = result.status == "skipped"}},
     }
     -- nbformat 4.5 wants an id on every cell: the lesson's name and the cell's place, so a notebook
     -- written again is the same file
