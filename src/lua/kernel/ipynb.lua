@@ -12,6 +12,7 @@ local source = require("attn.lesson.source")
 local json = require("attn.json")
 local heatmap_svg = require("attn.attention.heatmap_svg")
 local cut = require("attn.kernel.parts").outputs
+local step = require("attn.kernel.step")
 local trf = require("attn.i18n").trf
 local wire_version = "0.1"
 
@@ -36,23 +37,90 @@ local function check_line(c)
     return "✓ " .. c.what
 end
 
--- Text as a stdout stream; each figure a display_data, as the kernel sends them (kernel/parts.lua).
-local function outputs_of(list)
-    local out = json.array{}
-    for _, p in ipairs(cut(list)) do
-        if p[1] == "text" then
-            out[#out + 1] = {output_type = "stream", name = "stdout", text = lines(p[2])}
+-- While the lesson is recorded, a tracer's steps are written between these markers (no lesson prints
+-- them), so that they become the HTML display the kernel shows for a step (kernel/step.lua).
+local STEP_OPEN, STEP_CLOSE = "\3step\3", "\3/step\3"
+
+local function mark_steps()
+    local attention = rawget(_G, "attention")
+    local trace = attention.trace
+    attention.trace = function(args, ...)
+        if type(args) == "table" and args.write == nil then
+            local copy = {}
+            for k, v in pairs(args) do copy[k] = v end
+            copy.write = function(s) io.write(STEP_OPEN, s, STEP_CLOSE) end
+            args = copy
+        end
+        return trace(args, ...)
+    end
+    return function() attention.trace = trace end
+end
+
+-- The printed parts with each step's (between the markers) gathered into {step = {parts}}.
+local function gather_steps(list)
+    local out, inside = {}, nil
+    local function add(p)
+        if inside then inside.step[#inside.step + 1] = p else out[#out + 1] = p end
+    end
+    for _, p in ipairs(list) do
+        if type(p) ~= "string" then
+            add(p)
         else
-            out[#out + 1] = {output_type = "display_data", metadata = {},
-                             data = {["image/svg+xml"] = lines(heatmap_svg.render(p[2])),
-                                     ["text/plain"] = lines(p[2].plain)}}
+            local at = 1
+            while at <= #p do
+                local marker = inside and STEP_CLOSE or STEP_OPEN
+                local s, e = p:find(marker, at, true)
+                if not s then
+                    add(p:sub(at))
+                    break
+                end
+                if s > at then add(p:sub(at, s - 1)) end
+                if inside then inside = nil else
+                    inside = {step = {}}
+                    out[#out + 1] = inside
+                end
+                at = e + 1
+            end
         end
     end
     return out
 end
 
+-- Text as a stdout stream; each figure a display_data, each tracer step its HTML display: what the
+-- kernel sends (kernel/parts.lua, kernel/step.lua).
+local function outputs_of(list)
+    local out, pending = json.array{}, {}
+    local function flush()
+        for _, p in ipairs(cut(pending)) do
+            if p[1] == "text" then
+                out[#out + 1] = {output_type = "stream", name = "stdout", text = lines(p[2])}
+            else
+                out[#out + 1] = {output_type = "display_data", metadata = {},
+                                 data = {["image/svg+xml"] = lines(heatmap_svg.render(p[2])),
+                                         ["text/plain"] = lines(p[2].plain)}}
+            end
+        end
+        pending = {}
+    end
+    for _, p in ipairs(gather_steps(list)) do
+        if type(p) == "table" and p.step then
+            flush()
+            local b = step.bundle(p.step)
+            out[#out + 1] = {output_type = "display_data", metadata = {},
+                             data = {["text/html"] = lines(b["text/html"]), ["text/plain"] = lines(b["text/plain"])}}
+        else
+            pending[#pending + 1] = p
+        end
+    end
+    flush()
+    return out
+end
+
 function ipynb.notebook(path)
-    local doc, result = record.file(path)
+    local restore = mark_steps()
+    local ok, doc, result = pcall(record.file, path)
+    restore()
+    if not ok then error(doc, 0) end
     local src = source.read(path)
     local cells, count = json.array{}, 0
     local head = "# " .. (doc.title or path)

@@ -15,7 +15,7 @@ local wire = require("attn.kernel.wire")
 local json = require("attn.json")
 local figures = require("attn.attention.figures")
 local heatmap_svg = require("attn.attention.heatmap_svg")
-local escape = require("attn.text.escape").html
+local step = require("attn.kernel.step")
 local cut = require("attn.kernel.parts").outputs
 
 local output = {}
@@ -76,30 +76,13 @@ function output.display(bundle)
     send("display_data", {data = bundle, metadata = {}, transient = {}})
 end
 
--- A tracer's step: its first line is the title ("[i/N] name  formula  shape [..]"), then the matrices,
--- the weight matrices as heatmaps (markers in the text while a cell runs).
+-- A tracer's step (kernel/step.lua): the weight matrices in its text are markers while a cell runs.
 function output.step(text)
     if not current then
         io.write(text, "\n")
         return
     end
-    local head, rest = text:match("^([^\n]*)\n?(.*)$")
-    local html = {'<div class="attn-step"><pre style="font-weight:bold">', escape(head), "</pre>"}
-    local plain = {head}
-    for _, p in ipairs(cut(parts_of(rest))) do
-        if p[1] == "text" then
-            local t = p[2]:gsub("^\n+", ""):gsub("\n+$", "")
-            if t ~= "" then
-                html[#html + 1] = "<pre>" .. escape(t) .. "</pre>"
-                plain[#plain + 1] = t
-            end
-        else
-            html[#html + 1] = "<div>" .. heatmap_svg.render(p[2]) .. "</div>"
-            plain[#plain + 1] = (p[2].plain:gsub("\n+$", ""))
-        end
-    end
-    html[#html + 1] = "</div>"
-    output.display({["text/html"] = table.concat(html), ["text/plain"] = table.concat(plain, "\n")})
+    output.display(step.bundle(parts_of(text)))
 end
 
 function output.finish()
