@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -312,10 +313,18 @@ int attn_kernel(lua_State *L, const char *connection_file) {
     lua_pushstring(L, connection_file);
     if (!call_kernel(L, "start", 1)) ok = 0;
     lua_pop(L, 1);
+    pid_t parent = getppid();
     while (ok) {
         zmq_pollitem_t items[2] = {{wire.sockets[ATTN_CONTROL], 0, ZMQ_POLLIN, 0},
                                    {wire.sockets[ATTN_SHELL], 0, ZMQ_POLLIN, 0}};
-        int n = zmq_poll(items, 2, -1);
+        int n = zmq_poll(items, 2, 1000);
+        /* The process that started the kernel (a notebook server, a console) has died without a
+         * shutdown_request (killed, or its terminal closed): nobody can reach this kernel any more,
+         * so it ends, as ipykernel's parent poller makes it. */
+        if (getppid() != parent) {
+            attn_capture_log("the process that started the kernel has ended: shutting down");
+            break;
+        }
         if (n < 0) {
             if (errno == EINTR) continue;
             attn_capture_log("poll: %s", zmq_strerror(errno));
