@@ -1,7 +1,7 @@
 /* kernel_install.c — attn --install-kernel [--user | --prefix P]: writes the kernelspecs that tell
  * Jupyter how to start attn (`jupyter kernelspec list` then shows them):
  *     DIR/kernels/attn/kernel.json        {"argv": [this attn, "--kernel", "{connection_file}"], ...}
- *     DIR/kernels/attn-zh_CN/kernel.json  the same with ATTN_LANG=zh_CN: attn's text in Chinese
+ *     DIR/kernels/attn-zh_cn/kernel.json  the same with ATTN_LANG=zh_CN: attn's text in Chinese
  * each with the logo (logo-32x32.png, logo-64x64.png, logo-svg.svg: drawn by scripts/kernel-logo.sh,
  * embedded in attn). DIR is Jupyter's: PREFIX/share/jupyter (default /usr/local), or with --user the
  * user's data directory ($JUPYTER_DATA_DIR, else $XDG_DATA_HOME/jupyter, else ~/.local/share/jupyter).

@@ -1,5 +1,5 @@
 -- spec.lua — the kernelspecs attn installs (module attn.kernel.spec; src/cli/kernel_install.c writes
--- them): "attn", and "attn-zh_CN", the same kernel with its text in Chinese (ATTN_LANG, as --lang sets).
+-- them): "attn", and "attn-zh_cn", the same kernel with its text in Chinese (ATTN_LANG, as --lang sets).
 --
 --   spec.files(attn_path) -> {{name = "attn/kernel.json", data = text}, {name = "attn/logo-64x64.png", ...}, ...}
 local json = require("attn.json")
@@ -23,7 +23,7 @@ end
 
 function spec.files(attn_path)
     local files = {}
-    local kernels = {{"attn", "attn (Lua 5.4)", nil}, {"attn-zh_CN", "attn（中文, Lua 5.4）", {ATTN_LANG = "zh_CN"}}}
+    local kernels = {{"attn", "attn (Lua 5.4)", nil}, {"attn-zh_cn", "attn（中文, Lua 5.4）", {ATTN_LANG = "zh_CN"}}}
     for _, k in ipairs(kernels) do
         files[#files + 1] = {name = k[1] .. "/kernel.json", data = kernel_json(attn_path, k[2], k[3])}
         for _, logo in ipairs(LOGOS) do
