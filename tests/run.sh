@@ -148,6 +148,15 @@ if /usr/bin/python3 -c 'import jupyter_client, nbformat, nbconvert' 2>/dev/null;
     run_suite "jupyter-notebooks" sh tests/jupyter/with_kernel.sh ./attn sh -c \
         'd=$(mktemp -d) && /usr/bin/python3 tests/jupyter/test_notebooks.py ./attn "$d" lessons/*.lua; s=$?; rm -rf "$d"; exit $s'
     run_suite "jupyter-console" sh tests/jupyter/with_kernel.sh ./attn sh tests/jupyter/test_console.sh ./attn
+    # the classic Notebook server in the browser suite's Chromium (its screenshot: build/test-logs/notebook-*.png)
+    if command -v node >/dev/null 2>&1 && command -v chromium >/dev/null 2>&1 &&
+        [ -d tests/browser/node_modules/playwright-core ] && [ -x /usr/bin/jupyter-notebook ]; then
+        run_suite "jupyter-notebook" sh tests/jupyter/with_kernel.sh ./attn node tests/browser/test_notebook.mjs ./attn "$(command -v chromium)"
+    elif [ -n "${CI:-}" ]; then
+        run_suite "jupyter-notebook" sh -c 'echo "not ok 1 - jupyter-notebook, Chromium or playwright-core missing on CI"'
+    else
+        echo "  jupyter-notebook       SKIP: no jupyter-notebook, Chromium, node or playwright-core here"
+    fi
 elif [ -n "${CI:-}" ]; then
     run_suite "jupyter" sh -c 'echo "not ok 1 - Jupyter packages missing on CI (scripts/install-jupyter-tests.sh)"'
 else
