@@ -18,7 +18,9 @@ int attn_sign(const char *key, size_t keylen, const char *const *parts, const si
     char digest[] = "SHA256";
     OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
                            OSSL_PARAM_construct_end()};
-    EVP_MAC *hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    /* fetched once: looking the algorithm up costs more than signing a message */
+    static EVP_MAC *hmac = NULL;
+    if (hmac == NULL) hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
     EVP_MAC_CTX *ctx = hmac ? EVP_MAC_CTX_new(hmac) : NULL;
     if (ctx && EVP_MAC_init(ctx, (const unsigned char *)key, keylen, params)) {
         ok = 1;
@@ -27,7 +29,6 @@ int attn_sign(const char *key, size_t keylen, const char *const *parts, const si
         ok = ok && EVP_MAC_final(ctx, mac, &maclen, sizeof mac) && maclen == 32;
     }
     EVP_MAC_CTX_free(ctx);
-    EVP_MAC_free(hmac);
     if (!ok) return -1;
     for (size_t i = 0; i < maclen; i++) {
         static const char digits[] = "0123456789abcdef";
