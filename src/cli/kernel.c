@@ -230,21 +230,25 @@ static int open_wire(lua_State *L) {
     return 1;
 }
 
-/* attn.kernel.wire and attn.json, for require. */
-static void preload(lua_State *L) {
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-    lua_pushcfunction(L, open_wire);
-    lua_setfield(L, -2, "attn.kernel.wire");
-    lua_pushcfunction(L, attn_json_open);
-    lua_setfield(L, -2, "attn.json");
+/* package.preload[name] = open, so that require(name) finds a module of the command line's. */
+static void preload_one(lua_State *L, const char *name, lua_CFunction open) {
+    lua_getglobal(L, "package");
+    if (lua_istable(L, -1) && lua_getfield(L, -1, "preload") == LUA_TTABLE) {
+        lua_pushcfunction(L, open);
+        lua_setfield(L, -2, name);
+        lua_pop(L, 1);
+    }
     lua_pop(L, 1);
 }
 
 void attn_json_preload(lua_State *L) {
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-    lua_pushcfunction(L, attn_json_open);
-    lua_setfield(L, -2, "attn.json");
-    lua_pop(L, 1);
+    preload_one(L, "attn.json", attn_json_open);
+}
+
+/* attn.kernel.wire and attn.json, for require. */
+static void preload(lua_State *L) {
+    preload_one(L, "attn.kernel.wire", open_wire);
+    attn_json_preload(L);
 }
 
 /* Calls require("attn.kernel")[name](...) with the nargs values on top; leaves one result. Errors
@@ -312,7 +316,7 @@ int attn_kernel(lua_State *L, const char *connection_file) {
     preload(L);
     lua_pushstring(L, connection_file);
     if (!call_kernel(L, "start", 1)) ok = 0;
-    lua_pop(L, 1);
+    attn_setglobal(L, "display"); /* kernel.start returned display(x, ...) (kernel/display.lua) */
     pid_t parent = getppid();
     while (ok) {
         zmq_pollitem_t items[2] = {{wire.sockets[ATTN_CONTROL], 0, ZMQ_POLLIN, 0},

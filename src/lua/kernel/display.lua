@@ -4,7 +4,8 @@
 -- with the terminal's text as the fallback. attention.heatmap needs nothing here: while a cell runs,
 -- its drawing becomes an SVG picture (kernel/output.lua).
 --
---   display.install()     sets the global display and wraps attention.trace (once, at kernel start)
+--   display.install() -> display   wraps attention.trace (once, at kernel start); returns the function
+--                                  the kernel makes the global display (src/cli/kernel.c)
 --   display.bundle(v)     the MIME bundle of a value
 local output = require("attn.kernel.output")
 local repl = require("attn.repl")
@@ -21,9 +22,8 @@ local function show(...)
 end
 
 function display.install()
-    rawset(_G, "display", show)
     local attention = rawget(_G, "attention")
-    if type(attention) ~= "table" then return end
+    if type(attention) ~= "table" then return show end
     local trace = attention.trace
     -- a tracer made without its own write shows its steps through output.step (as HTML)
     attention.trace = function(args, ...)
@@ -35,6 +35,7 @@ function display.install()
         end
         return trace(args, ...)
     end
+    return show
 end
 
 return display

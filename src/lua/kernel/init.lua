@@ -2,7 +2,8 @@
 -- it): one function per request type, each returning the content of its reply. Around every request
 -- the kernel says "busy" and then "idle" on iopub, as the protocol (5.3) asks.
 --
---   kernel.start(connection_file)   once, before the first request: globals display(x), io.read
+--   kernel.start(connection_file) -> display   once, before the first request: io.read and os.exit for
+--                                   cells; returns display(x, ...), which src/cli/kernel.c makes a global
 --   kernel.handle(msg) -> "stop" when the kernel is to end (a shutdown_request), else nil
 --       msg: {channel = "shell" | "control", ids =, header =, parent_header =, metadata =, content =}
 --
@@ -49,10 +50,11 @@ local function no_exit()
 end
 
 function kernel.start()
-    display.install()
+    local show = display.install()
     io.read = execute.read
     os.exit = no_exit
     wire.send("iopub", "status", {execution_state = "starting"})
+    return show
 end
 
 function kernel.handle(msg)
