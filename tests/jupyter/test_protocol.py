@@ -251,6 +251,7 @@ try:
     before = rss()
     last = batch(10000)
     after = rss()
+    kc = km.client()  # a client's channels cannot start again once stopped: a new one
     kc.start_channels()
     kc.wait_for_ready(timeout=30)
     print(f"# memory: RSS {before} MB after 1000 executions, {after} MB after 10000 more")
