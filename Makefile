@@ -101,9 +101,10 @@ build/gen/mo/%.mo: src/po/%.po
 	msgfmt --check -o $@ $<
 
 # The Jupyter kernel's logo (scripts/kernel-logo.sh draws it), embedded with the catalogs as
-# "kernel/logo-...": attn --install-kernel writes it beside kernel.json.
-KERNEL_LOGO := $(patsubst src/cli/logo/%,build/gen/mo/kernel/%,$(wildcard src/cli/logo/logo-*))
-build/gen/mo/kernel/%: src/cli/logo/%
+# "kernel-logo-...", outside any language's folder (src/cli/lang.c counts those as languages):
+# attn --install-kernel writes it beside kernel.json.
+KERNEL_LOGO := $(patsubst src/cli/logo/%,build/gen/mo/kernel-%,$(wildcard src/cli/logo/logo-*))
+build/gen/mo/kernel-%: src/cli/logo/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 

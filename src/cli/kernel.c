@@ -274,25 +274,39 @@ static int call_kernel(lua_State *L, const char *name, int nargs) {
     return 1;
 }
 
-/* Receives one message from channel and has attn.kernel handle it. Returns 1 when it asked to stop. */
-static int serve(lua_State *L, int channel) {
+enum { SERVED, SERVED_STOP, SERVED_ABORT };
+
+/* Receives one message from channel and has attn.kernel's function `how` ("handle", or "abort" for the
+ * requests queued behind a cell that failed) deal with it. Returns what the module asked for: SERVED_STOP
+ * after a shutdown_request, SERVED_ABORT after a failed cell whose queued cells are to be dropped. */
+static int serve(lua_State *L, int channel, const char *how) {
     attn_msg m;
     char why[200];
-    int r = attn_wire_recv(&wire, channel, &m, why, sizeof why), stop = 0;
+    int r = attn_wire_recv(&wire, channel, &m, why, sizeof why), said = SERVED;
     if (r <= 0) {
         if (why[0]) attn_capture_log("%s: %s", CHANNEL_NAMES[channel], why);
-        return 0;
+        return SERVED;
     }
     if (!push_msg(L, channel, &m)) {
         attn_capture_log("%s: a message whose parts are not JSON objects: dropped", CHANNEL_NAMES[channel]);
     } else {
-        call_kernel(L, "handle", 1);
-        const char *said = lua_tostring(L, -1);
-        stop = said != NULL && strcmp(said, "stop") == 0;
+        call_kernel(L, how, 1);
+        const char *s = lua_tostring(L, -1);
+        if (s != NULL) said = strcmp(s, "stop") == 0 ? SERVED_STOP : strcmp(s, "abort") == 0 ? SERVED_ABORT : SERVED;
         lua_pop(L, 1);
     }
     attn_msg_free(&m);
-    return stop;
+    return said;
+}
+
+/* A cell failed: the execute requests already waiting on the shell (Run All sent them together) are
+ * answered "aborted" without running, as ipykernel does, so that one error does not cascade. */
+static int drop_queued(lua_State *L) {
+    for (;;) {
+        zmq_pollitem_t item = {wire.sockets[ATTN_SHELL], 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&item, 1, 0) <= 0 || !(item.revents & ZMQ_POLLIN)) return 0;
+        if (serve(L, ATTN_SHELL, "abort") == SERVED_STOP) return 1;
+    }
 }
 
 int attn_kernel(lua_State *L, const char *connection_file) {
@@ -336,8 +350,11 @@ int attn_kernel(lua_State *L, const char *connection_file) {
             break;
         }
         /* control first: it is the channel that must get through when the shell is busy */
-        if ((items[0].revents & ZMQ_POLLIN) && serve(L, ATTN_CONTROL)) break;
-        if ((items[1].revents & ZMQ_POLLIN) && serve(L, ATTN_SHELL)) break;
+        if ((items[0].revents & ZMQ_POLLIN) && serve(L, ATTN_CONTROL, "handle") == SERVED_STOP) break;
+        if (items[1].revents & ZMQ_POLLIN) {
+            int said = serve(L, ATTN_SHELL, "handle");
+            if (said == SERVED_STOP || (said == SERVED_ABORT && drop_queued(L))) break;
+        }
     }
     zmq_ctx_shutdown(wire.context); /* ends the heartbeat's thread */
     attn_heartbeat_join();

@@ -99,6 +99,17 @@ try:
     reply, out = run(kc, "os.exit(3)")
     check("error: os.exit stops the cell, not the kernel", reply["content"]["status"] == "error" and km.is_alive(), reply["content"])
 
+    # Run All sends every cell at once: after one fails, the cells queued behind it are aborted
+    ids = [kc.execute(c) for c in ["queued = 0", "error('first')", "queued = 1", "queued = 2"]]
+    replies = [kc._recv_reply(i, timeout=30)["content"]["status"] for i in ids]
+    reply, out = run(kc, "queued")
+    check("error: the cells queued behind a failed one are aborted, not run (stop_on_error)",
+          replies == ["ok", "error", "aborted", "aborted"] and of_type(out, "execute_result")[0]["data"]["text/plain"] == "0",
+          (replies, out))
+    ids = [kc.execute("error('again')", stop_on_error=False), kc.execute("queued = 3")]
+    replies = [kc._recv_reply(i, timeout=30)["content"]["status"] for i in ids]
+    check("error: with stop_on_error false the next cells run", replies == ["error", "ok"], replies)
+
     # ---- rich output ----
     reply, out = run(kc, "w = torch.softmax(torch.tensor{{1.0, 2.0}, {3.0, 1.0}}, -1)\nattention.heatmap(w, {rows = {'a', 'b'}, cols = {'a', 'b'}})")
     dd = of_type(out, "display_data")

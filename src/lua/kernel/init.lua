@@ -4,7 +4,10 @@
 --
 --   kernel.start(connection_file) -> display   once, before the first request: io.read and os.exit for
 --                                   cells; returns display(x, ...), which src/cli/kernel.c makes a global
---   kernel.handle(msg) -> "stop" when the kernel is to end (a shutdown_request), else nil
+--   kernel.handle(msg) -> "stop" when the kernel is to end (a shutdown_request), "abort" when a cell
+--       failed and the cells queued behind it are to be dropped (stop_on_error), else nil
+--   kernel.abort(msg) -> as handle, for a request queued behind a failed cell: an execute_request is
+--       answered "aborted" without running (as ipykernel does after an error), others handled
 --       msg: {channel = "shell" | "control", ids =, header =, parent_header =, metadata =, content =}
 --
 -- Requests handled: kernel_info, execute (execute.lua), complete, inspect, is_complete
@@ -77,11 +80,23 @@ function kernel.handle(msg)
                        traceback = json.array{}}
         end
         wire.send(msg.channel, (t:gsub("_request$", "_reply")), content, msg)
+        if t == "execute_request" and content.status == "error" and msg.content.stop_on_error ~= false
+            and msg.content.silent ~= true then
+            stop = "abort"
+        end
     else
         wire.log("unknown message type " .. t .. ": ignored")
     end
     wire.send("iopub", "status", {execution_state = "idle"}, msg)
     return stop
+end
+
+function kernel.abort(msg)
+    if type(msg.header) ~= "table" or msg.header.msg_type ~= "execute_request" then return kernel.handle(msg) end
+    wire.send("iopub", "status", {execution_state = "busy"}, msg)
+    wire.send("shell", "execute_reply", {status = "aborted", execution_count = execute.count()}, msg)
+    wire.send("iopub", "status", {execution_state = "idle"}, msg)
+    return nil
 end
 
 return kernel

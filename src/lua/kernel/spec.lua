@@ -27,7 +27,7 @@ function spec.files(attn_path)
     for _, k in ipairs(kernels) do
         files[#files + 1] = {name = k[1] .. "/kernel.json", data = kernel_json(attn_path, k[2], k[3])}
         for _, logo in ipairs(LOGOS) do
-            local data = i18n.data("kernel/" .. logo)
+            local data = i18n.data("kernel-" .. logo)
             if data then files[#files + 1] = {name = k[1] .. "/" .. logo, data = data} end
         end
     end
