@@ -7,6 +7,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 out=src/cli/logo
+command -v rsvg-convert >/dev/null 2>&1 || sh scripts/install-deps.sh librsvg2-bin
 mkdir -p "$out"
 # the rows of a causal softmax: row i spreads its weight over the first i tokens, the last the most
 {
