@@ -81,6 +81,9 @@ try {
     ok(done, "Cell > Run All runs every code cell (each has its execution count)");
     const errorOutputs = await page.locator(".output_error").count();
     ok(errorOutputs === 0, "no cell shows an error", await page.locator(".output_error").allInnerTexts().catch(() => ""));
+    // the last outputs may still be on their way into the page when the kernel says idle
+    await page.waitForFunction((n) => document.querySelectorAll(".output_svg svg.heatmap").length >= n,
+      expectedSvgs, { timeout: 15000 }).catch(() => {});
     const svgs = await page.locator(".output_svg svg.heatmap, .output_html svg.heatmap").count();
     ok(svgs >= 1 && svgs >= expectedSvgs, `the heatmaps are SVG in the page (${svgs}; the written notebook had ${expectedSvgs})`);
     const cells = await page.locator(".output_svg svg.heatmap rect").count();

@@ -100,7 +100,9 @@ try:
     check("error: os.exit stops the cell, not the kernel", reply["content"]["status"] == "error" and km.is_alive(), reply["content"])
 
     # Run All sends every cell at once: after one fails, the cells queued behind it are aborted
-    ids = [kc.execute(c) for c in ["queued = 0", "error('first')", "queued = 1", "queued = 2"]]
+    # (the first cell runs 0.3 s, so that the others are surely waiting when the second fails)
+    ids = [kc.execute(c) for c in ["queued = 0; local t0 = os.clock(); while os.clock() - t0 < 0.3 do end",
+                                   "error('first')", "queued = 1", "queued = 2"]]
     replies = [kc._recv_reply(i, timeout=30)["content"]["status"] for i in ids]
     reply, out = run(kc, "queued")
     check("error: the cells queued behind a failed one are aborted, not run (stop_on_error)",
