@@ -5,24 +5,25 @@
 #   make test     install missing packages (and the browser tests' Chromium and playwright-core),
 #                 build, run every test (also under ASan+UBSan)
 #   make bench    performance budgets (ratios against baselines measured in the same run)
-#   make install  install attn, its man page, the lessons and attn.so (the library as a Lua 5.4 C
-#                 module) under PREFIX (default /usr/local), staged under DESTDIR when given
+#   make install  install attn, its man page, the lessons, attn.so (the library as a Lua 5.4 C
+#                 module) and the Jupyter kernelspecs (share/jupyter/kernels/attn, attn-zh_cn) under
+#                 PREFIX (default /usr/local), staged under DESTDIR when given
 #   make clean    remove build products
 
 CC      ?= cc
 # Parallel builds for `make run`, `make test` and `make bench`: one job per core.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
-PKGS    := lua5.4 openblas readline libcjson libpcre2-8 libcmark libutf8proc
+PKGS    := lua5.4 openblas readline libcjson libpcre2-8 libcmark libutf8proc libzmq libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SLEEF_LIBS := -lsleef
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(SLEEF_LIBS)
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   := $(shell pkg-config --libs openblas libcjson 2>/dev/null) $(SLEEF_LIBS)
 LUA_LIBS    := $(shell pkg-config --libs lua5.4 2>/dev/null)
-# attn.so's libraries: attn's, less Lua (the interpreter that loads it provides Lua) and readline (the
-# REPL's, in src/cli, which attn.so leaves out).
+# attn.so's libraries: attn's, less Lua (the interpreter that loads it provides Lua), readline (the
+# REPL's) and ZeroMQ and libcrypto (the Jupyter kernel's): those are src/cli's, which attn.so leaves out.
 # Derived from PKGS, so a library added there reaches attn.so too.
-MODULE_LIBS := $(shell pkg-config --libs $(filter-out lua5.4 readline,$(PKGS)) 2>/dev/null) $(SLEEF_LIBS)
+MODULE_LIBS := $(shell pkg-config --libs $(filter-out lua5.4 readline libzmq libcrypto,$(PKGS)) 2>/dev/null) $(SLEEF_LIBS)
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE    := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Isrc/core -Isrc/bind -Isrc/cli -Ibuild/gen $(WARN) $(PKG_CFLAGS)
@@ -99,9 +100,17 @@ build/gen/mo/%.mo: src/po/%.po
 	@mkdir -p $(dir $@)
 	msgfmt --check -o $@ $<
 
-build/gen/data_embed.c: $(MO_OUT) $(GLOSSARY) scripts/embed-data.sh
+# The Jupyter kernel's logo (scripts/kernel-logo.sh draws it), embedded with the catalogs as
+# "kernel-logo-...", outside any language's folder (src/cli/lang.c counts those as languages):
+# attn --install-kernel writes it beside kernel.json.
+KERNEL_LOGO := $(patsubst src/cli/logo/%,build/gen/mo/kernel-%,$(wildcard src/cli/logo/logo-*))
+build/gen/mo/kernel-%: src/cli/logo/%
 	@mkdir -p $(dir $@)
-	sh scripts/embed-data.sh build/gen/mo $(MO_OUT) $(GLOSSARY) > $@.tmp && mv $@.tmp $@
+	cp $< $@
+
+build/gen/data_embed.c: $(MO_OUT) $(GLOSSARY) $(KERNEL_LOGO) scripts/embed-data.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed-data.sh build/gen/mo $(MO_OUT) $(GLOSSARY) $(KERNEL_LOGO) > $@.tmp && mv $@.tmp $@
 
 # Translators' files: the templates (build/po/*.pot, from the sources) and the catalogs updated to them.
 pot: attn
@@ -139,6 +148,7 @@ run: deps
 
 test: deps
 	@sh scripts/install-browser-tests.sh
+	@sh scripts/install-jupyter-tests.sh
 	@$(MAKE) --no-print-directory -j$(JOBS) check-tests
 	@sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab
 	@sh scripts/fetch-hf-tokenizers.sh build/hf-tokenizers
@@ -167,6 +177,8 @@ install: attn install-lua
 	install -m 644 src/cli/attn.zh_CN.1 $(DESTDIR)$(MANDIR_ZH)/attn.1
 	install -m 644 lessons/*.lua lessons/README.md $(DESTDIR)$(DATADIR)/lessons/
 	install -m 644 tests/data/torch/lessons_*.txt $(DESTDIR)$(DATADIR)/data/torch/
+	@# the kernelspecs, written by the attn just built, naming the attn installed (not this one)
+	ATTN_KERNEL_ARGV0=$(BINDIR)/attn ./attn --install-kernel --prefix $(DESTDIR)$(PREFIX) >/dev/null
 
 # attn.so alone (what the rockspec's build runs, with LUA_CMOD_DIR set by LuaRocks).
 install-lua: attn.so

@@ -10,12 +10,13 @@ set -eu
 #        utf8proc (the NFC normalizer of Hugging Face tokenizer.json files),
 #        SLEEF (exp/log/tanh exactly as PyTorch's CPU kernels compute them), libcmark (CommonMark:
 #        the code blocks of the notes `attn --verify` checks),
-#        gettext (msgfmt compiles the translation catalogs; xgettext, msgmerge for translators)
+#        gettext (msgfmt compiles the translation catalogs; xgettext, msgmerge for translators),
+#        ZeroMQ and OpenSSL's libcrypto (the Jupyter kernel's sockets and message signatures, src/cli/kernel*.c)
 # test:  cmocka (C tests), busted (Lua tests, run inside attn), tmux (drives the REPL in a terminal),
 #        lua5.4 (the baseline of the startup benchmark, and the stock interpreter that loads attn.so in
 #        tests/install), man-db (man --warnings checks the man page src/cli/attn.1), luarocks (builds the
 #        rockspec)
-PACKAGES="gcc make pkg-config gettext liblua5.4-dev libopenblas-dev libreadline-dev libsleef-dev libcjson-dev libpcre2-dev libutf8proc-dev libcmark-dev libcmocka-dev lua-busted tmux lua5.4 man-db luarocks $*"
+PACKAGES="gcc make pkg-config gettext liblua5.4-dev libopenblas-dev libreadline-dev libsleef-dev libcjson-dev libpcre2-dev libutf8proc-dev libcmark-dev libzmq3-dev libssl-dev libcmocka-dev lua-busted tmux lua5.4 man-db luarocks $*"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: this is not a Debian/Ubuntu system; install these by hand: $PACKAGES" >&2

@@ -18,6 +18,7 @@
 #             Chromium (tests/browser/test_pages.mjs)
 #   verify/   notes in Markdown (--verify, --update) and lessons as handouts (--markdown)
 #   safety/   issue 24's reproducers: notes from strangers, writes that never destroy, lessons by name
+#   jupyter/  the Jupyter kernel (attn --kernel) through Jupyter's own clients, --ipynb, --install-kernel
 set -u
 cd "$(dirname "$0")/.." || exit 2
 # attn's text is English in every test but those of the Chinese edition (tests/i18n), whatever the
@@ -139,6 +140,32 @@ elif [ -n "${CI:-}" ]; then
     run_suite "browser" sh -c 'echo "not ok 1 - Chromium, node or playwright-core missing on CI (scripts/install-browser-tests.sh)"'
 else
     echo "  browser                SKIP: no Chromium, node or playwright-core here (scripts/install-browser-tests.sh could not install them)"
+fi
+# jupyter/: the kernel (attn --kernel) through Jupyter's own clients, Debian's packages installed by
+# scripts/install-jupyter-tests.sh: jupyter_client (every message type, signatures, interrupts,
+# robustness), nbconvert (every lesson's notebook run top to bottom), jupyter console in tmux, the
+# kernelspec; the classic Notebook server in Chromium (tests/browser/test_notebook.mjs). Each runs with
+# its own kernelspec in a temporary JUPYTER_PATH (tests/jupyter/with_kernel.sh).
+if /usr/bin/python3 -c 'import jupyter_client, nbformat, nbconvert' 2>/dev/null; then
+    run_suite "jupyter-kernelspec" sh tests/jupyter/with_kernel.sh ./attn sh tests/jupyter/test_kernelspec.sh
+    run_suite "jupyter-protocol" sh tests/jupyter/with_kernel.sh ./attn /usr/bin/python3 tests/jupyter/test_protocol.py ./attn
+    # shellcheck disable=SC2046  # one argument per lesson file
+    run_suite "jupyter-notebooks" sh tests/jupyter/with_kernel.sh ./attn sh -c \
+        'd=$(mktemp -d) && /usr/bin/python3 tests/jupyter/test_notebooks.py ./attn "$d" lessons/*.lua; s=$?; rm -rf "$d"; exit $s'
+    run_suite "jupyter-console" sh tests/jupyter/with_kernel.sh ./attn sh tests/jupyter/test_console.sh ./attn
+    # the classic Notebook server in the browser suite's Chromium (its screenshot: build/test-logs/notebook-*.png)
+    if command -v node >/dev/null 2>&1 && command -v chromium >/dev/null 2>&1 &&
+        [ -d tests/browser/node_modules/playwright-core ] && [ -x /usr/bin/jupyter-notebook ]; then
+        run_suite "jupyter-notebook" sh tests/jupyter/with_kernel.sh ./attn node tests/browser/test_notebook.mjs ./attn "$(command -v chromium)"
+    elif [ -n "${CI:-}" ]; then
+        run_suite "jupyter-notebook" sh -c 'echo "not ok 1 - jupyter-notebook, Chromium or playwright-core missing on CI"'
+    else
+        echo "  jupyter-notebook       SKIP: no jupyter-notebook, Chromium, node or playwright-core here"
+    fi
+elif [ -n "${CI:-}" ]; then
+    run_suite "jupyter" sh -c 'echo "not ok 1 - Jupyter packages missing on CI (scripts/install-jupyter-tests.sh)"'
+else
+    echo "  jupyter                SKIP: no jupyter_client, nbformat or nbconvert here (scripts/install-jupyter-tests.sh)"
 fi
 run_suite "verify" sh tests/verify/test_verify.sh ./attn handouts
 run_suite "verify-asan" sh tests/verify/test_verify.sh build/asan/attn

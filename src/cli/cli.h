@@ -45,4 +45,15 @@ int attn_lessons(lua_State *L, int mode, char **files, int nfiles, const attn_st
 int attn_verify(lua_State *L, char **files, int nfiles, int update, int trusted);
 int attn_markdown(char **files, int nfiles);
 
+/* The Jupyter kernel (kernel.c; kernel.h lists its files): attn --kernel CONNECTION_FILE serves until a
+ * shutdown_request; returns 1, or 0 when it could not start. attn_json_preload makes require("attn.json")
+ * work (kernel_json.c), for --ipynb too. */
+int attn_kernel(lua_State *L, const char *connection_file);
+void attn_json_preload(lua_State *L);
+/* kernel_install.c: attn --install-kernel [--user | --prefix P]; where: "user", a prefix, or NULL (the
+ * system's, /usr/local). Returns 1 on success. */
+int attn_install_kernel(lua_State *L, const char *where);
+/* ipynb.c: attn --ipynb OUT LESSON...: each lesson as a Jupyter notebook. Returns 1 on success. */
+int attn_ipynb(const char *out, char **files, int nfiles);
+
 #endif

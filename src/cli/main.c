@@ -222,6 +222,10 @@ static int lesson_tap = 0;
 static int verify_update = 0; /* --update (with --verify) */
 static attn_step_options step_options = {0, 0, NULL, 0}; /* --from N, --clear, --html OUT, --trusted */
 static const char *bad_from = NULL;               /* the word given to --from when it is no step number */
+/* The Jupyter modes (kernel.c, kernel_install.c, ipynb.c): --kernel FILE, --install-kernel [--user |
+ * --prefix P], --ipynb OUT */
+static const char *kernel_file = NULL, *ipynb_out = NULL, *kernel_where = NULL;
+static int install_kernel = 0;
 
 static void print_bad_option(const char *badoption) {
     if (lesson_conflict)
@@ -233,7 +237,8 @@ static void print_bad_option(const char *badoption) {
         fprintf(stderr, attn_tr("%s: --from needs a step number (1, 2, ...)\n"), progname);
     else if (bad_from)
         fprintf(stderr, attn_tr("%s: --from needs a step number (1, 2, ...), got '%s'\n"), progname, bad_from);
-    else if (((badoption[1] == 'e' || badoption[1] == 'l') && badoption[2] == '\0') || strcmp(badoption, "--html") == 0)
+    else if (((badoption[1] == 'e' || badoption[1] == 'l') && badoption[2] == '\0') || strcmp(badoption, "--html") == 0 ||
+             strcmp(badoption, "--kernel") == 0 || strcmp(badoption, "--ipynb") == 0 || strcmp(badoption, "--prefix") == 0)
         fprintf(stderr, attn_tr("%s: '%s' needs argument\n"), progname, badoption);
     else
         fprintf(stderr, attn_tr("%s: unrecognized option '%s'\n"), progname, badoption);
@@ -332,6 +337,16 @@ static int long_option_words(char **argv, int *i) {
         step_options.out = argv[++*i];
         return f;
     }
+    if (strcmp(opt, "--kernel") == 0 || strcmp(opt, "--ipynb") == 0 || strcmp(opt, "--prefix") == 0) {
+        if (argv[*i + 1] == NULL) return has_error;
+        *(opt[2] == 'k' ? &kernel_file : opt[2] == 'i' ? &ipynb_out : &kernel_where) = argv[++*i];
+        return 0;
+    }
+    if (strcmp(opt, "--install-kernel") == 0 || strcmp(opt, "--user") == 0) {
+        if (opt[2] == 'i') install_kernel = 1;
+        else kernel_where = "user";
+        return 0;
+    }
     if (strncmp(opt, "--lang", 6) == 0 && (opt[6] == '\0' || opt[6] == '=')) /* lang.c */
         return attn_lang_option(opt[6] ? opt + 7 : argv[++*i]) ? 0 : has_error;
     return longoption(opt);
@@ -420,6 +435,19 @@ static int pmain(lua_State *L) {
     if (step_options.trusted && lesson_mode != ATTN_LESSON_VERIFY) {
         l_message(progname, "--trusted goes with --verify");
         return 0;
+    }
+    if (kernel_file) { /* attn as a Jupyter kernel, instead of a script and the REPL */
+        lua_pushboolean(L, attn_kernel(L, kernel_file));
+        return 1;
+    }
+    if (install_kernel || kernel_where) {
+        if (!install_kernel) l_message(progname, "--user and --prefix go with --install-kernel");
+        lua_pushboolean(L, install_kernel && attn_install_kernel(L, kernel_where));
+        return 1;
+    }
+    if (ipynb_out) {
+        lua_pushboolean(L, attn_ipynb(ipynb_out, argv + script, argc - script));
+        return 1;
     }
     if (args & has_lesson) { /* instead of a script and the REPL */
         int mode = lesson_mode == ATTN_LESSON_CHECK && lesson_tap ? ATTN_LESSON_TAP : lesson_mode;

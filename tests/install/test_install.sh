@@ -30,6 +30,11 @@ check "it installs bin/attn, the man page, the lessons and lib/lua/5.4/attn.so" 
     all test -x "$ROOT/bin/attn" -- test -f "$ROOT/share/man/man1/attn.1" -- \
         test -f "$ROOT/share/attn/lessons/01_simple_attention.lua" -- test -f "$ROOT/lib/lua/5.4/attn.so"
 
+check "it installs the Jupyter kernelspecs, whose kernel.json starts the installed attn (not the build's)" \
+    all test -f "$ROOT/share/jupyter/kernels/attn/logo-64x64.png" -- \
+        grep -q '"/usr/local/bin/attn"' "$ROOT/share/jupyter/kernels/attn/kernel.json" -- \
+        grep -q '"ATTN_LANG":[[:space:]]*"zh_CN"' "$ROOT/share/jupyter/kernels/attn-zh_cn/kernel.json"
+
 check "man --warnings renders attn.1 without a warning" \
     all run man --warnings -E UTF-8 -l "$ROOT/share/man/man1/attn.1" -- test ! -s "$ERR" -- \
         grep -q "attn - a step-through interpreter" "$OUT"

@@ -52,8 +52,9 @@ no_lines "no Lua module assigns a global (src/bind/init.c makes the globals from
 no_lines "no Lua module writes into _G, but a lesson's own globals (lesson/run.lua) and the REPL's _" \
     "$(grep -rnE '(^|[^.[:alnum:]_])_G *(\.[A-Za-z_]+|\[[^]]+\]) *=[^=]|rawset *\( *_G' src/lua \
         | grep -v '^src/lua/lesson/run\.lua:.*_G\[k\] = \|^src/lua/repl/init\.lua:.*_G\._ = ')"
-no_lines "the library does not require the REPL (only src/lua/repl requires attn.repl.*)" \
-    "$(grep -rn 'attn\.repl' src/lua | grep -v '^src/lua/repl/')"
+# (The Jupyter kernel, src/lua/kernel, is a front end too: it runs cells as the REPL runs chunks.)
+no_lines "the library does not require the REPL (only src/lua/repl and src/lua/kernel require attn.repl.*)" \
+    "$(grep -rn 'attn\.repl' src/lua | grep -v '^src/lua/repl/\|^src/lua/kernel/')"
 # A lesson reads only the public globals (the tables src/lua/init.lua returns, which the wiring point
 # makes globals: torch, nn, attention, help, lesson, ...), Lua's own, and the globals it sets itself: no
 # require, no attn.bind, no debug or package tricks.
