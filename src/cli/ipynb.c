@@ -12,15 +12,17 @@
 
 #include "attn_lua.h"
 #include "cli.h"
+#include "safe_write.h"
 
 /* The one place a notebook reaches the disk: a plain write today; to become the project's safe write
  * (a temporary file, then rename) when that routine exists. Returns 1 on success. */
+/* Through the one way attn writes a file (core/safe_write.c: a temporary beside it, fsync, rename;
+ * never over a folder, FIFO or device, never through a planted link). */
 static int write_notebook(const char *path, const char *text, size_t len) {
-    FILE *f = fopen(path, "wb");
-    int ok = f != NULL && fwrite(text, 1, len, f) == len;
-    if (f != NULL && fclose(f) != 0) ok = 0;
-    if (!ok) fprintf(stderr, "attn: --ipynb: cannot write %s: %s\n", path, strerror(errno));
-    return ok;
+    attn_error err;
+    if (attn_write_file("--ipynb", path, text, len, &err) == 0) return 1;
+    fprintf(stderr, "attn: %s\n", err.msg);
+    return 0;
 }
 
 /* OUT/NAME.ipynb for lesson path a/b/NAME.lua */
