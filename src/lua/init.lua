@@ -2,6 +2,8 @@
 -- the book writes it), attention (the C stages plus attention.forward, trace, heatmap), help and
 -- lesson (the library lessons/*.lua are written with). src/bind/init.c, the one wiring point, makes
 -- them the globals of ./attn. attn holds attn.lang, the language of its text (attn.i18n).
+-- autograd first: it makes the bindings' ops differentiable in place, before any module keeps one
+local autograd = require("attn.autograd")
 local torch = require("attn.bind").torch
 local nn = require("attn.nn")
 local safetensors = require("attn.safetensors")
