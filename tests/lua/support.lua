@@ -70,7 +70,7 @@ end
 -- All elements of a tensor in row-major order, as a Lua list.
 function support.flat(t)
     local out = {}
-    local f = t:reshape(-1)
+    local f = t:detach():reshape(-1) -- numbers, not 0-d tensors, when t requires grad
     for i = 1, f:numel() do out[i] = f[i] end
     return out
 end

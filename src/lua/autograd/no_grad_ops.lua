@@ -5,11 +5,15 @@
 -- (comparisons, argmax/argmin, logical ops, masks, integer draws, queries such as numel). They keep
 -- their plain functions: a result without autograd state is a constant.
 --
+-- PENDING: differentiable ops whose backward is not written yet (another part of the work writes
+-- max/min, var/std, log_softmax and where). Their results are recorded with PyTorch's node name, so
+-- they print as PyTorch prints them and keep the graph; a backward that reaches one stops with an
+-- error naming it. Registering the real backward (registry.lua) replaces the stand-in.
+--
 -- Every other function of torch, of the Tensor's methods, of attention and of nn.functional's C part
 -- that has no registered backward is wrapped here so that, called in grad mode on an input that
--- requires grad, it stops with an error naming it ("max: attn's autograd has no backward for this op
--- yet ...") instead of returning a result that silently drops the graph. Registering its backward
--- later (registry.lua) replaces the refusal.
+-- requires grad, it stops with an error naming it ("foo: attn's autograd has no backward for this op
+-- yet ...") instead of returning a result that silently drops the graph.
 local C = require("attn.bind")
 local registry = require("attn.autograd.registry")
 local errors = require("attn.errors")
@@ -22,6 +26,44 @@ for name in ([[argmax argmin eq ne lt le gt ge logical_and logical_or logical_no
     full_like arange eye rand randn randint tensor requires_grad_ detach detach_ retain_grad backward
     no_grad enable_grad set_grad_enabled is_grad_enabled]]):gmatch("%S+") do
     NO_GRAD[name] = true
+end
+
+local function reduction(base)
+    -- x:max() is MaxBackward1, x:max(dim) MaxBackward0 (PyTorch's numbering of the overloads)
+    return function(x, dim)
+        local d = type(dim) == "table" and dim.dim or dim
+        return base .. (d == nil and "Backward1" or "Backward0")
+    end
+end
+
+local PENDING = {
+    max = reduction("Max"), min = reduction("Min"), var = "VarBackward0", std = "StdBackward0",
+    log_softmax = "LogSoftmaxBackward0", where = "WhereBackward0", maximum = "MaximumBackward0",
+    minimum = "MinimumBackward0", erf = "ErfBackward0", sin = "SinBackward0", cos = "CosBackward0",
+    topk = "TopkBackward0",
+}
+
+local function pending(tbl, key, name)
+    registry.wrap(tbl, key, function(orig, ...)
+        local r = table.pack(orig(...))
+        local args = table.pack(...)
+        local inputs = {}
+        for i = 1, args.n do
+            if C.torch.is_tensor(args[i]) and args[i].dtype == C.torch.float32 then inputs[#inputs + 1] = i end
+        end
+        local n = type(name) == "function" and name(...) or name
+        if C.torch.is_tensor(r[1]) and r[1].dtype == C.torch.float32 then
+            registry.record(r[1], n, inputs, function()
+                errors.raisef("backward: %s (of %s) has no backward in attn yet", n, key)
+            end, nil, args)
+        end
+        return table.unpack(r, 1, r.n)
+    end)
+end
+
+for key, name in pairs(PENDING) do
+    if C.torch[key] then pending(C.torch, key, name) end
+    if C.methods[key] then pending(C.methods, key, name) end
 end
 
 local function refuse(tbl, key, prefix)

@@ -158,6 +158,11 @@ unary("relu", "ReluBackward0", function(node, g)
     return {g:masked_fill(node.ctx:output():le(0), 0)} -- threshold_backward(grad, result, 0)
 end, {save_output = true})
 
+-- abs: grad * sgn(x)
+unary("abs", "AbsBackward0", function(node, g, x)
+    return {g * (x:gt(0):float() - x:lt(0):float())}
+end, {save = {1}})
+
 -- ---- reductions -------------------------------------------------------------------------------
 
 -- sum_backward: the gradient, its reduced dim put back, expanded to the input's shape

@@ -196,4 +196,18 @@ registry.wrap(A, "fused", function(orig, q, k, v, opts)
     return A.weighted_sum(A.softmax(s, -1), v)
 end)
 
+-- attention.general and attention.additive are C compositions of recorded ops: with grad, the same
+-- ops are called one by one (the C functions' own passes, so the same numbers), and each records.
+registry.wrap(A, "general", function(orig, s, W, h)
+    orig(s, W, h) -- the C function's checks and errors
+    return A.scores(s:matmul(W), h)
+end)
+
+registry.wrap(A, "additive", function(orig, q, k, W_q, W_k, v)
+    orig(q, k, W_q, W_k, v)
+    local qp, kp = q:matmul(W_q:transpose(1, 2)), k:matmul(W_k:transpose(1, 2))
+    local feat = (qp:unsqueeze(-2) + kp:unsqueeze(-3)):tanh()
+    return feat:matmul(v:reshape(v.shape[v.ndim], 1)):squeeze(-1)
+end)
+
 return M

@@ -58,19 +58,31 @@ local function any_requires_grad(n, ...)
 end
 registry.any_requires_grad = any_requires_grad
 
+-- A function that calls the original C function raw[key] by its name, as a field and not as a tail
+-- call: the bindings name an error after the name they were called by (src/bind/args.c's as_called:
+-- x:add_(y) reports "add_: ..." where the shared code says "add: ..."), which a call through a local
+-- variable would lose. The chunk is named as the library's, so errors still point at the user's line.
+local function named_caller(raw, key)
+    if not key:match("^[%a_][%w_]*$") then
+        local f = raw[key]
+        return function(...) return (f(...)) end
+    end
+    local code = string.format("local raw = ...\nreturn function(...)\n    local a, b, c = raw.%s(...)\n"
+                               .. "    return a, b, c\nend", key)
+    return load(code, "=[attn]/autograd/registry.lua", "t")(raw)
+end
+registry.named_caller = named_caller
+
 -- tbl[key] = a function that calls impl(orig, ...) when grad mode is on and an argument requires grad,
 -- orig(...) otherwise. impl records the node.
 function registry.wrap(tbl, key, impl)
     -- registering again replaces the earlier wrapper (e.g. refuse_unregistered's), not wraps it
-    local orig = raw_of(tbl)[key] or tbl[key]
-    assert(orig, key)
-    raw_of(tbl)[key] = orig
-    tbl[key] = function(...)
-        if graph.enabled and any_requires_grad(select("#", ...), ...) then
-            return impl(orig, ...)
-        end
-        return orig(...)
-    end
+    local raw = raw_of(tbl)
+    raw[key] = raw[key] or tbl[key]
+    assert(raw[key], key)
+    local orig = named_caller(raw, key)
+    -- the dispatch is C (src/bind/autograd.c): without grad the op runs in its frame, as before
+    tbl[key] = C.autograd.wrap(raw[key], impl, graph, orig)
     return orig
 end
 
@@ -141,9 +153,10 @@ local LEAF = "a leaf Variable that requires grad is being used in an in-place op
 -- the node of the result when recording (its edge is self's history before the op); nil means the op
 -- has no gradient (fill_, uniform_: the result is a constant).
 function registry.inplace(tbl, key, record)
-    local orig = tbl[key]
-    assert(orig, key)
-    raw_of(tbl)[key] = raw_of(tbl)[key] or orig
+    local raw = raw_of(tbl)
+    raw[key] = raw[key] or tbl[key]
+    assert(raw[key], key)
+    local orig = named_caller(raw, key)
     tbl[key] = function(self, ...)
         local m = is_tensor(self) and meta[self]
         if graph.enabled and m and m.requires_grad and not m.grad_fn then

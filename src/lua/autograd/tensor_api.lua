@@ -291,8 +291,9 @@ end
 
 -- The options table (the last argument) without requires_grad, and the flag.
 local function take_requires_grad(n, ...)
+    if n == 0 then return nil end
     local last = select(n, ...)
-    if n == 0 or type(last) ~= "table" or getmetatable(last) ~= nil or last.requires_grad == nil then
+    if type(last) ~= "table" or getmetatable(last) ~= nil or last.requires_grad == nil then
         return nil
     end
     return last
