@@ -108,6 +108,12 @@ function support.book_tensor(k)
     return table.concat(lines, "\n")
 end
 
+-- The book's print of In [k] without its autograd suffix, laid out as PyTorch prints a tensor without
+-- one: "...],\n       grad_fn=<CatBackward0>)" and "...], grad_fn=<MmBackward0>)" become "...])".
+function support.book_tensor_values(k)
+    return (support.book_tensor(k):gsub(",%s*grad_fn=<[%w_]+>%)$", ")"))
+end
+
 -- The cases of a reference file in the "case"/"tensor"/"int64" layout (transformer.txt, models.txt):
 -- R.cases[name] = {key = value, t = {tensor name -> line}, order = {tensor names}}, and
 --   R.load(c, name)             the case's tensor `name` as an attn tensor (float32 bits, or int64 ids)
