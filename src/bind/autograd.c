@@ -10,6 +10,7 @@
  * would take the place of the user's frame, and the error would lose the user's line. */
 #include "attn_lua.h"
 #include "bind.h"
+#include "ops.h"
 
 static int requires_grad(lua_State *L, int meta, int idx)
 {
@@ -79,6 +80,60 @@ int lt_autograd_dispatch(lua_State *L)
     return lua_gettop(L);
 }
 
+/* Autograd's version counter (src/lua/autograd/graph.lua): one per storage, so a write through any
+ * view of a tensor is seen by every other view of it, as PyTorch's is. */
+static int tensor_version(lua_State *L)
+{
+    attn_tensor *t = lt_check(L, 1, "version", "tensor");
+    lua_pushinteger(L, (lua_Integer)t->storage->version);
+    return 1;
+}
+
+static int tensor_bump_version(lua_State *L)
+{
+    attn_tensor *t = lt_check(L, 1, "bump_version", "tensor");
+    t->storage->version++;
+    return 0;
+}
+
+/* Whether two tensors share one storage (a view of the other, or both views of a third). */
+static int tensor_shares_storage(lua_State *L)
+{
+    attn_tensor *a = lt_check(L, 1, "shares_storage", "tensor");
+    attn_tensor *b = lt_check(L, 2, "shares_storage", "tensor");
+    lua_pushboolean(L, a->storage == b->storage);
+    return 1;
+}
+
+/* A new tensor header on t's storage (autograd's detach: same numbers, no history). */
+static int tensor_alias(lua_State *L)
+{
+    attn_tensor *t = lt_check(L, 1, "detach", "tensor");
+    attn_tensor **slot = lt_newslot(L);
+    attn_error err;
+    return lt_finish(L, slot, attn_alias(t, &err), &err);
+}
+
+static int f_tanh_backward(lua_State *L)
+{
+    attn_tensor *g = lt_check(L, 1, "tanh_backward", "grad");
+    attn_tensor *y = lt_check(L, 2, "tanh_backward", "y");
+    attn_tensor **slot = lt_newslot(L);
+    attn_error err;
+    return lt_finish(L, slot, attn_tanh_backward(g, y, &err), &err);
+}
+
+/* autograd.softmax_backward(grad, y, dim): dim 1-based or negative */
+static int f_softmax_backward(lua_State *L)
+{
+    attn_tensor *g = lt_check(L, 1, "softmax_backward", "grad");
+    attn_tensor *y = lt_check(L, 2, "softmax_backward", "y");
+    int dim = y->ndim ? lt_check_dim(L, 3, y->ndim, "softmax_backward") : 0;
+    attn_tensor **slot = lt_newslot(L);
+    attn_error err;
+    return lt_finish(L, slot, attn_softmax_backward(g, y, dim, &err), &err);
+}
+
 /* autograd.wrap(orig, impl, graph, caller): orig's C function is run directly only when it has no
  * upvalues (it would read the dispatch's own); otherwise caller(...) runs it. */
 static int f_wrap(lua_State *L)
@@ -102,7 +157,10 @@ static int f_wrap(lua_State *L)
 
 int luaopen_attn_autograd(lua_State *L)
 {
-    static const luaL_Reg fns[] = {{"wrap", f_wrap}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"wrap", f_wrap}, {"version", tensor_version}, {"bump_version", tensor_bump_version},
+                                   {"shares_storage", tensor_shares_storage}, {"alias", tensor_alias},
+                                   {"tanh_backward", f_tanh_backward},
+                                   {"softmax_backward", f_softmax_backward}, {NULL, NULL}};
     lua_newtable(L);
     lt_newpart(L, "autograd", fns, NULL);
     return 1;

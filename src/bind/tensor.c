@@ -90,40 +90,6 @@ static int tensor_tostring(lua_State *L)
     return 1;
 }
 
-/* Autograd's version counter (src/lua/autograd/graph.lua): one per storage, so a write through any
- * view of a tensor is seen by every other view of it, as PyTorch's is. */
-static int tensor_version(lua_State *L)
-{
-    attn_tensor *t = lt_check(L, 1, "_version", "tensor");
-    lua_pushinteger(L, (lua_Integer)t->storage->version);
-    return 1;
-}
-
-static int tensor_bump_version(lua_State *L)
-{
-    attn_tensor *t = lt_check(L, 1, "_bump_version", "tensor");
-    t->storage->version++;
-    return 0;
-}
-
-/* Whether two tensors share one storage (a view of the other, or both views of a third). */
-static int tensor_shares_storage(lua_State *L)
-{
-    attn_tensor *a = lt_check(L, 1, "_shares_storage", "tensor");
-    attn_tensor *b = lt_check(L, 2, "_shares_storage", "tensor");
-    lua_pushboolean(L, a->storage == b->storage);
-    return 1;
-}
-
-/* A new tensor header on t's storage (autograd's detach: same numbers, no history). */
-static int tensor_alias(lua_State *L)
-{
-    attn_tensor *t = lt_check(L, 1, "detach", "tensor");
-    attn_tensor **slot = lt_newslot(L);
-    attn_error err;
-    return lt_finish(L, slot, attn_alias(t, &err), &err);
-}
-
 static int tensor_concat(lua_State *L)
 {
     /* "Sum: " .. t — either side may be the tensor */
@@ -323,10 +289,6 @@ int luaopen_attn_tensor(lua_State *L)
     int torch = lua_gettop(L);
     lua_newtable(L);
     int methods = lua_gettop(L);
-    static const luaL_Reg autograd_support[] = {{"_version", tensor_version}, {"_bump_version", tensor_bump_version},
-                                                {"_shares_storage", tensor_shares_storage}, {"_alias", tensor_alias},
-                                                {NULL, NULL}};
-    luaL_setfuncs(L, autograd_support, 0);
     lua_pushnumber(L, HUGE_VAL);
     lua_setfield(L, torch, "inf");
     lua_pushnumber(L, NAN);

@@ -19,10 +19,15 @@ local function lang(name)
     return l
 end
 
+-- attention.overview draws a model's weights from a forward it runs itself: a picture, not a step
+-- of training, so no graph is recorded (and its numbers are plain numbers)
+local attention = require("attn.attention")
+attention.overview = autograd.grad_mode.without_grad(attention.overview)
+
 return {
     torch = torch,
     nn = nn,
-    attention = require("attn.attention"),
+    attention = attention,
     help = require("attn.help"),
     lesson = require("attn.lesson"),
     safetensors = safetensors,

@@ -20,7 +20,7 @@ local meta = setmetatable({}, {__mode = "k"})
 graph.meta = meta
 
 local is_tensor = C.torch.is_tensor
-local version = C.methods._version
+local version = C.autograd.version
 
 -- Grad mode: torch.no_grad() turns recording off (grad_mode.lua sets it).
 graph.enabled = true

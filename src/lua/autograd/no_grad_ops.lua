@@ -59,6 +59,8 @@ local function pending(tbl, key, name)
         end
         return table.unpack(r, 1, r.n)
     end)
+    registry.pending[tbl] = registry.pending[tbl] or {}
+    registry.pending[tbl][key] = true
 end
 
 for key, name in pairs(PENDING) do

@@ -16,14 +16,17 @@ local M = {}
 -- dim to PyTorch's TensorIterator too), then each dim the input had as 1, kept.
 function M.sum_to(g, shape)
     local n = #shape
+    -- PyTorch reduces the inner (stride-1) dims first: the dims kept as 1, innermost first, then the
+    -- leading ones
+    local lead = g.ndim - n
+    for d = n, 1, -1 do
+        if shape[d] == 1 and g.shape[lead + d] ~= 1 then g = g:sum(lead + d, true) end
+    end
     if g.ndim > n then
         local rest = {-1}
         for d = g.ndim - n + 1, g.ndim do rest[#rest + 1] = g.shape[d] end
         g = g:reshape(table.unpack(rest)):sum(1)
         if n == 0 then return g:reshape({}) end
-    end
-    for d = 1, n do
-        if shape[d] == 1 and g.shape[d] ~= 1 then g = g:sum(d, true) end
     end
     return g
 end
@@ -38,12 +41,12 @@ local function to_input(node, g, pos)
     return sum_to(g, shape)
 end
 
--- a op b with numbers on either side: PyTorch names the tensor-tensor node ...0, tensor-number ...1
+-- a op b: PyTorch 1.13 names both a op tensor and a op number ...Backward0 (Python wraps the number in
+-- a tensor); number - tensor is RsubBackward1
 local function binary_name(base)
     return function(a, b)
-        if is_tensor(a) and is_tensor(b) then return base .. "Backward0" end
         if not is_tensor(a) and base == "Sub" then return "RsubBackward1" end
-        return base .. "Backward1"
+        return base .. "Backward0"
     end
 end
 
@@ -147,8 +150,8 @@ unary("exp", "ExpBackward0", function(node, g) return {g * node.ctx:output()} en
 unary("log", "LogBackward0", function(node, g, x) return {g / x} end, {save = {1}})
 unary("sqrt", "SqrtBackward0", function(node, g) return {g / (node.ctx:output() * 2)} end, {save_output = true})
 unary("tanh", "TanhBackward0", function(node, g)
-    local y = node.ctx:output()
-    return {g * ((y * y):neg() + 1)} -- tanh_backward: grad * (1 - y * y)
+    -- tanh_backward: grad * (1 - y * y), 1 - y * y fused as PyTorch's kernel has it (src/core/backward.c)
+    return {C.autograd.tanh_backward(g, node.ctx:output())}
 end, {save_output = true})
 unary("sigmoid", "SigmoidBackward0", function(node, g)
     local y = node.ctx:output()

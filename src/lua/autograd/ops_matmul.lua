@@ -2,7 +2,7 @@
 -- bmm, addmm (nn.Linear's), dot, and the attention stages that are products (attention.scores and
 -- attention.weighted_sum). Each follows PyTorch 1.13's formula and its node name for the ranks given:
 --   1-D · 1-D  DotBackward0        2-D @ 2-D  MmBackward0       2-D @ 1-D  MvBackward0
---   1-D @ 2-D  SqueezeBackward1    n-D @ 1/2-D (n >= 3) UnsafeViewBackward0 (folded into one mm)
+--   1-D @ 2-D  SqueezeBackward3    n-D @ 1/2-D (n >= 3) UnsafeViewBackward0 (folded into one mm)
 --   otherwise  UnsafeViewBackward0 (a batched product, bmm)
 -- mm's gradients are computed as FunctionsManual's mm_mat1_backward / mm_mat2_backward compute them,
 -- including their column-major case (an input such as W.T gets its gradient as (g.t() @ x).t()),
@@ -77,7 +77,7 @@ function M.matmul_name(a, b)
     if da == 1 and db == 1 then return "DotBackward0" end
     if da == 2 and db == 2 then return "MmBackward0" end
     if da == 2 and db == 1 then return "MvBackward0" end
-    if da == 1 and db == 2 then return "SqueezeBackward1" end
+    if da == 1 and db == 2 then return "SqueezeBackward3" end
     return "UnsafeViewBackward0"
 end
 

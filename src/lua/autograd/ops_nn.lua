@@ -12,9 +12,9 @@ local raw = registry.raw
 
 local M = {}
 
--- _softmax_backward_data: y * (g - sum(g * y, dim, keepdim))
+-- _softmax_backward_data: (g - sum(g * y, dim)) * y, summed in PyTorch's kernel order (src/core/backward.c)
 function M.softmax_backward(g, y, dim)
-    return y * (g - (g * y):sum(dim, true))
+    return C.autograd.softmax_backward(g, y, dim)
 end
 
 local function softmax_dim(x, a)
@@ -109,7 +109,7 @@ registry.wrap(torch, "layer_norm", function(orig, x, shape, weight, bias, eps)
         local w = has_w and node:saved(2) or nil
         local dx, dw, db = layer_norm_backward(g, node:saved(1), n_norm, w, eps)
         return {dx, dw, has_b and db or nil}
-    end, {save = has_w and {1, 3} or {1}}, table.pack(x, weight, bias))
+    end, {save = has_w and {1, 2} or {1}}, table.pack(x, weight, bias))
     return out
 end)
 
@@ -169,8 +169,8 @@ end
 
 -- ---- attention stages -------------------------------------------------------------------------------
 
--- scale(s, d_k) = s / d_k^0.5 (the book's attn_scores / keys.shape[-1]**0.5: DivBackward1)
-registry.op(A, "scale", "DivBackward1", {1}, function(node, g, s, d_k)
+-- scale(s, d_k) = s / d_k^0.5 (the book's attn_scores / keys.shape[-1]**0.5: DivBackward0)
+registry.op(A, "scale", "DivBackward0", {1}, function(node, g, s, d_k)
     return {g / (d_k ^ 0.5)}
 end)
 

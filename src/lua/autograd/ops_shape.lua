@@ -15,7 +15,7 @@ local M = {}
 
 -- out is a view of x: remember the first tensor of the chain
 local function mark_view(out, x)
-    if out ~= x and methods._shares_storage(out, x) then
+    if out ~= x and C.autograd.shares_storage(out, x) then
         local mx = graph.meta[x]
         graph.get(out).base = (mx and mx.base) or x
     end

@@ -28,7 +28,7 @@ local errors = require("attn.errors")
 local registry = {}
 local meta = graph.meta
 local is_tensor = C.torch.is_tensor
-local bump = C.methods._bump_version
+local bump = C.autograd.bump_version
 registry.raw = {} -- tbl -> {key -> the original function}: the formulas call these (no recording)
 
 local function raw_of(tbl)
@@ -80,6 +80,7 @@ function registry.wrap(tbl, key, impl)
     local raw = raw_of(tbl)
     raw[key] = raw[key] or tbl[key]
     assert(raw[key], key)
+    if registry.pending[tbl] then registry.pending[tbl][key] = nil end -- a real backward replaces a stand-in
     local orig = named_caller(raw, key)
     -- the dispatch is C (src/bind/autograd.c): without grad the op runs in its frame, as before
     tbl[key] = C.autograd.wrap(raw[key], impl, graph, orig)
@@ -131,6 +132,12 @@ function registry.record(out, name, inputs, backward, opts, args)
     graph.set_result(out, node)
     return node
 end
+
+-- Whether tbl[key] has a real backward (not no_grad_ops.lua's stand-in that refuses when reached).
+function registry.has_backward(tbl, key)
+    return raw_of(tbl)[key] ~= nil and not (registry.pending[tbl] and registry.pending[tbl][key])
+end
+registry.pending = {} -- tbl -> {key -> true}: no_grad_ops.lua's stand-ins
 
 function registry.op(tbl, key, name, inputs, backward, opts)
     local bw = make_backward(inputs, (opts and opts.save) or {}, backward)

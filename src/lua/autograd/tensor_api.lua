@@ -18,7 +18,7 @@ local errors = require("attn.errors")
 local torch, methods, mt = C.torch, C.methods, C.metatable
 local meta = graph.meta
 local is_tensor = torch.is_tensor
-local bump = methods._bump_version
+local bump = C.autograd.bump_version
 
 local M = {}
 
@@ -163,7 +163,7 @@ end
 
 function M.detach(t)
     if not is_tensor(t) then errors.raise("detach: expected a tensor") end
-    return methods._alias(t) -- a new tensor sharing t's storage (and version counter), outside the graph
+    return C.autograd.alias(t) -- a new tensor sharing t's storage (and version counter), outside the graph
 end
 
 function M.retain_grad(t)
