@@ -252,6 +252,40 @@ def gen_classes(g):
         tensor_line("gpt", "grad." + name, p.grad)
 
 
+# ---- printing: tests/data/torch/autograd_print.txt --------------------------------------------------------------
+# Each tensor is made from exact float32 values attn makes the same way: ((arange(n) % 7) - 3) * step, reshaped.
+PRINT_SHAPES = [(), (3,), (6,), (8,), (10,), (20,), (1, 12), (3, 4), (6, 6), (2, 3, 4), (2, 1, 7), (0,), (0, 3),
+                (40, 40), (5, 13)]
+PRINT_STEPS = [0.25, 0.1234567, 1e6, 1e-5]
+PRINT_OPS = [("leaf", lambda x: x), ("mul", lambda x: x * 1.5), ("sum_last", lambda x: x.sum(-1) if x.dim() else x * 1),
+             ("softmax", lambda x: torch.softmax(x, -1) if x.dim() else x / 2), ("param", None)]
+
+
+def base_tensor(shape, step):
+    n = 1
+    for d in shape:
+        n *= d
+    return ((torch.arange(n) % 7).float() - 3).mul(step).reshape(shape)
+
+
+def gen_print(out_dir, header):
+    lines = [header("print: autograd suffixes (grad_fn=<...>, requires_grad=True) and Parameter containing:, "
+                    "as PyTorch's _tensor_str lays them out").rstrip("\n")]
+    k = 0
+    for shape in PRINT_SHAPES:
+        for step in PRINT_STEPS:
+            for op, f in PRINT_OPS:
+                x = base_tensor(shape, step).requires_grad_()
+                text = repr(nn.Parameter(base_tensor(shape, step))) if op == "param" else repr(f(x))
+                k += 1
+                lines.append("=== %d shape=%s step=%s op=%s" % (k, ",".join(map(str, shape)) or "-", float.hex(step), op))
+                lines.append(text)
+    path = os.path.join(out_dir, "autograd_print.txt")
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print("wrote %s (%d prints)" % (path, k))
+
+
 def main(out_dir, header):
     g = torch.Generator().manual_seed(23)
     gen_ops(g)
@@ -263,6 +297,7 @@ def main(out_dir, header):
         for line in LINES:
             f.write(line + "\n")
     print("wrote %s (%d lines)" % (path, len(LINES)))
+    gen_print(out_dir, header)
 
 
 if __name__ == "__main__":

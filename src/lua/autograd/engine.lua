@@ -9,12 +9,22 @@
 -- Ctrl-C: nothing a user can see changes until every node has run. The new .grad of each leaf (and of
 -- each retain_grad tensor) is computed aside; at the end they are stored by plain assignments inside a
 -- coroutine, which the Ctrl-C hook (set on the main thread: src/cli/main.c) does not reach, so the
--- store is all or nothing.
+-- store is all or nothing. The coroutine is made once, when this module loads: a coroutine made later
+-- would inherit the hook the main thread has at that moment.
 local C = require("attn.bind")
 local graph = require("attn.autograd.graph")
 local errors = require("attn.errors")
 
 local engine = {}
+
+local store = coroutine.wrap(function(list)
+    while true do
+        for _, p in ipairs(list) do
+            graph.get(p[1]).grad = p[2]
+        end
+        list = coroutine.yield()
+    end
+end)
 local meta = graph.meta
 local add = C.methods.add
 local clone = C.methods.clone
@@ -147,11 +157,7 @@ function engine.run(roots, grads, retain_graph, capture)
     end)
     graph.enabled = was_enabled
     if not ok then error(err, 0) end
-    coroutine.wrap(function()
-        for _, p in ipairs(pending) do
-            graph.get(p[1]).grad = p[2]
-        end
-    end)()
+    store(pending)
     return captured
 end
 

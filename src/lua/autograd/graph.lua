@@ -110,7 +110,7 @@ end
 -- A saved tensor, checked as PyTorch's SavedVariable::unpack checks it: freed by a backward, or
 -- changed in place since it was saved.
 function Node:saved(i)
-    if self.freed then errors.raise(FREED) end
+    if self.freed or not self.saved_tensors then errors.raise(FREED) end
     local t = self.saved_tensors[i]
     local want = self.saved_versions[i]
     local now = version(t)
@@ -129,8 +129,7 @@ function Node:release()
     if self.saved_tensors and #self.saved_tensors > 0 then
         self.freed = true
     end
-    self.saved_tensors, self.saved_versions = nil, nil
-    self.ctx = nil
+    self.saved_tensors, self.saved_versions = nil, nil -- ctx stays: shapes and numbers, no tensors
 end
 
 -- Makes a node. spec: name, inputs (a list, n of them, entries tensors or nil), saved (a list of

@@ -238,9 +238,8 @@ end
 
 -- torch.autograd.grad(outputs, inputs [, grad_outputs] [, {retain_graph =, create_graph =, allow_unused =}])
 function M.grad(outputs, inputs, grad_outputs, opts)
-    if type(grad_outputs) == "table" and not is_tensor(grad_outputs) and opts == nil
-        and (grad_outputs.retain_graph ~= nil or grad_outputs.create_graph ~= nil or grad_outputs.allow_unused ~= nil
-             or next(grad_outputs) == nil) then
+    -- a table with no list part is the options (grad_outputs is a tensor or a list of tensors)
+    if type(grad_outputs) == "table" and not is_tensor(grad_outputs) and opts == nil and grad_outputs[1] == nil then
         grad_outputs, opts = nil, grad_outputs
     end
     opts = check_options("autograd.grad", opts,
