@@ -199,7 +199,7 @@ number of leading dims; its last dim must be in_features.]=], [=[
 torch.manual_seed(123)
 W_query = nn.Linear(3, 2, {bias = false})
 W_query.weight.shape, W_query(inputs[2])     -- inputs: see ?torch.tensor
---> torch.Size([2, 3])	tensor([-0.3021, -0.0289], grad_fn=<SqueezeBackward1>)]=], nn.Linear)
+--> torch.Size([2, 3])	tensor([-0.3021, -0.0289], grad_fn=<SqueezeBackward3>)]=], nn.Linear)
 
 mdef("Linear", "__init", "Linear:__init(in_features, out_features [, {bias = true}])", [=[
 What nn.Linear(...) runs on the new layer: checks the sizes, makes weight (and bias unless

@@ -283,7 +283,7 @@ order, d_model first, as in the book's build_model.]=], [=[
 torch.manual_seed(0)
 e = nn.Embeddings(4, 10)
 e(torch.tensor{{1}})
---> tensor([[[-2.2517, -2.3047, -0.5012, -0.8678]]], grad_fn=<MulBackward1>)]=])
+--> tensor([[[-2.2517, -2.3047, -0.5012, -0.8678]]], grad_fn=<MulBackward0>)]=])
 
 mdef("Embeddings", "__init", "Embeddings:__init(d_model, vocab)", [=[
 What nn.Embeddings(...) runs: makes lut = nn.Embedding(vocab, d_model) and keeps d_model.]=], [=[
