@@ -34,7 +34,7 @@ torch.enable_grad = grad_mode.enable_grad
 torch.set_grad_enabled = grad_mode.set_grad_enabled
 torch.is_grad_enabled = grad_mode.is_grad_enabled
 torch.autograd = {
-    grad = api.grad,
+    grad = api.grad, -- ?torch.autograd (docs/autograd.lua)
     backward = function(t, gradient, opts) return api.backward(t, gradient, opts) end,
 }
 

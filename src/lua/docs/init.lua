@@ -28,6 +28,7 @@ local TOPICS = {
     "safetensors",  -- safetensors.load_file/save_file, torch.load's refusal
     "tiktoken",     -- GPT-2's tokenizer; topk, multinomial, exponential_
     "gpt",          -- chapters 4 and 5's GPT model (gpt/)
+    "autograd",     -- backward, grad, no_grad, the autograd fields of a tensor
 }
 
 for _, topic in ipairs(TOPICS) do
