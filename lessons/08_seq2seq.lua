@@ -69,10 +69,12 @@ loop written out with nn.GRUCell holding the encoder's weights: it gives every s
 
 lesson.step("the encoder step by step", function()
     cell = nn.GRUCell(4, 8)
-    cell.weight_ih:copy_(encoder.weight_ih_l0)
-    cell.weight_hh:copy_(encoder.weight_hh_l0)
-    cell.bias_ih:copy_(encoder.bias_ih_l0)
-    cell.bias_hh:copy_(encoder.bias_hh_l0)
+    torch.no_grad(function()                                -- Python: with torch.no_grad():
+        cell.weight_ih:copy_(encoder.weight_ih_l0)
+        cell.weight_hh:copy_(encoder.weight_hh_l0)
+        cell.bias_ih:copy_(encoder.bias_ih_l0)
+        cell.bias_hh:copy_(encoder.bias_hh_l0)
+    end)
     local x = embed(src)[1]                                 -- [6, 4]: one row per token
     local h = torch.zeros(1, 8)
     for t = 1, 6 do
