@@ -106,7 +106,7 @@ lesson.step("the decoder generates from <GO>", function()
         local p = torch.softmax(out(s), -1)
         y = p:argmax(-1)
         generated[t], probs[t] = y[1], p
-        lesson.show(lesson.tr("step %d", t), string.format("→ %s (p = %.4f)", pad(tgt_vocab[y[1]], 6), p[1][y[1]]))
+        lesson.show(lesson.tr("step %d", t), string.format("→ %s (p = %.4f)", pad(tgt_vocab[y[1]], 6), p[1][y[1]]:item()))
         if y[1] == 3 then break end                         -- <EOS>
     end
     lesson.check("the words PyTorch's decoder picks (ids minus 1)", torch.tensor(generated) - 1,
