@@ -105,6 +105,15 @@ static int tensor_shares_storage(lua_State *L)
     return 1;
 }
 
+/* Whether t is the whole of its storage, contiguous from its start: no other tensor can see an
+ * element of it that t does not (autograd lets t[i] = v record onto such a tensor). */
+static int tensor_is_whole(lua_State *L)
+{
+    attn_tensor *t = lt_check(L, 1, "is_whole", "tensor");
+    lua_pushboolean(L, t->offset == 0 && attn_numel(t) == t->storage->numel && attn_is_contiguous(t));
+    return 1;
+}
+
 /* A new tensor header on t's storage (autograd's detach: same numbers, no history). */
 static int tensor_alias(lua_State *L)
 {
@@ -159,6 +168,7 @@ int luaopen_attn_autograd(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"wrap", f_wrap}, {"version", tensor_version}, {"bump_version", tensor_bump_version},
                                    {"shares_storage", tensor_shares_storage}, {"alias", tensor_alias},
+                                   {"is_whole", tensor_is_whole},
                                    {"tanh_backward", f_tanh_backward},
                                    {"softmax_backward", f_softmax_backward}, {NULL, NULL}};
     lua_newtable(L);

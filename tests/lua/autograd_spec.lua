@@ -126,6 +126,18 @@ describe("autograd: the API", function()
         assert.are.equal(2.0, torch.no_grad(function() return x[1][2] end))
     end)
 
+    it("t[i] = v records CopySlices on a whole tensor; into a view with a value in a graph it is refused", function()
+        local x = torch.tensor({1.0, 2.0, 3.0}, {requires_grad = true})
+        local t = torch.zeros(3)
+        for i = 1, 3 do t[i] = x[i] * i end
+        assert.are.equal("tensor([1., 4., 9.], grad_fn=<CopySlices>)", tostring(t))
+        t:sum():backward()
+        assert.are.equal("tensor([1., 2., 3.])", tostring(x.grad))
+        local m = torch.zeros(2, 3)
+        assert.matches("on a view of a tensor, with a value that requires grad, is not supported",
+                       message(function() m[2][1] = x[1] end), 1, true)
+    end)
+
     it("ops without a gradient give results that do not require grad", function()
         local x = torch.tensor({1.0, 3.0, 2.0}, {requires_grad = true})
         assert.is_false(x:argmax().requires_grad)

@@ -100,18 +100,39 @@ mt.__newindex = function(t, k, v)
         return
     end
     local m = meta[t]
+    local record = false
     if graph.enabled and type(k) ~= "string" then
         if m and m.requires_grad and not m.grad_fn then
             errors.raise("assign: a leaf Variable that requires grad is being used in an in-place operation.")
         end
-        if (m and m.grad_fn) or (is_tensor(v) and graph.requires_grad(v)) or (m and m.base and graph.requires_grad(m.base)) then
-            errors.raise("assign: t[i] = v on a tensor that is part of a graph is not supported by attn's "
-                         .. "autograd (PyTorch records it as CopySlices); build the result with torch.cat or "
-                         .. "torch.where, or assign under torch.no_grad()")
+        record = (m and m.grad_fn) or (is_tensor(v) and graph.requires_grad(v))
+        -- t[i] = v is recorded on t itself (PyTorch's CopySlices) when t is all of its storage; into a
+        -- view (x[i][j] = v), whose base attn may not know, it would silently miss the base
+        if (record and not C.autograd.is_whole(t)) or (m and m.base and graph.requires_grad(m.base)) then
+            errors.raise("assign: t[i] = v on a view of a tensor, with a value that requires grad, is not "
+                         .. "supported by attn's autograd (PyTorch records it on the base as CopySlices); "
+                         .. "assign into the whole tensor (t[{i, j}] = v), build the result with torch.cat, "
+                         .. "or assign under torch.no_grad()")
         end
     end
     raw_newindex(t, k, v)
     if type(k) ~= "string" then bump(t) end
+    if record then
+        -- CopySlices: the old values' gradient is g with the assigned place zeroed; v's is that place of g
+        local v_shape = is_tensor(v) and v.shape or nil
+        registry.record(t, "CopySlices", {1, 2}, function(node, g)
+            local keep = g:clone()
+            raw_newindex(keep, k, 0)
+            local gv = nil
+            if v_shape then
+                gv = index_recorded(g, k)
+                if type(gv) == "number" then gv = torch.tensor(gv) end
+                gv = require("attn.autograd.ops_math").sum_to(gv, v_shape)
+                if #v_shape ~= gv.ndim then gv = gv:reshape(v_shape) end
+            end
+            return {keep, gv}
+        end, nil, table.pack(t, is_tensor(v) and v or nil))
+    end
 end
 
 -- ---- printing ---------------------------------------------------------------------------------
