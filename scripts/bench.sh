@@ -11,3 +11,4 @@ set -eu
 cd "$(dirname "$0")/.."
 make --no-print-directory attn build/release/bench >/dev/null
 build/release/bench ./attn scripts/bench_torch.py
+sh scripts/bench_autograd.sh

@@ -5,11 +5,22 @@
 -- other Lua module reads them. So every class built from ops (the book's attention classes, the
 -- Transformer blocks, GPT) gets grad_fn without a line of its own.
 --
--- HOW TO REGISTER AN OP'S BACKWARD (one line per op, after attn.autograd has loaded):
+-- HOW TO REGISTER AN OP'S BACKWARD (one line per op, after attn.autograd has loaded; it replaces the
+-- stand-in of no_grad_ops.lua, which records the node and refuses when a backward reaches it):
 --
---   registry.op(torch, "gather", "GatherBackward0", {1},
+--   local registry = require("attn.autograd.registry")
+--   local extra = require("attn.autograd.formulas_extra")
+--   local C = require("attn.bind")
+--   for _, t in ipairs({C.torch, C.methods}) do
+--       registry.op(t, "var", "VarBackward0", {1},
+--           function(node, g, x, ...) return {extra.var_backward(g, x, ...)} end, {save = {1}})
+--   end
+--   registry.op(C.torch, "gather", "GatherBackward0", {1},
 --       function(node, g, input, dim, index) return {extra.gather_backward(g, input, dim, index)} end,
 --       {save = {1, 3}})
+--
+-- An op with several results (max(x, dim) -> values, indices) records the first; its backward reads
+-- the others as node.ctx.outputs[2], ... (kept as they are: indices need no version check).
 --
 -- registry.op(tbl, key, name, inputs, backward [, opts]) wraps tbl[key]:
 --   name      PyTorch's node class name (what grad_fn:name() and printing show), or a function of the
@@ -142,11 +153,16 @@ registry.pending = {} -- tbl -> {key -> true}: no_grad_ops.lua's stand-ins
 function registry.op(tbl, key, name, inputs, backward, opts)
     local bw = make_backward(inputs, (opts and opts.save) or {}, backward)
     registry.wrap(tbl, key, function(orig, ...)
-        local out = orig(...)
+        local r = table.pack(orig(...))
         local args = table.pack(...)
         local n = type(name) == "function" and name(...) or name
-        registry.record(out, n, inputs, bw, opts, args)
-        return out
+        local node = registry.record(r[1], n, inputs, bw, opts, args)
+        if r.n > 1 then
+            local others = {n = r.n} -- not the result itself: its node would keep it alive
+            for i = 2, r.n do others[i] = r[i] end
+            node.ctx.outputs = others
+        end
+        return table.unpack(r, 1, r.n)
     end)
 end
 
