@@ -78,8 +78,9 @@ local function named_caller(raw, key)
         local f = raw[key]
         return function(...) return (f(...)) end
     end
-    local code = string.format("local raw = ...\nreturn function(...)\n    local a, b, c = raw.%s(...)\n"
-                               .. "    return a, b, c\nend", key)
+    -- as many results as the op gives (max with a dim: two), none added
+    local code = string.format("local raw = ...\nreturn function(...)\n    local r = table.pack(raw.%s(...))\n"
+                               .. "    return table.unpack(r, 1, r.n)\nend", key)
     return load(code, "=[attn]/autograd/registry.lua", "t")(raw)
 end
 registry.named_caller = named_caller
