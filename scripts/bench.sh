@@ -17,3 +17,4 @@ build/release/bench ./attn scripts/bench_torch.py
 sh scripts/bench-tokenizers.sh
 sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab >/dev/null
 ATTN_TIKTOKEN_DIR="$(pwd)/build/gpt2-vocab" ./attn scripts/bench_tokenizer.lua 10000
+sh scripts/bench_autograd.sh

@@ -31,6 +31,7 @@ local TOPICS = {
     "gpt",          -- chapters 4 and 5's GPT model (gpt/)
     "learn",        -- losses, gather, randperm, linspace, DataLoader, torch.optim (training)
     "variants",     -- today's attention: RoPE, GQA, the KV cache, sliding windows, ALiBi (issue 25)
+    "autograd",     -- backward, grad, no_grad, the autograd fields of a tensor
 }
 
 for _, topic in ipairs(TOPICS) do
