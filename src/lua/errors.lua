@@ -104,11 +104,13 @@ end
 
 function errors.explain(msg)
     if type(msg) ~= "string" or errors.is_interrupt(msg) then return msg end
-    for level = 3, 6 do
+    for level = 3, 8 do
         local info = debug.getinfo(level, "Snf")
         if not info then return msg end
-        if info.what ~= "C" then
-            local name, self = debug.getlocal(level, 1)
+        local name, self
+        if info.what ~= "C" then name, self = debug.getlocal(level, 1) end
+        -- attn's own frames in between (autograd's dispatch in front of a tensor's fields) are passed over
+        if info.what ~= "C" and not (name ~= "self" and C.is_library(info.func)) then
             if name ~= "self" or type(self) == "table" or info.namewhat == "method" then return msg end
             info.name = info.name or name_of(info.func)
             if not info.name then return msg end

@@ -261,8 +261,8 @@ describe("sliding windows and ALiBi", function()
         local tr = attention.trace{module = m, x = torch.rand(1, 3, 4), write = function(s) out[#out + 1] = s end}
         tr:step("biased")
         local bias = tr.biased - tr.scaled
-        assert.is_true(math.abs(bias[1][1][3][1] - (-2 * 2 ^ -4)) < 1e-6) -- head 1, slope 1/16, 2 back
-        assert.is_true(math.abs(bias[1][2][3][1] - (-2 * 2 ^ -8)) < 1e-6) -- head 2, slope 1/256
+        assert.is_true(math.abs(bias[1][1][3][1]:item() - (-2 * 2 ^ -4)) < 1e-6) -- head 1, slope 1/16, 2 back
+        assert.is_true(math.abs(bias[1][2][3][1]:item() - (-2 * 2 ^ -8)) < 1e-6) -- head 2, slope 1/256
     end)
 end)
 
