@@ -141,6 +141,9 @@ local function inplace_methods()
 end
 
 describe("random calls", function()
+    -- a random call may be torch.set_grad_enabled(false) or an unclosed torch.no_grad(): gradients are
+    -- switched back on after each test, so the specs after this one see the default grad mode
+    after_each(function() torch.set_grad_enabled(true) end)
     it(string.format("%d calls with random arguments raise errors, never crash (seed %d)", ITERS, SEED), function()
         math.randomseed(SEED)
         torch.manual_seed(0)
