@@ -147,6 +147,11 @@ static void write_all(int fd, const char *p, size_t n) {
 
 /* The child: runs run.file on path and writes "passed failed skipped new_len line_len has_new\n", the
  * new text and the update line to fd; never returns. */
+/* the budget's name in messages (src/core/memlimit.h), translated when one needs it */
+static const char *notes_budget_name(void) {
+    return attn_tr("the memory budget of a notes file (--trusted lifts it)");
+}
+
 static void child(const char *path, const verify_options *o, int fd) {
     setpgid(0, 0); /* a terminal's Ctrl-C reaches attn only, which passes it on once (wait_child) */
     long passed = 0, failed = 0, skipped = 0;
@@ -155,7 +160,7 @@ static void child(const char *path, const verify_options *o, int fd) {
     int has_new = 0;
     if (!o->trusted) {
         attn_safe_forbid("a note does not write files (--trusted lifts this)");
-        attn_set_memory_budget(o->megabytes * 1e6, "the memory budget of a notes file (--trusted lifts it)");
+        attn_set_memory_budget(o->megabytes * 1e6, notes_budget_name);
     }
     lua_State *L = new_state(path);
     if (L == NULL) {

@@ -139,7 +139,12 @@ static void take(double room, const char *name, double *best, char *which, size_
 }
 
 static double memory_cap = -1;
-static const char *cap_name = "the memory left under the cap set for testing";
+/* the cap's name in messages (attn_set_memory_budget), translated when a message needs it */
+static const char *testing_cap_name(void)
+{
+    return attn_tr("the memory left under the cap set for testing");
+}
+static const char *(*cap_name)(void) = testing_cap_name;
 
 /* The cap minus what this process holds now (VmRSS, /proc/self/statm's second field): a cgroup of one
  * process, whose usage grows as the process takes memory. */
@@ -163,7 +168,7 @@ void attn_set_memory_cap(double bytes)
     memory_cap = bytes > 0 ? bytes : -1;
 }
 
-void attn_set_memory_budget(double bytes, const char *name)
+void attn_set_memory_budget(double bytes, const char *(*name)(void))
 {
     attn_set_memory_cap(bytes);
     cap_name = name;
@@ -174,7 +179,7 @@ double attn_memory_available_at(const char *root, const char *cgroup_file, char 
     double best = -1;
     if (which && which_size)
         which[0] = '\0';
-    take(cap_room(), attn_tr(cap_name), &best, which, which_size);
+    take(cap_room(), cap_name(), &best, which, which_size);
     take(machine_available(), attn_tr("the memory available now"), &best, which, which_size);
     take(cgroup_room(root, cgroup_file), attn_tr("the memory left under this process's cgroup limit"), &best, which,
          which_size);

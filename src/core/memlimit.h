@@ -21,9 +21,12 @@ double attn_memory_available_at(const char *root, const char *cgroup_file, char 
 /* A limit of its own, for tests (the fuzzer: bind.testing.set_memory_cap): bytes this process may hold
  * in all, as if it were alone in a memory cgroup of that size; 0 removes it. */
 void attn_set_memory_cap(double bytes);
-/* The same cap as a budget (--verify's notes: src/cli/notes.c), name saying which in messages ("the
- * memory budget of a notes file"). name must outlive the process's use of it. */
-void attn_set_memory_budget(double bytes, const char *name);
+/* The same cap as a budget (--verify's notes: src/cli/notes.c), name() saying which in messages ("the
+ * memory budget of a notes file"). name is a function, called when a message needs it, so that it can
+ * translate a literal (attn_tr("...")) in the language chosen by then: a name translated when the
+ * budget is set would be English (the language is chosen later), and a name given as a variable could
+ * not be extracted into the catalogs (tests/i18n/test_error_formats.sh). */
+void attn_set_memory_budget(double bytes, const char *(*name)(void));
 
 /* The machine's physical memory in bytes (read once), or 1e15 when unknown. */
 double attn_machine_bytes(void);

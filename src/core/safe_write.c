@@ -33,8 +33,9 @@ void attn_safe_forbid(const char *why)
 
 static const char *kind_of(mode_t m)
 {
-    return S_ISDIR(m) ? "a folder" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
-         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+    /* part of an error message: translated (attn_tr) like the message's format */
+    return S_ISDIR(m) ? attn_tr("a folder") : S_ISFIFO(m) ? attn_tr("a FIFO") : S_ISCHR(m) ? attn_tr("a character device")
+         : S_ISBLK(m) ? attn_tr("a block device") : S_ISSOCK(m) ? attn_tr("a socket") : attn_tr("not a regular file");
 }
 
 /* The file a write to path replaces, into *target (malloc'ed), and the mode the new file gets. A

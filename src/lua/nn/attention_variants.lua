@@ -99,7 +99,7 @@ function GroupedQueryAttention:trace_stages(tr)
     spec.heads, spec.kv_heads = self.num_heads, self.num_kv_groups
     spec.merge, spec.out, spec.out_name = "view", function(z) return self.out_proj(z) end, "out_proj"
     spec.lead, spec.d_k = {x = lead, head = hlead}, self.head_dim
-    spec.fail = function(msg) errors.raise("attention.trace: " .. msg) end
+    spec.fail = function(msg) errors.raisef("attention.trace: %s", msg) end
     return pipeline.build(spec), {use_cache = true}
 end
 
