@@ -169,7 +169,6 @@ end
 
 -- ---- in-place ops -------------------------------------------------------------------------------
 
-local LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
 
 -- Every in-place op (add_, fill_, t[i] = v, ...) bumps its tensor's version; on a leaf that requires
 -- grad it is refused while grad mode is on, as PyTorch refuses it (under torch.no_grad(), as an
@@ -184,13 +183,12 @@ function registry.inplace(tbl, key, record)
     tbl[key] = function(self, ...)
         local m = is_tensor(self) and meta[self]
         if graph.enabled and m and m.requires_grad and not m.grad_fn then
-            errors.raise(key .. ": " .. LEAF)
+            errors.raisef("%s: a leaf Variable that requires grad is being used in an in-place operation.", key)
         end
         local base = m and m.base
         if graph.enabled and base and graph.requires_grad(base) then
-            errors.raise(key .. ": an in-place operation on a view of a tensor that requires grad is not "
-                         .. "supported by attn's autograd (PyTorch records it as CopySlices); use the op "
-                         .. "without _ and keep its result")
+            errors.raisef("%s: an in-place operation on a view of a tensor that requires grad is not supported by attn's autograd (PyTorch records it as CopySlices); use the op without _ and keep its result",
+                          key)
         end
         local recording = graph.enabled and any_requires_grad(select("#", ...) + 1, self, ...)
         local out = orig(self, ...)
