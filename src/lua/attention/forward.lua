@@ -4,6 +4,7 @@ local torch = require("attn.bind").torch
 local attention = require("attn.bind").attention -- the C stages
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local check = require("attn.check")
+local pipeline = require("attn.attention.pipeline")
 
 local function fail(msg)
     errors.raise("attention.forward: " .. msg)
@@ -13,35 +14,23 @@ local function is_tensor(x)
     return torch.is_tensor(x)
 end
 
--- The scale factor asked for: true -> 1/sqrt(d_k) (as a division, as the book writes it),
--- false -> none, a number -> multiply by it.
-local function apply_scale(s, scale, d_k)
-    if scale == nil or scale == true then
-        return attention.scale(s, d_k)
-    elseif scale == false then
-        return s
-    elseif type(scale) == "number" then
-        return s * scale
-    end
-    fail("scale must be true (1/sqrt(d_k)), false or a number, got " .. type(scale))
-end
-
 -- mask: nil, "causal", or a bool tensor (true = hidden) that broadcasts to the scores.
-local function hidden_of(mask, n, m)
+local function hidden_of(mask)
     if mask == nil then return nil end
-    if mask == "causal" then return attention.causal_mask(n, m) end
+    if mask == "causal" then
+        return function(_, q, k) return attention.causal_mask(q.shape[-2] or 1, k.shape[-2] or 1) end
+    end
     if is_tensor(mask) then return mask end
     fail('mask must be a bool tensor (true = hidden) or "causal", got ' .. tostring(mask))
 end
 
 --- attention.forward{q=, k=, v=, mask=, scale=true, dropout=0, heads=1, fill=-inf} -> context, weights
--- Scaled dot-product attention from the stages:
+-- Scaled dot-product attention: the stages of attention/pipeline.lua,
 --   (1) split heads  (2) scores q·kᵀ  (3) scale  (4) mask  (5) softmax  (6) dropout
 --   (7) weighted sum of v  (8) merge heads.
 -- The weights returned are the ones the context was computed with (after dropout), [..., h, n, m]
 -- when heads > 1.
 local function forward(args)
-    local q, k, v = args.q, args.k, args.v
     for _, name in ipairs({"q", "k", "v"}) do
         check.tensor("attention.forward", name, args[name])
     end
@@ -57,18 +46,11 @@ local function forward(args)
                 fail(name .. " must be [b, n, d] to split into heads, got " .. tostring(args[name].shape))
             end
         end
-        q, k, v = attention.split_heads(q, heads), attention.split_heads(k, heads), attention.split_heads(v, heads)
     end
-    local s = attention.scores(q, k)
-    s = apply_scale(s, args.scale, k.shape[-1])
-    local n, m = q.shape[-2] or 1, k.shape[-2] or 1
-    local hidden = hidden_of(args.mask, n, m)
-    if hidden then s = attention.mask(s, hidden, args.fill) end
-    local w = attention.softmax(s, -1)
-    if p ~= 0 then w = attention.dropout(w, p) end
-    local context = attention.weighted_sum(w, v)
-    if heads > 1 then context = attention.merge_heads(context) end
-    return context, w
+    local t = pipeline.run({heads = heads, merge = heads > 1 and "short" or nil, scale = args.scale,
+                            hidden = hidden_of(args.mask), fill = args.fill, dropout = p ~= 0 and p or nil,
+                            fail = fail}, {q = args.q, k = args.k, v = args.v})
+    return t.merged or t.context, t.dropped or t.weights
 end
 
 local FORWARD_OPTIONS = {q = true, k = true, v = true, mask = true, scale = true, dropout = true, heads = true,

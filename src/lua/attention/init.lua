@@ -7,6 +7,8 @@
 --   attention/heatmap.lua            attention.heatmap: a matrix drawn in the terminal (heatmap_svg.lua:
 --                                    as SVG, {svg = "w.svg"})
 --   attention/overview.lua           attention.overview: every layer × head of a model, small
+--   attention/pipeline.lua           the stages, described once, that all of the above read
+--   attention/variants.lua           attention.rope, band_mask, alibi_slopes, kv_cache_bytes, ...
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local heatmap = require("attn.attention.heatmap")
 local heatmap_svg = require("attn.attention.heatmap_svg")
@@ -20,6 +22,12 @@ end
 attention.forward = require("attn.attention.forward")
 attention.trace = require("attn.attention.trace")
 attention.overview = require("attn.attention.overview")
+-- the variants of today's models (attention/variants.lua); their stages are attention/pipeline.lua's
+local variants = require("attn.attention.variants")
+for _, name in ipairs({"rope", "rope_params", "band_mask", "layer_pattern", "alibi_slopes", "kv_cache_bytes",
+                       "kv_groups", "repeat_interleave", "online_softmax"}) do
+    attention[name] = variants[name]
+end
 
 -- {svg = "w.svg"}: the matrix as an SVG file (attention/heatmap_svg.lua) instead of in the terminal.
 local function write_svg(t, opts)

@@ -29,7 +29,10 @@ local tr_, trf = require("attn.i18n").tr, require("attn.i18n").trf
 local function N(msgid) return msgid end
 local SHOWN = {N("scores"), N("scaled"), N("masked"), N("weights"), N("dropout"), N("context"), N("split heads"),
                N("merge heads"), N("concat"), N("output"), N("queries"), N("keys"), N("values"), N("batch"),
-               N("head"), N("view + transpose, no copy; shown: the queries; keys and values are tr.split_k, tr.split_v")}
+               N("head"), N("view + transpose, no copy; shown: the queries; keys and values are tr.split_k, tr.split_v"),
+               N("RoPE"), N("KV cache"), N("share KV"), N("ALiBi"),
+               N("shown: the rotated queries; the rotated keys are tr.rotated_k"),
+               N("shown: the cached keys, one row per token so far; the values are tr.cached_v")}
 local KINDS = {[N("attention")] = true, [N("self-attention without weights")] = true}  -- the rest are class names
 local function shown(s) return tr_(s) end   -- SHOWN: the names shown, for xgettext only
 
@@ -38,7 +41,7 @@ Trace.__index = Trace
 Trace.__name = "attention.trace"
 
 local FIELDS = {"x", "q", "k", "v", "module", "tokens", "key_tokens", "mask", "scale", "fill", "dropout",
-                "heads", "color", "write", "layer", "head", "text", "ids", "tokenizer"}
+                "heads", "color", "write", "layer", "head", "text", "ids", "tokenizer", "use_cache"}
 
 local function fail(msg)
     errors.raise("attention.trace: " .. msg)
@@ -63,7 +66,7 @@ local KIND_HINT = {
 local function check_kind_options(args, kind, takes)
     local allowed = KIND_OPTIONS[kind]
     for _, f in ipairs({"x", "q", "k", "v", "module", "mask", "scale", "fill", "dropout", "heads", "layer", "head",
-                        "text", "ids", "tokenizer"}) do
+                        "text", "ids", "tokenizer", "use_cache"}) do
         if args[f] ~= nil and not allowed[f] and not (takes and takes[f]) then
             fail("option " .. f .. " does not apply here: " .. KIND_HINT[kind])
         end
@@ -141,7 +144,8 @@ local function trace(args)
     local first = args.q or tr.x
     local n = first:dim() >= 2 and first.shape[-2] or 1
     tr.tokens = check_tokens(args.tokens or tr.tokens, n, "tokens")
-    local m = args.k and args.k.shape[-2] or n
+    -- keys: those of k, or with a module's KV cache the tokens so far (as many as key_tokens says)
+    local m = args.k and args.k.shape[-2] or (args.use_cache and args.key_tokens and #args.key_tokens) or n
     tr.key_tokens = check_tokens(args.key_tokens or (m == n and args.tokens or nil), m, "key_tokens")
     rawset(tr, "_stages", list)
     rawset(tr, "_kind", kind)
@@ -192,6 +196,7 @@ function Trace:_show(i)
         local title, mat = mt[1], mt[2]
         if title then out[#out + 1] = "  " .. title .. ":" end
         local rows = st.rows == "q" and mat.shape[1] == (self.tokens and #self.tokens) and self.tokens or nil
+        if st.rows == "k" and mat.shape[1] == (self.key_tokens and #self.key_tokens) then rows = self.key_tokens end
         local cols = st.cols == "k" and mat.shape[2] == (self.key_tokens and #self.key_tokens) and self.key_tokens or nil
         local text = heatmap.render(mat, {rows = rows, cols = cols, shade = st.heat or false, color = self.color})
         out[#out + 1] = "  " .. text:gsub("\n", "\n  ")

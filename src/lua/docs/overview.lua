@@ -26,6 +26,8 @@ help.groups("nn", {
     {"The books' attention classes (LLMs from scratch, annotated Transformer, d2l):",
      {"nn.SelfAttention_v1", "nn.SelfAttention_v2", "nn.CausalAttention", "nn.MultiHeadAttentionWrapper",
       "nn.MultiHeadAttention", "nn.MultiHeadedAttention", "nn.DotProductAttention", "nn.MLPAttention"}},
+    {"Today's attention (the bonus chapters):",
+     {"nn.GroupedQueryAttention"}},
     {"The Transformer's layers (Python Deep Learning ch. 7):",
      {"nn.LayerNorm", "nn.Embedding", "nn.Embeddings", "nn.ReLU", "nn.GELU", "nn.SiLU",
       "nn.positional_encoding", "nn.PositionalEncoding", "nn.PositionwiseFFN", "nn.SublayerConnection",
@@ -42,6 +44,9 @@ help.groups("attention", {
       "attention.split_heads", "attention.merge_heads"}},
     {"Other score functions (Luong, Bahdanau):", {"attention.dot", "attention.general", "attention.additive"}},
     {"All stages at once:", {"attention.forward", "attention.fused"}},
+    {"Today's models (the bonus chapters):", {"attention.rope", "attention.rope_params", "attention.band_mask",
+     "attention.layer_pattern", "attention.alibi_slopes", "attention.repeat_interleave", "attention.kv_groups",
+     "attention.kv_cache_bytes", "attention.online_softmax"}},
     {"Seeing them:", {"attention.trace", "attention.heatmap", "attention.overview"}},
 })
 

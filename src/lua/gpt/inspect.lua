@@ -11,6 +11,7 @@ local attention = require("attn.bind").attention
 local errors = require("attn.errors")
 local check = require("attn.check")
 local stages = require("attn.attention.stages")
+local pipeline = require("attn.attention.pipeline") -- the stages of attention, described once
 local model_lib = require("attn.gpt.model")
 
 local inspect = {}
@@ -61,13 +62,14 @@ local function heads_of(att, x)
     return q, k, v
 end
 
--- The weights of every head of att on x: softmax(masked(Q·Kᵀ) / √d_k), [1, h, n, n], as its forward.
+-- The weights of every head of att on x: softmax(masked(Q·Kᵀ) / √d_k), [1, h, n, n], as its forward
+-- computes them: the stages of attention/pipeline.lua up to the weights.
 local function weights_of(att, x)
-    local q, k = heads_of(att, x)
+    local q, k, v = heads_of(att, x)
     local n = x.shape[2]
-    local s = attention.scores(q, k)
-    s = attention.mask(s, att.mask:bool()[{{1, n}, {1, n}}], -math.huge)
-    return attention.softmax(attention.scale(s, k.shape[-1]), -1)
+    local t = pipeline.run({mask_first = true, hidden = att.mask:bool()[{{1, n}, {1, n}}], fill = -math.huge,
+                            upto = "weights"}, {q = q, k = k, v = v})
+    return t.weights
 end
 
 local SHOW = 8 -- dims of a vector shown in a trace (all are in the tracer's field)
@@ -96,29 +98,17 @@ function inspect.trace_stages(model, tr)
     local shown = function(k) return string.format("first %d of %d dims shown; all in tr.%s", math.min(SHOW, k), k, "%s") end
     -- the input of block L's attention, computed now: the tracer labels its rows with the tokens
     tr.x = block.norm1(stream_before(model, ids, L))[1]
-    local list = {
-        {key = "x", name = "input", rows = "q", view = narrow_view,
-         formula = string.format("X = norm1(h%d)   (block %d's input, after its LayerNorm)", L - 1, L),
-         note = shown(d):format("x"), compute = function(t) return t.x end},
-    }
+    local display = {x = {view = narrow_view, note = shown(d):format("x")},
+                     context = {view = narrow_view, note = shown(hd):format("context")}}
     for i, p in ipairs({{"queries", "Q", "W_query"}, {"keys", "K", "W_key"}, {"values", "V", "W_value"}}) do
-        list[#list + 1] = {key = p[1], name = p[1], rows = "q", view = narrow_view,
-                           formula = string.format("%s = %s(X), head %d's %d columns", p[2], p[3], H, hd),
-                           note = shown(hd):format(p[1]),
-                           compute = function(t)
-                               local q, k, v = heads_of(att, t.x:unsqueeze(1))
-                               return ({q, k, v})[i][1][H]
-                           end}
+        display[p[1]] = {view = narrow_view, note = shown(hd):format(p[1]),
+                         formula = string.format("%s = %s(X), head %d's %d columns", p[2], p[3], H, hd)}
     end
-    local tail = stages.attention(tr, {q = "queries", k = "keys", v = "values"}, {"mask", "scale"},
-                                  stages.causal_hidden(att.mask), nil, hd)
-    for _, st in ipairs(tail) do
-        if st.key == "context" then
-            st.view = narrow_view
-            st.note = shown(hd):format("context")
-        end
-        list[#list + 1] = st
-    end
+    local list = pipeline.build{
+        input = string.format("X = norm1(h%d)   (block %d's input, after its LayerNorm)", L - 1, L),
+        project = function(i, t) return ({heads_of(att, t.x:unsqueeze(1))})[i][1][H] end,
+        mask_first = true, hidden = stages.causal_hidden(att.mask), fill = tr.fill or -math.huge, scale = tr.scale,
+        d_k = hd, display = display, fail = function(msg) fail(fn, msg) end}
     return list, {layer = true, head = true, text = true, ids = true, tokenizer = true}
 end
 

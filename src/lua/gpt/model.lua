@@ -111,11 +111,12 @@ function TransformerBlock:__init(cfg)
     self.drop_shortcut = Dropout(cfg.drop_rate)
 end
 
-function TransformerBlock:forward(x)
+-- opts: nil, or {use_cache = true} (the bonus chapter's KV cache, passed on to the attention)
+function TransformerBlock:forward(x, opts)
     -- Shortcut connection for the attention block
     local shortcut = x
     x = self.norm1(x)
-    x = self.att(x) -- shape [batch_size, num_tokens, emb_size]
+    x = self.att(x, opts) -- shape [batch_size, num_tokens, emb_size]
     x = self.drop_shortcut(x)
     x = x + shortcut -- add the original input back
     -- Shortcut connection for the feed-forward block
@@ -160,16 +161,38 @@ function gpt.check_ids(fn, model, in_idx)
     return in_idx
 end
 
-function GPTModel:forward(in_idx)
+-- forward(in_idx [, {use_cache = true}]): with the KV cache (the bonus chapter ch04/03_kv-cache), the
+-- tokens of in_idx come after those of the earlier cached calls: their positions continue from
+-- self.current_pos, and every block's attention reads the keys and values cached so far.
+-- model:reset_kv_cache() starts again.
+function GPTModel:forward(in_idx, opts)
+    local use_cache = require("attn.nn.attend").use_cache("GPTModel", opts)
     in_idx = gpt.check_ids("GPTModel", self, in_idx)
     local seq_len = in_idx.shape[2]
+    local first = use_cache and (rawget(self, "current_pos") or 0) or 0
+    if first + seq_len > self.cfg.context_length then
+        errors.raisef("GPTModel: the cache holds %d tokens; %d more exceed the context length of %d "
+                      .. "(model:reset_kv_cache() empties it)", first, seq_len, self.cfg.context_length)
+    end
     local tok_embeds = self.tok_emb(in_idx)
-    local pos_embeds = self.pos_emb(torch.arange(1, seq_len + 1)) -- positions 1..n (PyTorch's 0..n-1)
+    -- positions first+1..first+n (PyTorch's first..first+n-1)
+    local pos_embeds = self.pos_emb(torch.arange(first + 1, first + seq_len + 1))
     local x = tok_embeds + pos_embeds -- shape [batch_size, num_tokens, emb_size]
     x = self.drop_emb(x)
-    x = self.trf_blocks(x)
+    if use_cache then
+        rawset(self, "current_pos", first + seq_len)
+        for _, block in ipairs(self.trf_blocks) do x = block(x, opts) end
+    else
+        x = self.trf_blocks(x)
+    end
     x = self.final_norm(x)
     return self.out_head(x)
+end
+
+--- model:reset_kv_cache(): every block's attention forgets its cache; the next cached call is position 1.
+function GPTModel:reset_kv_cache()
+    for _, block in ipairs(self.trf_blocks) do block.att:reset_cache() end
+    rawset(self, "current_pos", 0)
 end
 -- attention.trace{module = model, layer =, head =, text = or ids =} and attention.overview{module = model, ...}
 function GPTModel:trace_stages(tr)

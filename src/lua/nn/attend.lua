@@ -8,8 +8,8 @@
 --   fused   attention.fused(q, k, v, {causal = ...}): one pass that never holds the score matrix, on
 --           all cores, within 1e-5 of the stages (it adds in another order).
 -- The rule: the stages, unless the score matrices are large (more than FUSED_ABOVE numbers in all, far
--- beyond every example of the books) and the fused pass computes the same thing: no dropout (eval
--- mode or p = 0), the causal mask or none, plain dot-product scores. m.use_fused = true takes the
+-- beyond every example of the books) and the fused pass computes the same thing (pipeline.fusable asks
+-- each stage: no dropout (eval mode or p = 0), the causal mask or none, plain dot-product scores). m.use_fused = true takes the
 -- fused pass whenever it applies, whatever the size; m.use_fused = false never.
 local torch = require("attn.bind").torch
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
@@ -19,6 +19,8 @@ local dims, describe = check.shape, check.describe
 -- The stage operations: the table attention (module attn.attention), not the global `attention`,
 -- which a user may replace.
 local A = require("attn.attention")
+local pipeline = require("attn.attention.pipeline") -- the stages, described once
+local V = require("attn.attention.variants")
 local attend = {}
 
 -- ---- arguments and checks ---------------------------------------------------------------------------
@@ -106,20 +108,34 @@ function attend.valid_len_hidden(class, lens, b, n, m)
     return A.valid_len_mask(m, lens) -- [b, 1, m] or [b, n, m]
 end
 
--- ---- the two paths ----------------------------------------------------------------------------------
-
--- True when the hidden positions of the [n, m] score matrix are exactly the causal ones, in every batch
--- element: then the fused causal path computes the same weights (each row keeps its diagonal, so a
--- finite fill such as -1e9 gives the same zeros as -inf).
-local function is_causal(hidden, n, m)
-    if n ~= m or hidden.shape[-1] ~= m or (hidden.ndim >= 2 and hidden.shape[-2] ~= n) then
-        return false
+-- forward's options {use_cache = true}: whether to use (and fill) the module's KV cache.
+function attend.use_cache(class, opts)
+    if opts == nil then return false end
+    if type(opts) ~= "table" or torch.is_tensor(opts) then
+        fail("%s: forward's options must be a table such as {use_cache = true}, got %s", class, describe(opts))
     end
-    local causal = torch.triu(torch.ones(n, n), 1):bool()
-    return torch.equal(hidden, causal:expand(hidden.shape))
+    for key in pairs(opts) do
+        if key ~= "use_cache" then fail("%s: unknown option %s of forward (known: use_cache)", class, tostring(key)) end
+    end
+    if opts.use_cache ~= nil and type(opts.use_cache) ~= "boolean" then
+        fail("%s: use_cache must be true or false, got %s", class, describe(opts.use_cache))
+    end
+    return opts.use_cache == true
 end
 
--- The attention of q [..., n, d] over k [..., m, d], v [..., m, dv] -> [..., n, dv]. spec:
+-- With the cache, the tokens so far plus the new ones must fit the context length (the mask's rows).
+function attend.check_room(class, m, n, context_length)
+    local pos = m.ptr_current_pos or 0
+    if context_length and pos + n > context_length then
+        fail("%s: the cache holds %d tokens; %d more exceed the context length of %d (m:reset_cache() empties it)",
+             class, pos, n, context_length)
+    end
+end
+
+-- ---- the two paths ----------------------------------------------------------------------------------
+
+-- The attention of q [..., n, d] over k [..., m, d], v [..., m, dv] -> [..., n, dv]: the stages of
+-- attention/pipeline.lua from scores to context. spec:
 --   hidden   bool mask broadcastable to the scores [..., n, m], true = hidden; or
 --   causal   a causal-mask buffer (ch. 3's self.mask, 1 = hidden), cut to [n, m] when needed; the
 --            fused path takes it to be the triu mask it was made as (a user who edits m.mask sets
@@ -127,40 +143,40 @@ end
 --   fill     the value of hidden scores: -inf (ch. 3), -1e9 (annotated transformer), -1e6 (d2l)
 --   scores   scores computed elsewhere (MLPAttention's additive ones): not scaled, never fused
 --   dropout  the module's nn.Dropout, applied to the weights
+--   positions  true: the causal (or, with window, band) mask made from the positions of the queries and keys
+--   rope, cache, window, kv_repeat, alibi   the variants' options of attention/pipeline.lua's spec
 local FUSED_ABOVE = 2 ^ 20 -- numbers in all the score matrices of one forward (4 MB of float32)
 
 function attend.attend(self, q, k, v, spec)
     local drop = spec.dropout
-    local dropping = drop ~= nil and drop.training and drop.p > 0
+    local p = {scores = spec.scores, fill = spec.fill, dropout = (drop and drop.training) and drop.p or nil,
+               rope = spec.rope, cache = spec.cache, window = spec.window, kv_repeat = spec.kv_repeat,
+               alibi = spec.alibi}
+    -- 0. the variants' stages before the scores: RoPE, the KV cache, keys and values shared by heads
+    local t, at = pipeline.run(p, {q = q, k = k, v = v}, "prepare")
+    q, k, v = t[at.q], t[at.k], t[at.v]
     local n, m = (q or spec.scores).shape[-2], k.shape[-2]
-    local hides = spec.hidden ~= nil and spec.hidden:sum():item() > 0 -- a padding mask may hide nothing
-    local causal = spec.causal ~= nil or (hides and is_causal(spec.hidden, n, m))
-    local fusable = A.fused and not dropping and not spec.scores and (causal or not hides)
-    local large = q ~= nil and q:numel() / math.max(q.shape[-1], 1) * m > FUSED_ABOVE
-    if fusable and (self.use_fused == true or (self.use_fused == nil and large)) then
-        rawset(self, "last_weights", nil) -- none on this path; stale ones would mislead
-        return A.fused(q, k, v, {causal = causal})
-    end
-    -- 1. scores ω = q·kᵀ, 2. scaled by √d
-    local s = spec.scores
-    if not s then
-        s = A.scale(A.scores(q, k), q.shape[-1])
-    end
-    -- 3. hidden scores get `fill`, so that 4. softmax gives them weight 0
+    local qs, ks = t.q_start or 0, t.k_start or 0 -- the positions of the first query and key (0-based)
     local hidden = spec.hidden
     if spec.causal and n > 0 and m > 0 then
-        hidden = spec.causal[{{1, n}, {1, m}}]:bool() -- the module's buffer, as the book slices it
+        hidden = spec.causal[{{qs + 1, qs + n}, {1, m}}]:bool() -- the module's buffer, as the book slices it
+    elseif spec.positions then
+        hidden = V.band_mask(n, m, {q_start = qs, k_start = ks, window = spec.window})
     end
-    if hidden then
-        s = A.mask(s, hidden, spec.fill)
+    p.hidden, p.causal = hidden, spec.causal ~= nil and qs == 0
+    -- 1. scores ω = q·kᵀ, 2. scaled by √d, 3. hidden scores get `fill`, so that 4. softmax gives them
+    -- weight 0, 5. dropout (training mode only; draws as nn.Dropout does), 6. the weighted sum of the values
+    local large = q ~= nil and q:numel() / math.max(q.shape[-1], 1) * m > FUSED_ABOVE
+    if self.use_fused == true or (self.use_fused == nil and large) then
+        local fusable, opts = pipeline.fusable(p, q, k)
+        if fusable then
+            rawset(self, "last_weights", nil) -- none on this path; stale ones would mislead
+            return A.fused(q, k, v, opts)
+        end
     end
-    local w = A.softmax(s, -1)
-    -- 5. dropout (training mode only; draws as nn.Dropout does), 6. the weighted sum of the values
-    if drop and drop.training then
-        w = A.dropout(w, drop.p)
-    end
-    rawset(self, "last_weights", w)
-    return A.weighted_sum(w, v)
+    t = pipeline.run(p, {q = q, k = k, v = v, q_start = t.q_start}, "attend")
+    rawset(self, "last_weights", t.dropped or t.weights)
+    return t.context
 end
 
 -- [b, h, n, dh] -> [b, n, h * dh]. The fused path already lays its result out as [b, n, h, dh] in

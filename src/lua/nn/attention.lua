@@ -181,15 +181,29 @@ function MultiHeadAttention:__init(...)
     self:register_buffer("mask", causal_buffer(a.context_length))
 end
 
-function MultiHeadAttention:forward(x)
-    check_input("MultiHeadAttention", x, self.W_query.in_features, 3, self.mask.shape[1])
+-- forward(x [, {use_cache = true}]): with the cache (the bonus chapter ch04/03_kv-cache), the keys and
+-- values of x are added to those of the earlier calls (self.cache_k, self.cache_v) and x's tokens
+-- attend over all of them, as the positions self.ptr_current_pos + 1, ...: a prompt once, then one
+-- token at a time. reset_cache() empties it.
+function MultiHeadAttention:forward(x, opts)
+    local use_cache = attend.use_cache("MultiHeadAttention", opts)
+    local ctx = self.mask.shape[1]
+    check_input("MultiHeadAttention", x, self.W_query.in_features, 3, use_cache and nil or ctx)
+    if use_cache then attend.check_room("MultiHeadAttention", self, x.shape[2], ctx) end
     -- [b, n, d_out] -> [b, num_heads, n, head_dim]: the book's view + transpose
     local keys = A.split_heads(self.W_key(x), self.num_heads)
     local queries = A.split_heads(self.W_query(x), self.num_heads)
     local values = A.split_heads(self.W_value(x), self.num_heads)
     local context = attend.attend(self, queries, keys, values, {causal = self.mask, fill = -math.huge,
-                                                         dropout = self.dropout})
+                                                         dropout = self.dropout, cache = use_cache and self or nil})
     return self.out_proj(merge_heads(context)) -- [b, n, d_out]
+end
+
+--- m:reset_cache() forgets the cached keys and values: the next forward with use_cache starts at position 1.
+function MultiHeadAttention:reset_cache()
+    rawset(self, "cache_k", nil)
+    rawset(self, "cache_v", nil)
+    rawset(self, "ptr_current_pos", 0)
 end
 
 -- attention.trace: projections, split heads, per-head masked and scaled scores, weights, context,

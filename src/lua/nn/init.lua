@@ -3,13 +3,14 @@
 --   nn/module.lua       nn.Module, nn.Parameter, nn.is_parameter, nn.deepcopy
 --   nn/layers.lua       nn.Linear, nn.Dropout, nn.ModuleList
 --   nn/attention.lua    the books' attention classes: nn.SelfAttention_v1 ... nn.MLPAttention
+--   nn/attention_variants.lua  the bonus chapters' attention: nn.GroupedQueryAttention
 --   nn/transformer.lua  the Transformer's layers: nn.LayerNorm, nn.Embedding, the blocks, ...
 --   nn/rnn.lua          the recurrent layers: nn.GRUCell, nn.GRU, nn.LSTMCell, nn.LSTM
 --   nn/functional.lua   nn.functional
 --   nn/weight_init.lua  nn.init: xavier_uniform_, kaiming_uniform_, normal_, zeros_, ...
 --   nn/model.lua        the whole Transformer: nn.Sequential, nn.EncoderDecoder, nn.build_model, greedy decoding
 local nn = {functional = require("attn.nn.functional"), init = require("attn.nn.weight_init")}
-for _, part in ipairs({"module", "layers", "attention", "transformer", "rnn", "model"}) do
+for _, part in ipairs({"module", "layers", "attention", "attention_variants", "transformer", "rnn", "model"}) do
     for name, value in pairs(require("attn.nn." .. part)) do
         assert(nn[name] == nil, "nn." .. name .. " is defined twice")
         nn[name] = value

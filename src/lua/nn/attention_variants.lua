@@ -1,0 +1,108 @@
+-- attention_variants.lua — the attention classes of the bonus chapters of "Build a Large Language Model
+-- (From Scratch)" (Sebastian Raschka's repository rasbt/LLMs-from-scratch), as fields of nn:
+--   GroupedQueryAttention   ch04/04_gqa (and the Llama 3 notebook of ch05/07_gpt_to_llama): num_kv_groups
+--                           key/value heads, each shared by num_heads / num_kv_groups query heads
+--                           (1: multi-query attention, num_heads: multi-head attention); a KV cache;
+--                           optional sliding window (ch04/06_swa), RoPE (ch05/07) and ALiBi
+-- Constructor arguments, field names and creation order are the chapter's (W_key, W_value, W_query,
+-- out_proj), so after the same torch.manual_seed the weights are its weights. The forward is
+-- attention/pipeline.lua's stages, through nn/attend.lua, as every attention class's.
+-- Module attn.nn.attention_variants: returns the classes, which nn/init.lua puts into nn.
+local Module = require("attn.nn.module").Module
+local layers = require("attn.nn.layers")
+local Linear, Dropout = layers.Linear, layers.Dropout
+local errors = require("attn.errors")
+local check = require("attn.check")
+local attend = require("attn.nn.attend")
+local pipeline = require("attn.attention.pipeline")
+local A = require("attn.attention")
+local classes = {}
+
+local GroupedQueryAttention = Module:extend("GroupedQueryAttention")
+
+local GQA_USAGE = "nn.GroupedQueryAttention(d_in, d_out, dropout, num_heads, num_kv_groups [, {qkv_bias = false, " ..
+                  "sliding_window = nil, rope = false, theta_base = 10000, alibi = false}])"
+
+function GroupedQueryAttention:__init(...)
+    local fn = "GroupedQueryAttention"
+    local a = check.args(fn, GQA_USAGE, {"d_in", "d_out", "dropout", "num_heads", "num_kv_groups", "qkv_bias",
+                                         "sliding_window", "rope", "theta_base", "alibi"},
+                         {qkv_bias = false, rope = false, alibi = false, theta_base = 10000, sliding_window = false}, ...)
+    local d_in, d_out = check.size(fn, "d_in", a.d_in), check.size(fn, "d_out", a.d_out)
+    local h, g = check.size(fn, "num_heads", a.num_heads), check.size(fn, "num_kv_groups", a.num_kv_groups)
+    if d_out % h ~= 0 then errors.raisef("%s: d_out (%d) must be divisible by num_heads (%d)", fn, d_out, h) end
+    if h % g ~= 0 then errors.raisef("%s: num_heads (%d) must be divisible by num_kv_groups (%d)", fn, h, g) end
+    local qkv_bias = check.boolean(fn, "qkv_bias", a.qkv_bias)
+    self.d_out, self.num_heads, self.head_dim = d_out, h, d_out // h
+    if a.rope and self.head_dim % 2 ~= 0 then
+        errors.raisef("%s: RoPE rotates pairs of dims: head_dim = d_out / num_heads = %d must be even", fn, self.head_dim)
+    end
+    -- the chapter's order: keys and values first, then queries, then the output
+    self.W_key = Linear(d_in, g * self.head_dim, {bias = qkv_bias})
+    self.W_value = Linear(d_in, g * self.head_dim, {bias = qkv_bias})
+    self.num_kv_groups = g
+    self.group_size = h // g
+    self.W_query = Linear(d_in, d_out, {bias = qkv_bias})
+    self.out_proj = Linear(d_out, d_out, {bias = false})
+    self.dropout = Dropout(check.probability(fn, "dropout", a.dropout))
+    self.sliding_window = a.sliding_window and check.size(fn, "sliding_window", a.sliding_window) or nil
+    self.rope = check.boolean(fn, "rope", a.rope) and {theta_base = a.theta_base} or nil
+    self.alibi = check.boolean(fn, "alibi", a.alibi) or nil
+    self.ptr_current_pos = 0
+end
+
+-- The spec of m's attention (attention/pipeline.lua), for forward and for attention.trace.
+local function attention_spec(self, use_cache)
+    return {rope = self.rope, cache = use_cache and self or nil, window = self.sliding_window,
+            kv_repeat = self.group_size, alibi = self.alibi, positions = true, fill = -math.huge,
+            dropout = self.dropout}
+end
+
+-- forward(x [, {use_cache = true}]): x [b, n, d_in] -> [b, n, d_out].
+function GroupedQueryAttention:forward(x, opts)
+    local use_cache = attend.use_cache("GroupedQueryAttention", opts)
+    attend.check_input("GroupedQueryAttention", x, self.W_query.in_features, 3)
+    if not use_cache and self.cache_k ~= nil then self:reset_cache() end -- as the chapter's forward does
+    local queries = A.split_heads(self.W_query(x), self.num_heads)
+    local keys = A.split_heads(self.W_key(x), self.num_kv_groups)
+    local values = A.split_heads(self.W_value(x), self.num_kv_groups)
+    local context = attend.attend(self, queries, keys, values, attention_spec(self, use_cache))
+    return self.out_proj(attend.merge_heads(context))
+end
+
+--- m:reset_cache() forgets the cached keys and values.
+function GroupedQueryAttention:reset_cache()
+    rawset(self, "cache_k", nil)
+    rawset(self, "cache_v", nil)
+    rawset(self, "ptr_current_pos", 0)
+end
+
+-- attention.trace{module = m, x = x [, use_cache = true]}: projections, heads, (RoPE,) (the cache,)
+-- the key/value heads shared, scores, masked, scaled, weights, context, merged, out_proj.
+function GroupedQueryAttention:trace_stages(tr)
+    local x = tr.x
+    local lead = x:dim() == 3 and {"batch"} or nil
+    local hlead = x:dim() == 3 and {"batch", "head"} or {"head"}
+    local spec = attention_spec(self, tr.use_cache)
+    spec.hidden = function(t, q, k)
+        return require("attn.attention.variants").band_mask(q.shape[-2], k.shape[-2],
+                   {q_start = t.q_start or 0, k_start = t.k_start or 0, window = self.sliding_window})
+    end
+    spec.positions, spec.mask_first = nil, not self.alibi
+    spec.dropout = (self.training and self.dropout.p > 0) and self.dropout.p or nil
+    spec.dropout_fn = A.dropout
+    spec.project = function(i)
+        local layer = ({self.W_query, self.W_key, self.W_value})[i]
+        return layer(x)
+    end
+    spec.project_names, spec.project_how = {"W_query", "W_key", "W_value"}, "call"
+    spec.heads, spec.kv_heads = self.num_heads, self.num_kv_groups
+    spec.merge, spec.out, spec.out_name = "view", function(z) return self.out_proj(z) end, "out_proj"
+    spec.lead, spec.d_k = {x = lead, head = hlead}, self.head_dim
+    spec.fail = function(msg) errors.raise("attention.trace: " .. msg) end
+    return pipeline.build(spec), {use_cache = true}
+end
+
+classes.GroupedQueryAttention = GroupedQueryAttention
+
+return classes
