@@ -30,6 +30,7 @@ local TOPICS = {
     "tokenizers",   -- Hugging Face tokenizer.json files (Qwen3's, Llama 3's) and the Hugging Face cache
     "gpt",          -- chapters 4 and 5's GPT model (gpt/)
     "variants",     -- today's attention: RoPE, GQA, the KV cache, sliding windows, ALiBi (issue 25)
+    "llm",          -- Qwen3 and Llama 3 (llm/, issue 28)
 }
 
 for _, topic in ipairs(TOPICS) do

@@ -32,7 +32,5 @@ qwen3.QWEN3_CONFIG_06_B = qwen3.config_06_b()
 
 qwen3.Qwen3Model = llm.model_class(FLAVOUR)
 qwen3.Qwen3Model.from_pretrained = function(dir) return load.from_pretrained(FLAVOUR, qwen3.Qwen3Model, dir) end
-qwen3.RMSNorm, qwen3.FeedForward = llm.RMSNorm, llm.FeedForward
-qwen3.GroupedQueryAttention, qwen3.TransformerBlock = llm.GroupedQueryAttention, llm.TransformerBlock
 
 return qwen3
