@@ -18,7 +18,7 @@ local Parameter = require("attn.nn.module").Parameter
 
 local load = {}
 
-local function fail(fn, fmt, ...) errors.raise(fn .. ": " .. trf(fmt, ...)) end
+local function fail(fn, msg) errors.raise(fn .. ": " .. msg) end -- msg: trf(...), so xgettext finds it
 
 local function read_json(fn, path)
     local f = io.open(path, "rb")
@@ -26,7 +26,7 @@ local function read_json(fn, path)
     local text = f:read("a")
     f:close()
     local ok, c = pcall(bind.json.decode, text or "", path)
-    if not ok or type(c) ~= "table" or c[1] ~= nil then fail(fn, "%s is not a JSON object", path) end
+    if not ok or type(c) ~= "table" or c[1] ~= nil then fail(fn, trf("%s is not a JSON object", path)) end
     return c
 end
 
@@ -34,18 +34,18 @@ end
 local function read_config(fn, dir, flavour)
     local path = dir .. "/config.json"
     local c = read_json(fn, path)
-    if not c then fail(fn, "%s has no config.json: expected a Hugging Face model directory", dir) end
+    if not c then fail(fn, trf("%s has no config.json: expected a Hugging Face model directory", dir)) end
     if c.model_type ~= flavour.model_type then
-        fail(fn, '%s describes a "%s" model; %s loads "%s" models', path, tostring(c.model_type), flavour.name,
-             flavour.model_type)
+        fail(fn, trf('%s describes a "%s" model; %s loads "%s" models', path, tostring(c.model_type), flavour.name,
+             flavour.model_type))
     end
     if c.hidden_act ~= nil and c.hidden_act ~= "silu" then
-        fail(fn, '%s: hidden_act "%s"; the FeedForward computes SwiGLU ("silu")', path, tostring(c.hidden_act))
+        fail(fn, trf('%s: hidden_act "%s"; the FeedForward computes SwiGLU ("silu")', path, tostring(c.hidden_act)))
     end
-    if c.attention_bias == true then fail(fn, "%s: attention_bias is true; the attention has no biases", path) end
+    if c.attention_bias == true then fail(fn, trf("%s: attention_bias is true; the attention has no biases", path)) end
     if c.rms_norm_eps ~= nil and (type(c.rms_norm_eps) ~= "number" or math.abs(c.rms_norm_eps - flavour.eps) > 1e-12) then
-        fail(fn, "%s: rms_norm_eps %s; %s's RMSNorm uses %s", path, tostring(c.rms_norm_eps), flavour.name,
-             tostring(flavour.eps))
+        fail(fn, trf("%s: rms_norm_eps %s; %s's RMSNorm uses %s", path, tostring(c.rms_norm_eps), flavour.name,
+             tostring(flavour.eps)))
     end
     local cfg = {vocab_size = c.vocab_size, context_length = c.max_position_embeddings, emb_dim = c.hidden_size,
                  n_heads = c.num_attention_heads, n_layers = c.num_hidden_layers, hidden_dim = c.intermediate_size,
@@ -53,22 +53,24 @@ local function read_config(fn, dir, flavour)
     local HF = {vocab_size = "vocab_size", context_length = "max_position_embeddings", emb_dim = "hidden_size",
                 n_heads = "num_attention_heads", n_layers = "num_hidden_layers", hidden_dim = "intermediate_size"}
     for k, hf_key in pairs(HF) do
-        if cfg[k] == nil then fail(fn, "%s has no %s", path, hf_key) end
+        if cfg[k] == nil then fail(fn, trf("%s has no %s", path, hf_key)) end
         if math.type(cfg[k]) ~= "integer" or cfg[k] < 1 then
-            fail(fn, "%s: %s must be a whole number >= 1, got %s", path, hf_key, check.describe(cfg[k]))
+            fail(fn, trf("%s: %s must be a whole number >= 1, got %s", path, hf_key, check.describe(cfg[k])))
         end
     end
     if flavour.qwen3 then
         cfg.head_dim, cfg.qk_norm = c.head_dim, true
     elseif c.head_dim ~= nil and c.head_dim * c.num_attention_heads ~= c.hidden_size then
-        fail(fn, "%s: head_dim %s is not hidden_size / num_attention_heads", path, tostring(c.head_dim))
+        fail(fn, trf("%s: head_dim %s is not hidden_size / num_attention_heads", path, tostring(c.head_dim)))
     end
     local rs = c.rope_scaling
     if rs ~= nil then
         if flavour.qwen3 or type(rs) ~= "table" or rs.rope_type ~= "llama3" then
-            fail(fn, '%s: rope_scaling %s is not supported (%s reads none%s)', path,
-                 type(rs) == "table" and tostring(rs.rope_type or rs.type) or tostring(rs), flavour.name,
-                 flavour.qwen3 and "" or ', or "llama3"')
+            local kind = type(rs) == "table" and tostring(rs.rope_type or rs.type) or tostring(rs)
+            if flavour.qwen3 then
+                fail(fn, trf("%s: rope_scaling %s is not supported (%s reads none)", path, kind, flavour.name))
+            end
+            fail(fn, trf('%s: rope_scaling %s is not supported (%s reads none, or "llama3")', path, kind, flavour.name))
         end
         cfg.rope_freq = {factor = rs.factor, low_freq_factor = rs.low_freq_factor,
                          high_freq_factor = rs.high_freq_factor,
@@ -89,16 +91,16 @@ local function weight_files(fn, dir)
     local index_path = dir .. "/model.safetensors.index.json"
     local index = read_json(fn, index_path)
     if not index then
-        fail(fn, "%s has neither model.safetensors nor model.safetensors.index.json (attn reads safetensors only)", dir)
+        fail(fn, trf("%s has neither model.safetensors nor model.safetensors.index.json (attn reads safetensors only)", dir))
     end
     if type(index.weight_map) ~= "table" or next(index.weight_map) == nil then
-        fail(fn, "%s has no weight_map (tensor name -> shard file)", index_path)
+        fail(fn, trf("%s has no weight_map (tensor name -> shard file)", index_path))
     end
     local files, seen, where = {}, {}, {}
     for name, file in pairs(index.weight_map) do
         if type(file) ~= "string" or file:find("/", 1, true) or file:find("..", 1, true) then
-            fail(fn, "%s: the shard of %s must be a file name in the directory, got %s", index_path, tostring(name),
-                 check.describe(file))
+            fail(fn, trf("%s: the shard of %s must be a file name in the directory, got %s", index_path, tostring(name),
+                 check.describe(file)))
         end
         where[name] = file
         if not seen[file] then
@@ -116,21 +118,21 @@ local function read_weights(fn, dir)
     local state, from = {}, {}
     for _, path in ipairs(files) do
         local fh = io.open(path, "rb")
-        if not fh then fail(fn, "%s names the shard %s, which is missing", index_path, path) end
+        if not fh then fail(fn, trf("%s names the shard %s, which is missing", index_path, path)) end
         fh:close()
         local ok, tensors = pcall(bind.safetensors.load_file, path)
         if not ok then errors.raise((errors.message(tensors):gsub("^safetensors%.load_file", fn))) end
         for name, t in pairs(tensors) do
-            if state[name] then fail(fn, "the tensor %s is in both %s and %s", name, from[name], path) end
+            if state[name] then fail(fn, trf("the tensor %s is in both %s and %s", name, from[name], path)) end
             if where and where[name] and dir .. "/" .. where[name] ~= path then
-                fail(fn, "%s says %s is in %s, but it is in %s", index_path, name, where[name], path)
+                fail(fn, trf("%s says %s is in %s, but it is in %s", index_path, name, where[name], path))
             end
             state[name], from[name] = t, path
         end
     end
     if where then
         for name, file in pairs(where) do
-            if not state[name] then fail(fn, "%s lists %s in %s, which does not hold it", index_path, name, file) end
+            if not state[name] then fail(fn, trf("%s lists %s in %s, which does not hold it", index_path, name, file)) end
         end
     end
     return state, from
@@ -164,15 +166,15 @@ end
 function load.from_pretrained(flavour, Model, dir)
     local fn = flavour.name .. ".from_pretrained"
     if type(dir) ~= "string" then
-        fail(fn, 'expected a directory or a model name such as "%s", got %s', flavour.example_name, check.describe(dir))
+        fail(fn, trf('expected a directory or a model name such as "%s", got %s', flavour.example_name, check.describe(dir)))
     end
     dir = require("attn.hf").resolve(dir, "config.json") -- a name: also the Hugging Face cache's (hf.lua)
     local cfg, config_path = read_config(fn, dir, flavour)
     local state, from = read_weights(fn, dir)
     local emb = state["model.embed_tokens.weight"]
     if emb and (emb.ndim ~= 2 or emb.shape[1] ~= cfg.vocab_size or emb.shape[2] ~= cfg.emb_dim) then
-        fail(fn, "%s says vocab_size %d and hidden_size %d, but model.embed_tokens.weight in %s is %s", config_path,
-             cfg.vocab_size, cfg.emb_dim, from["model.embed_tokens.weight"], check.shape(emb))
+        fail(fn, trf("%s says vocab_size %d and hidden_size %d, but model.embed_tokens.weight in %s is %s", config_path,
+             cfg.vocab_size, cfg.emb_dim, from["model.embed_tokens.weight"], check.shape(emb)))
     end
     -- Built with the generator's state kept: loading a model draws nothing from the user's stream.
     local rng = torch.get_rng_state()
@@ -182,31 +184,31 @@ function load.from_pretrained(flavour, Model, dir)
     local want = targets(model, flavour)
     for name, t in pairs(state) do
         if not want[name] and name ~= "lm_head.weight" then
-            fail(fn, "%s holds %s, which is not a weight of %s (is config.json the checkpoint's?)", from[name], name,
-                 flavour.name)
+            fail(fn, trf("%s holds %s, which is not a weight of %s (is config.json the checkpoint's?)", from[name], name,
+                 flavour.name))
         end
     end
     for name, slot in pairs(want) do
         local t = state[name]
-        if t == nil then fail(fn, "the weights have no %s (is config.json the checkpoint's?)", name) end
+        if t == nil then fail(fn, trf("the weights have no %s (is config.json the checkpoint's?)", name)) end
         local left = slot[1][slot[2]]
         if tostring(left.shape) ~= tostring(t.shape) then
-            fail(fn, "%s in %s is %s; config.json makes it %s", name, from[name], check.shape(t), check.shape(left))
+            fail(fn, trf("%s in %s is %s; config.json makes it %s", name, from[name], check.shape(t), check.shape(left)))
         end
         if t.dtype ~= torch.float32 then
-            fail(fn, "%s in %s holds %s numbers, not floating-point ones", name, from[name], tostring(t.dtype))
+            fail(fn, trf("%s in %s holds %s numbers, not floating-point ones", name, from[name], tostring(t.dtype)))
         end
         slot[1][slot[2]] = Parameter(t)
     end
     local head = state["lm_head.weight"]
     if head and not cfg.tied then
         if tostring(head.shape) ~= tostring(model.out_head.weight.shape) then
-            fail(fn, "lm_head.weight in %s is %s; config.json makes it %s", from["lm_head.weight"], check.shape(head),
-                 check.shape(model.out_head.weight))
+            fail(fn, trf("lm_head.weight in %s is %s; config.json makes it %s", from["lm_head.weight"], check.shape(head),
+                 check.shape(model.out_head.weight)))
         end
         model.out_head.weight = Parameter(head)
     elseif not cfg.tied then
-        fail(fn, "%s says tie_word_embeddings is false, but the weights have no lm_head.weight", config_path)
+        fail(fn, trf("%s says tie_word_embeddings is false, but the weights have no lm_head.weight", config_path))
     else
         model.out_head.weight = model.tok_emb.weight -- tied, as the notebooks do when there is no lm_head
     end

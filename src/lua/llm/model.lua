@@ -28,7 +28,7 @@ local Linear, ModuleList = layers.Linear, layers.ModuleList
 
 local llm = {}
 
-local function fail(fn, fmt, ...) errors.raise(fn .. ": " .. trf(fmt, ...)) end
+local function fail(fn, msg) errors.raise(fn .. ": " .. msg) end -- msg: trf(...), so xgettext finds it
 
 -- ---- the configuration -------------------------------------------------------------------------
 
@@ -38,46 +38,46 @@ local KEYS = {"vocab_size", "context_length", "emb_dim", "n_heads", "n_layers", 
 -- Checks cfg (the notebooks' keys) for a model of this flavour and returns a copy with head_dim filled in.
 function llm.check_config(fn, cfg, flavour)
     if type(cfg) ~= "table" or torch.is_tensor(cfg) then
-        fail(fn, "expected a configuration table such as %s, got %s", flavour.example, check.describe(cfg))
+        fail(fn, trf("expected a configuration table such as %s, got %s", flavour.example, check.describe(cfg)))
     end
     local out = {}
     for _, k in ipairs(KEYS) do
-        if cfg[k] == nil then fail(fn, "the configuration has no %s (it needs %s)", k, table.concat(KEYS, ", ")) end
+        if cfg[k] == nil then fail(fn, trf("the configuration has no %s (it needs %s)", k, table.concat(KEYS, ", "))) end
         out[k] = cfg[k]
     end
     for _, k in ipairs({"vocab_size", "context_length", "emb_dim", "n_heads", "n_layers", "hidden_dim", "n_kv_groups"}) do
         check.size(fn, "cfg." .. k, cfg[k])
     end
     if type(cfg.rope_base) ~= "number" or not (cfg.rope_base > 1) then
-        fail(fn, "cfg.rope_base must be a number > 1, got %s", check.describe(cfg.rope_base))
+        fail(fn, trf("cfg.rope_base must be a number > 1, got %s", check.describe(cfg.rope_base)))
     end
     if cfg.n_heads % cfg.n_kv_groups ~= 0 then
-        fail(fn, "cfg.n_heads (%d) must be divisible by cfg.n_kv_groups (%d)", cfg.n_heads, cfg.n_kv_groups)
+        fail(fn, trf("cfg.n_heads (%d) must be divisible by cfg.n_kv_groups (%d)", cfg.n_heads, cfg.n_kv_groups))
     end
     if flavour.qwen3 then
         out.head_dim = cfg.head_dim ~= nil and check.size(fn, "cfg.head_dim", cfg.head_dim) or nil
         out.qk_norm = cfg.qk_norm ~= nil and check.boolean(fn, "cfg.qk_norm", cfg.qk_norm) or false
     elseif cfg.emb_dim % cfg.n_heads ~= 0 then
-        fail(fn, "cfg.emb_dim (%d) must be divisible by cfg.n_heads (%d)", cfg.emb_dim, cfg.n_heads)
+        fail(fn, trf("cfg.emb_dim (%d) must be divisible by cfg.n_heads (%d)", cfg.emb_dim, cfg.n_heads))
     end
     if not out.head_dim then
         if cfg.emb_dim % cfg.n_heads ~= 0 then
-            fail(fn, "cfg.emb_dim (%d) must be divisible by cfg.n_heads (%d) when cfg.head_dim is not set", cfg.emb_dim,
-                 cfg.n_heads)
+            fail(fn, trf("cfg.emb_dim (%d) must be divisible by cfg.n_heads (%d) when cfg.head_dim is not set", cfg.emb_dim,
+                 cfg.n_heads))
         end
         out.head_dim = cfg.emb_dim // cfg.n_heads
     end
-    if out.head_dim % 2 ~= 0 then fail(fn, "RoPE rotates pairs of dims: head_dim must be even, got %d", out.head_dim) end
+    if out.head_dim % 2 ~= 0 then fail(fn, trf("RoPE rotates pairs of dims: head_dim must be even, got %d", out.head_dim)) end
     if cfg.rope_freq ~= nil then
         local f = cfg.rope_freq
-        if type(f) ~= "table" then fail(fn, "cfg.rope_freq must be a table, got %s", check.describe(f)) end
+        if type(f) ~= "table" then fail(fn, trf("cfg.rope_freq must be a table, got %s", check.describe(f))) end
         for _, k in ipairs({"factor", "low_freq_factor", "high_freq_factor", "original_context_length"}) do
             if type(f[k]) ~= "number" or not (f[k] > 0) then
-                fail(fn, "cfg.rope_freq.%s must be a number > 0, got %s", k, check.describe(f[k]))
+                fail(fn, trf("cfg.rope_freq.%s must be a number > 0, got %s", k, check.describe(f[k])))
             end
         end
         if f.high_freq_factor <= f.low_freq_factor then
-            fail(fn, "cfg.rope_freq.high_freq_factor must be larger than low_freq_factor")
+            fail(fn, trf("cfg.rope_freq.high_freq_factor must be larger than low_freq_factor"))
         end
         out.rope_freq = {factor = f.factor, low_freq_factor = f.low_freq_factor, high_freq_factor = f.high_freq_factor,
                          original_context_length = f.original_context_length}
@@ -101,7 +101,7 @@ function RMSNorm:forward(x)
     check.tensor("RMSNorm", "input", x)
     local w = self[self.param_name]
     if x.ndim == 0 or x.shape[-1] ~= w.shape[1] then
-        fail("RMSNorm", "expected an input whose last dim is %d, got shape %s", w.shape[1], check.shape(x))
+        fail("RMSNorm", trf("expected an input whose last dim is %d, got shape %s", w.shape[1], check.shape(x)))
     end
     local variance = x:pow(2):mean{dim = -1, keepdim = true}
     -- x · rsqrt(v + eps), as the notebooks write it: PyTorch's rsqrt is 1 / sqrt, rounded twice
@@ -231,11 +231,11 @@ function llm.model_class(flavour)
         local n = in_idx.shape[2]
         local first = use_cache and (rawget(self, "current_pos") or 0) or 0
         if first + n > self.cfg.context_length then
-            fail(fn, "the cache holds %d tokens; %d more exceed the context length of %d (model:reset_kv_cache() "
-                 .. "empties it)", first, n, self.cfg.context_length)
+            fail(fn, trf("the cache holds %d tokens; %d more exceed the context length of %d (model:reset_kv_cache() "
+                 .. "empties it)", first, n, self.cfg.context_length))
         end
         if in_idx:max():item() > self.cfg.vocab_size or in_idx:min():item() < 1 then
-            fail(fn, "token ids must be from 1 to vocab_size = %d", self.cfg.vocab_size)
+            fail(fn, trf("token ids must be from 1 to vocab_size = %d", self.cfg.vocab_size))
         end
         local x = self.tok_emb(in_idx)
         if use_cache then rawset(self, "current_pos", first + n) end
