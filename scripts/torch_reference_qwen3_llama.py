@@ -11,6 +11,7 @@ with Hugging Face's key names, safetensors with Hugging Face's tensor names) and
       <model>.logits   the logits [1, 8, vocab] for the token ids TOKENS, computed by the models below with the
                        file's weights (bfloat16 ones widened to float32, as attn widens them when loading)
       <model>.rope_cos / .rope_sin   the RoPE tables (context_length x head_dim) the model computes
+      <model>.weights.<layer>        layer's attention weights [heads, 8, 8] on TOKENS (layers from 1)
 The float32 directories are the weights of Qwen3Model / Llama3Model constructed right after
 torch.manual_seed(123), so attn's constructors can be compared with them weight for weight.
 
@@ -135,6 +136,7 @@ class GroupedQueryAttention(nn.Module):
         v = v.repeat_interleave(self.group_size, dim=1)
         scores = (q @ k.transpose(2, 3)).masked_fill(mask, -torch.inf)
         weights = torch.softmax(scores / self.head_dim ** 0.5, dim=-1)
+        self.last_weights = weights  # for the reference file: what attention.overview shows
         context = (weights @ v).transpose(1, 2).reshape(b, n, self.d_out)
         return self.out_proj(context)
 
@@ -309,6 +311,8 @@ def main():
         load_state(model, state, qwen3)
         with torch.no_grad():
             ref[name + ".logits"] = model(ids)
+            for i, blk in enumerate(model.trf_blocks):
+                ref["%s.weights.%d" % (name, i + 1)] = blk.att.last_weights[0]
         ref[name + ".rope_cos"], ref[name + ".rope_sin"] = model.cos, model.sin
     save_safetensors(ref, os.path.join(OUT, "reference.safetensors"))
     print("torch_reference_qwen3_llama: wrote tests/data/hf_models/", file=sys.stderr)

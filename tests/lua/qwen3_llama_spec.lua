@@ -299,3 +299,48 @@ describe("from_pretrained refuses a malformed or mismatched directory, naming th
         refused(Q, dir, "Qwen3Model.from_pretrained: .*huge/model.safetensors: its tensors take 8 TB, more than the memory available now")
     end)
 end)
+
+describe("attention.overview and attention.trace of Qwen3 and Llama 3", function()
+    local function quiet(f)
+        local out = {}
+        f(function(s) out[#out + 1] = s end)
+        return table.concat(out)
+    end
+    local ids = {6, 18, 43, 4, 61, 12, 30, 9}
+
+    for _, m in ipairs(MODELS) do
+        it(m[1] .. ": every layer's weights are PyTorch's, bit for bit, and the trace's weights the overview's", function()
+            local model = m[2].from_pretrained(DATA .. "/" .. m[1])
+            local maps
+            local text = quiet(function(write) maps = attention.overview{module = model, ids = ids, write = write} end)
+            assert.matches("L1  h1", text)
+            assert.are.equal(2, #maps.layers)
+            for l = 1, 2 do assert.is_true(torch.equal(maps.layers[l], ref[m[1] .. ".weights." .. l]), "layer " .. l) end
+            for h = 1, 4 do
+                local tr
+                quiet(function(write) tr = attention.trace{module = model, layer = 2, head = h, ids = ids, write = write} tr:run() end)
+                assert.is_true(torch.equal(maps.layers[2][h], tr.weights), "head " .. h)
+            end
+        end)
+    end
+
+    it("the trace shows RoPE, the shared key/value head, and QK-norm in Qwen3", function()
+        local model = qwen3.Qwen3Model.from_pretrained(DATA .. "/qwen3-f32")
+        local tr
+        local text = quiet(function(write) tr = attention.trace{module = model, layer = 1, head = 4, ids = ids, write = write} tr:run() end)
+        assert.matches("RoPE", text)
+        assert.matches("q_norm%(W_query%(X%)%), head 4", text)
+        assert.matches("key/value head 2 %(shared by query heads 3%-4%)", text)
+        assert.is_not_nil(tr.rotated_k)
+    end)
+
+    it("text needs the model's tokenizer; a layer or head that does not exist is refused", function()
+        local model = llama.Llama3Model.from_pretrained(DATA .. "/llama3-f32")
+        assert.matches("text needs the model's tokenizer",
+                       select(2, pcall(attention.overview, {module = model, text = "你好", write = function() end})))
+        assert.matches("layer must be a block number from 1 to 2, got 3",
+                       select(2, pcall(attention.trace, {module = model, layer = 3, head = 1, ids = ids, write = function() end})))
+        assert.matches("head must be a head number from 1 to 4, got 0",
+                       select(2, pcall(attention.trace, {module = model, layer = 1, head = 0, ids = ids, write = function() end})))
+    end)
+end)

@@ -212,6 +212,12 @@ function load.from_pretrained(flavour, Model, dir)
     else
         model.out_head.weight = model.tok_emb.weight -- tied, as the notebooks do when there is no lm_head
     end
+    local tok = dir .. "/tokenizer.json" -- the labels of attention.trace and attention.overview (llm/inspect.lua)
+    local f = io.open(tok, "rb")
+    if f then
+        f:close()
+        rawset(model, "tokenizer_file", tok)
+    end
     model:eval()
     return model
 end

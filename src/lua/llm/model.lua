@@ -250,6 +250,10 @@ function llm.model_class(flavour)
         rawset(self, "current_pos", 0)
     end
 
+    -- attention.trace{module = model, layer =, head =, text = or ids =} and attention.overview{module = model, ...}
+    function Model:trace_stages(tr) return require("attn.llm.inspect").trace_stages(self, tr) end
+    function Model:attention_maps(args) return require("attn.llm.inspect").attention_maps(self, args) end
+
     return Model
 end
 
