@@ -38,3 +38,5 @@ else
 fi
 # issue 14: the tiny GPT-2 in Hugging Face's layout and what PyTorch computes with it (tests/data/gpt2)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_gpt2.py
+# issue 28: tiny Qwen3 and Llama 3 models in Hugging Face's layout and their logits (tests/data/hf_models)
+OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_qwen3_llama.py

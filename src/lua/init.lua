@@ -40,5 +40,7 @@ return {
     tiktoken = require("attn.tiktoken"),
     tokenizers = require("attn.tokenizers"),
     gpt = require("attn.gpt"),
+    qwen3 = require("attn.llm.qwen3"),
+    llama = require("attn.llm.llama"),
     attn = {lang = lang, version = "0.1"},
 }

@@ -75,6 +75,13 @@ local function public_names()
     for _, k in ipairs(sorted_keys(require("attn.tiktoken.bpe").Encoding_class, function(name, v)
         return type(v) == "function" and not name:find("^_")
     end)) do names[#names + 1] = "Encoding:" .. k end
+    for _, t in ipairs({{"qwen3", qwen3, "Qwen3Model"}, {"llama", llama, "Llama3Model"}}) do
+        names[#names + 1] = t[1]
+        for _, k in ipairs(sorted_keys(t[2], function(_, v)
+            return type(v) == "function" or is_class(v)
+        end)) do names[#names + 1] = t[1] .. "." .. k end
+        names[#names + 1] = t[1] .. "." .. t[3] .. ".from_pretrained"
+    end
     names[#names + 1] = "tokenizers"
     names[#names + 1] = "tokenizers.Tokenizer"
     for _, k in ipairs(sorted_keys(tokenizers, is_function)) do names[#names + 1] = "tokenizers." .. k end

@@ -126,6 +126,7 @@ local REST = {
      end,
      compute = function(get, spec)
          local o = {theta_base = spec.rope.theta_base, interleaved = spec.rope.interleaved,
+                    freq_config = spec.rope.freq_config, -- Llama 3's frequency scaling (llm/model.lua)
                     offset = spec.cache and spec.cache.ptr_current_pos or 0}
          return V.rope(get("q"), o), V.rope(get("k"), o)
      end},

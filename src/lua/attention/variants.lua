@@ -121,10 +121,25 @@ end
 
 -- ---- rotary position embedding (RoPE) --------------------------------------------------------------
 
+--- Llama 3's frequency scaling (the Llama 3.2 notebook's compute_rope_params, freq_config =
+--- {factor, low_freq_factor, high_freq_factor, original_context_length}): frequencies whose wavelength is
+--- longer than original_context_length / low_freq_factor are divided by factor, those shorter than
+--- original_context_length / high_freq_factor kept, those between blended smoothly.
+function variants.llama3_inv_freq(inv_freq, f)
+    local low_wavelen = f.original_context_length / f.low_freq_factor
+    local high_wavelen = f.original_context_length / f.high_freq_factor
+    local wavelen = 2 * math.pi / inv_freq
+    local scaled = torch.where(wavelen:gt(low_wavelen), inv_freq / f.factor, inv_freq)
+    local smooth = (f.original_context_length / wavelen - f.low_freq_factor) / (f.high_freq_factor - f.low_freq_factor)
+    local smoothed = (1 - smooth) * (inv_freq / f.factor) + smooth * inv_freq
+    local medium = wavelen:le(low_wavelen):logical_and(wavelen:ge(high_wavelen))
+    return torch.where(medium, smoothed, scaled)
+end
+
 --- cos, sin [context_length, head_dim] of the rotation angles: position p times the inverse frequency
 --- θ_base^(-2i/head_dim) of pair i, each angle twice (the split-half layout), as the bonus chapter's
 --- compute_rope_params computes them.
-function variants.rope_params(head_dim, theta_base, context_length)
+function variants.rope_params(head_dim, theta_base, context_length, freq_config)
     local fn = "attention.rope_params"
     head_dim = check.size(fn, "head_dim", head_dim)
     if head_dim % 2 ~= 0 then fail(fn, "head_dim must be even, got %d", head_dim) end
@@ -133,6 +148,7 @@ function variants.rope_params(head_dim, theta_base, context_length)
     end
     context_length = check.size(fn, "context_length", context_length)
     local inv_freq = 1.0 / (theta_base ^ (torch.arange(0, head_dim, 2):float() / head_dim))
+    if freq_config then inv_freq = variants.llama3_inv_freq(inv_freq, freq_config) end
     local positions = torch.arange(0, context_length):float()
     local angles = positions:unsqueeze(2) * inv_freq:unsqueeze(1)
     angles = torch.cat({angles, angles}, 2)
@@ -146,7 +162,7 @@ end
 function variants.rope(x, opts)
     local fn = "attention.rope"
     check.tensor(fn, "x", x)
-    opts = check.options(fn, opts, "{offset = 4}", {"theta_base", "offset", "interleaved"})
+    opts = check.options(fn, opts, "{offset = 4}", {"theta_base", "offset", "interleaved", "freq_config"})
     if x.ndim < 2 then fail(fn, "x must be [..., tokens, head_dim], got %s", check.shape(x)) end
     local d, n = x.shape[-1], x.shape[-2]
     if d % 2 ~= 0 then fail(fn, "head_dim must be even (dims are rotated in pairs), got %s", check.shape(x)) end
@@ -156,7 +172,7 @@ function variants.rope(x, opts)
     if math.type(offset) ~= "integer" or offset < 0 then
         fail(fn, "offset must be a whole number >= 0 (the position of the first token), got %s", check.describe(offset))
     end
-    local cos, sin = variants.rope_params(d, theta, offset + n)
+    local cos, sin = variants.rope_params(d, theta, offset + n, opts.freq_config)
     cos, sin = cos:narrow(1, offset + 1, n), sin:narrow(1, offset + 1, n)
     if opts.interleaved then
         -- pair (2i-1, 2i): the same angles, laid out pairwise: cos of pair i at dims 2i-1 and 2i

@@ -32,6 +32,7 @@ local TOPICS = {
     "learn",        -- losses, gather, randperm, linspace, DataLoader, torch.optim (training)
     "variants",     -- today's attention: RoPE, GQA, the KV cache, sliding windows, ALiBi (issue 25)
     "autograd",     -- backward, grad, no_grad, the autograd fields of a tensor
+    "llm",          -- Qwen3 and Llama 3 (llm/, issue 28)
 }
 
 for _, topic in ipairs(TOPICS) do
