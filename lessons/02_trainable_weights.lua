@@ -1,7 +1,7 @@
 -- Build a Large Language Model (From Scratch), ch. 3 §3.4: self-attention with trainable weights W_q,
 -- W_k, W_v, step by step for the query x^(2), then as the book's classes SelfAttention_v1 and _v2,
 -- exercise 3.1, and the "game character" picture of a projection from the notes on chapter 3. Every
--- number the book prints is checked against the book's text (grad_fn=... dropped: attn has no autograd).
+-- number the book prints is checked against the book's text (with grad_fn where the book prints one).
 --   ./attn lessons/02_trainable_weights.lua           straight through
 --   ./attn --step lessons/02_trainable_weights.lua    one step at a time
 
@@ -65,8 +65,8 @@ end)
 lesson.say[[
 The three weight matrices W_q, W_k, W_v, each d_in × d_out = 3 × 2, filled with uniform random
 numbers from the seed 123. attn's random numbers are PyTorch's bit for bit, so the same seed
-gives the book's matrices. (requires_grad=False only matters for training; attn has no autograd
-and ignores it.)]]
+gives the book's matrices. (requires_grad=False only matters for training: backward() then
+computes no gradient for these matrices, in attn as in PyTorch.)]]
 
 lesson.step("W_q, W_k, W_v from torch.rand with seed 123 (In [17])", function()
     torch.manual_seed(123)
