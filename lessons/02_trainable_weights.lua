@@ -238,7 +238,7 @@ tensor([[0.2996, 0.8053],
         [0.3058, 0.8203],
         [0.2948, 0.7939],
         [0.2927, 0.7891],
-        [0.2990, 0.8040]])]=])
+        [0.2990, 0.8040]], grad_fn=<MmBackward0>)]=])
     lesson.agree("its row 2 is the z^(2) of step by step", context_vecs_v1[2], context_vec_2)
 end)
 
@@ -280,7 +280,7 @@ tensor([[-0.0739,  0.0713],
         [-0.0749,  0.0702],
         [-0.0760,  0.0685],
         [-0.0763,  0.0679],
-        [-0.0754,  0.0693]])]=])
+        [-0.0754,  0.0693]], grad_fn=<MmBackward0>)]=])
 end)
 
 lesson.say[[
@@ -303,6 +303,6 @@ tensor([[-0.0739,  0.0713],
         [-0.0749,  0.0702],
         [-0.0760,  0.0685],
         [-0.0763,  0.0679],
-        [-0.0754,  0.0693]])]=])
+        [-0.0754,  0.0693]], grad_fn=<MmBackward0>)]=])
     lesson.agree("v1 and v2 outputs are identical, bit for bit", context_vecs_v1, context_vecs_v2)
 end)

@@ -65,7 +65,20 @@ tensor([[0.1921, 0.1646, 0.1652, 0.1550, 0.1721, 0.1510],
         [0.2036, 0.1659, 0.1662, 0.1498, 0.1664, 0.1480],
         [0.1869, 0.1667, 0.1668, 0.1571, 0.1661, 0.1564],
         [0.1830, 0.1669, 0.1670, 0.1588, 0.1658, 0.1585],
-        [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]])]=])
+        [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]],
+       grad_fn=<SoftmaxBackward0>)]=])
+end)
+
+lesson.say[[
+These weights come from sa_v2's layers, whose weights are trainable (they require grad), so
+PyTorch records how each result was made and prints it: grad_fn=<SoftmaxBackward0>. The book's
+In [57] ("All row sums"), which its notebook ran at this point, shows the same on the row sums.]]
+
+lesson.step("the row sums of α, as the book's In [57] printed them", function()
+    lesson.show("All row sums", attn_weights:sum{dim = -1})  -- Python: attn_weights.sum(dim=-1)
+    lesson.check("all row sums (In [57], with grad_fn)", attn_weights:sum{dim = -1}, [=[
+tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000],
+       grad_fn=<SumBackward1>)]=])
 end)
 
 lesson.say[[
@@ -127,7 +140,8 @@ tensor([[0.1921, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
         [0.2036, 0.1659, 0.1662, 0.0000, 0.0000, 0.0000],
         [0.1869, 0.1667, 0.1668, 0.1571, 0.0000, 0.0000],
         [0.1830, 0.1669, 0.1670, 0.1588, 0.1658, 0.0000],
-        [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]])]=])
+        [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]],
+       grad_fn=<MulBackward0>)]=])
 end)
 
 lesson.say[[
@@ -145,7 +159,8 @@ tensor([[1.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
         [0.3800, 0.3097, 0.3103, 0.0000, 0.0000, 0.0000],
         [0.2758, 0.2460, 0.2462, 0.2319, 0.0000, 0.0000],
         [0.2175, 0.1983, 0.1984, 0.1888, 0.1971, 0.0000],
-        [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]])]=])
+        [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]],
+       grad_fn=<DivBackward0>)]=])
 end)
 
 lesson.say[[
@@ -163,7 +178,7 @@ lesson.step("no leak: the renormalised weights ignore the future scores", functi
     past_alone = torch.zeros(context_length, context_length)      -- (a)
     for i = 1, context_length do
         local past = attn_scores[i][{{1, i}}]                    -- Python: attn_scores[i-1, :i]
-        past_alone[i][{{1, i}}] = torch.softmax(past / d_k ^ 0.5, -1)
+        past_alone[i][{{1, i}}] = torch.softmax(past / d_k ^ 0.5, -1):detach() -- the numbers only (t[i] = v is not recorded)
     end
     lesson.show("(a) row i: softmax of the first i scores alone", past_alone)
     lesson.agree("(a) renormalising = softmax over the past only", past_alone, masked_simple_norm, {tol = 1e-7})
@@ -197,7 +212,8 @@ tensor([[0.2899,   -inf,   -inf,   -inf,   -inf,   -inf],
         [0.4594, 0.1703, 0.1731,   -inf,   -inf,   -inf],
         [0.2642, 0.1024, 0.1036, 0.0186,   -inf,   -inf],
         [0.2183, 0.0874, 0.0882, 0.0177, 0.0786,   -inf],
-        [0.3408, 0.1270, 0.1290, 0.0198, 0.1290, 0.0078]])]=])
+        [0.3408, 0.1270, 0.1290, 0.0198, 0.1290, 0.0078]],
+       grad_fn=<MaskedFillBackward0>)]=])
     lesson.show("e^(−∞), e^0", torch.exp(torch.tensor{-torch.inf, 0}))
     lesson.agree("e^(−∞) is exactly 0, as Lua's math.exp(-math.huge)", torch.exp(torch.tensor{-torch.inf}),
         {math.exp(-math.huge)})
@@ -212,7 +228,8 @@ tensor([[1.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
         [0.3800, 0.3097, 0.3103, 0.0000, 0.0000, 0.0000],
         [0.2758, 0.2460, 0.2462, 0.2319, 0.0000, 0.0000],
         [0.2175, 0.1983, 0.1984, 0.1888, 0.1971, 0.0000],
-        [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]])]=])
+        [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]],
+       grad_fn=<SoftmaxBackward0>)]=])
     lesson.agree("-inf before softmax = mask after softmax and renormalise", attn_weights, masked_simple_norm,
         {tol = 1e-7})
 end)
@@ -239,7 +256,7 @@ tensor([[0.1855, 0.8812],
         [0.3133, 0.9508],
         [0.2994, 0.8595],
         [0.2702, 0.7554],
-        [0.2772, 0.7618]])]=])
+        [0.2772, 0.7618]], grad_fn=<MmBackward0>)]=])
     lesson.agree("z^(1) = v^(1): the first token sees only itself", context_vec[1], values[1])
 end)
 

@@ -95,7 +95,7 @@ tensor([[[-0.4519,  0.2216],
          [-0.6300, -0.0632],
          [-0.5675, -0.0843],
          [-0.5526, -0.0981],
-         [-0.5299, -0.1081]]])]=])
+         [-0.5299, -0.1081]]], grad_fn=<UnsafeViewBackward0>)]=])
     lesson.check("context_vecs.shape (In [58])", "context_vecs.shape: " .. tostring(context_vecs.shape),
         "context_vecs.shape: torch.Size([2, 6, 2])")
 end)
@@ -120,7 +120,7 @@ tensor([[[-0.4519,  0.2216],
         [[-0.4519,  0.2216],
          [-0.5874,  0.0058],
          [-0.6300, -0.0632],
-         [-0.5675, -0.0843]]])]=])
+         [-0.5675, -0.0843]]], grad_fn=<UnsafeViewBackward0>)]=])
     lesson.agree("identical, bit for bit, to the first four rows of the full batch",
         short_vecs, context_vecs[{{}, {1, 4}}])
 end)
@@ -151,7 +151,7 @@ tensor([[[-0.4519,  0.2216],
          [-0.6300, -0.0632],
          [-0.5675, -0.0843],
          [-0.5526, -0.0981],
-         [-0.5299, -0.1081]]])]=])
+         [-0.5299, -0.1081]]], grad_fn=<UnsafeViewBackward0>)]=])
         lesson.agree("nn.CausalAttention = the lesson's class", context_vecs_lib, context_vecs, {tol = 1e-6})
     end)
 end

@@ -105,7 +105,7 @@ tensor([[[-0.4519,  0.2216],
          [-0.6300, -0.0632],
          [-0.5675, -0.0843],
          [-0.5526, -0.0981],
-         [-0.5299, -0.1081]]])]=])
+         [-0.5299, -0.1081]]], grad_fn=<UnsafeViewBackward0>)]=])
     lesson.check("nn.CausalAttention prints the same (In [58])", lib_vecs, [=[
 tensor([[[-0.4519,  0.2216],
          [-0.5874,  0.0058],
@@ -119,7 +119,7 @@ tensor([[[-0.4519,  0.2216],
          [-0.6300, -0.0632],
          [-0.5675, -0.0843],
          [-0.5526, -0.0981],
-         [-0.5299, -0.1081]]])]=])
+         [-0.5299, -0.1081]]], grad_fn=<UnsafeViewBackward0>)]=])
     lesson.agree("the same weights W_q, W_k, W_v, bit for bit",
         {lib.W_query.weight, lib.W_key.weight, lib.W_value.weight}, {ca.W_query.weight, ca.W_key.weight, ca.W_value.weight})
     lesson.agree("the same context vectors", lib_vecs, ca_vecs, {tol = 1e-6})
@@ -184,7 +184,7 @@ tensor([[[-0.4519,  0.2216,  0.4772,  0.1063],
          [-0.6300, -0.0632,  0.6202,  0.3860],
          [-0.5675, -0.0843,  0.5478,  0.3589],
          [-0.5526, -0.0981,  0.5321,  0.3428],
-         [-0.5299, -0.1081,  0.5077,  0.3493]]])]=])
+         [-0.5299, -0.1081,  0.5077,  0.3493]]], grad_fn=<CatBackward0>)]=])
     lesson.check("its shape (In [49])", "context_vecs.shape: " .. tostring(context_vecs.shape),
         "context_vecs.shape: torch.Size([2, 6, 4])")
 end)
@@ -228,7 +228,7 @@ tensor([[[-0.4519,  0.2216,  0.4772,  0.1063],
          [-0.6300, -0.0632,  0.6202,  0.3860],
          [-0.5675, -0.0843,  0.5478,  0.3589],
          [-0.5526, -0.0981,  0.5321,  0.3428],
-         [-0.5299, -0.1081,  0.5077,  0.3493]]])]=])
+         [-0.5299, -0.1081,  0.5077,  0.3493]]], grad_fn=<CatBackward0>)]=])
     lesson.agree("equal to the lesson's wrapper", lib_vecs, context_vecs, {tol = 1e-6})
 end)
 
@@ -421,7 +421,7 @@ tensor([[[0.3190, 0.4858],
          [0.2856, 0.3593],
          [0.2693, 0.3873],
          [0.2639, 0.3928],
-         [0.2575, 0.4028]]])]=])
+         [0.2575, 0.4028]]], grad_fn=<ViewBackward0>)]=])
     lesson.check("its shape (In [54])", "context_vecs.shape: " .. tostring(context_vecs.shape),
         "context_vecs.shape: torch.Size([2, 6, 2])")
 end)
@@ -439,11 +439,13 @@ W transposed (d_out × d_in), so side by side columns are stacked rows here.
 
 lesson.step("Figure 3.26: W_q = [W_q1 W_q2] makes the weight split equal the wrapper", function()
     split = MultiHeadAttention(d_in, 2, context_length, 0.0, 2)
-    for _, name in ipairs({"W_query", "W_key", "W_value"}) do
-        split[name].weight:copy_(torch.cat({mha_2d.heads[1][name].weight, mha_2d.heads[2][name].weight}, 1))
-    end
-    split.out_proj.weight:copy_(torch.eye(2))          -- out_proj does nothing
-    split.out_proj.bias:zero_()
+    torch.no_grad(function()                           -- Python: with torch.no_grad():
+        for _, name in ipairs({"W_query", "W_key", "W_value"}) do
+            split[name].weight:copy_(torch.cat({mha_2d.heads[1][name].weight, mha_2d.heads[2][name].weight}, 1))
+        end
+        split.out_proj.weight:copy_(torch.eye(2))      -- out_proj does nothing
+        split.out_proj.bias:zero_()
+    end)
     lesson.show("W_q1ᵀ (head 1's W_query.weight)", mha_2d.heads[1].W_query.weight)
     lesson.show("W_q2ᵀ (head 2's W_query.weight)", mha_2d.heads[2].W_query.weight)
     lesson.show("W_qᵀ = [W_q1 W_q2]ᵀ", split.W_query.weight)
@@ -559,7 +561,7 @@ tensor([[[0.3190, 0.4858],
          [0.2856, 0.3593],
          [0.2693, 0.3873],
          [0.2639, 0.3928],
-         [0.2575, 0.4028]]])]=])
+         [0.2575, 0.4028]]], grad_fn=<ViewBackward0>)]=])
     lesson.agree("= mha(batch), bit for bit", tr.output, context_vecs)
 end)
 
@@ -589,7 +591,7 @@ tensor([[[0.3190, 0.4858],
          [0.2856, 0.3593],
          [0.2693, 0.3873],
          [0.2639, 0.3928],
-         [0.2575, 0.4028]]])]=])
+         [0.2575, 0.4028]]], grad_fn=<ViewBackward0>)]=])
     lesson.agree("the same parameters, with the same names, in the same order", lib_mha:named_parameters(),
         mha:named_parameters())
     lesson.agree("equal to the lesson's class", lib_vecs, context_vecs, {tol = 1e-6})

@@ -69,10 +69,12 @@ loop written out with nn.GRUCell holding the encoder's weights: it gives every s
 
 lesson.step("the encoder step by step", function()
     cell = nn.GRUCell(4, 8)
-    cell.weight_ih:copy_(encoder.weight_ih_l0)
-    cell.weight_hh:copy_(encoder.weight_hh_l0)
-    cell.bias_ih:copy_(encoder.bias_ih_l0)
-    cell.bias_hh:copy_(encoder.bias_hh_l0)
+    torch.no_grad(function()                                -- Python: with torch.no_grad():
+        cell.weight_ih:copy_(encoder.weight_ih_l0)
+        cell.weight_hh:copy_(encoder.weight_hh_l0)
+        cell.bias_ih:copy_(encoder.bias_ih_l0)
+        cell.bias_hh:copy_(encoder.bias_hh_l0)
+    end)
     local x = embed(src)[1]                                 -- [6, 4]: one row per token
     local h = torch.zeros(1, 8)
     for t = 1, 6 do
@@ -104,7 +106,7 @@ lesson.step("the decoder generates from <GO>", function()
         local p = torch.softmax(out(s), -1)
         y = p:argmax(-1)
         generated[t], probs[t] = y[1], p
-        lesson.show(lesson.tr("step %d", t), string.format("→ %s (p = %.4f)", pad(tgt_vocab[y[1]], 6), p[1][y[1]]))
+        lesson.show(lesson.tr("step %d", t), string.format("→ %s (p = %.4f)", pad(tgt_vocab[y[1]], 6), p[1][y[1]]:item()))
         if y[1] == 3 then break end                         -- <EOS>
     end
     lesson.check("the words PyTorch's decoder picks (ids minus 1)", torch.tensor(generated) - 1,
@@ -140,17 +142,19 @@ Linear layer gives each step's log-probabilities. The log of the product is the 
 
 lesson.step("log P(target | source) = Σ log P(y_t | v, y_<t)", function()
     dec_gru = nn.GRU(4, 8, {batch_first = true})
-    dec_gru.weight_ih_l0:copy_(dec_cell.weight_ih)
-    dec_gru.weight_hh_l0:copy_(dec_cell.weight_hh)
-    dec_gru.bias_ih_l0:copy_(dec_cell.bias_ih)
-    dec_gru.bias_hh_l0:copy_(dec_cell.bias_hh)
+    torch.no_grad(function()                                -- Python: with torch.no_grad():
+        dec_gru.weight_ih_l0:copy_(dec_cell.weight_ih)
+        dec_gru.weight_hh_l0:copy_(dec_cell.weight_hh)
+        dec_gru.bias_ih_l0:copy_(dec_cell.bias_ih)
+        dec_gru.bias_hh_l0:copy_(dec_cell.bias_hh)
+    end)
     local states = dec_gru(tgt_embed(dec_in), h_T)
     local log_p = torch.log_softmax(out(states), -1)[1]     -- [6, 8]
     log_p_target = torch.empty(6)
     local product = 1
     for t = 1, 6 do
         log_p_target[t] = log_p[t][dec_out[1][t]]           -- the log-probability of the right word
-        product = product * math.exp(log_p_target[t])
+        product = product * math.exp(log_p_target[t]:item())  -- a 0-d tensor (it requires grad): :item()
     end
     lesson.show("log P(y_t | v, y_<t)", log_p_target)
     lesson.show("log P(target | source)", log_p_target:sum())
@@ -189,7 +193,7 @@ lesson.step("30 words, one vector: how far v moves when one word changes", funct
         end
         return out
     end
-    moves = influence(long)
+    moves = torch.no_grad(influence, long)                   -- numbers only: no graph (Python: with torch.no_grad():)
     local _, v_long = encoder(embed(long))
     lesson.show("v of the 30-word sentence", v_long)
     lesson.show("|Δv| when word i changes", moves)
@@ -215,7 +219,7 @@ read last?
 
 lesson.step("the source reversed: its first word is read last", function()
     rev, rev_words = ids_of(src_vocab, "? today you are how <EOS>")
-    forward_moves, reversed_moves = influence(src), influence(rev)
+    forward_moves, reversed_moves = torch.no_grad(influence, src), torch.no_grad(influence, rev)
     local function listed(words, moves)                     -- "how 0.1287, are 0.0428, ..."
         local parts = {}
         for i, w in ipairs(words) do parts[i] = string.format("%s %.4f", w, moves[i]) end

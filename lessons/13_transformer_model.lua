@@ -218,7 +218,7 @@ Step 1: the decoder reads "<s>" under a 1 × 1 mask and predicts the first word.
 lesson.step("decoding step 1", function()
     local id = d:step()
     lesson.show("target_mask", d.target_mask)
-    lesson.show("next word", lesson.tr("%s (probability %.4f)", tgt_vocab[id], math.exp(d.log_probs[1][id])))
+    lesson.show("next word", lesson.tr("%s (probability %.4f)", tgt_vocab[id], math.exp(d.log_probs:detach()[1][id])))
     lesson.show("d.ys", d.ys)
     lesson.check("step 1's log-probabilities as PyTorch's", d.log_probs, pytorch("greedy.step1"), {tol = 1e-6})
 end)
@@ -230,7 +230,7 @@ Step 2: "<s>" and the word just chosen, under a 2 × 2 mask.
 lesson.step("decoding step 2", function()
     local id = d:step()
     lesson.show("target_mask", d.target_mask)
-    lesson.show("next word", lesson.tr("%s (probability %.4f)", tgt_vocab[id], math.exp(d.log_probs[1][id])))
+    lesson.show("next word", lesson.tr("%s (probability %.4f)", tgt_vocab[id], math.exp(d.log_probs:detach()[1][id])))
     lesson.show("d.ys", d.ys)
     lesson.check("step 2's log-probabilities as PyTorch's", d.log_probs, pytorch("greedy.step2"), {tol = 1e-6})
 end)
@@ -244,7 +244,7 @@ lesson.step("decoding steps 3 to 6", function()
     for i = 3, 6 do
         local id = d:step()
         lesson.show(lesson.tr("step %d", i), lesson.tr("%s (probability %.4f), mask %d × %d",
-            tgt_vocab[id], math.exp(d.log_probs[1][id]), d.target_mask.shape[2], d.target_mask.shape[3]))
+            tgt_vocab[id], math.exp(d.log_probs:detach()[1][id]), d.target_mask.shape[2], d.target_mask.shape[3]))
         lesson.check(lesson.tr("step %d's log-probabilities as PyTorch's", i), d.log_probs,
                      pytorch("greedy.step" .. i), {tol = 1e-6})
     end

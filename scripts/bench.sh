@@ -13,3 +13,4 @@ cd "$(dirname "$0")/.."
 make --no-print-directory attn build/release/bench >/dev/null
 build/release/bench ./attn scripts/bench_torch.py
 sh scripts/bench-tokenizers.sh
+sh scripts/bench_autograd.sh

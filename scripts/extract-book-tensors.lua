@@ -6,11 +6,10 @@
 -- and their outputs (plain lua5.4 runs it too).
 --
 -- A printed tensor starts at "tensor(" not preceded by a name character or a dot (so code such as
--- torch.tensor( is not one) and ends at its matching ")". Its text is kept exactly, except that
--- PyTorch's autograd suffix is dropped (attn has no autograd), with the line layout PyTorch would
--- have used without it: "...],\n       grad_fn=<SumBackward1>)" becomes "...])" (as
--- src/core/NOTES.md says). Tensors printed twice are listed once, in order of first
--- appearance, each under a line "=== N  (In [k], line L)" naming the notebook cell it came from.
+-- torch.tensor( is not one) and ends at its matching ")". Its text is kept exactly, PyTorch's
+-- autograd suffix included ("...],\n       grad_fn=<SumBackward1>)"): attn has autograd and prints
+-- it the same way. Tensors printed twice are listed once, in order of first appearance, each under a
+-- line "=== N  (In [k], line L)" naming the notebook cell it came from.
 local path = arg[1]
 if not path then
     io.stderr:write("usage: extract-book-tensors.lua SEED.txt\n")
@@ -45,7 +44,6 @@ while true do
             i = i + 1
         until depth == 0 or i > #text
         local t = text:sub(s, i - 1)
-        t = t:gsub(",%s*grad_fn=<[%w_]+>", ""):gsub(",%s*requires_grad=True", "")
         if not seen[t] then
             seen[t] = true
             local cell, line = where(s)
@@ -55,7 +53,7 @@ while true do
     end
 end
 
-io.write("# Every distinct tensor printed in seed 004 (LLMs from scratch, ch. 3), grad_fn dropped.\n")
+io.write("# Every distinct tensor printed in seed 004 (LLMs from scratch, ch. 3), grad_fn included.\n")
 io.write("# Made by scripts/extract-book-tensors.lua; checked by tests/lessons/test_book_tensors.sh.\n")
 for n, t in ipairs(list) do
     io.write(string.format("=== %d  (In [%s], line %d)\n", n, t.cell or "?", t.line), t.text, "\n")

@@ -17,6 +17,8 @@ unset ATEN_CPU_CAPABILITY
 # pick its SkylakeX kernels, which add some products in another order. tests/run.sh pins the same.
 export OPENBLAS_CORETYPE=Haswell
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_torch_reference.py tests/data/torch
+# issue 23: each op's gradients and the book's classes' parameter gradients (autograd.txt)
+OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_autograd.py tests/data/torch
 # the lessons' seeded computations (lessons/10_* to lessons/12_*): lessons_pdl_ch7.txt
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_lesson_reference.py tests/data/torch
 # issue 23: losses, gather, list indexing, randperm, DataLoader, linspace (learn.txt) and the optimizers

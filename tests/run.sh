@@ -113,6 +113,7 @@ run_suite "robust-examples-asan" sh tests/robust/test_examples.sh build/asan/att
 run_suite "robust-ctrl-c" sh tests/robust/test_ctrl_c.sh ./attn
 run_suite "robust-memory-limit" sh tests/robust/test_memory_limit.sh ./attn
 run_suite "robust-soak" sh tests/robust/test_soak.sh ./attn
+run_suite "robust-autograd-soak" sh tests/robust/test_autograd_soak.sh ./attn
 run_suite "layers" sh tests/layers/test_layers.sh
 run_suite "i18n-catalogs" sh tests/i18n/test_catalogs.sh ./attn
 run_suite "i18n-error-formats" sh tests/i18n/test_error_formats.sh

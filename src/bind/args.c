@@ -58,8 +58,15 @@ static int library_frame(lua_State *L, int level)
     lua_Debug ar;
     if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "S", &ar))
         return 0;
-    if (strcmp(ar.what, "C") == 0)
+    if (strcmp(ar.what, "C") == 0) {
+        /* autograd's dispatch (bind/autograd.c) stands between the user and the op: the library's */
+        lua_getinfo(L, "f", &ar);
+        int dispatch = lua_tocfunction(L, -1) == lt_autograd_dispatch;
+        lua_pop(L, 1);
+        if (dispatch)
+            return 1;
         return lua_getstack(L, level + 1, &ar) && lua_getinfo(L, "S", &ar) && library_source(&ar);
+    }
     return library_source(&ar);
 }
 

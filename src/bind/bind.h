@@ -94,6 +94,8 @@ int luaopen_attn_unicode(lua_State *L);      /* bind/unicode.c: unicode.normaliz
 int luaopen_attn_sampling(lua_State *L);    /* bind/sampling.c: topk, multinomial, exponential_ */
 int luaopen_attn_errors(lua_State *L);    /* bind/args.c: which frame is the user's, for src/lua/errors.lua */
 int luaopen_attn_markdown(lua_State *L);  /* bind/markdown.c: code blocks of a Markdown text (libcmark) */
+int luaopen_attn_autograd(lua_State *L);  /* bind/autograd.c: the dispatch in front of differentiable ops */
+int lt_autograd_dispatch(lua_State *L);   /* that dispatch: src/bind/args.c counts its frame as the library's */
 int luaopen_attn_i18n(lua_State *L);      /* bind/i18n.c: the embedded translation catalogs */
 int luaopen_attn_learn(lua_State *L);     /* bind/learn.c: addcmul, gather, randperm, the losses */
 /* learn.c: add(input, other, {alpha = a}) and add_ (ops.c's add calls them when lt_has_alpha: its third

@@ -75,11 +75,14 @@ static int tensor_gc(lua_State *L)
     return 0;
 }
 
+/* tostring(t), and tostring's second argument, the autograd suffix ("grad_fn=<MmBackward0>") that
+ * src/lua/autograd/print.lua passes: the core places it as PyTorch's _add_suffixes does. */
 static int tensor_tostring(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "tostring", "argument");
+    const char *suffix = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
     attn_error err;
-    char *s = attn_format(t, &err);
+    char *s = attn_format_suffix(t, suffix, &err);
     if (!s)
         return lt_raise(L, &err);
     lua_pushstring(L, s);

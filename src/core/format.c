@@ -327,12 +327,22 @@ static void add_suffix(sbuf *b, const char *suffix, int indent, int64_t *last_le
     sb_puts(b, suffix);
 }
 
-/* An empty tensor: "tensor([])", plus size=(...) unless it is 1-d and the dtype unless float32. */
-static void put_empty(sbuf *b, const attn_tensor *t, int indent)
+/* PyTorch's last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1, for what b holds so far
+ * (rfind gives -1 when there is no newline, hence the + 2 of a one-line text). */
+static int64_t last_line_len(const sbuf *b)
+{
+    for (size_t i = b->len; i > 0; i--)
+        if (b->s[i - 1] == '\n')
+            return (int64_t)(b->len - (i - 1)) + 1;
+    return (int64_t)b->len + 2;
+}
+
+/* An empty tensor: "tensor([]", plus size=(...) unless it is 1-d and the dtype unless float32, then
+ * the caller's suffix; the closing ")" is the caller's. */
+static void put_empty(sbuf *b, const attn_tensor *t, int indent, const char *extra)
 {
     sb_puts(b, "tensor([]");
-    /* len(tensor_str) - tensor_str.rfind("\n") + 1 with no newline in "tensor([]" */
-    int64_t last_len = (int64_t)b->len + 2;
+    int64_t last_len = last_line_len(b);
     if (t->ndim != 1) {
         char size[32 + 24 * ATTN_MAX_DIMS];
         size_t pos = (size_t)snprintf(size, sizeof size, "size=(");
@@ -343,7 +353,8 @@ static void put_empty(sbuf *b, const attn_tensor *t, int indent)
     }
     if (t->dtype != ATTN_FLOAT32) /* "In an empty tensor, there are no elements to infer if the dtype should be int64" */
         add_suffix(b, t->dtype == ATTN_BOOL ? "dtype=torch.bool" : "dtype=torch.int64", indent, &last_len);
-    sb_puts(b, ")");
+    if (extra)
+        add_suffix(b, extra, indent, &last_len);
 }
 
 /* Rejects a header whose elements would fall outside its storage, so a bad view cannot crash.
@@ -378,6 +389,11 @@ static const char *check_tensor(const attn_tensor *t, int64_t *numel)
 
 char *attn_format(const attn_tensor *t, attn_error *err)
 {
+    return attn_format_suffix(t, NULL, err);
+}
+
+char *attn_format_suffix(const attn_tensor *t, const char *extra, attn_error *err)
+{
     const int indent = 7; /* len("tensor(") */
     sbuf b = {NULL, 0, 0, 0};
     int64_t numel;
@@ -387,13 +403,18 @@ char *attn_format(const attn_tensor *t, attn_error *err)
     if ((bad = check_tensor(t, &numel)))
         return format_fail(err, bad);
     if (numel == 0) {
-        put_empty(&b, t, indent);
+        put_empty(&b, t, indent, extra);
+        sb_puts(&b, ")");
     } else {
         int summarize = numel > g_opts.threshold;
         formatter fm;
         formatter_init(&fm, t, summarize);
         sb_puts(&b, "tensor(");
         put_tensor(&b, t, &fm, 0, t->offset, indent, summarize);
+        if (extra) {
+            int64_t last_len = last_line_len(&b);
+            add_suffix(&b, extra, indent, &last_len);
+        }
         sb_puts(&b, ")");
     }
     if (attn_interrupt_requested) { /* a tensor printed in full can be long (threshold up to 1e9) */

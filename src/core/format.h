@@ -1,5 +1,6 @@
 /* format.h — PyTorch's tensor print format, character for character (torch/_tensor_str.py).
- * The rules, in short, are in NOTES.md ("The printed text"). grad_fn/requires_grad suffixes are never printed. */
+ * The rules, in short, are in NOTES.md ("The printed text"). The autograd suffix (grad_fn=<...>,
+ * requires_grad=True) is the caller's: the core knows no autograd, it only places the text. */
 #ifndef ATTN_FORMAT_H
 #define ATTN_FORMAT_H
 
@@ -18,6 +19,10 @@ void attn_set_print_options(attn_print_options opts); /* values are clamped to s
 
 /* "tensor([0.9544, 1.4950])" — returns a malloc'd NUL-terminated string, or NULL with err set. */
 char *attn_format(const attn_tensor *t, attn_error *err);
+/* The same with one more suffix after the tensor's own, e.g. "grad_fn=<MmBackward0>", placed as
+ * _add_suffixes places it (same line while it fits in linewidth, else a new line at the indent).
+ * suffix may be NULL (then it is attn_format). */
+char *attn_format_suffix(const attn_tensor *t, const char *suffix, attn_error *err);
 /* "torch.Size([2, 6, 3])" for t's shape — malloc'd, or NULL with err set. */
 char *attn_format_size(int ndim, const int64_t *shape, attn_error *err);
 

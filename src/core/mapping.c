@@ -35,6 +35,7 @@ attn_tensor *attn_mapped(attn_mapping *m, size_t offset, attn_dtype dtype, int n
         s->data = (float *)(void *)at;
     s->numel = numel;
     s->refcount = 1;
+    s->version = 0;
     s->mapping = m;
     m->refcount++;
     t->storage = s;

@@ -59,4 +59,10 @@ attn_tensor *attn_masked_fill(const attn_tensor *t, const attn_tensor *mask, att
 int attn_masked_fill_(attn_tensor *t, const attn_tensor *mask, attn_number value, attn_error *err);
 attn_tensor *attn_softmax(const attn_tensor *t, int dim, int log, attn_error *err);
 
+/* backward.c: grad * (1 - y * y) with 1 - y * y rounded once (fused), as PyTorch's tanh_backward kernel */
+attn_tensor *attn_tanh_backward(const attn_tensor *grad, const attn_tensor *y, attn_error *err);
+
+/* backward.c: PyTorch's _softmax_backward_data, (grad - sum(grad * y, dim)) * y, summed in its kernels' order */
+attn_tensor *attn_softmax_backward(const attn_tensor *grad, const attn_tensor *y, int dim, attn_error *err);
+
 #endif

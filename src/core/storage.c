@@ -255,6 +255,7 @@ attn_storage *attn_storage_new(const char *fn, int64_t numel, double want, size_
     s->i64 = elem_size == sizeof(int64_t) ? data : NULL;
     s->numel = numel;
     s->refcount = 1;
+    s->version = 0;
     s->mapping = NULL;
     s->block = block;
     s->block_size = block_size;

@@ -69,6 +69,7 @@ typedef struct attn_storage {
     attn_mapping *mapping; /* non-NULL: data or i64 points into this mapping, which owns the bytes */
     void *block;       /* what the allocator returned (data or i64 may start further in), or NULL: data/i64 */
     size_t block_size; /* its size in bytes */
+    int64_t version;   /* bumped by every in-place write (autograd's version counter, as PyTorch's) */
 } attn_storage;
 
 /* A number as the user wrote it: a Lua integer stays an exact int64 (as a Python int makes an int64

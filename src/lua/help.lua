@@ -191,7 +191,15 @@ function help.lookup(x)
         local entry, tname = tensor_member(name)
         if entry then return entry, tname end
         x = resolve(name)
-        if x == nil then return nil end
+        if x == nil then
+            -- a bare method or function name (?backward, ?softmax): the tensor method's doc, else torch's
+            if name:match("^[%a_][%w_]*$") then
+                for _, n in ipairs({"Tensor:" .. name, "torch." .. name}) do
+                    if docs[n] then return docs[n], n end
+                end
+            end
+            return nil
+        end
     end
     if by_value[x] then return docs[by_value[x]], by_value[x] end
     if x ~= nil then

@@ -2,6 +2,8 @@
 -- the book writes it), attention (the C stages plus attention.forward, trace, heatmap), help and
 -- lesson (the library lessons/*.lua are written with). src/bind/init.c, the one wiring point, makes
 -- them the globals of ./attn. attn holds attn.lang, the language of its text (attn.i18n).
+-- autograd first: it makes the bindings' ops differentiable in place, before any module keeps one
+local autograd = require("attn.autograd")
 local torch = require("attn.bind").torch
 local nn = require("attn.nn")
 local safetensors = require("attn.safetensors")
@@ -23,10 +25,15 @@ local function lang(name)
     return l
 end
 
+-- attention.overview draws a model's weights from a forward it runs itself: a picture, not a step
+-- of training, so no graph is recorded (and its numbers are plain numbers)
+local attention = require("attn.attention")
+attention.overview = autograd.grad_mode.without_grad(attention.overview)
+
 return {
     torch = torch,
     nn = nn,
-    attention = require("attn.attention"),
+    attention = attention,
     help = require("attn.help"),
     lesson = require("attn.lesson"),
     safetensors = safetensors,

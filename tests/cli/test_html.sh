@@ -14,7 +14,7 @@ page_lacks() { ! grep -q -- "$1" "$TMP/page.html"; }
 
 run --html "$TMP/page.html" lessons/03_causal_attention.lua
 check "--html OUT LESSON writes the page and says where, how big, and the checks" all status_is 0 -- \
-    out_has "lessons/03_causal_attention.lua: $TMP/page.html ([0-9]* bytes; checks: 15 passed, 0 failed)" -- \
+    out_has "lessons/03_causal_attention.lua: $TMP/page.html ([0-9]* bytes; checks: 16 passed, 0 failed)" -- \
     test -s "$TMP/page.html" -- err_empty
 check "the page is one document: doctype, inline style and script, its steps" all \
     page_has '^<!DOCTYPE html>' -- page_has '<style>' -- page_has '<script>' -- page_has 'id="step-11"' -- \

@@ -96,16 +96,19 @@ end)
 describe("nn.Linear", function()
     it("computes x W^T + b on any leading batch dims", function()
         local lin = nn.Linear(3, 2)
-        lin.weight:copy_(T{{1, 0, -1}, {2, 1, 0}})
-        lin.bias:copy_(T{10, 20})
-        assert.are.equal("tensor([ 8., 24.])", tostring(lin(T{1.0, 2.0, 3.0})))
+        torch.no_grad(function() -- Python: with torch.no_grad(): (a parameter is a leaf that requires grad)
+            lin.weight:copy_(T{{1, 0, -1}, {2, 1, 0}})
+            lin.bias:copy_(T{10, 20})
+        end)
+        -- a 1-D input: matmul then the bias added in place, as PyTorch 1.13's F.linear (AddBackward0)
+        assert.are.equal("tensor([ 8., 24.], grad_fn=<AddBackward0>)", tostring(lin(T{1.0, 2.0, 3.0})))
         local batch = torch.stack({torch.stack({T{1, 2, 3}, T{0, 0, 0}}), torch.stack({T{1, 1, 1}, T{3, 2, 1}})}):float()
         assert.are.equal([=[
 tensor([[[ 8., 24.],
          [10., 20.]],
 
         [[10., 23.],
-         [12., 28.]]])]=], tostring(lin(batch)))
+         [12., 28.]]], grad_fn=<ViewBackward0>)]=], tostring(lin(batch)))
     end)
     it("stores the weight as (out, in) and has no bias with {bias = false}", function()
         local lin = nn.Linear(3, 2, {bias = false})

@@ -70,7 +70,7 @@ end
 -- All elements of a tensor in row-major order, as a Lua list.
 function support.flat(t)
     local out = {}
-    local f = t:reshape(-1)
+    local f = t:detach():reshape(-1) -- numbers, not 0-d tensors, when t requires grad
     for i = 1, f:numel() do out[i] = f[i] end
     return out
 end
@@ -106,6 +106,12 @@ function support.book_tensor(k)
     end
     assert(#lines > 0, "no tensor printed by In [" .. k .. "] in tests/data/book/ch3_tensors.txt")
     return table.concat(lines, "\n")
+end
+
+-- The book's print of In [k] without its autograd suffix, laid out as PyTorch prints a tensor without
+-- one: "...],\n       grad_fn=<CatBackward0>)" and "...], grad_fn=<MmBackward0>)" become "...])".
+function support.book_tensor_values(k)
+    return (support.book_tensor(k):gsub(",%s*grad_fn=<[%w_]+>%)$", ")"))
 end
 
 -- The cases of a reference file in the "case"/"tensor"/"int64" layout (transformer.txt, models.txt):

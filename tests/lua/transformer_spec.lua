@@ -106,8 +106,10 @@ describe("nn.LayerNorm and torch.layer_norm against PyTorch (bit for bit)", func
             local shape = support.shape(c.normalized_shape)
             local ln = nn.LayerNorm(#shape == 1 and shape[1] or shape)
             assert.is_true(torch.equal(ln.weight, torch.ones(shape)) and torch.equal(ln.bias, torch.zeros(shape)))
-            ln.weight:copy_(load(c, "param.weight"))
-            ln.bias:copy_(load(c, "param.bias"))
+            torch.no_grad(function() -- parameters require grad: copied into under no_grad, as in PyTorch
+                ln.weight:copy_(load(c, "param.weight"))
+                ln.bias:copy_(load(c, "param.bias"))
+            end)
             local x = load(c, "x")
             check(c, "y", ln(x), 0)
             check(c, "y", torch.layer_norm(x, shape, ln.weight, ln.bias), 0)
@@ -159,7 +161,7 @@ describe("nn.Embedding against PyTorch", function()
         torch.manual_seed(num(c, "seed"))
         local emb = nn.Embedding(num(c, "num"), num(c, "dim"))
         check_params(c, emb, TOL_NORMAL)
-        emb.weight:copy_(load(c, "param.weight"))
+        torch.no_grad(function() emb.weight:copy_(load(c, "param.weight")) end)
         -- Python: emb(ids) with PyTorch's 0-based int64 ids (the file holds them as floats); attn's are 1-based
         check(c, "y", emb(load(c, "ids"):long() + 1), 0)
         check(c, "y", nn.functional.embedding(load(c, "ids"):long() + 1, emb.weight), 0)
@@ -307,9 +309,11 @@ describe("Python Deep Learning's Transformer classes against PyTorch (bit for bi
         -- [CLS] my dog [SEP] he likes [SEP]: PyTorch's ids + 1; segments A = 1, B = 2
         check(c, "y", bert(load(c, "tokens"):long() + 1, load(c, "segments"):long() + 1), TOL)
         -- with the file's weights the sum is PyTorch's, bit for bit
-        for _, p in ipairs(bert:named_parameters()) do
-            p[2]:copy_(load(c, "param." .. p[1]))
-        end
+        torch.no_grad(function()
+            for _, p in ipairs(bert:named_parameters()) do
+                p[2]:copy_(load(c, "param." .. p[1]))
+            end
+        end)
         check(c, "y", bert(load(c, "tokens"):long() + 1, load(c, "segments"):long() + 1), 0)
     end)
 end)

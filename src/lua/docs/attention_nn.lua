@@ -36,7 +36,7 @@ sa_v1(inputs)
 -->         [0.3058, 0.8203],
 -->         [0.2948, 0.7939],
 -->         [0.2927, 0.7891],
--->         [0.2990, 0.8040]])]=])
+-->         [0.2990, 0.8040]], grad_fn=<MmBackward0>)]=])
 
 mdef("SelfAttention_v1", "__init", "SelfAttention_v1:__init(d_in, d_out)", [=[
 What nn.SelfAttention_v1(d_in, d_out) runs: draws W_query, W_key and W_value, in that order, each
@@ -50,7 +50,7 @@ keys = x·W_key, queries = x·W_query, values = x·W_value, then attention: the 
 row of x. x is [num_tokens, d_in] or [b, num_tokens, d_in]; its last dim must be d_in.]=], [=[
 torch.manual_seed(123)
 nn.SelfAttention_v1(3, 2):forward(inputs)[2]      -- z^(2), In [26]
---> tensor([0.3061, 0.8210])]=])
+--> tensor([0.3061, 0.8210], grad_fn=<SelectBackward0>)]=])
 
 class("SelfAttention_v2", "nn.SelfAttention_v2(d_in, d_out [, qkv_bias = false])", [=[
 The book's self-attention with nn.Linear layers (§3.4.2, In [30]): W_query, W_key, W_value are
@@ -64,7 +64,7 @@ sa_v2(inputs)
 -->         [-0.0749,  0.0702],
 -->         [-0.0760,  0.0685],
 -->         [-0.0763,  0.0679],
--->         [-0.0754,  0.0693]])]=])
+-->         [-0.0754,  0.0693]], grad_fn=<MmBackward0>)]=])
 
 mdef("SelfAttention_v2", "__init", "SelfAttention_v2:__init(d_in, d_out [, qkv_bias])", [=[
 What nn.SelfAttention_v2(...) runs: makes W_query, W_key and W_value, nn.Linear layers with a bias
@@ -96,7 +96,7 @@ context_vecs[1]
 -->         [-0.6300, -0.0632],
 -->         [-0.5675, -0.0843],
 -->         [-0.5526, -0.0981],
--->         [-0.5299, -0.1081]])]=])
+-->         [-0.5299, -0.1081]], grad_fn=<SelectBackward0>)]=])
 
 mdef("CausalAttention", "__init", "CausalAttention:__init(d_in, d_out, context_length, dropout [, qkv_bias])", [=[
 What nn.CausalAttention(...) runs: the three projections, the dropout layer and the causal mask
@@ -121,7 +121,8 @@ ca.last_weights[1]
 -->         [0.3190, 0.3408, 0.3402, 0.0000, 0.0000, 0.0000],
 -->         [0.2445, 0.2545, 0.2542, 0.2468, 0.0000, 0.0000],
 -->         [0.1994, 0.2060, 0.2058, 0.1935, 0.1953, 0.0000],
--->         [0.1624, 0.1709, 0.1706, 0.1654, 0.1625, 0.1682]])]=])
+-->         [0.1624, 0.1709, 0.1706, 0.1654, 0.1625, 0.1682]],
+-->        grad_fn=<SelectBackward0>)]=])
 
 class("MultiHeadAttentionWrapper",
       "nn.MultiHeadAttentionWrapper(d_in, d_out, context_length, dropout, num_heads [, qkv_bias = false])", [=[
@@ -132,7 +133,7 @@ torch.manual_seed(123)
 mha = nn.MultiHeadAttentionWrapper(3, 2, 6, 0.0, {num_heads = 2})   -- In [49]
 context_vecs = mha(torch.stack({inputs, inputs}, 1))
 context_vecs.shape, context_vecs[1][1]
---> torch.Size([2, 6, 4])	tensor([-0.4519,  0.2216,  0.4772,  0.1063])]=])
+--> torch.Size([2, 6, 4])	tensor([-0.4519,  0.2216,  0.4772,  0.1063], grad_fn=<SelectBackward0>)]=])
 
 mdef("MultiHeadAttentionWrapper", "__init",
      "MultiHeadAttentionWrapper:__init(d_in, d_out, context_length, dropout, num_heads [, qkv_bias])", [=[
@@ -148,7 +149,7 @@ ipairs(mha.heads) do head.use_fused = false end, to keep every head's weights).]
 torch.manual_seed(123)
 mha = nn.MultiHeadAttentionWrapper(3, 2, 6, 0.0, 2)
 mha:forward(torch.stack({inputs, inputs}, 1))[1][6]
---> tensor([-0.5299, -0.1081,  0.5077,  0.3493])]=])
+--> tensor([-0.5299, -0.1081,  0.5077,  0.3493], grad_fn=<SelectBackward0>)]=])
 
 class("MultiHeadAttention",
       "nn.MultiHeadAttention(d_in, d_out, context_length, dropout, num_heads [, qkv_bias = false])", [=[
@@ -166,7 +167,7 @@ context_vecs[1]
 -->         [0.2856, 0.3593],
 -->         [0.2693, 0.3873],
 -->         [0.2639, 0.3928],
--->         [0.2575, 0.4028]])]=])
+-->         [0.2575, 0.4028]], grad_fn=<SelectBackward0>)]=])
 
 mdef("MultiHeadAttention", "__init",
      "MultiHeadAttention:__init(d_in, d_out, context_length, dropout, num_heads [, qkv_bias])", [=[
@@ -226,7 +227,7 @@ mha:forward(x, x, x, torch.tril(torch.ones(1, 3, 3)))
 mha.attn[1][1]                                  -- head 1: row i sees keys 1..i
 --> tensor([[1.0000, 0.0000, 0.0000],
 -->         [0.4785, 0.5215, 0.0000],
--->         [0.3284, 0.3141, 0.3575]])]=])
+-->         [0.3284, 0.3141, 0.3575]], grad_fn=<SelectBackward0>)]=])
 
 -- ---- d2l --------------------------------------------------------------------------------------
 
@@ -280,7 +281,7 @@ atten:eval()
 atten(queries, keys, values, torch.tensor{2, 6})   -- the same as DotProductAttention: equal keys
 --> tensor([[[ 2.0000,  3.0000,  4.0000,  5.0000]],
 -->
--->         [[10.0000, 11.0000, 12.0000, 13.0000]]])]=])
+-->         [[10.0000, 11.0000, 12.0000, 13.0000]]], grad_fn=<UnsafeViewBackward0>)]=])
 
 mdef("MLPAttention", "__init", "MLPAttention:__init(key_size, query_size, units, dropout)", [=[
 What nn.MLPAttention(...) runs: makes W_k, W_q, v (nn.Linear, no bias) and the dropout layer.]=], [=[
@@ -296,7 +297,7 @@ m = nn.MLPAttention(2, 2, 8, 0.1):eval()
 m:forward(queries, keys, values, {2, 6})
 m.last_weights[1]
 --> tensor([[0.5000, 0.5000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000,
--->          0.0000]])]=])
+-->          0.0000]], grad_fn=<SelectBackward0>)]=])
 
 -- m:trace_stages: what each class tells attention.trace
 local trace_stages = [=[What attention.trace{module = m, x = ...} steps through, as the class says it:

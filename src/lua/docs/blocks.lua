@@ -49,9 +49,10 @@ post-LN encoder, but its SublayerConnection code (the Annotated Transformer's) i
 x = torch.tensor{{1.0, 2.0, 3.0, 4.0}}
 double = function(y) return 2 * y end
 nn.SublayerConnection(4, 0)(x, double)
---> tensor([[-1.6833,  1.1056,  3.8944,  6.6833]])
+--> tensor([[-1.6833,  1.1056,  3.8944,  6.6833]], grad_fn=<AddBackward0>)
 nn.SublayerConnection(4, 0, {norm_first = false})(x, double)
---> tensor([[-1.3416, -0.4472,  0.4472,  1.3416]])]=])
+--> tensor([[-1.3416, -0.4472,  0.4472,  1.3416]],
+-->        grad_fn=<NativeLayerNormBackward0>)]=])
 
 mdef("SublayerConnection", "__init", "SublayerConnection:__init(size [, dropout [, opts]])", [=[
 What nn.SublayerConnection(...) runs: makes norm (a LayerNorm(size)) and dropout, and keeps
@@ -151,7 +152,7 @@ block = nn.DecoderBlock(4, nn.MultiHeadedAttention(2, 4), nn.MultiHeadedAttentio
 decoder = nn.Decoder(block, 2, 7)
 y = decoder(torch.rand(1, 3, 4), torch.rand(1, 5, 4), nil, nn.subsequent_mask(3))
 y.shape, y[1][1]:exp():sum()
---> torch.Size([1, 3, 7])	tensor(1.0000)]=])
+--> torch.Size([1, 3, 7])	tensor(1.0000, grad_fn=<SumBackward0>)]=])
 
 mdef("Decoder", "__init", "Decoder:__init(block, N, vocab_size)", [=[
 What nn.Decoder(...) runs: blocks = nn.clones(block, N), norm = nn.LayerNorm(block.size),

@@ -37,7 +37,7 @@ variance (unbiased = false), scale ones and shift zeros to start. The fields are
 (PyTorch's nn.LayerNorm calls them weight and bias: that is nn.LayerNorm).]=], [=[
 ln = gpt.LayerNorm(3)
 ln(torch.tensor{{1.0, 2.0, 3.0}})
---> tensor([[-1.2247,  0.0000,  1.2247]])]=], gpt.LayerNorm)
+--> tensor([[-1.2247,  0.0000,  1.2247]], grad_fn=<AddBackward0>)]=], gpt.LayerNorm)
 
 def("gpt.GELU", "gpt.GELU()", [=[
 Chapter 4's GELU, the tanh approximation GPT-2 was trained with:

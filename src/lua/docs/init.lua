@@ -30,6 +30,7 @@ local TOPICS = {
     "tokenizers",   -- Hugging Face tokenizer.json files (Qwen3's, Llama 3's) and the Hugging Face cache
     "gpt",          -- chapters 4 and 5's GPT model (gpt/)
     "learn",        -- losses, gather, randperm, linspace, DataLoader, torch.optim (training)
+    "autograd",     -- backward, grad, no_grad, the autograd fields of a tensor
 }
 
 for _, topic in ipairs(TOPICS) do

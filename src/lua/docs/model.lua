@@ -79,7 +79,7 @@ torch.manual_seed(0)
 embed = nn.Sequential(nn.Embeddings(4, 10), nn.PositionalEncoding(4, 0))
 embed(torch.tensor{{1, 2}})
 --> tensor([[[-2.2517, -1.3047, -0.5012,  0.1322],
--->          [ 2.5389,  1.9243, -0.6220, -3.2305]]])]=])
+-->          [ 2.5389,  1.9243, -0.6220, -3.2305]]], grad_fn=<AddBackward0>)]=])
 
 mdef("Sequential", "__init", "Sequential:__init(module, ...)", [=[
 What nn.Sequential(...) runs: keeps the modules, in order, checking that each one is a module.]=], [=[

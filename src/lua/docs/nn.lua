@@ -40,7 +40,7 @@ end
 torch.manual_seed(123)
 sa_v1 = SelfAttention_v1(3, 2)
 sa_v1(inputs)[2]                      -- the book's z^(2); inputs: see ?torch.tensor
---> tensor([0.3061, 0.8210])]=], Module)
+--> tensor([0.3061, 0.8210], grad_fn=<SelectBackward0>)]=], Module)
 
 mdef("Module", "extend", "nn.Module:extend(name)", [=[
 Makes a subclass of the class it is called on, named name (the name printed for its instances):
@@ -199,7 +199,7 @@ number of leading dims; its last dim must be in_features.]=], [=[
 torch.manual_seed(123)
 W_query = nn.Linear(3, 2, {bias = false})
 W_query.weight.shape, W_query(inputs[2])     -- inputs: see ?torch.tensor
---> torch.Size([2, 3])	tensor([-0.3021, -0.0289])]=], nn.Linear)
+--> torch.Size([2, 3])	tensor([-0.3021, -0.0289], grad_fn=<SqueezeBackward3>)]=], nn.Linear)
 
 mdef("Linear", "__init", "Linear:__init(in_features, out_features [, {bias = true}])", [=[
 What nn.Linear(...) runs on the new layer: checks the sizes, makes weight (and bias unless

@@ -17,7 +17,7 @@ torch.manual_seed(123)
 mha = nn.MultiHeadAttention(3, 2, 6, 0.0, 2)   -- d_in, d_out, context_length, dropout, num_heads
 batch = torch.stack({inputs, inputs}, 1)       -- inputs: see ?torch.tensor
 mha(batch)[1][2]                               -- the book's numbers (In [54])
---> tensor([0.2943, 0.3897])]=], nn)
+--> tensor([0.2943, 0.3897], grad_fn=<SelectBackward0>)]=], nn)
 
 help.groups("nn", {
     {"Building blocks:", {"nn.Module", "nn.Parameter", "nn.Linear", "nn.Dropout", "nn.ModuleList",

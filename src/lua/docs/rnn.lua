@@ -20,7 +20,7 @@ torch.manual_seed(0)
 cell = nn.GRUCell(3, 2)
 h = cell(torch.ones(1, 3))            -- from h = 0
 h, cell(torch.ones(1, 3), h)          -- the next step
---> tensor([[-0.3980, -0.0892]])	tensor([[-0.6312, -0.0612]])]=])
+--> tensor([[-0.3980, -0.0892]], grad_fn=<AddBackward0>)	tensor([[-0.6312, -0.0612]], grad_fn=<AddBackward0>)]=])
 
 mdef("GRUCell", "__init", "GRUCell:__init(input_size, hidden_size [, {bias = true}])", [=[
 What nn.GRUCell(...) runs: makes weight_ih, weight_hh, bias_ih and bias_hh (in PyTorch's order) and
@@ -58,8 +58,8 @@ output, h_n
 --> tensor([[[-0.3980, -0.0892],
 -->          [-0.6312, -0.0612],
 -->          [-0.7660, -0.0162],
--->          [-0.8458,  0.0213]]])
---> tensor([[[-0.8458,  0.0213]]])]=])
+-->          [-0.8458,  0.0213]]], grad_fn=<TransposeBackward0>)
+--> tensor([[[-0.8458,  0.0213]]], grad_fn=<StackBackward0>)]=])
 
 mdef("GRU", "__init", "GRU:__init(input_size, hidden_size [, {num_layers, bias, batch_first, dropout}])", [=[
 What nn.GRU(...) runs: checks the options, makes the weights of every layer (weight_ih_l0, weight_hh_l0,
@@ -93,7 +93,7 @@ torch.manual_seed(0)
 cell = nn.LSTMCell(3, 2)
 h, c = cell(torch.ones(1, 3))
 h, c
---> tensor([[-0.2031,  0.0842]])	tensor([[-0.3549,  0.1166]])]=])
+--> tensor([[-0.2031,  0.0842]], grad_fn=<MulBackward0>)	tensor([[-0.3549,  0.1166]], grad_fn=<AddBackward0>)]=])
 
 mdef("LSTMCell", "__init", "LSTMCell:__init(input_size, hidden_size [, {bias = true}])", [=[
 What nn.LSTMCell(...) runs: makes weight_ih [4·hidden, input], weight_hh [4·hidden, hidden], bias_ih
@@ -116,7 +116,7 @@ torch.manual_seed(0)
 lstm = nn.LSTM(3, 2)
 output, state = lstm(torch.ones(4, 1, 3))   -- 4 steps, a batch of 1
 output[4], state[1], state[2]
---> tensor([[-0.5034,  0.1454]])	tensor([[[-0.5034,  0.1454]]])	tensor([[[-1.0073,  0.2090]]])]=])
+--> tensor([[-0.5034,  0.1454]], grad_fn=<SelectBackward0>)	tensor([[[-0.5034,  0.1454]]], grad_fn=<StackBackward0>)	tensor([[[-1.0073,  0.2090]]], grad_fn=<StackBackward0>)]=])
 
 mdef("LSTM", "__init", "LSTM:__init(input_size, hidden_size [, {num_layers, bias, batch_first, dropout}])", [=[
 What nn.LSTM(...) runs: as GRU:__init, with four gates per weight instead of three.]=], [=[

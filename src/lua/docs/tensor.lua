@@ -26,7 +26,8 @@ x:sum(), x.shape, x.T:matmul(x)[1]
 def("Tensor.indexing", "x[i]   x[{i, j}]   x[{i, {first, last}}]   x[{{}, j}]   x[{i, torch.tensor{j, k}}]   x[...] = v", [=[
 Indices are 1-based, as in the book's math (x^(2) is inputs[2]; Python's inputs[1]), and negative
 ones count from the end. x[i] is row i (a view that shares x's storage); of a 1-D tensor it is a
-Lua number, where PyTorch gives a 0-d tensor. A table selects in several dims at once: a number
+Lua number, where PyTorch gives a 0-d tensor (a 0-d tensor here too when x requires grad, so that the
+graph is kept: x[i]:item() is the number). A table selects in several dims at once: a number
 picks one index (that dim goes away), {first, last} a range with both ends included (Python's
 first-1:last), and {} or ":" the whole dim, so Python's x[:, 0] is x[{{}, 1}] and x[0, 1] is
 x[{1, 2}]. x[#x + 1] is nil, so ipairs(x) stops at the end; any other index out of range, 0

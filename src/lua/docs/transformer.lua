@@ -138,7 +138,8 @@ ln
 --> LayerNorm((4,), eps=1e-05, elementwise_affine=True)
 ln(torch.tensor{{1.0, 2.0, 3.0, 4.0}, {0.0, 0.0, 1.0, 5.0}})
 --> tensor([[-1.3416, -0.4472,  0.4472,  1.3416],
--->         [-0.7276, -0.7276, -0.2425,  1.6977]])]=])
+-->         [-0.7276, -0.7276, -0.2425,  1.6977]],
+-->        grad_fn=<NativeLayerNormBackward0>)]=])
 
 mdef("LayerNorm", "__init", "LayerNorm:__init(normalized_shape [, opts])", [=[
 What nn.LayerNorm(...) runs: checks the sizes and eps, and makes weight = ones and bias = zeros of
@@ -151,7 +152,7 @@ mdef("LayerNorm", "forward", "ln:forward(x)", [=[
 torch.layer_norm(x, normalized_shape, weight, bias, eps): what calling the layer does. x's last dims
 must be the normalized shape.]=], [=[
 nn.LayerNorm(2):forward(torch.tensor{{1.0, 3.0}})
---> tensor([[-1.0000,  1.0000]])]=])
+--> tensor([[-1.0000,  1.0000]], grad_fn=<NativeLayerNormBackward0>)]=])
 
 mdef("LayerNorm", "extra_repr", "ln:extra_repr()", [=[
 The settings printed inside LayerNorm(...), as PyTorch prints them.]=], [=[
@@ -171,7 +172,7 @@ emb = nn.Embedding(5, 3)
 emb(torch.tensor{{1, 5, 5}})
 --> tensor([[[ 1.5410, -0.2934, -2.1788],
 -->          [-0.8567,  1.1006, -1.0712],
--->          [-0.8567,  1.1006, -1.0712]]])]=])
+-->          [-0.8567,  1.1006, -1.0712]]], grad_fn=<EmbeddingBackward0>)]=])
 
 mdef("Embedding", "__init", "Embedding:__init(num_embeddings, embedding_dim [, opts])", [=[
 What nn.Embedding(...) runs: checks the sizes and padding_idx, makes weight [num_embeddings,
@@ -185,7 +186,7 @@ zeros.]=], [=[
 emb = nn.Embedding(3, 2, {padding_idx = 3})
 emb:reset_parameters()
 emb.weight[3]
---> tensor([0., 0.])]=])
+--> tensor([0., 0.], grad_fn=<SelectBackward0>)]=])
 
 mdef("Embedding", "forward", "emb:forward(ids)", [=[
 torch.embedding(weight, ids): the rows of the ids (an int64 tensor, or a table of integers). An id
@@ -282,7 +283,7 @@ order, d_model first, as in the book's build_model.]=], [=[
 torch.manual_seed(0)
 e = nn.Embeddings(4, 10)
 e(torch.tensor{{1}})
---> tensor([[[-2.2517, -2.3047, -0.5012, -0.8678]]])]=])
+--> tensor([[[-2.2517, -2.3047, -0.5012, -0.8678]]], grad_fn=<MulBackward0>)]=])
 
 mdef("Embeddings", "__init", "Embeddings:__init(d_model, vocab)", [=[
 What nn.Embeddings(...) runs: makes lut = nn.Embedding(vocab, d_model) and keeps d_model.]=], [=[

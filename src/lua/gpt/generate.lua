@@ -45,9 +45,11 @@ local function crop(idx, context_size)
     return idx:narrow(2, n - context_size + 1, context_size)
 end
 
--- The logits of the last position, [batch, vocab].
+-- The logits of the last position, [batch, vocab]. Under no_grad, as the book's generate functions
+-- run the model (with torch.no_grad():): generating records no graph.
+local no_grad_call = require("attn.autograd.grad_mode").call_with
 local function last_logits(model, idx, context_size)
-    local logits = model(crop(idx, context_size))
+    local logits = no_grad_call(false, model, crop(idx, context_size))
     return logits:select(2, logits.shape[2])
 end
 

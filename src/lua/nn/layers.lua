@@ -48,6 +48,7 @@ function Linear:reset_parameters()
         self.bias:uniform_(-b, b)
     end
 end
+Linear.reset_parameters = require("attn.autograd.grad_mode").without_grad(Linear.reset_parameters)
 
 function Linear:forward(x)
     check.tensor("Linear", "input", x)

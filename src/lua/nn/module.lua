@@ -20,6 +20,7 @@ local torch = require("attn.bind").torch
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local check = require("attn.check")
 local i18n = require("attn.i18n")
+local autograd = require("attn.autograd")
 local nn = {} -- this file's part of the table nn
 
 -- Parameters and buffers are plain tensors, remembered in weak sets.
@@ -33,13 +34,26 @@ local function is_instance(v)
 end
 
 --- nn.Parameter(t [, {requires_grad = bool}]) marks t as a trainable parameter of the module it is
---- assigned to. attn has no autograd: requires_grad is accepted and ignored.
+--- assigned to: it requires grad (unless requires_grad = false) and prints as "Parameter containing:".
+--- As PyTorch's, it is t itself made a leaf (t's history, if any, is not kept).
 function nn.Parameter(t, opts)
     check.tensor("Parameter", "data", t)
-    if opts ~= nil and type(opts) ~= "table" and type(opts) ~= "boolean" then
+    local requires_grad = true
+    if type(opts) == "boolean" then
+        requires_grad = opts
+    elseif type(opts) == "table" then
+        for k in pairs(opts) do
+            if k ~= "requires_grad" then errors.raisef("Parameter: unknown option '%s'", tostring(k)) end
+        end
+        if opts.requires_grad ~= nil then requires_grad = opts.requires_grad and true or false end
+    elseif opts ~= nil then
         errors.raise("Parameter: the second argument must be an options table such as {requires_grad = false}")
     end
+    if autograd.graph.requires_grad(t) and not t.is_leaf then
+        t = t:detach() -- PyTorch's Parameter(data) is a new leaf on data's storage
+    end
     is_parameter[t] = true
+    autograd.parameter(t, requires_grad)
     return t
 end
 
@@ -104,7 +118,13 @@ local CLASS_META = {"__index", "__newindex", "__call", "__tostring", "__name"}
 local function construct(cls, ...)
     local self = setmetatable({[ORDER] = {}}, cls)
     rawset(self, "training", true) -- modules start in training mode, as in PyTorch
-    self:__init(...)
+    if errors.is_library(cls.__init) then
+        -- attn's own layers fill their parameters in place (uniform_, normal_), which PyTorch's
+        -- initialisers do under no_grad
+        autograd.grad_mode.call_with(false, self.__init, self, ...)
+    else
+        self:__init(...)
+    end
     return self
 end
 
@@ -217,6 +237,26 @@ function Module:parameters()
         out[#out + 1] = pair[2]
     end
     return out
+end
+
+--- m:zero_grad([{set_to_none = true}]) — forgets the gradients of every parameter (p.grad = nil, the
+--- default of PyTorch 2.x), or with {set_to_none = false} fills them with zeros (PyTorch 1.13's default).
+function Module:zero_grad(opts)
+    local to_none = true
+    if opts ~= nil then
+        if type(opts) ~= "table" then errors.raise("zero_grad: expected an options table such as {set_to_none = false}") end
+        for k in pairs(opts) do
+            if k ~= "set_to_none" then errors.raisef("zero_grad: unknown option '%s'", tostring(k)) end
+        end
+        if opts.set_to_none ~= nil then to_none = opts.set_to_none and true or false end
+    end
+    for _, p in ipairs(self:parameters()) do
+        if to_none then
+            p.grad = nil
+        elseif p.grad then
+            autograd.grad_mode.call_with(false, p.grad.zero_, p.grad)
+        end
+    end
 end
 
 function Module:named_buffers()

@@ -56,12 +56,13 @@ local function lstm_step(gi, h, c, w_hh, b_hh, H)
 end
 
 -- PyTorch's RNNBase/RNNCellBase.reset_parameters: every parameter uniform in ±1/√hidden_size, in order.
-local function reset(self)
+local function reset_values(self)
     local stdv = 1.0 / math.sqrt(self.hidden_size)
     for _, p in ipairs(self:parameters()) do
         p:uniform_(-stdv, stdv)
     end
 end
+local reset = require("attn.autograd.grad_mode").without_grad(reset_values) -- an initialiser: no graph
 
 -- An input's size must be input_size (PyTorch's wording).
 local function check_input(fn, x, input_size, dims)

@@ -123,6 +123,7 @@ function Embedding:reset_parameters()
         self.weight[self.padding_idx]:zero_()
     end
 end
+Embedding.reset_parameters = require("attn.autograd.grad_mode").without_grad(Embedding.reset_parameters)
 
 function Embedding:forward(input)
     if type(input) == "table" and not torch.is_tensor(input) then

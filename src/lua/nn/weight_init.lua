@@ -101,4 +101,10 @@ function init.kaiming_uniform_(t, ...)
     return t:uniform_(-bound, bound)
 end
 
+-- PyTorch's initialisers run under no_grad: filling a parameter in place is not a step of a graph
+local without_grad = require("attn.autograd.grad_mode").without_grad
+for name, f in pairs(init) do
+    if type(f) == "function" then init[name] = without_grad(f) end
+end
+
 return init
