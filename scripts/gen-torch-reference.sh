@@ -26,6 +26,9 @@ OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_lesson_refe
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_learn.py tests/data/torch
 # issue 23: PyTorch's gradients for src/lua/autograd/formulas_extra.lua (grads.txt, tests/lua/formulas_spec.lua)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_grads.py tests/data/torch
+# issue 27: chapter 4's GPTModel trained: cross-entropy gradients, 3 AdamW steps, the shortcut example's
+# mean gradients (training.txt, tests/lua/training_spec.lua)
+OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_training.py tests/data/torch
 # the products again under OpenBLAS's SkylakeX kernels (products_skylakex.txt), on a CPU that can run them
 if sh scripts/cpu-has.sh avx512f avx512bw avx512dq avx512vl; then
     OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s \
