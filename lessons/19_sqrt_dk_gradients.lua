@@ -194,12 +194,16 @@ weight stays well below 1 at every d_k and the gradient reaching z keeps its siz
 weight is the largest of all 64; at d_k = 64 a few rows are not one-hot yet, which is why the
 gradient there is still large. The heatmaps above show which.)]]
 
-lesson.step("the table: largest weight and gradient norm against d_k", function()
+lesson.step("the table: largest weight and gradient norm against d_k, and a plot", function()
     lesson.print(lesson.tr("  d_k   max α (S)   max α (S/√d_k)   ‖dL/dz‖ (S)   ‖dL/dz‖ (S/√d_k)"))
     for _, r in ipairs(rows) do
         lesson.print(string.format("%5d   %9.4f   %14.4f   %11.4f   %16.4f", r.d, r.raw.max:item(),
                                    r.scaled.max:item(), r.raw.gz:item(), r.scaled.gz:item()))
     end
+    print(attention.plot{x = {3, 64, 768, 4096}, logx = true, xlabel = "d_k", ylabel = "‖dL/dz‖",
+                         series = {{"softmax(S)", {rows[1].raw.gz, rows[2].raw.gz, rows[3].raw.gz, rows[4].raw.gz}},
+                                   {"softmax(S/√d_k)", {rows[1].scaled.gz, rows[2].scaled.gz, rows[3].scaled.gz,
+                                                        rows[4].scaled.gz}}}})
     lesson.agree("unscaled, the gradient reaching z at d_k = 4096 is under a tenth of that at d_k = 3",
                  rows[4].raw.gz:item() < rows[1].raw.gz:item() / 10, true)
     lesson.agree("scaled, the largest weight stays below 0.9 at every d_k",

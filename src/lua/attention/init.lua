@@ -6,6 +6,7 @@
 --   attention/trace.lua              attention.trace: the stages one at a time
 --   attention/heatmap.lua            attention.heatmap: a matrix drawn in the terminal (heatmap_svg.lua:
 --                                    as SVG, {svg = "w.svg"})
+--   attention/plot.lua               attention.plot: a line plot in the terminal, in braille
 --   attention/overview.lua           attention.overview: every layer × head of a model, small
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local heatmap = require("attn.attention.heatmap")
@@ -18,6 +19,7 @@ for name, f in pairs(require("attn.bind").attention) do
     attention[name] = f
 end
 attention.forward = require("attn.attention.forward")
+attention.plot = require("attn.attention.plot") -- a line plot in the terminal (braille), for lessons' numbers
 attention.trace = require("attn.attention.trace")
 attention.overview = require("attn.attention.overview")
 
