@@ -43,7 +43,7 @@ help.groups("attention", {
       "attention.split_heads", "attention.merge_heads"}},
     {"Other score functions (Luong, Bahdanau):", {"attention.dot", "attention.general", "attention.additive"}},
     {"All stages at once:", {"attention.forward", "attention.fused"}},
-    {"Seeing them:", {"attention.trace", "attention.heatmap", "attention.overview"}},
+    {"Seeing them:", {"attention.trace", "attention.heatmap", "attention.overview", "attention.plot"}},
 })
 
 help.groups("lesson", {
