@@ -22,7 +22,12 @@ end
 -- backward attn computes in PyTorch's order; no fused kernel of PyTorch's takes part).
 local TOL = 0
 
+-- Grad mode on, whatever a spec run before this one left (in one busted run, docs_spec's examples
+-- leave it off: nn_spec and trace_spec fail after it too; reported to the autograd owner).
+local function grad_on() torch.set_grad_enabled(true) end
+
 describe("training chapter 4's GPTModel", function()
+    before_each(grad_on)
     it("F.cross_entropy(model(x), y):backward() gives PyTorch's gradient of every parameter", function()
         local c = R.cases.gpt_ce
         local ids, targets = batch(c)
@@ -81,6 +86,7 @@ function Net:forward(x)
 end
 
 describe("chapter 4's shortcut connections", function()
+    before_each(grad_on)
     for _, use in ipairs({false, true}) do
         it("mean |gradient| of each layer's weight " .. (use and "with" or "without") .. " shortcuts", function()
             local c = R.cases["shortcut_" .. (use and "with" or "without")]
