@@ -29,6 +29,11 @@ OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference
 
 # issue 25: the bonus chapters' attention (GQA/MQA, KV cache, sliding window, RoPE): variants.txt
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_variants.py tests/data/torch
+# issue 27: chapter 4's GPTModel trained: cross-entropy gradients, 3 AdamW steps, the shortcut example's
+# mean gradients (training.txt, tests/lua/training_spec.lua)
+OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_training.py tests/data/torch
+# issue 27: lessons/19_sqrt_dk_gradients.lua (lesson_sqrt_dk.txt)
+OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/lesson_reference_sqrt_dk.py
 # the products again under OpenBLAS's SkylakeX kernels (products_skylakex.txt), on a CPU that can run them
 if sh scripts/cpu-has.sh avx512f avx512bw avx512dq avx512vl; then
     OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s \

@@ -26,6 +26,7 @@ require("attn.autograd.ops_matmul")
 require("attn.autograd.ops_nn")
 local api = require("attn.autograd.tensor_api")
 require("attn.autograd.no_grad_ops")
+require("attn.autograd.ops_learn") -- the training ops (formulas_extra.lua), replacing no_grad_ops' stand-ins
 
 local torch = require("attn.bind").torch
 

@@ -197,6 +197,16 @@ attention.heatmap(w[{{1, 3}, {1, 3}}], {rows = {"Your", "journey", "starts"}, co
 --> journey  0.1385   0.2379█  0.2333█
 --> starts   0.1390   0.2369█  0.2326█]=])
 
+def("attention.plot", "attention.plot{x = {...}, series = {{name, {y...}}, ...} [, xlabel =, ylabel =, logx =, width =, height =]}", [=[
+Returns a line plot of one or more series against x, drawn in the terminal with Unicode braille
+(2 × 4 dots per character), for numbers easier to look at than to read: a gradient norm against d_k,
+a loss against steps. Each point is marked with its series' marker (● ○ ▲ △ ■ □), which the legend
+under the plot names; the y axis is labelled at its top, middle and bottom, the x axis at the points'
+x values that fit. logx = true puts x on a log scale (x must then be > 0); width and height are the
+plot area's size in characters (48 × 10 unless given). Numbers may be Lua numbers or 0-d tensors.
+Lesson 19 plots the gradient reaching softmax against d_k with it.]=], [=[
+print(attention.plot{x = {3, 64, 768, 4096}, series = {{"softmax(S)", {0.81, 0.96, 0.23, 0.03}}}, xlabel = "d_k", logx = true})]=])
+
 def("attention", "attention", [=[
 The stages of the attention mechanism as functions you can call and print one at a time:
 attention.scores (q·kᵀ), scale, causal_mask / valid_len_mask / mask, softmax, dropout, weighted_sum,

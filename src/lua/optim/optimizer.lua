@@ -9,6 +9,7 @@
 local errors = require("attn.errors")
 local check = require("attn.check")
 local torch = require("attn.bind").torch
+local grad_mode = require("attn.autograd.grad_mode")
 
 local optimizer = {}
 
@@ -79,8 +80,9 @@ function optimizer.class(name, defaults, check_options, step_tensors, usage)
     end
 
     --- opt:step() — one update of every parameter that has a gradient (p.grad), in place.
-    function class:step()
-        -- under torch.no_grad once autograd lands: these in-place updates must not be recorded
+    -- under torch.no_grad, as PyTorch's optimizers run it: the in-place updates of parameters that
+    -- require grad must not be recorded (and would be refused on a leaf with grad mode on)
+    class.step = grad_mode.without_grad(function(self)
         for _, group in ipairs(self.param_groups) do
             local params, grads, states = {}, {}, {}
             for _, p in ipairs(group.params) do
@@ -93,7 +95,7 @@ function optimizer.class(name, defaults, check_options, step_tensors, usage)
             end
             step_tensors(params, grads, states, group)
         end
-    end
+    end)
 
     --- opt:zero_grad({set_to_none = true}) — forgets the gradients: p.grad = nil (PyTorch 2.x's default;
     --- PyTorch 1.13's was set_to_none = false, which zeroes p.grad in place instead).

@@ -1,0 +1,139 @@
+-- plot.lua — attention.plot: a line plot in the terminal (module attn.attention.plot), for numbers a
+-- reader would rather look at than read (a gradient norm against d_k, a loss against steps).
+--
+-- The lines are drawn in Unicode braille: each character cell holds 2 × 4 dots, so a plot of w × h
+-- cells has 2w × 4h points of resolution. Each data point is marked with its series' marker (●, ○, ▲,
+-- △, ■, □), which the legend names, so several series stay apart without colour. The y axis is labelled
+-- at its top, middle and bottom, the x axis at each data point's x that fits (or at both ends).
+local check = require("attn.check")
+local errors = require("attn.errors")
+local i18n = require("attn.i18n")
+local torch = require("attn.bind").torch
+
+local FN = "attention.plot"
+local MARKERS = {"●", "○", "▲", "△", "■", "□"}
+-- the braille dot of (column 0..1, row 0..3) in a cell (Unicode's numbering of the 8 dots)
+local DOT = {[0] = {[0] = 0x01, 0x02, 0x04, 0x40}, {[0] = 0x08, 0x10, 0x20, 0x80}}
+
+local function numbers(name, list, n)
+    if type(list) ~= "table" or #list == 0 then
+        errors.raisef("%s: %s must be a non-empty list of numbers, got %s", FN, name, check.describe(list))
+    end
+    if n and #list ~= n then
+        errors.raisef("%s: %s has %d numbers but x has %d", FN, name, #list, n)
+    end
+    local out = {}
+    for i, v in ipairs(list) do
+        if torch.is_tensor(v) then v = v:item() end
+        if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+            errors.raisef("%s: %s[%d] must be a finite number, got %s", FN, name, i, check.describe(v))
+        end
+        out[i] = v
+    end
+    return out
+end
+
+local function label(v) return string.format("%.4g", v) end
+
+-- attention.plot{x = {...}, series = {{name, {y...}}, ...} [, xlabel =, ylabel =, logx =, width =,
+-- height =]} -> the plot as a string (lines joined by "\n"); see ?attention.plot.
+local function plot(opts)
+    if type(opts) ~= "table" then
+        errors.raisef("%s: expected a table such as {x = {1, 2, 3}, series = {{\"loss\", {3, 2, 1}}}}, got %s",
+                      FN, check.describe(opts))
+    end
+    local known = {x = true, series = true, xlabel = true, ylabel = true, logx = true, width = true, height = true}
+    for k in pairs(opts) do
+        if not known[k] then errors.raisef("%s: unknown option %s", FN, tostring(k)) end
+    end
+    local xs = numbers("x", opts.x)
+    local n = #xs
+    if type(opts.series) ~= "table" or #opts.series == 0 or #opts.series > #MARKERS then
+        errors.raisef("%s: series must be a list of 1 to %d pairs {name, {y...}}, got %s", FN, #MARKERS,
+                      check.describe(opts.series))
+    end
+    local series = {}
+    for i, s in ipairs(opts.series) do
+        if type(s) ~= "table" or type(s[1]) ~= "string" then
+            errors.raisef("%s: series[%d] must be a pair {name, {y...}}, got %s", FN, i, check.describe(s))
+        end
+        series[i] = {name = s[1], ys = numbers(string.format("series[%d]", i), s[2], n)}
+    end
+    local w, h = opts.width or 48, opts.height or 10
+    for _, p in ipairs({{"width", w, 8}, {"height", h, 3}}) do
+        if math.type(p[2]) ~= "integer" or p[2] < p[3] or p[2] > 400 then
+            errors.raisef("%s: %s must be an integer from %d to 400, got %s", FN, p[1], p[3], check.describe(p[2]))
+        end
+    end
+    local fx = function(v) return v end
+    if opts.logx then
+        for i, v in ipairs(xs) do
+            if v <= 0 then errors.raisef("%s: logx needs x > 0, got x[%d] = %s", FN, i, label(v)) end
+        end
+        fx = math.log
+    end
+    local xmin, xmax, ymin, ymax = math.huge, -math.huge, math.huge, -math.huge
+    for i = 1, n do
+        xmin, xmax = math.min(xmin, fx(xs[i])), math.max(xmax, fx(xs[i]))
+        for _, s in ipairs(series) do ymin, ymax = math.min(ymin, s.ys[i]), math.max(ymax, s.ys[i]) end
+    end
+    if xmax == xmin then xmax = xmin + 1 end
+    if ymax == ymin then ymax = ymin + 1 end
+    local W, H = 2 * w, 4 * h -- dots
+    local function dot_x(v) return math.floor((fx(v) - xmin) / (xmax - xmin) * (W - 1) + 0.5) end
+    local function dot_y(v) return math.floor((ymax - v) / (ymax - ymin) * (H - 1) + 0.5) end
+    local cells, marks = {}, {}
+    local function set(px, py)
+        local cx, cy = px // 2, py // 4
+        local key = cy * w + cx
+        cells[key] = (cells[key] or 0) | DOT[px % 2][py % 4]
+    end
+    for si, s in ipairs(series) do
+        for i = 1, n do
+            local x0, y0 = dot_x(xs[i]), dot_y(s.ys[i])
+            marks[(y0 // 4) * w + x0 // 2] = MARKERS[si]
+            if i < n then -- a straight segment to the next point, one dot per step along the longer side
+                local x1, y1 = dot_x(xs[i + 1]), dot_y(s.ys[i + 1])
+                local steps = math.max(math.abs(x1 - x0), math.abs(y1 - y0), 1)
+                for k = 0, steps do
+                    set(math.floor(x0 + (x1 - x0) * k / steps + 0.5), math.floor(y0 + (y1 - y0) * k / steps + 0.5))
+                end
+            end
+        end
+    end
+    local ylabels = {[0] = label(ymax), [h // 2] = label((ymax + ymin) / 2), [h - 1] = label(ymin)}
+    local lw = 0
+    for _, l in pairs(ylabels) do lw = math.max(lw, #l) end
+    local lines = {}
+    if opts.ylabel then lines[#lines + 1] = string.rep(" ", lw + 1) .. opts.ylabel end
+    for cy = 0, h - 1 do
+        local row = {}
+        for cx = 0, w - 1 do
+            local key = cy * w + cx
+            row[#row + 1] = marks[key] or (cells[key] and utf8.char(0x2800 + cells[key])) or " "
+        end
+        local l = ylabels[cy] or ""
+        lines[#lines + 1] = string.rep(" ", lw - #l) .. l .. (ylabels[cy] and "┤" or "│") .. table.concat(row)
+    end
+    lines[#lines + 1] = string.rep(" ", lw) .. "└" .. string.rep("─", w)
+    -- x labels under their points, left to right, each where it does not overlap the one before
+    local xl, used = {}, -1
+    for i = 1, n do
+        local l, at = label(xs[i]), dot_x(xs[i]) // 2
+        at = math.max(0, math.min(at - #l // 2, w - #l))
+        if at > used then
+            xl[#xl + 1] = string.rep(" ", at - used - 1) .. l
+            used = at + #l
+        end
+    end
+    lines[#lines + 1] = string.rep(" ", lw + 1) .. table.concat(xl)
+    if opts.xlabel then
+        lines[#lines + 1] = string.rep(" ", lw + 1) .. opts.xlabel .. (opts.logx and i18n.tr(" (log scale)") or "")
+    end
+    local legend = {}
+    for si, s in ipairs(series) do legend[si] = MARKERS[si] .. " " .. s.name end
+    lines[#lines + 1] = string.rep(" ", lw + 1) .. table.concat(legend, "   ")
+    return table.concat(lines, "\n")
+end
+
+return plot
