@@ -180,6 +180,7 @@ local function run_example(name, example)
     _G.print, io.write = saved_print, saved_io_write
     torch.set_bernoulli_flavor(saved_flavor)
     torch.set_printoptions{profile = "default"}
+    torch.set_grad_enabled(true) -- an example may switch gradients off (?torch.set_grad_enabled)
     return problem and (name .. ": " .. problem)
 end
 
