@@ -9,8 +9,13 @@
 /* lua_pcall with attn's message handler (a traceback for scripts; the plain message when
  * interactive) and Ctrl-C armed for the duration of the call. */
 int attn_pcall(lua_State *L, int narg, int nres, int interactive);
-/* What the REPL prints when a second Ctrl-C ends attn (main.c; repl.c gives it in the user's language). */
+/* What the REPL prints when a second Ctrl-C ends attn (interrupt.c; repl.c gives it in the user's language). */
 void attn_set_second_interrupt_message(const char *msg);
+/* interrupt.c: around a lua_pcall, Ctrl-C turned into a Lua error ("interrupted"); interactive: the
+ * REPL's rule (a second Ctrl-C within 2 s of an unseen first ends attn). */
+struct sigaction;
+void attn_sigint_begin(lua_State *L, int interactive, struct sigaction *old);
+void attn_sigint_end(lua_State *L, const struct sigaction *old);
 /* usage.c: the text of --help (and of a bad option's message), to f. */
 void attn_print_usage(FILE *f, const char *progname);
 /* lang.c: the languages of the embedded catalogs ("en, zh_CN"); --lang's word checked and passed on to
