@@ -103,7 +103,7 @@ end)
 lesson.say[[
 With a window, the cache needs to keep only W tokens. The bonus chapter's first version kept W and
 let a chunk of new tokens attend over them alone, so the chunk's first tokens saw less than a window
-(its issue #1013). A chunk of n tokens needs the last W + n - 1 keys: those are what the layer
+(reported as rasbt/LLMs-from-scratch#1013). A chunk of n tokens needs the last W + n - 1 keys: those are what the layer
 attends over, and it still keeps only W.]]
 
 lesson.step("a sliding-window layer, with and without the cache", function()

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-gpt2.sh — GPT-2 small in attn against Debian's PyTorch, measured in the same run (issue 14):
+# bench-gpt2.sh — GPT-2 small in attn against Debian's PyTorch, measured in the same run:
 #   1. the forward pass of chapter 4's GPTModel at GPT_CONFIG_124M (random seeded weights, eval mode) on
 #      one 1024-token input: attn's time over PyTorch's (the issue's target: <= 0.6)
 #   2. safetensors.load_file of GPT-2 small's weights (~500 MB, written by attn first): the time (target

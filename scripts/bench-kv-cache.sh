@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-kv-cache.sh — generation with the KV cache (issue 25), measured in the same run:
+# bench-kv-cache.sh — generation with the KV cache, measured in the same run:
 #   1. 200 new tokens with GPT-2 small's shape (random seeded weights, eval): attn with the cache, attn
 #      without it, and the bonus chapter's PyTorch code with its cache (ch04/03_kv-cache, as written out
 #      in scripts/torch_reference_variants.py); target: attn's cached tokens/s >= 1.5x PyTorch's

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench-safetensors-load.sh — safetensors.load_file of GPT-2 small's weights (~500 MB of random seeded
-# weights, written by ./attn first into build/bench/), before and after issue 24's change from mapping
+# weights, written by ./attn first into build/bench/), before and after the change from mapping
 # the file to reading each tensor into memory of its own (src/core/safetensors.c, read_tensor, says
 # why). For each attn given (default: ./attn; name a build of the older main as a second argument to
 # compare), three loads in fresh processes, warm (the file is in the page cache): the time, and the

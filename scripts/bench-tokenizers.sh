@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-tokenizers.sh — tokenizers.Tokenizer on long words (issue 28): one pre-token of 40,000 characters
+# bench-tokenizers.sh — tokenizers.Tokenizer on long words: one pre-token of 40,000 characters
 # (Chinese, one letter repeated, Latin letters), encoded with Qwen3's and Llama 3's tokenizer.json by attn
 # and by @lenml/tokenizers under node (the reference implementation, timed in the same run). A word that
 # long is merged through bpe.lua's priority queue; the target is "well under a second": <= 0.5 s each.

@@ -5,10 +5,10 @@
 #   multi-head causal attention (batch 8, 1024 tokens, 768 dims, 12 heads), the whole forward on the
 #   fused path <= 2x its four projection GEMMs alone; attention.fused and the staged path beside it;
 #   PyTorch running the book's MultiHeadAttention (scripts/bench_torch.py) with the same thread count;
-#   then issue 18's targets, each with "met" or "not met"; then tokenizers.Tokenizer on 40,000-character
+#   then the performance targets, each with "met" or "not met"; then tokenizers.Tokenizer on 40,000-character
 #   words against @lenml/tokenizers (scripts/bench-tokenizers.sh);
 #   GPT-2's tokenizer on a 10,000-letter word against the quadratic algorithm it replaced
-#   (scripts/bench_tokenizer.lua; give it 40000 by hand for issue 24's figure: the old one takes minutes)
+#   (scripts/bench_tokenizer.lua; give it 40000 by hand for the 40,000-letter figure: the old one takes minutes)
 # Prints timings and ratios only; timings are never test assertions. `make bench` runs this.
 set -eu
 cd "$(dirname "$0")/.."

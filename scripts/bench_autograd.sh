@@ -1,5 +1,5 @@
 #!/bin/sh
-# issue 23's budget: nn.MultiHeadAttention forward + backward (B = 8, T = 1024, d = 768, 12 heads, causal)
+# the autograd budget: nn.MultiHeadAttention forward + backward (B = 8, T = 1024, d = 768, 12 heads, causal)
 # <= 1.0x PyTorch running the book's class (scripts/bench_autograd.py) with the same thread count, in the
 # same run. Prints both times, the ratio and "met" / "not met"; never a test assertion. scripts/bench.sh
 # runs it (make bench).

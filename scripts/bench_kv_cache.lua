@@ -1,4 +1,4 @@
--- bench_kv_cache.lua — attn's side of scripts/bench-kv-cache.sh (issue 25). Run by ./attn:
+-- bench_kv_cache.lua — attn's side of scripts/bench-kv-cache.sh. Run by ./attn:
 --   ./attn scripts/bench_kv_cache.lua generate N   GPTModel(GPT_CONFIG_124M), random seeded weights, eval:
 --                                                  N new tokens after a 4-token prompt, with the KV cache and
 --                                                  without; prints: cached ms, uncached ms, the median cached

@@ -17,22 +17,22 @@ unset ATEN_CPU_CAPABILITY
 # pick its SkylakeX kernels, which add some products in another order. tests/run.sh pins the same.
 export OPENBLAS_CORETYPE=Haswell
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_torch_reference.py tests/data/torch
-# issue 23: each op's gradients and the book's classes' parameter gradients (autograd.txt)
+# each op's gradients and the book's classes' parameter gradients (autograd.txt)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_autograd.py tests/data/torch
 # the lessons' seeded computations (lessons/10_* to lessons/12_*): lessons_pdl_ch7.txt
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/gen_lesson_reference.py tests/data/torch
-# issue 23: losses, gather, list indexing, randperm, DataLoader, linspace (learn.txt) and the optimizers
+# losses, gather, list indexing, randperm, DataLoader, linspace (learn.txt) and the optimizers
 # (optim.txt), for tests/lua/learn_spec.lua and optim_spec.lua
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_learn.py tests/data/torch
-# issue 23: PyTorch's gradients for src/lua/autograd/formulas_extra.lua (grads.txt, tests/lua/formulas_spec.lua)
+# PyTorch's gradients for src/lua/autograd/formulas_extra.lua (grads.txt, tests/lua/formulas_spec.lua)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_grads.py tests/data/torch
 
-# issue 25: the bonus chapters' attention (GQA/MQA, KV cache, sliding window, RoPE): variants.txt
+# the bonus chapters' attention (GQA/MQA, KV cache, sliding window, RoPE): variants.txt
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_variants.py tests/data/torch
-# issue 27: chapter 4's GPTModel trained: cross-entropy gradients, 3 AdamW steps, the shortcut example's
+# chapter 4's GPTModel trained: cross-entropy gradients, 3 AdamW steps, the shortcut example's
 # mean gradients (training.txt, tests/lua/training_spec.lua)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_training.py tests/data/torch
-# issue 27: lessons/19_sqrt_dk_gradients.lua (lesson_sqrt_dk.txt)
+# lessons/19_sqrt_dk_gradients.lua (lesson_sqrt_dk.txt)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/lesson_reference_sqrt_dk.py
 # the products again under OpenBLAS's SkylakeX kernels (products_skylakex.txt), on a CPU that can run them
 if sh scripts/cpu-has.sh avx512f avx512bw avx512dq avx512vl; then
@@ -41,7 +41,7 @@ if sh scripts/cpu-has.sh avx512f avx512bw avx512dq avx512vl; then
 else
     echo "products_skylakex.txt left as it is: this CPU has no AVX-512, so OpenBLAS's SkylakeX kernels cannot run"
 fi
-# issue 14: the tiny GPT-2 in Hugging Face's layout and what PyTorch computes with it (tests/data/gpt2)
+# the tiny GPT-2 in Hugging Face's layout and what PyTorch computes with it (tests/data/gpt2)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_gpt2.py
-# issue 28: tiny Qwen3 and Llama 3 models in Hugging Face's layout and their logits (tests/data/hf_models)
+# tiny Qwen3 and Llama 3 models in Hugging Face's layout and their logits (tests/data/hf_models)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_qwen3_llama.py

@@ -1,4 +1,4 @@
-"""PyTorch's numbers for lessons/19_sqrt_dk_gradients.lua (issue 27, "why divide by √d_k — measured"):
+"""PyTorch's numbers for lessons/19_sqrt_dk_gradients.lua ("why divide by √d_k — measured"):
 tests/data/torch/lesson_sqrt_dk.txt, the lesson's seeded computations done again in PyTorch.
 
 For d_k in 3, 64, 768, 4096: torch.manual_seed(123); Q = randn(8, d_k); K = randn(8, d_k); G = randn(8, 8)

@@ -1,4 +1,4 @@
-"""torch_reference_autograd.py — PyTorch's gradients for attn's autograd (issue 23): tests/data/torch/autograd.txt,
+"""torch_reference_autograd.py — PyTorch's gradients for attn's autograd: tests/data/torch/autograd.txt,
 read by tests/lua/autograd_reference_spec.lua.
 
 For each op, on shapes that cross the vector widths (8 and 16 floats) and OpenBLAS's blocking sizes: the inputs

@@ -168,7 +168,7 @@ RANDOM = [
 ]
 
 
-# Keyword options (issue 24): PyTorch's aliases (axis, keepdims), alpha, dtype; a misspelt keyword is an
+# Keyword options: PyTorch's aliases (axis, keepdims), alpha, dtype; a misspelt keyword is an
 # error in both. r1, r2: 1000 seeded uniform numbers (the prelude, the same stream in both); a %.9g
 # string tells every float32 apart; the count of elements that differ from r1 + r2 * alpha (two
 # roundings) checks add's one rounding (PyTorch's fmadd) element by element.

@@ -1,4 +1,4 @@
-"""torch_reference_gpt2.py — PyTorch's side of attn's GPT-2 tests (issue 14), with Debian's python3-torch 1.13.
+"""torch_reference_gpt2.py — PyTorch's side of attn's GPT-2 tests, with Debian's python3-torch 1.13.
 
 Writes, byte-identical on every run:
   tests/data/gpt2/tiny/config.json, tests/data/gpt2/tiny/model.safetensors

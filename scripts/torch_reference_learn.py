@@ -1,5 +1,5 @@
 """PyTorch's losses, gather, list indexing, randperm, DataLoader order, linspace and optimizers, for
-tests/lua/learn_spec.lua and tests/lua/optim_spec.lua (issue 23, the "learning" ops).
+tests/lua/learn_spec.lua and tests/lua/optim_spec.lua (the "learning" ops).
 
 learn.txt: tab-separated lines "case", a computation in Lua (attn's 1-based ids: a Python id i is attn's
 i + 1), the same in Python (code that sets r), the result's dtype and its values (float32 as bit

@@ -1,4 +1,4 @@
-"""torch_reference_qwen3_llama.py — PyTorch's side of attn's Qwen3 and Llama 3 tests (issue 28), with Debian's
+"""torch_reference_qwen3_llama.py — PyTorch's side of attn's Qwen3 and Llama 3 tests, with Debian's
 python3-torch 1.13.
 
 Writes, byte-identical on every run, tiny models with random weights in the Hugging Face layout (config.json

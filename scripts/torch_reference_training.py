@@ -1,5 +1,5 @@
 """torch_reference_training.py — PyTorch's training of chapter 4's GPTModel for attn's autograd wiring
-(issue 27, with issue 23's formulas): tests/data/torch/training.txt, read by tests/lua/training_spec.lua.
+(through the autograd engine and formulas_extra.lua): tests/data/torch/training.txt, read by tests/lua/training_spec.lua.
 
 Cases (layout of support.case_file in tests/lua/support.lua, float32 as bit patterns):
   gpt_ce     GPTModel on a small configuration (seed 123, 2 layers, 2 heads, 16 dims, vocabulary 50),

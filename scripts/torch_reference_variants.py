@@ -7,7 +7,7 @@ The chapters' code lives in Sebastian Raschka's repository rasbt/LLMs-from-scrat
 current_pos; generate_text_simple_cached), ch04/04_gqa (GroupedQueryAttention: W_key, W_value, W_query,
 out_proj, created in that order; keys and values repeated with repeat_interleave), ch04/06_swa (the
 band mask diff < 0 or diff >= W, and the cache that keeps W tokens while a chunk of n attends over the
-last W + n - 1: the fix of its issue #1013), ch05/07_gpt_to_llama (compute_rope_params and apply_rope,
+last W + n - 1: the fix of rasbt/LLMs-from-scratch#1013), ch05/07_gpt_to_llama (compute_rope_params and apply_rope,
 split halves). The few lines each needs are written again here, in this file's words; nothing of that
 repository is read when this runs.
 

@@ -7,7 +7,7 @@
 #   c/        C tests of the core (cmocka), release and ASan+UBSan builds
 #   lua/      Lua tests of the API (busted, run inside attn), release and ASan+UBSan builds
 #   cli/      the command line; repl/ real terminal sessions driven through tmux (the REPL, a trace)
-#   robust/   what a hostile user types (issue 11): huge sizes, Ctrl-C, memory limits, memory soaks
+#   robust/   what a hostile user types: huge sizes, Ctrl-C, memory limits, memory soaks
 #   layers/   the layering rules of README.md's "Where things live" (no Lua in src/core, the core never
 #             prints, one wiring point, the library apart from the REPL, lessons on the public API)
 #   install/  make install into a temporary DESTDIR: the installed attn, its man page, attn.so under lua5.4
@@ -17,7 +17,7 @@
 #   html      --html on the command line (tests/cli/test_html.sh); browser/ the pages in headless
 #             Chromium (tests/browser/test_pages.mjs)
 #   verify/   notes in Markdown (--verify, --update) and lessons as handouts (--markdown)
-#   safety/   issue 24's reproducers: notes from strangers, writes that never destroy, lessons by name
+#   safety/   the safety reproducers: notes from strangers, writes that never destroy, lessons by name
 #   jupyter/  the Jupyter kernel (attn --kernel) through Jupyter's own clients, --ipynb, --install-kernel
 set -u
 cd "$(dirname "$0")/.." || exit 2

@@ -18,7 +18,7 @@
  *          book's MultiHeadAttention on the same input size with the same number of threads
  *          (scripts/bench_torch.py, when /usr/bin/python3 has torch; skipped, not faked, otherwise)
  *   4. GPT-2 small's forward on 1024 tokens (random weights), against its FLOPs at the sgemm rate of (a).
- *   5. The targets of issue 18, each ratio with its target and "met" or "not met": the staged forward
+ *   5. The performance targets, each ratio with its target and "met" or "not met": the staged forward
  *      against PyTorch's, the fused forward against its FLOPs at the sgemm rate of (a), attention.fused
  *      right after the projection GEMMs against the same call on its own (after a pause, once
  *      OpenBLAS's threads sleep), REPL start, and a chapter-3 lesson in --check mode.
@@ -361,7 +361,7 @@ static const char *const MHA_CHUNKS[NTIMES] = {
     [T_MODULE_STAGED] = "return mha_staged(x)",
 };
 
-/* What the targets of issue 18 are computed from (filled by attention_workload and main). */
+/* What the performance targets are computed from (filled by attention_workload and main). */
 typedef struct results {
     double staged, torch;     /* staged nn.MultiHeadAttention forward, PyTorch's book forward; -1 if none */
     char torch_why[160];      /* why PyTorch's figure is missing */
@@ -574,7 +574,7 @@ int main(int argc, char **argv)
     attention_workload(9, torch_script, &res);
     gpt2_forward(3, res.rate);
 
-    printf("\ntargets (issue 18), from this run:\n");
+    printf("\nperformance targets, from this run:\n");
     target("staged MHA forward / PyTorch's book MultiHeadAttention", res.torch > 0 ? res.staged / res.torch : -1,
            1.0, "x");
     if (res.torch <= 0)

@@ -43,7 +43,7 @@ static void test_ops_stop(void **state)
     (void)state;
     int64_t s2[2] = {64, 64}, one = 1, big[1] = {INT64_C(1) << 40};
     attn_tensor *x = filled(2, s2, 0.5f), *o = filled(1, &one, 1.0f);
-    attn_tensor *huge = attn_expand(o, 1, big, NULL); /* issue 11's torch.ones(1):expand(2^40) */
+    attn_tensor *huge = attn_expand(o, 1, big, NULL); /* the robustness examples' torch.ones(1):expand(2^40) */
     attn_tensor *xt = attn_transpose(x, 0, 1, NULL);
     attn_tensor *mask = attn_causal_mask(64, 64, NULL);
     assert_non_null(huge);

@@ -19,7 +19,7 @@ static void test_size_arithmetic(void **state)
     assert_int_equal(attn_size_mul(3037000499, 3037000499, &r), 0); /* floor(sqrt(2^63 - 1)) squared fits */
     assert_true(r == INT64_C(9223372030926249001));
     assert_int_equal(attn_size_mul(3037000500, 3037000500, &r), -1);
-    assert_int_equal(attn_size_mul(INT64_C(0x5555555555555558), 3, &r), -1); /* issue 11's view */
+    assert_int_equal(attn_size_mul(INT64_C(0x5555555555555558), 3, &r), -1); /* the robustness examples' view */
     assert_int_equal(attn_size_add(INT64_MAX, 0, &r), 0);
     assert_int_equal(attn_size_add(INT64_MAX, 1, &r), -1);
     assert_int_equal(attn_size_add(2, INT64_MAX - 1, &r), -1);

@@ -13,7 +13,7 @@ run -e 'print(1 + 1)'
 check "-e runs a string" all status_is 0 -- out_is 2 -- err_empty
 
 run -e 'print(torch.tensor{{0.43,0.15,0.89},{0.55,0.87,0.66}}:matmul(torch.tensor{0.55,0.87,0.66}))'
-check "-e computes the book's first scores (issue 2's example)" all status_is 0 -- \
+check "-e computes the book's first scores (the first example of chapter 3)" all status_is 0 -- \
     out_is 'tensor([0.9544, 1.4950])' -- err_empty
 
 run -e 'x = 20' -e 'y = 1' -e 'print(x * 2 + y)'

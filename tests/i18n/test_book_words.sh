@@ -1,6 +1,6 @@
 #!/bin/sh
-# test_book_words.sh — the Chinese edition in the book's own words and with Chinese punctuation
-# (issue 29). TAP output.
+# test_book_words.sh — the Chinese edition in the book's own words and with Chinese punctuation.
+# TAP output.
 #   sh tests/i18n/test_book_words.sh [path/to/attn]      (default ./attn)
 # 1. Lessons 01–06, run in Chinese, show every section heading of chapter 3 they follow as the Chinese
 #    translation of Build a Large Language Model (From Scratch) (《从零构建大模型》, ch. 3) prints it;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_chinese.sh — the Chinese edition from the command line (issue 13). TAP output.
+# test_chinese.sh — the Chinese edition from the command line. TAP output.
 #   sh tests/i18n/test_chinese.sh [path/to/attn]      (default ./attn)
 # Every lesson runs in check mode in English and in Chinese: the same checks pass (the counts are
 # identical), and in Chinese every message the lesson library looks up (prose, titles, labels) is

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_errors_zh.sh — the error messages in Chinese (issue 24, item 7). TAP output.
+# test_errors_zh.sh — the error messages in Chinese. TAP output.
 #   sh tests/i18n/test_errors_zh.sh [path/to/attn]      (default ./attn)
 # A sample from each place errors are made — the C core (attn_fail), the bindings (lt_error), the Lua
 # library (errors.raisef), the command line (a bad option, --help) — prints in Chinese under --lang

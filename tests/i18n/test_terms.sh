@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_terms.sh — one term per concept in the Chinese edition (issue 29): the terminology table
+# test_terms.sh — one term per concept in the Chinese edition: the terminology table
 # src/po/zh_CN/terms.tsv names, for each concept, attn's term and the variants it does not use; no
 # variant may appear in attn's own Chinese text — every msgstr of src/po/zh_CN, the glossary's term
 # column, the Chinese man page — except inside a quotation (“…”, 「…」), which keeps a text's words.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_book_tensors.sh — issue 5's "every distinct tensor printed in ch. 3 appears verbatim in the
+# test_book_tensors.sh — "every distinct tensor printed in ch. 3 appears verbatim in the
 # output of the chapter-3 lessons": runs every chapter-3 lesson (lessons/01-06) straight through (no colour) and
 # reports, per tensor of tests/data/book/ch3_tensors.txt (made by scripts/extract-book-tensors.lua),
 # whether its text appears in that output character for character. TAP output.

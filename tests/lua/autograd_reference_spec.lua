@@ -1,4 +1,4 @@
--- autograd against PyTorch (issue 23): tests/data/torch/autograd.txt, made by
+-- autograd against PyTorch: tests/data/torch/autograd.txt, made by
 -- scripts/torch_reference_autograd.py (Debian's PyTorch 1.13, OPENBLAS_CORETYPE=Haswell, one thread).
 -- Every case reads PyTorch's inputs and upstream gradient as float32 bits, runs the op in attn, calls
 -- out:backward(grad_out) and compares the forward result, the node's name (grad_fn) and every input's

@@ -1,4 +1,4 @@
--- autograd (issue 23): the API, printing against PyTorch (tests/data/torch/autograd_print.txt, made by
+-- autograd: the API, printing against PyTorch (tests/data/torch/autograd_print.txt, made by
 -- scripts/torch_reference_autograd.py), the errors PyTorch gives, Ctrl-C during a backward, and a
 -- finite-difference check. The gradients against PyTorch are in autograd_reference_spec.lua.
 local F = nn.functional

@@ -1,5 +1,5 @@
--- files_spec.lua — files attn reads and writes cannot be turned against it or against the user
--- (issue 24): a tensor loaded from a file another program truncates or rewrites afterwards keeps its
+-- files_spec.lua — files attn reads and writes cannot be turned against it or against the user:
+-- a tensor loaded from a file another program truncates or rewrites afterwards keeps its
 -- values (safetensors.c reads, never maps); a tensor name with a NUL byte is refused (it crashed
 -- save_file); every write goes through src/core/safe_write.c: a symlinked target is written through,
 -- the mode is kept, a FIFO, a device or a folder is refused, a symlink planted at the old fixed

@@ -82,7 +82,7 @@ local function overlapping_view()
     return ok and v or t
 end
 
--- An options table (issue 24): names the functions know, PyTorch's aliases, near misses, names of
+-- An options table: names the functions know, PyTorch's aliases, near misses, names of
 -- nothing, keys that are not names, with random values.
 local OPTION_NAMES = {"dim", "axis", "keepdim", "keepdims", "dims", "Keepdim", "alpha", "dtype", "dtpye", "diagonal",
                       "diag", "p", "train", "training", "rtol", "atol", "k", "largest", "sorted", "num_samples",
@@ -242,7 +242,7 @@ describe("random calls", function()
     end)
 end)
 
--- Issue 24's surfaces: safetensors names (NUL bytes, invalid UTF-8, the reserved __metadata__, long
+-- The files and notes: safetensors names (NUL bytes, invalid UTF-8, the reserved __metadata__, long
 -- ones) through save_file and back through load_file, bytes of a saved file flipped before loading,
 -- notes in Markdown (verify/blocks.lua's reading and rewrite.lua's --update of random text), and the
 -- restricted globals of --verify's notes (verify/sandbox.lua) called with random arguments: each may

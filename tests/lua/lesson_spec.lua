@@ -550,7 +550,7 @@ end)
     end)
 end)
 
-describe("int64 differences (issue 24)", function()
+describe("int64 differences", function()
     -- 0 - math.mininteger wraps to math.mininteger, whose math.abs is negative: 0 passed for it
     it("are computed without wrapping", function()
         assert.are.equal(2.0 ^ 64 - 1, compare.difference(math.maxinteger, math.mininteger))

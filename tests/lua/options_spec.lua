@@ -1,4 +1,4 @@
--- Keyword options (issue 24): every options table is checked against the options the function knows
+-- Keyword options: every options table is checked against the options the function knows
 -- (src/bind/args.c's lt_check_options for the bindings, src/lua/options.lua for the library), with
 -- "did you mean" for a near miss; PyTorch's aliases are taken, not dropped. And a method called with
 -- '.' instead of ':' is named as such (errors.explain). The values PyTorch computes with the aliases
@@ -131,7 +131,7 @@ describe("a method called with '.' instead of ':'", function()
     end)
 end)
 
-describe("in-place writes into an expanded tensor (issue 24)", function()
+describe("in-place writes into an expanded tensor", function()
     it("masked_fill_ and exponential_ refuse one, as add_ and copy_ do, and leave it unchanged", function()
         local e = torch.zeros(1):expand(3)
         fails("masked_fill_: more than one element of the written-to tensor refers to a single memory location",

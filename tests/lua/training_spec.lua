@@ -1,4 +1,4 @@
--- Training through the autograd engine (issue 27 with issue 23's formulas): tests/data/torch/training.txt,
+-- Training through the autograd engine: tests/data/torch/training.txt,
 -- made by scripts/torch_reference_training.py (Debian's PyTorch 1.13, OPENBLAS_CORETYPE=Haswell, one
 -- thread). Chapter 4's GPTModel on a small configuration: F.cross_entropy's gradient of every parameter
 -- and the weights after 3 AdamW steps; chapter 4's shortcut-connection example's mean gradients.

@@ -1,4 +1,4 @@
--- The attention of today's models (issue 25): grouped key/value heads, the KV cache, sliding windows,
+-- The attention of today's models: grouped key/value heads, the KV cache, sliding windows,
 -- RoPE, ALiBi and the KV cache's size, against what PyTorch computes with the bonus chapters' code
 -- (tests/data/torch/variants.txt, made by scripts/torch_reference_variants.py) and against the figures
 -- the bonus chapters print (their README.md files and the Llama 3 notebook, quoted below).
@@ -131,10 +131,10 @@ describe("the KV cache (ch04/03_kv-cache)", function()
         assert.is_true(torch_diff < 1e-6)
     end)
 
-    -- The bonus chapter's issue #1013: with a sliding window, a cache that kept only the last W keys let
+    -- The bonus chapter's bug (rasbt/LLMs-from-scratch#1013): with a sliding window, a cache that kept only the last W keys let
     -- the first queries of a chunk see fewer than W keys; cached and uncached outputs then differ by far
     -- more than rounding. A chunk of n attends over the last W + n - 1 keys.
-    it("with a sliding window, cached = uncached to rounding for chunks of every size (issue #1013)", function()
+    it("with a sliding window, cached = uncached to rounding for chunks of every size (rasbt/LLMs-from-scratch#1013)", function()
         torch.manual_seed(7)
         local m = nn.GroupedQueryAttention(16, 16, 0.0, 4, 2, {sliding_window = 3})
         m:eval()

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_autograd_soak.sh — the graph's memory goes after each backward (issue 23): 10^5 training steps of
+# test_autograd_soak.sh — the graph's memory goes after each backward: 10^5 training steps of
 # a small model (Linear(4, 8), tanh, Linear(8, 1), mean squared error, backward, an SGD step under
 # no_grad); resident memory (VmRSS) after them must be within 20 MB of what it was after 1000 warm-up
 # steps, and the loss must have gone down. A time bound catches a hang only. TAP output.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_examples.sh — every example of issue 11 ("nothing a user types may crash, hang or silently lie"),
+# test_examples.sh — every example of the robustness rule ("nothing a user types may crash, hang or silently lie"),
 # each run as its own process: it must end with a Lua error naming the function (status 1, the message on
 # stderr) or with the right result (status 0), within a time bound, never by a signal or a sanitizer
 # report. The bound catches hangs, it is not a speed test: each example takes milliseconds.
@@ -74,7 +74,7 @@ computes "x:add_(x) (the same memory, read as it is written) is allowed" \
 computes "fill_ of an expanded view is allowed, as in PyTorch (every element gets the one value)" \
     'print(torch.zeros(1):expand(3):fill_(1))' 'tensor([1., 1., 1.])'
 # masked_fill_ of an expanded view wrote through the shared element: {true, false} gave [2., 2.]. PyTorch
-# 1.13 warns that this is deprecated and asks for clone(); attn refuses it (issue 24)
+# 1.13 warns that this is deprecated and asks for clone(); attn refuses it
 refused "masked_fill_ of an expanded view is refused (the unmasked element would change too)" \
     'x = torch.zeros(1):expand(2):masked_fill_(torch.tensor{true, false}, 2)' \
     '(command line):1: masked_fill_: more than one element of the written-to tensor refers to a single memory location'
@@ -105,7 +105,7 @@ refused "indexing a view of math.maxinteger rows at math.maxinteger (was: a sign
     'x = torch.ones(1):expand(math.maxinteger); print(x[math.maxinteger], x[math.maxinteger + 1])' \
     'index: index -9223372036854775808 is out of range'
 
-# ---- Hugging Face tokenizer files (issue 28): what is not a tokenizer.json is refused by name ------------
+# ---- Hugging Face tokenizer files: what is not a tokenizer.json is refused by name ------------
 refused "Tokenizer.from_file of a directory (opens, then cannot be read)" \
     'tokenizers.Tokenizer.from_file("/")' \
     '(command line):1: Tokenizer.from_file: cannot read / (is it a directory?)'

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_memory_limit.sh — attn inside a memory limit refuses what does not fit with a Lua error naming the
-# function, instead of being killed (issue 11: in a 2 GB container torch.rand(1e9) ended with exit 137).
+# function, instead of being killed (in a 2 GB container torch.rand(1e9) ended with exit 137).
 # The limit is RLIMIT_AS (ulimit -v, 2 GB), then attn's own cap for tests, which counts resident memory
 # as a cgroup does: a test cannot make a cgroup without owning the machine's cgroup tree, so reading
 # cgroup limits is tested on fake cgroup files by tests/c/test_memlimit.c.

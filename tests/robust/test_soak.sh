@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_soak.sh — memory stays flat in long loops (issue 11: 10^6 iterations of torch.rand(4, 4) took
+# test_soak.sh — memory stays flat in long loops (10^6 iterations of torch.rand(4, 4) took
 # resident memory from 6 MB to 205 MB, 3x10^6 of rand, transpose + contiguous, + 1, sum to 1.65 GB, because
 # small tensors were not counted toward the garbage collector's debt). Each loop runs 10^6 times; resident
 # memory (VmRSS) after it must be within 50 MB of what it was before. A time bound catches a hang only.

@@ -64,7 +64,7 @@ end
 --- attend over, the position of the first query and the position of the first key (0-based, as the
 --- chapter counts). With a sliding window the cache keeps the last `window` positions and a chunk of n
 --- new tokens attends over the last window + n - 1 keys (so its first query still sees a whole window:
---- the fix of the chapter's issue #1013).
+--- the fix of rasbt/LLMs-from-scratch#1013).
 function variants.append(m, k, v, window)
     local old_len = m.cache_k and m.cache_k.shape[-2] or 0
     local all_k = m.cache_k and torch.cat({m.cache_k, k}, -2) or k

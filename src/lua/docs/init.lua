@@ -30,9 +30,9 @@ local TOPICS = {
     "tokenizers",   -- Hugging Face tokenizer.json files (Qwen3's, Llama 3's) and the Hugging Face cache
     "gpt",          -- chapters 4 and 5's GPT model (gpt/)
     "learn",        -- losses, gather, randperm, linspace, DataLoader, torch.optim (training)
-    "variants",     -- today's attention: RoPE, GQA, the KV cache, sliding windows, ALiBi (issue 25)
+    "variants",     -- today's attention: RoPE, GQA, the KV cache, sliding windows, ALiBi
     "autograd",     -- backward, grad, no_grad, the autograd fields of a tensor
-    "llm",          -- Qwen3 and Llama 3 (llm/, issue 28)
+    "llm",          -- Qwen3 and Llama 3 (llm/)
 }
 
 for _, topic in ipairs(TOPICS) do
