@@ -75,14 +75,17 @@ local function weights_of(att, x)
 end
 
 local SHOW = 8 -- dims of a vector shown in a trace (all are in the tracer's field)
+inspect.SHOW = SHOW
 
-local function narrow_view(t)
+-- A trace shows the first SHOW dims of a vector (shared with llm/inspect.lua, Qwen3's and Llama 3's).
+function inspect.narrow_view(t)
     if t.shape[-1] <= SHOW then return t end
     return t:narrow(-1, 1, SHOW)
 end
+local narrow_view = inspect.narrow_view
 
-function inspect.trace_stages(model, tr)
-    local fn = "attention.trace"
+-- tr.layer and tr.head of a trace over a model with cfg.n_layers blocks of cfg.n_heads heads: L, H.
+function inspect.layer_and_head(fn, model, tr)
     local L, H = tr.layer, tr.head
     local nl, nh = model.cfg.n_layers, model.cfg.n_heads
     if math.type(L) ~= "integer" or L < 1 or L > nl then
@@ -91,6 +94,12 @@ function inspect.trace_stages(model, tr)
     if math.type(H) ~= "integer" or H < 1 or H > nh then
         fail_at(fn, "head must be a head number from 1 to %d, got %s", nh, check.describe(H))
     end
+    return L, H
+end
+
+function inspect.trace_stages(model, tr)
+    local fn = "attention.trace"
+    local L, H = inspect.layer_and_head(fn, model, tr)
     local ids, tokens = inspect.input(fn, model, tr)
     tr.ids, tr.tokens = ids, tr.tokens or tokens
     local block = model.trf_blocks[L]

@@ -61,23 +61,13 @@ function inspect.input(fn, model, args)
     return ids, tokens
 end
 
-local SHOW = 8 -- dims of a vector shown in a trace (all are in the tracer's field)
-
-local function narrow_view(t)
-    if t.shape[-1] <= SHOW then return t end
-    return t:narrow(-1, 1, SHOW)
-end
+-- GPT-2's trace helpers: the first SHOW dims of a vector, the layer and head checked
+local gpt_inspect = require("attn.gpt.inspect")
+local SHOW, narrow_view = gpt_inspect.SHOW, gpt_inspect.narrow_view
 
 function inspect.trace_stages(model, tr)
     local fn = "attention.trace"
-    local L, H = tr.layer, tr.head
-    local nl, nh = model.cfg.n_layers, model.cfg.n_heads
-    if math.type(L) ~= "integer" or L < 1 or L > nl then
-        fail(fn, trf("layer must be a block number from 1 to %d, got %s", nl, check.describe(L)))
-    end
-    if math.type(H) ~= "integer" or H < 1 or H > nh then
-        fail(fn, trf("head must be a head number from 1 to %d, got %s", nh, check.describe(H)))
-    end
+    local L, H = gpt_inspect.layer_and_head(fn, model, tr)
     local ids, tokens = inspect.input(fn, model, tr)
     tr.ids, tr.tokens = ids, tr.tokens or tokens
     local x = model.tok_emb(ids)
