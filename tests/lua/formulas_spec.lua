@@ -9,15 +9,7 @@
 local support = dofile("tests/lua/support.lua")
 local torch, nn = torch, nn
 
-local cases = {}
-for line in io.lines("tests/data/torch/grads.txt") do
-    local lua, python, tol, vals = line:match("^case\t([^\t]*)\t([^\t]*)\t([^\t]*)\t(.*)$")
-    if lua then
-        local values = {}
-        for v in vals:gmatch("%S+") do values[#values + 1] = v end
-        cases[#cases + 1] = {lua = lua, python = python, tol = tol, values = values}
-    end
-end
+local cases = support.tab_cases("tests/data/torch/grads.txt", "tol")
 
 describe("backward formulas against PyTorch's autograd (tests/data/torch/grads.txt)", function()
     it("has the cases", function() assert.is_true(#cases >= 38) end)

@@ -7,15 +7,7 @@
 local support = dofile("tests/lua/support.lua")
 local torch, nn = torch, nn
 
-local cases = {}
-for line in io.lines("tests/data/torch/learn.txt") do
-    local lua, python, dtype, vals = line:match("^case\t([^\t]*)\t([^\t]*)\t([^\t]*)\t(.*)$")
-    if lua then
-        local values = {}
-        for v in vals:gmatch("%S+") do values[#values + 1] = v end
-        cases[#cases + 1] = {lua = lua, python = python, dtype = dtype, values = values}
-    end
-end
+local cases = support.tab_cases("tests/data/torch/learn.txt", "dtype")
 
 describe("the ops of training against PyTorch (tests/data/torch/learn.txt)", function()
     it("has the cases", function() assert.is_true(#cases >= 70) end)

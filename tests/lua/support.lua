@@ -60,6 +60,21 @@ function support.reference(name)
     return cases
 end
 
+-- Reads a file of tab-separated cases "case<TAB>lua<TAB>python<TAB>third<TAB>v1 v2 ..." (the formats of
+-- scripts/torch_reference_learn.py and torch_reference_grads.py) into {lua =, python =, [third] =, values =}.
+function support.tab_cases(path, third)
+    local cases = {}
+    for line in io.lines(path) do
+        local lua, python, x, vals = line:match("^case\t([^\t]*)\t([^\t]*)\t([^\t]*)\t(.*)$")
+        if lua then
+            local values = {}
+            for v in vals:gmatch("%S+") do values[#values + 1] = v end
+            cases[#cases + 1] = {lua = lua, python = python, [third] = x, values = values}
+        end
+    end
+    return cases
+end
+
 -- "3,2" -> {3, 2}
 function support.shape(s)
     local t = {}
