@@ -1,18 +1,27 @@
--- figures.lua — heatmaps kept as data while text is printed (module attn.attention.figures), for
--- the pages that draw them again as SVG: a lesson's (lesson/record.lua, `attn --html`) and a
--- tracer's (attention/trace_page.lua, tr:save). While a collection is open, every shaded matrix
--- heatmap.render would draw becomes a figure, and a short marker stands in the text in its place.
+-- figures.lua — heatmaps and plots kept as data while text is printed (module attn.attention.figures),
+-- for the pages that draw them again as SVG: a lesson's (lesson/record.lua, `attn --html`), a
+-- tracer's (attention/trace_page.lua, tr:save) and a notebook cell's (kernel/output.lua). While a
+-- collection is open, every shaded matrix heatmap.render would draw becomes a figure, and a short
+-- marker stands in the text in its place. A plot (attention.plot) returns its text as always (a
+-- lesson may keep it or print it twice); the collection keeps the text with the plot's description,
+-- and where that text is printed, the figure takes its place.
 --
 --   local c = figures.open([accept])   accept(): false to draw as text after all (text a lesson
 --                                       reads back with lesson.capture)
 --   c:parts(text) -> {"text", figure, "text", ...}    the text cut at its markers
 --   c:close()                          heatmaps are drawn as text again
+--   figures.plot(d, text)              attention.plot made text from the description d
+--                                      (attention/plot_data.lua): the open collection keeps both
+--   figures.svg(fig) -> the figure as an <svg> element (attention/heatmap_svg.lua, plot_svg.lua)
 --
 --   a figure: {kind = "heatmap", cells = {{"0.19", ...}, ...} (PyTorch's print of each cell),
 --              values = {{0.19, ...}, ...}, rows =, cols = (labels or nil), lo =, hi = (the colour
 --              scale's ends), title = (the one lesson.heatmaps gives it, or nil), plain = the
 --              terminal's drawing without colour}
+--             {kind = "plot", plot = the description, plain = the terminal's drawing}
 local heatmap = require("attn.attention.heatmap")
+local heatmap_svg = require("attn.attention.heatmap_svg")
+local plot_svg = require("attn.attention.plot_svg")
 
 local figures = {}
 local Collection = {}
@@ -32,8 +41,12 @@ local function figure_of(d)
             hi = d.hi, title = d.opts.title, plain = ok and plain or ""}
 end
 
+-- The collection that keeps plots (the one opened last), or nil.
+local plot_keeper = nil
+
 function figures.open(accept)
-    local c = setmetatable({list = {}}, Collection)
+    local c = setmetatable({list = {}, plots = {}, accept = accept}, Collection)
+    c.saved_keeper, plot_keeper = plot_keeper, c
     c.saved = heatmap.record(function(d)
         if accept and not accept() then return nil end
         c.list[#c.list + 1] = figure_of(d)
@@ -42,7 +55,32 @@ function figures.open(accept)
     return c
 end
 
+function figures.plot(d, text)
+    local c = plot_keeper
+    if not c or (c.accept and not c.accept()) then return end
+    c.list[#c.list + 1] = {kind = "plot", plot = d, plain = text}
+    c.plots[#c.plots + 1] = {text = text, mark = MARK_OPEN .. #c.list .. MARK_CLOSE}
+end
+
+-- The text with each kept plot's drawing replaced by its marker (plain search: a drawing is braille
+-- and labels, and must match exactly).
+local function mark_plots(c, text)
+    for _, p in ipairs(c.plots) do
+        local out, at = {}, 1
+        while true do
+            local s, e = text:find(p.text, at, true)
+            if not s then break end
+            out[#out + 1] = text:sub(at, s - 1)
+            out[#out + 1] = p.mark
+            at = e + 1
+        end
+        if at > 1 then text = table.concat(out) .. text:sub(at) end
+    end
+    return text
+end
+
 function Collection:parts(text)
+    text = mark_plots(self, text)
     local parts, at = {}, 1
     while true do
         local s, e, n = text:find(MARK_OPEN .. "(%d+)" .. MARK_CLOSE, at)
@@ -62,6 +100,12 @@ end
 
 function Collection:close()
     heatmap.record(self.saved)
+    if plot_keeper == self then plot_keeper = self.saved_keeper end
+end
+
+function figures.svg(fig)
+    if fig.kind == "plot" then return plot_svg.render(fig.plot) end
+    return heatmap_svg.render(fig)
 end
 
 return figures

@@ -5,73 +5,20 @@
 -- cells has 2w × 4h points of resolution. Each data point is marked with its series' marker (●, ○, ▲,
 -- △, ■, □), which the legend names, so several series stay apart without colour. The y axis is labelled
 -- at its top, middle and bottom, the x axis at each data point's x that fits (or at both ends).
-local check = require("attn.check")
-local errors = require("attn.errors")
 local i18n = require("attn.i18n")
-local torch = require("attn.bind").torch
+local plot_data = require("attn.attention.plot_data")
+local figures = require("attn.attention.figures")
 
-local FN = "attention.plot"
-local MARKERS = {"●", "○", "▲", "△", "■", "□"}
+local MARKERS = plot_data.MARKERS
 -- the braille dot of (column 0..1, row 0..3) in a cell (Unicode's numbering of the 8 dots)
 local DOT = {[0] = {[0] = 0x01, 0x02, 0x04, 0x40}, {[0] = 0x08, 0x10, 0x20, 0x80}}
+local label = plot_data.label
 
-local function numbers(name, list, n)
-    if type(list) ~= "table" or #list == 0 then
-        errors.raisef("%s: %s must be a non-empty list of numbers, got %s", FN, name, check.describe(list))
-    end
-    if n and #list ~= n then
-        errors.raisef("%s: %s has %d numbers but x has %d", FN, name, #list, n)
-    end
-    local out = {}
-    for i, v in ipairs(list) do
-        if torch.is_tensor(v) then v = v:item() end
-        if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
-            errors.raisef("%s: %s[%d] must be a finite number, got %s", FN, name, i, check.describe(v))
-        end
-        out[i] = v
-    end
-    return out
-end
-
-local function label(v) return string.format("%.4g", v) end
-
--- attention.plot{x = {...}, series = {{name, {y...}}, ...} [, xlabel =, ylabel =, logx =, width =,
--- height =]} -> the plot as a string (lines joined by "\n"); see ?attention.plot.
-local function plot(opts)
-    if type(opts) ~= "table" then
-        errors.raisef("%s: expected a table such as {x = {1, 2, 3}, series = {{\"loss\", {3, 2, 1}}}}, got %s",
-                      FN, check.describe(opts))
-    end
-    local known = {x = true, series = true, xlabel = true, ylabel = true, logx = true, width = true, height = true}
-    for k in pairs(opts) do
-        if not known[k] then errors.raisef("%s: unknown option %s", FN, tostring(k)) end
-    end
-    local xs = numbers("x", opts.x)
-    local n = #xs
-    if type(opts.series) ~= "table" or #opts.series == 0 or #opts.series > #MARKERS then
-        errors.raisef("%s: series must be a list of 1 to %d pairs {name, {y...}}, got %s", FN, #MARKERS,
-                      check.describe(opts.series))
-    end
-    local series = {}
-    for i, s in ipairs(opts.series) do
-        if type(s) ~= "table" or type(s[1]) ~= "string" then
-            errors.raisef("%s: series[%d] must be a pair {name, {y...}}, got %s", FN, i, check.describe(s))
-        end
-        series[i] = {name = s[1], ys = numbers(string.format("series[%d]", i), s[2], n)}
-    end
-    local w, h = opts.width or 48, opts.height or 10
-    for _, p in ipairs({{"width", w, 8}, {"height", h, 3}}) do
-        if math.type(p[2]) ~= "integer" or p[2] < p[3] or p[2] > 400 then
-            errors.raisef("%s: %s must be an integer from %d to 400, got %s", FN, p[1], p[3], check.describe(p[2]))
-        end
-    end
+-- The terminal's drawing of a checked description (plot_data.describe's).
+local function draw(d)
+    local xs, series, w, h, n = d.x, d.series, d.width, d.height, #d.x
     local fx = function(v) return v end
-    if opts.logx then
-        for i, v in ipairs(xs) do
-            if v <= 0 then errors.raisef("%s: logx needs x > 0, got x[%d] = %s", FN, i, label(v)) end
-        end
-        fx = math.log
-    end
+    if d.logx then fx = math.log end
     local xmin, xmax, ymin, ymax = math.huge, -math.huge, math.huge, -math.huge
     for i = 1, n do
         xmin, xmax = math.min(xmin, fx(xs[i])), math.max(xmax, fx(xs[i]))
@@ -105,7 +52,8 @@ local function plot(opts)
     local lw = 0
     for _, l in pairs(ylabels) do lw = math.max(lw, #l) end
     local lines = {}
-    if opts.ylabel then lines[#lines + 1] = string.rep(" ", lw + 1) .. opts.ylabel end
+    if d.title then lines[#lines + 1] = string.rep(" ", lw + 1) .. d.title end
+    if d.ylabel then lines[#lines + 1] = string.rep(" ", lw + 1) .. d.ylabel end
     for cy = 0, h - 1 do
         local row = {}
         for cx = 0, w - 1 do
@@ -127,13 +75,26 @@ local function plot(opts)
         end
     end
     lines[#lines + 1] = string.rep(" ", lw + 1) .. table.concat(xl)
-    if opts.xlabel then
-        lines[#lines + 1] = string.rep(" ", lw + 1) .. opts.xlabel .. (opts.logx and i18n.tr(" (log scale)") or "")
+    if d.xlabel then
+        lines[#lines + 1] = string.rep(" ", lw + 1) .. d.xlabel .. (d.logx and i18n.tr(" (log scale)") or "")
     end
     local legend = {}
     for si, s in ipairs(series) do legend[si] = MARKERS[si] .. " " .. s.name end
     lines[#lines + 1] = string.rep(" ", lw + 1) .. table.concat(legend, "   ")
     return table.concat(lines, "\n")
+end
+
+-- attention.plot{x = {...}, series = {{name, {y...}}, ...} [, xlabel =, ylabel =, title =, logx =, width =,
+-- height =, svg =]} -> the plot as a string (lines joined by "\n"); see ?attention.plot. While a web page
+-- or a notebook cell is recorded (attention/figures.lua), the description is kept with the text, so
+-- that where the text is printed the page shows the SVG instead. {svg = "f.svg"}: the SVG is written
+-- to that file (attention/plot_svg.lua) and nothing is returned.
+local function plot(opts)
+    local d = plot_data.describe(opts)
+    if d.svg then return require("attn.attention.plot_svg").write(d) end
+    local text = draw(d)
+    figures.plot(d, text)
+    return text
 end
 
 return plot

@@ -2,8 +2,8 @@
 -- lesson's (`attn --html`, lesson/html.lua, from lesson/record.lua's doc) or a tracer's stages
 -- (tr:save, attention/trace_page.lua). Each step shows the sections and paragraphs before it, its
 -- title, its code (the `-- Python:` comments set apart), what it printed as the terminal prints it,
--- its heatmaps as inline SVG with the value in each cell, and its checks (✓, ≡ or ✗, with what was
--- expected and what was got). Style and script are inline (html/assets.lua): the page makes no
+-- its heatmaps as inline SVG with the value in each cell, its plots (attention.plot) as SVG line
+-- plots, and its checks (✓, ≡ or ✗, with what was expected and what was got). Style and script are inline (html/assets.lua): the page makes no
 -- request to any network. Every piece of text is escaped, so a token "<script>" shows as text.
 --
 --   page.render(doc [, counts]) -> the page's text
@@ -12,7 +12,7 @@
 --             the items are); counts: {passed =, failed =, identities =}, the checks' (none: no counts)
 local bind = require("attn.bind")
 local assets = require("attn.html.assets")
-local heatmap_svg = require("attn.attention.heatmap_svg")
+local figures = require("attn.attention.figures") -- a heatmap or a plot as SVG
 local escape = require("attn.text.escape").html
 local i18n = require("attn.i18n")
 
@@ -86,7 +86,7 @@ local function output_block(parts)
     for i, p in ipairs(parts) do
         if type(p) == "table" then
             row = row or {}
-            row[#row + 1] = heatmap_svg.render(p)
+            row[#row + 1] = figures.svg(p)
         elseif not (p:match("^[ \t]*$") and type(parts[i - 1]) == "table") then
             local text = p
             if type(parts[i - 1]) == "table" then text = text:gsub("^[ \t]*\n", "") end

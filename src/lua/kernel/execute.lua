@@ -79,6 +79,11 @@ function execute.run(msg)
     local sink = {write = function(s) result = (result or "") .. s end, error = function(m) err = m end}
     local ok, status = wire.run(eval_cell, c.code, sink)
     if not ok then err = errors.text(status) end
+    local data = nil   -- the value's, while the cell's plots are still known (output.finish forgets them)
+    if result and not err and not silent then
+        output.flush()
+        data = output.value(result)
+    end
     output.finish()
     current_msg = nil
     if err then
@@ -87,9 +92,8 @@ function execute.run(msg)
         e.status, e.execution_count = "error", n
         return e
     end
-    if result and not silent then
-        wire.send("iopub", "execute_result", {execution_count = n, metadata = {},
-                  data = {["text/plain"] = output.clean((result:gsub("\n$", "")))}}, msg)
+    if data then
+        wire.send("iopub", "execute_result", {execution_count = n, metadata = {}, data = data}, msg)
     end
     return {status = "ok", execution_count = n, user_expressions = {}, payload = json.array{}}
 end

@@ -10,7 +10,7 @@
 local record = require("attn.lesson.record")
 local source = require("attn.lesson.source")
 local json = require("attn.json")
-local heatmap_svg = require("attn.attention.heatmap_svg")
+local figures = require("attn.attention.figures")
 local cut = require("attn.kernel.parts").outputs
 local step = require("attn.kernel.step")
 local trf = require("attn.i18n").trf
@@ -96,7 +96,7 @@ local function outputs_of(list)
                 out[#out + 1] = {output_type = "stream", name = "stdout", text = lines(p[2])}
             else
                 out[#out + 1] = {output_type = "display_data", metadata = {},
-                                 data = {["image/svg+xml"] = lines(heatmap_svg.render(p[2])),
+                                 data = {["image/svg+xml"] = lines(figures.svg(p[2])),
                                          ["text/plain"] = lines(p[2].plain)}}
             end
         end

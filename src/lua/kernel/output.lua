@@ -1,20 +1,21 @@
 -- output.lua — what a cell shows while it runs (module attn.kernel.output): the text the user's code
--- wrote (caught on stdout and stderr by src/cli/kernel_capture.c) as "stream" messages, heatmaps as
--- SVG pictures, tracer steps as HTML, display(x) — all on iopub, in the order they were made.
+-- wrote (caught on stdout and stderr by src/cli/kernel_capture.c) as "stream" messages, heatmaps and
+-- plots (attention.plot) as SVG pictures, tracer steps as HTML, display(x) — all on iopub, in the order they were made.
 --
 --   output.begin(msg, silent)   a cell starts (msg: its execute_request; silent: show nothing)
 --   output.flush()              sends what was written since the last flush
 --   output.display(bundle)      sends a display_data ({["text/plain"] = ..., ...}) after the text before it
 --   output.step(text)           a tracer's step (text as tr:step() prints it) as HTML with a text fallback
+--   output.value(text)          the data of the cell's execute_result (its value as text; a plot as SVG)
 --   output.finish()             the cell has ended: the rest of its text is sent
 --   output.clean(s)             s as valid UTF-8 (JSON can carry nothing else)
 --
 -- While a cell runs, every heatmap the terminal would draw is kept as data instead
--- (attention/figures.lua), with a marker in the text where it was drawn: flush cuts the text there.
+-- (attention/figures.lua), with a marker in the text where it was drawn, and every plot the cell makes
+-- is kept with its text: flush cuts the text there.
 local wire = require("attn.kernel.wire")
 local json = require("attn.json")
 local figures = require("attn.attention.figures")
-local heatmap_svg = require("attn.attention.heatmap_svg")
 local step = require("attn.kernel.step")
 local cut = require("attn.kernel.parts").outputs
 
@@ -48,7 +49,7 @@ end
 
 -- A heatmap: the web page's SVG, and the terminal's drawing without colour for a client without SVG.
 local function figure_bundle(fig)
-    return {["image/svg+xml"] = heatmap_svg.render(fig), ["text/plain"] = output.clean(fig.plain)}
+    return {["image/svg+xml"] = figures.svg(fig), ["text/plain"] = output.clean(fig.plain)}
 end
 
 local function parts_of(text)
@@ -68,6 +69,20 @@ function output.flush()
         else send("display_data", {data = figure_bundle(p[2]), metadata = {}, transient = {}}) end
     end
     stream("stderr", err)
+end
+
+-- output.value(text) -> the execute_result's data for a cell's value as the prompt prints it: a plot
+-- (attention.plot's text, made in this cell) as its picture with the text as fallback; anything else
+-- as text/plain, with the plots in it sent as pictures before it.
+function output.value(text)
+    local list = cut(parts_of(text))
+    if #list == 1 and list[1][1] == "figure" then return figure_bundle(list[1][2]) end
+    local rest = {}
+    for _, p in ipairs(list) do
+        if p[1] == "text" then rest[#rest + 1] = p[2]
+        else send("display_data", {data = figure_bundle(p[2]), metadata = {}, transient = {}}) end
+    end
+    return {["text/plain"] = output.clean((table.concat(rest):gsub("\n$", "")))}
 end
 
 function output.display(bundle)

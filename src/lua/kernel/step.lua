@@ -5,7 +5,7 @@
 --   step.bundle(list) -> {["text/html"] =, ["text/plain"] =}
 --       list: what the step printed, strings and figures (attention/figures.lua), its first line the
 --       title ("[i/N] name  formula  shape [..]")
-local heatmap_svg = require("attn.attention.heatmap_svg")
+local figures = require("attn.attention.figures")
 local escape = require("attn.text.escape").html
 local cut = require("attn.kernel.parts").outputs
 
@@ -29,7 +29,7 @@ function step.bundle(list)
                 plain[#plain + 1] = t
             end
         else
-            html[#html + 1] = "<div>" .. heatmap_svg.render(p[2]) .. "</div>"
+            html[#html + 1] = "<div>" .. figures.svg(p[2]) .. "</div>"
             plain[#plain + 1] = (p[2].plain:gsub("\n+$", ""))
         end
         first = false
