@@ -137,6 +137,8 @@ run_suite "html" sh tests/cli/test_html.sh ./attn
 if command -v node >/dev/null 2>&1 && command -v chromium >/dev/null 2>&1 &&
     [ -d tests/browser/node_modules/playwright-core ]; then
     run_suite "browser" node tests/browser/test_pages.mjs ./attn "$(command -v chromium)"
+    # attention.plot's SVG: lesson 19's plot on its page, and a file of its own (test_plots.mjs)
+    run_suite "browser-plots" node tests/browser/test_plots.mjs ./attn "$(command -v chromium)"
 elif [ -n "${CI:-}" ]; then
     run_suite "browser" sh -c 'echo "not ok 1 - Chromium, node or playwright-core missing on CI (scripts/install-browser-tests.sh)"'
 else

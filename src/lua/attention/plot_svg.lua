@@ -12,9 +12,10 @@
 -- (d_k = 3, 64, 768, 4096 on a log scale) and at round numbers (or powers of ten) otherwise, a
 -- line and a marker per point for each series, and a legend that names the series by their marker.
 -- The markers are the terminal's shapes (● ○ ▲ △ ■ □), so series stay apart without colour; the
--- colours are Okabe and Ito's (told apart with colour blindness too). Text and axes use
+-- colours are mostly Okabe and Ito's (told apart with colour blindness too). Text and axes use
 -- currentColor, so the picture follows the page's light or dark theme, as the heatmaps do. Each
--- marker has a <title> with its exact numbers (a tooltip) and data-x / data-y attributes.
+-- marker has a <title> with its numbers (a tooltip, 6 digits) and data-x / data-y attributes (every
+-- digit: a test can round them as a table prints them).
 local escape = require("attn.text.escape").html
 local width = require("attn.text.width").of
 local i18n = require("attn.i18n")
@@ -22,7 +23,9 @@ local plot_data = require("attn.attention.plot_data")
 
 local plot_svg = {}
 
-local COLOURS = {"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9"}
+-- Okabe and Ito's first four, then a darker yellow and a grey: each at least 3:1 (WCAG's contrast for
+-- graphics) against the page's white and its dark theme's #0d1117 alike.
+local COLOURS = {"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#b8860b", "#8c8c8c"}
 local CHAR, LINE, R = 8, 20, 4.5  -- pixels: a character at 13px, a line of text, a marker's radius
 
 -- Round numbers from lo to hi, about `want` of them: a step of 1, 2 or 5 times a power of ten.
@@ -168,8 +171,8 @@ function plot_svg.render(d)
         for k = 1, n, every do
             local i = k + every > n and n or k   -- the last point is always marked
             out[#out + 1] = marker(si, px(xs[i]), py(s.ys[i]), c) ..
-                string.format(' data-x="%s" data-y="%s"><title>%s: %s = %s, %s</title></%s>', fmt(xs[i]),
-                              fmt(s.ys[i]), escape(s.name), escape(d.xlabel or "x"), fmt(xs[i]), fmt(s.ys[i]), tag)
+                string.format(' data-x="%.17g" data-y="%.17g"><title>%s: %s = %s, %s</title></%s>', xs[i],
+                              s.ys[i], escape(s.name), escape(d.xlabel or "x"), fmt(xs[i]), fmt(s.ys[i]), tag)
         end
         out[#out + 1] = '</g>'
     end
