@@ -152,6 +152,7 @@ fi
 if /usr/bin/python3 -c 'import jupyter_client, nbformat, nbconvert' 2>/dev/null; then
     run_suite "jupyter-kernelspec" sh tests/jupyter/with_kernel.sh ./attn sh tests/jupyter/test_kernelspec.sh
     run_suite "jupyter-protocol" sh tests/jupyter/with_kernel.sh ./attn /usr/bin/python3 tests/jupyter/test_protocol.py ./attn
+    run_suite "jupyter-plots" sh tests/jupyter/with_kernel.sh ./attn /usr/bin/python3 tests/jupyter/test_plots.py ./attn
     # shellcheck disable=SC2046  # one argument per lesson file
     run_suite "jupyter-notebooks" sh tests/jupyter/with_kernel.sh ./attn sh -c \
         'd=$(mktemp -d) && /usr/bin/python3 tests/jupyter/test_notebooks.py ./attn "$d" lessons/*.lua; s=$?; rm -rf "$d"; exit $s'

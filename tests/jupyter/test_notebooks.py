@@ -93,6 +93,6 @@ for name, path, written in runnable:
     svgs = sum(1 for c in done.cells if c.cell_type == "code" for o in c.outputs
                if o.output_type == "display_data" and "image/svg+xml" in o.data)
     if svgs:
-        print(f"# {name}: {svgs} heatmap(s) as SVG")
+        print(f"# {name}: {svgs} figure(s) as SVG (heatmaps, plots)")
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

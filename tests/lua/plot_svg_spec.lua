@@ -218,4 +218,15 @@ describe("attention.plot on a recorded page", function()
         assert.are.same({before}, c3:parts(before)) -- made under another collection: text
         c3:close()
     end)
+
+    it("is found when made before the collection opened, if the collection asks for recent plots (a notebook)", function()
+        local before = attention.plot{x = {1, 2, 3}, series = {{"earlier", {3, 1, 2}}}}
+        local c = figures.open(nil, {recent = true})
+        local parts = c:parts(before .. "\n")
+        c:close()
+        assert.are.equal(2, #parts)
+        assert.are.equal("plot", parts[1].kind)
+        assert.are.equal("earlier", parts[1].plot.series[1].name)
+        assert.are.equal("\n", parts[2])
+    end)
 end)

@@ -6,8 +6,10 @@
 -- lesson may keep it or print it twice); the collection keeps the text with the plot's description,
 -- and where that text is printed, the figure takes its place.
 --
---   local c = figures.open([accept])   accept(): false to draw as text after all (text a lesson
---                                       reads back with lesson.capture)
+--   local c = figures.open([accept] [, {recent = true}])
+--                                      accept(): false to draw as text after all (text a lesson
+--                                      reads back with lesson.capture); recent: a plot made before
+--                                      the collection opened (one of the last 8) is found too
 --   c:parts(text) -> {"text", figure, "text", ...}    the text cut at its markers
 --   c:close()                          heatmaps are drawn as text again
 --   figures.plot(d, text)              attention.plot made text from the description d
@@ -44,8 +46,9 @@ end
 -- The collection that keeps plots (the one opened last), or nil.
 local plot_keeper = nil
 
-function figures.open(accept)
-    local c = setmetatable({list = {}, plots = {}, accept = accept}, Collection)
+function figures.open(accept, opts)
+    local c = setmetatable({list = {}, plots = {}, known = {}, accept = accept, recent = opts and opts.recent},
+                           Collection)
     c.saved_keeper, plot_keeper = plot_keeper, c
     c.saved = heatmap.record(function(d)
         if accept and not accept() then return nil end
@@ -55,11 +58,23 @@ function figures.open(accept)
     return c
 end
 
-function figures.plot(d, text)
-    local c = plot_keeper
-    if not c or (c.accept and not c.accept()) then return end
+-- The last plots made, for a collection that shows a plot made before it opened (a notebook: a plot
+-- kept in a variable in one cell, printed in the next).
+local recent, RECENT = {}, 8
+
+local function keep(c, d, text)
+    if c.known[text] then return end
+    c.known[text] = true
     c.list[#c.list + 1] = {kind = "plot", plot = d, plain = text}
     c.plots[#c.plots + 1] = {text = text, mark = MARK_OPEN .. #c.list .. MARK_CLOSE}
+end
+
+function figures.plot(d, text)
+    table.insert(recent, 1, {d = d, text = text})
+    recent[RECENT + 1] = nil
+    local c = plot_keeper
+    if not c or (c.accept and not c.accept()) then return end
+    keep(c, d, text)
 end
 
 -- The text with each kept plot's drawing replaced by its marker (plain search: a drawing is braille
@@ -80,6 +95,11 @@ local function mark_plots(c, text)
 end
 
 function Collection:parts(text)
+    if self.recent then
+        for _, r in ipairs(recent) do
+            if not self.known[r.text] and text:find(r.text, 1, true) then keep(self, r.d, r.text) end
+        end
+    end
     text = mark_plots(self, text)
     local parts, at = {}, 1
     while true do

@@ -59,7 +59,8 @@ end
 
 function output.begin(msg, silent)
     wire.take()   -- whatever came between cells (nothing, normally) belongs to none
-    current = {msg = msg, silent = silent, drawn = figures.open()}
+    -- a plot kept in a variable in an earlier cell is a picture too when this cell shows it
+    current = {msg = msg, silent = silent, drawn = figures.open(nil, {recent = true})}
 end
 
 function output.flush()
