@@ -197,14 +197,19 @@ attention.heatmap(w[{{1, 3}, {1, 3}}], {rows = {"Your", "journey", "starts"}, co
 --> journey  0.1385   0.2379█  0.2333█
 --> starts   0.1390   0.2369█  0.2326█]=])
 
-def("attention.plot", "attention.plot{x = {...}, series = {{name, {y...}}, ...} [, xlabel =, ylabel =, logx =, width =, height =]}", [=[
+def("attention.plot", "attention.plot{x = {...}, series = {{name, {y...}}, ...} [, xlabel =, ylabel =, title =, logx =, width =, height =, svg =]}", [=[
 Returns a line plot of one or more series against x, drawn in the terminal with Unicode braille
 (2 × 4 dots per character), for numbers easier to look at than to read: a gradient norm against d_k,
 a loss against steps. Each point is marked with its series' marker (● ○ ▲ △ ■ □), which the legend
 under the plot names; the y axis is labelled at its top, middle and bottom, the x axis at the points'
 x values that fit. logx = true puts x on a log scale (x must then be > 0); width and height are the
-plot area's size in characters (48 × 10 unless given). Numbers may be Lua numbers or 0-d tensors.
-Lesson 19 plots the gradient reaching softmax against d_k with it.]=], [=[
+plot area's size in characters (48 × 10 unless given); title is a line above the plot. Numbers may be
+Lua numbers or 0-d tensors. Where the text is printed on a lesson's web page (--html) or in a Jupyter
+cell, the same plot shows as an SVG picture (axes with ticks at round numbers, a line through the
+points with a marker on each, or on about 30 of a long series, the legend; a marker's numbers in its
+tooltip), with the text as the cell's fallback; in a
+--markdown handout it stays text. svg = "f.svg" writes that picture to a file instead and returns
+nothing. Lesson 19 plots the gradient reaching softmax against d_k with it.]=], [=[
 print(attention.plot{x = {3, 64, 768, 4096}, series = {{"softmax(S)", {0.81, 0.96, 0.23, 0.03}}}, xlabel = "d_k", logx = true})]=])
 
 def("attention", "attention", [=[
