@@ -6,7 +6,8 @@
 --   attention/trace.lua              attention.trace: the stages one at a time
 --   attention/heatmap.lua            attention.heatmap: a matrix drawn in the terminal (heatmap_svg.lua:
 --                                    as SVG, {svg = "w.svg"})
---   attention/plot.lua               attention.plot: a line plot in the terminal, in braille
+--   attention/plot.lua               attention.plot: a line plot in the terminal, in braille (plot_svg.lua:
+--                                    as SVG, on web pages, in notebooks, {svg = "p.svg"})
 --   attention/overview.lua           attention.overview: every layer × head of a model, small
 --   attention/pipeline.lua           the stages, described once, that all of the above read
 --   attention/variants.lua           attention.rope, band_mask, alibi_slopes, kv_cache_bytes, ...
@@ -21,7 +22,7 @@ for name, f in pairs(require("attn.bind").attention) do
     attention[name] = f
 end
 attention.forward = require("attn.attention.forward")
-attention.plot = require("attn.attention.plot") -- a line plot in the terminal (braille), for lessons' numbers
+attention.plot = require("attn.attention.plot") -- a line plot in the terminal (braille) or as SVG, for lessons' numbers
 attention.trace = require("attn.attention.trace")
 attention.overview = require("attn.attention.overview")
 -- the variants of today's models (attention/variants.lua); their stages are attention/pipeline.lua's

@@ -4,10 +4,12 @@
 -- The lines are drawn in Unicode braille: each character cell holds 2 × 4 dots, so a plot of w × h
 -- cells has 2w × 4h points of resolution. Each data point is marked with its series' marker (●, ○, ▲,
 -- △, ■, □), which the legend names, so several series stay apart without colour. The y axis is labelled
--- at its top, middle and bottom, the x axis at each data point's x that fits (or at both ends).
+-- at its top, middle and bottom, the x axis at each data point's x that fits (or at both ends). The
+-- options are checked in plot_data.lua, which the SVG of the same plot (plot_svg.lua) reads too.
 local i18n = require("attn.i18n")
 local plot_data = require("attn.attention.plot_data")
 local figures = require("attn.attention.figures")
+local plot_svg = require("attn.attention.plot_svg")
 
 local MARKERS = plot_data.MARKERS
 -- the braille dot of (column 0..1, row 0..3) in a cell (Unicode's numbering of the 8 dots)
@@ -91,7 +93,7 @@ end
 -- to that file (attention/plot_svg.lua) and nothing is returned.
 local function plot(opts)
     local d = plot_data.describe(opts)
-    if d.svg then return require("attn.attention.plot_svg").write(d) end
+    if d.svg then return plot_svg.write(d) end
     local text = draw(d)
     figures.plot(d, text)
     return text
