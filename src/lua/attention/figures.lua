@@ -13,14 +13,14 @@
 --   c:parts(text) -> {"text", figure, "text", ...}    the text cut at its markers
 --   c:close()                          heatmaps are drawn as text again
 --   figures.plot(d, text)              attention.plot made text from the description d
---                                      (attention/plot_data.lua): the open collection keeps both
+--                                      (attention/plot_data.lua): the open collection keeps both, as
+--                                      the figure {kind = "plot", plot = d, plain = text}
 --   figures.svg(fig) -> the figure as an <svg> element (attention/heatmap_svg.lua, plot_svg.lua)
 --
 --   a figure: {kind = "heatmap", cells = {{"0.19", ...}, ...} (PyTorch's print of each cell),
 --              values = {{0.19, ...}, ...}, rows =, cols = (labels or nil), lo =, hi = (the colour
 --              scale's ends), title = (the one lesson.heatmaps gives it, or nil), plain = the
 --              terminal's drawing without colour}
---             {kind = "plot", plot = the description, plain = the terminal's drawing}
 local heatmap = require("attn.attention.heatmap")
 local heatmap_svg = require("attn.attention.heatmap_svg")
 local plot_svg = require("attn.attention.plot_svg")

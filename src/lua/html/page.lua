@@ -3,8 +3,9 @@
 -- (tr:save, attention/trace_page.lua). Each step shows the sections and paragraphs before it, its
 -- title, its code (the `-- Python:` comments set apart), what it printed as the terminal prints it,
 -- its heatmaps as inline SVG with the value in each cell, its plots (attention.plot) as SVG line
--- plots, and its checks (✓, ≡ or ✗, with what was expected and what was got). Style and script are inline (html/assets.lua): the page makes no
--- request to any network. Every piece of text is escaped, so a token "<script>" shows as text.
+-- plots, and its checks (✓, ≡ or ✗, with what was expected and what was got). Style and script are
+-- inline (html/assets.lua): the page makes no request to any network. Every piece of text is
+-- escaped, so a token "<script>" shows as text.
 --
 --   page.render(doc [, counts]) -> the page's text
 --       doc: {title =, source =, intro = {items}, steps = {{n =, of =, title =, code = {lines},
@@ -12,7 +13,8 @@
 --             the items are); counts: {passed =, failed =, identities =}, the checks' (none: no counts)
 local bind = require("attn.bind")
 local assets = require("attn.html.assets")
-local figures = require("attn.attention.figures") -- a heatmap or a plot as SVG
+local heatmap_svg = require("attn.attention.heatmap_svg")
+local figures = require("attn.attention.figures") -- figures.svg: a heatmap (heatmap_svg) or a plot as SVG
 local escape = require("attn.text.escape").html
 local i18n = require("attn.i18n")
 
