@@ -230,3 +230,45 @@ describe("attention.plot on a recorded page", function()
         assert.are.equal("\n", parts[2])
     end)
 end)
+
+-- A lesson that prints a plot, written to a file as a lesson is (os.tmpname: lesson/record.lua reads a path).
+describe("a lesson's plot", function()
+    local path
+    setup(function()
+        path = os.tmpname()
+        local f = assert(io.open(path, "w"))
+        f:write([[
+lesson.title("a plot")
+lesson.step("the loss", function()
+    print(attention.plot{x = {1, 2, 3}, series = {{"loss", {3, 2, 1.5}}}, xlabel = "step"})
+    local kept = attention.plot{x = {1, 2}, series = {{"kept", {1, 2}}}}
+    lesson.print(#kept > 0)
+end)
+]])
+        f:close()
+    end)
+    teardown(function() os.remove(path) end)
+
+    it("on the web page: the SVG where the lesson printed it, a plot only kept stays out", function()
+        local doc = require("attn.lesson.record").file(path)
+        local figs, text = {}, {}
+        for _, item in ipairs(doc.steps[1].items) do
+            for _, p in ipairs(item.parts or {}) do
+                if type(p) == "table" then figs[#figs + 1] = p else text[#text + 1] = p end
+            end
+        end
+        assert.are.equal(1, #figs)
+        assert.are.equal("loss", figs[1].plot.series[1].name)
+        assert.are.equal("true", table.concat(text):match("%S+"))
+        local page = require("attn.html.page").render(doc)
+        assert.are.equal(1, select(2, page:gsub('<svg xmlns="http://www.w3.org/2000/svg" class="plot"', "")))
+    end)
+
+    it("in a --markdown handout: the terminal's drawing, in the output block", function()
+        local md = require("attn.lesson.markdown").handout(path)
+        assert.is_nil(md:find("<svg", 1, true))
+        local block = md:match("```output\n(.-)```")
+        assert.is_truthy(block and block:find("● loss", 1, true) and block:find("step", 1, true), md)
+        assert.is_truthy(block:find("[\226][\160-\163]")) -- braille (U+2800..U+28FF)
+    end)
+end)
