@@ -6,7 +6,8 @@
 --                        name of the stage, "weights"), shown again the same however often it is asked
 --   tr:run_backward()    every backward step not shown yet
 --   tr.grads.weights, tr.grads.scores, ...   the gradients, by the stages' field names; the projections'
---                        parameters by their names in the module ("W_query.weight", "out_proj.bias")
+--                        parameters by their names in the module ("W_query.weight", "out_proj.bias"); the
+--                        inputs x, q, k, v when they take part (a trace of x or of q, k, v)
 --
 -- The gradients come from the trace's own stages: the stages are the ones attention/pipeline.lua's
 -- records built for the forward steps (the same tensors, computed with gradients on), L = loss(the last
@@ -70,6 +71,7 @@ local function targets(tr)
     for _, st in ipairs(tr._stages) do
         for _, p in ipairs(st.params or {}) do add(p[1], p[2]) end
     end
+    for _, f in ipairs({"x", "q", "k", "v"}) do add(f, rawget(tr, f)) end -- the inputs, when they take part
     return list, names
 end
 
