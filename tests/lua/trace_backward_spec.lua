@@ -247,7 +247,7 @@ describe("attention.trace backward: errors", function()
         assert.is_truthy(error_of(attention.trace, {x = inputs(), loss = 3}):find("loss must be a function", 1, true))
         local tr = traced({x = inputs(), loss = function(o) return o end}, nil)
         assert.is_truthy(error_of(tr.run_backward, tr):find("loss must return the loss, a tensor of one number, " ..
-                                                             "got a tensor of shape [6, 3]", 1, true))
+                                                             "got a torch.float32 tensor of shape [6, 3]", 1, true))
         tr = traced({x = inputs(), loss = function() return torch.tensor(1.0) end}, nil)
         assert.is_truthy(error_of(tr.backward, tr):find("loss(out) does not depend on out", 1, true))
         tr = traced({x = inputs(), loss = function() error("my bug") end}, nil)

@@ -92,9 +92,11 @@ local function compute(tr, compute_to)
                  "(torch.no_grad), or nothing it is made from requires grad", last.key))
     end
     local loss = grad_mode.call_with(true, errors.call, "attention.trace: loss", tr.loss, out)
-    if not torch.is_tensor(loss) or loss:numel() ~= 1 or loss.dtype ~= torch.float32 then
-        fail(trf("loss must return the loss, a tensor of one number, got %s",
-                 torch.is_tensor(loss) and ("a tensor of shape " .. check.shape(loss)) or check.describe(loss)))
+    if not torch.is_tensor(loss) then
+        fail(trf("loss must return the loss, a tensor of one number, got %s", check.describe(loss)))
+    elseif loss:numel() ~= 1 or loss.dtype ~= torch.float32 then
+        fail(trf("loss must return the loss, a tensor of one number, got a %s tensor of shape %s",
+                 tostring(loss.dtype), check.shape(loss)))
     end
     if not in_graph(loss) then
         fail(tr_("loss(out) does not depend on out: its result requires no grad"))
