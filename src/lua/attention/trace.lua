@@ -11,6 +11,8 @@
 --   tr:run()    the remaining stages;  tr:back()  shows the previous stage again (nothing recomputed)
 --   tr:save(path)   every stage as a web page (attention/trace_page.lua); tr stays where it is
 --   tr.scores, tr.weights, tr.context, ...   each stage's tensor, once it has been computed
+--   with loss = function(out) ... end (out: the last stage's tensor): tr:backward(), tr:run_backward()
+--   step back through the same stages, showing each one's gradient (attention/backward.lua); tr.grads
 --
 -- Every number shown is computed here by the attention stages (or by the module's own layers);
 -- weight matrices are drawn with attn.heatmap. A stage with leading dims (batch, heads) is shown one
