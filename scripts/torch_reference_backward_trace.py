@@ -15,6 +15,8 @@ grad.<parameter name> (the projections' parameters, as model.named_parameters() 
   sa_v1, sa_v2, causal, mha, wrapper   chapter 3's classes (seeds 123, 789, 123, 123, 123), the book's
                                        inputs (a batch of two for the last three)
   qkv     attention.trace{q =, k =, v =, heads = 2, mask = "causal"} on seeded random q, k, v
+  annotated  Python Deep Learning's MultiHeadedAttention (the attention of its Transformer blocks), seed 123,
+          2 heads of d_model 4, a padding mask (1 = visible): scaled, then masked with -1e9
   gpt     chapter 4's GPTModel (seed 123, 2 layers, 2 heads, 16 dims, vocabulary 50), layer 2, head 2:
           the stages of gpt/inspect.lua (block 2's input after norm1, that head's Q, K, V, ...)
 Run through scripts/gen-torch-reference.sh (OPENBLAS_CORETYPE=Haswell, one thread).
@@ -140,6 +142,27 @@ def mha(g):
     finish("mha", st, st["output"], m(BATCH), g, m.named_parameters(), " seed=123")
 
 
+def annotated(g):
+    """Python Deep Learning's MultiHeadedAttention (its Transformer blocks' attention), a padding mask."""
+    from torch_reference_layers import MultiHeadedAttention
+    x = torch.randn(2, 5, 4, generator=g)
+    mask = torch.tensor([[[1, 1, 1, 1, 0]], [[1, 1, 1, 0, 0]]])  # [b, 1, n], 1 = visible, as the module takes it
+    torch.manual_seed(123)
+    m = MultiHeadedAttention(2, 4, dropout=0.0)
+    st = {"queries": m.fc_layers[0](x), "keys": m.fc_layers[1](x), "values": m.fc_layers[2](x)}
+    st["split"], st["split_k"], st["split_v"] = split(st["queries"], 2), split(st["keys"], 2), split(st["values"], 2)
+    st["scores"] = st["split"] @ st["split_k"].transpose(-2, -1)
+    st["scaled"] = st["scores"] / 2 ** 0.5
+    st["masked"] = st["scaled"].masked_fill(mask.unsqueeze(1) == 0, -1e9)
+    st["weights"] = torch.softmax(st["masked"], dim=-1)
+    st["context"] = st["weights"] @ st["split_v"]
+    st["merged"] = merge(st["context"])
+    st["output"] = m.fc_layers[3](st["merged"])
+    finish("annotated", st, st["output"], m(x, x, x, mask), g, m.named_parameters(), " seed=123")
+    tensor_line("annotated", "x", x)
+    tensor_line("annotated", "mask", mask)
+
+
 def qkv(g):
     q, k, v = (torch.randn(1, 4, 6, generator=g).requires_grad_() for _ in range(3))
     st = {"split": split(q, 2), "split_k": split(k, 2), "split_v": split(v, 2)}
@@ -190,6 +213,7 @@ def main(out_dir, header):
     wrapper(g)
     qkv(g)
     gpt(g)
+    annotated(g)
     path = os.path.join(out_dir, "backward_trace.txt")
     with open(path, "w") as f:
         f.write(header("the backward tracer: the gradient of every stage of attention.trace's stages "

@@ -131,6 +131,16 @@ describe("attention.trace backward: the gradient of every stage against PyTorch'
         assert.is_nil(q.grad)
     end)
 
+    it("Python Deep Learning's MultiHeadedAttention (its Transformer blocks' attention), a padding mask, -1e9", function()
+        local c = R.cases.annotated
+        local m = seeded(123, function() return nn.MultiHeadedAttention(2, 4, 0.0) end)
+        local x, mask = R.load(c, "x"), R.load(c, "mask")
+        local tr, text = traced({module = m, x = x, mask = mask}, c)
+        tr:run_backward()
+        assert.are.equal(11, #headers(text(), true))
+        assert.is_true(check_grads(c, tr) >= 11 + 3 + 8) -- the stages, split's other two, 4 weights and 4 biases
+    end)
+
     it("GPT-2 (the book's GPTModel), layer 2, head 2: block 2's input, that head's stages, bit for bit", function()
         local c = R.cases.gpt
         local model = seeded(123, function()

@@ -198,8 +198,10 @@ function stages.multi_head(tr, m, spec)
     local hlead = x:dim() == 3 and {"batch", "head"} or {"head"}
     module_dropout(tr, m.dropout)
     local out = spec.out
-    local params = {output = out and params_of(out, spec.out_name) or nil}
-    for i = 1, 3 do params[PROJ_KEYS[i]] = params_of(spec.layers[i], spec.names[i]) end
+    -- the parameters by the names named_parameters gives them (param_names), else as the formulas name them
+    local pn = spec.param_names or {}
+    local params = {output = out and params_of(out, pn[4] or spec.out_name) or nil}
+    for i = 1, 3 do params[PROJ_KEYS[i]] = params_of(spec.layers[i], pn[i] or spec.names[i]) end
     return with_params(pipeline.build(from_tracer(tr, {
         project = function(i) return spec.layers[i](x) end, project_names = spec.names, project_how = "call",
         heads = h, mask_first = spec.mask_first,
@@ -217,9 +219,11 @@ function stages.annotated_spec(tr, m, linears, name)
         if not torch.is_tensor(t.mask) then fail("mask must be a tensor (1 = visible, as the module takes it)") end
         return t.mask:unsqueeze(2):eq(0)
     end
-    local names = {}
-    for i = 1, 3 do names[i] = name .. "[" .. i .. "]" end
-    return {layers = {linears[1], linears[2], linears[3]}, names = names, heads = m.h, mask_first = false,
+    local names, param_names = {}, {}
+    for i = 1, 4 do names[i], param_names[i] = name .. "[" .. i .. "]", name .. "." .. i end
+    names[4] = nil
+    return {layers = {linears[1], linears[2], linears[3]}, names = names, param_names = param_names, heads = m.h,
+            mask_first = false,
             hidden = hidden, out = linears[4], out_name = name .. "[4]"}
 end
 
