@@ -274,7 +274,7 @@ end
 -- The gradient formulas of record r (its grad field) with their symbols filled in: role -> text.
 -- sym_of: key -> the symbol of that tensor; from: role -> the key r reads.
 local function grad_texts(r, spec, from, sym_of)
-    if not r.grad then return nil end
+    if not r.grad or not r.sym then return nil end
     local out = {}
     for role, g in pairs(r.grad) do
         local text = type(g) == "function" and g(spec) or g
@@ -315,7 +315,7 @@ function pipeline.build(spec)
         local keys = r.keys or {key}
         for i, role in ipairs(r.writes) do at[role] = keys[i] or key end
         local grad = grad_texts(r, spec, from, sym_of) -- with the symbols of what it reads, before its own
-        for i, k in ipairs(keys) do sym_of[k] = r.sym[i] end
+        for i, k in ipairs(keys) do sym_of[k] = r.sym and r.sym[i] or k end -- a record without sym: its key
         local get = function(t) return function(role) return t[from[role]] end end
         out[#out + 1] = {
             key = key, name = disp.name or r.name, note = disp.note or r.note, view = disp.view,
@@ -323,7 +323,7 @@ function pipeline.build(spec)
             lead = (disp.lead == nil and lead[r.lead]) or disp.lead or nil, record = r,
             -- for the backward tracer: the keys it writes, the key each role reads, its tensor's
             -- symbol, and the gradient it sends back to each role it reads (grad_texts)
-            keys = keys, from = from, sym = r.sym[1], grad = grad,
+            keys = keys, from = from, sym = sym_of[key], grad = grad,
             compute = function(t)
                 local first, k2, k3 = r.compute(get(t), spec, t)
                 if r.keys then
