@@ -191,3 +191,25 @@ lesson.step("the table: largest weight and gradient norm against d_k, and a plot
                  math.max(rows[1].scaled.max:item(), rows[2].scaled.max:item(), rows[3].scaled.max:item(),
                           rows[4].scaled.max:item()) < 0.9, true)
 end)
+
+lesson.section("The same gradient, stage by stage")
+
+lesson.say[[
+attention.trace steps backward as well as forward: given a loss, tr:backward() shows the gradient of
+the loss with respect to each stage's tensor, from the last stage to the first. Chapter 3's
+CausalAttention (d_k = 2, seed 123) on the book's six tokens, with L = the sum of the squared context
+vectors: the gradient reaching the weights, the one reaching the scaled scores through softmax's
+Jacobian, and the one reaching the masked scores, which the scaling divides by √d_k on its way back.
+(The tracer's gradients equal PyTorch's bit for bit: tests/lua/trace_backward_spec.lua.)]]
+
+lesson.step("CausalAttention backward: the weights, softmax, the √d_k scaling", function()
+    torch.manual_seed(123)
+    local ca = nn.CausalAttention(3, 2, 6, 0.0)
+    tr = attention.trace{module = ca, x = inputs, tokens = {"Your", "journey", "starts", "with", "one", "step"},
+                         loss = function(out) return (out * out):sum() end}
+    tr:backward("weights")
+    tr:backward("scaled")
+    tr:backward("masked")
+    lesson.agree("the scaling divides the gradient by √d_k on its way back: ∂L/∂ω_m = ∂L/∂ω_s / √2",
+                 tr.grads.masked, tr.grads.scaled / math.sqrt(2), {tol = 0})
+end)

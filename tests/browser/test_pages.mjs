@@ -10,7 +10,8 @@
 // says #present-4, ← goes back, a reload of #present-7 opens step 7, printing gives each step a page.
 // A screenshot of a heatmap step has the window's size and is not blank. A lesson whose token is
 // <script>alert(1)</script> shows it as text and runs no script. From the REPL: attention.heatmap's
-// SVG file and tr:save's page open on their own and hold the values the terminal draws.
+// SVG file and tr:save's page open on their own and hold the values the terminal draws. A lesson that
+// steps a tracer backward shows the backward steps on its page.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -304,6 +305,35 @@ try {
        "tr:save's heatmap holds the values the terminal draws; a token <script> stays text",
        firstDifference(inTrace, drawn));
     await tracePage.page.close();
+  }
+  // a lesson that steps a tracer backward (fixtures/backward_trace.lua): on its page, the forward steps,
+  // then the backward ones in reverse order, the gradients' heatmaps (∂L/∂α, ∂L/∂ω) the terminal's
+  {
+    const fixture = join(here, "fixtures", "backward_trace.lua");
+    const file = join(out, "backward_trace.html");
+    const made3 = spawnSync(attn, ["--html", file, fixture], { cwd: root, encoding: "utf8" });
+    ok(made3.status === 0, "attn --html writes the page of a lesson that runs tr:run_backward()", made3.stdout + made3.stderr);
+    const { page, problems } = await open(browser, file);
+    const seen = await page.evaluate(() => {
+      const text = document.querySelector("section.step").textContent;
+      return { forward: [...text.matchAll(/\[(\d+)\/(\d+)\]\s+(\S+)/g)].map((m) => `${m[1]}/${m[2]} ${m[3]}`),
+               back: [...text.matchAll(/\[←(\d+)\/(\d+)\]\s+(\S+)/g)].map((m) => `${m[1]}/${m[2]} ${m[3]}`),
+               labels: [...document.querySelectorAll("svg.heatmap")].map((s) =>
+                 [...s.querySelectorAll("text.row")].map((t) => t.textContent).join(",")) };
+    });
+    const stages = ["queries", "keys", "values", "scores", "masked", "scaled", "weights", "context"];
+    const wantBack = stages.slice().reverse().map((s, i) => `${i + 1}/8 ${s}`);
+    ok(problems.length === 0 && JSON.stringify(seen.forward) === JSON.stringify(stages.map((s, i) => `${i + 1}/8 ${s}`)) &&
+       JSON.stringify(seen.back) === JSON.stringify(wantBack),
+       "the page shows the 8 forward steps, then the 8 backward steps from context to queries, no console error",
+       JSON.stringify(seen) + "\n" + problems.join("\n"));
+    const want = terminalHeatmaps(terminalRun(fixture));
+    const got = await pageHeatmaps(page);
+    ok(got.length === 5 && JSON.stringify(got) === JSON.stringify(want) &&
+       seen.labels.every((l) => l === "Your,journey,starts"),
+       "its 5 SVG heatmaps (the weights; ∂L/∂α, ∂L/∂ω_s, ∂L/∂ω_m, ∂L/∂ω) hold the terminal's values, rows labelled with the tokens",
+       firstDifference(got, want) + "\n" + JSON.stringify(seen.labels));
+    await page.close();
   }
 } finally {
   await browser.close();

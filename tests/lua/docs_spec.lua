@@ -212,6 +212,8 @@ describe("docs", function()
                 exists = require("attn.gpt.step").Generator_class[name:sub(#"Generator:" + 1)] ~= nil
             elseif name:match("^Encoding:") then
                 exists = require("attn.tiktoken.bpe").Encoding_class[name:sub(#"Encoding:" + 1)] ~= nil
+            elseif name:match("^attention%.trace:") then -- a tracer's method (tr:backward): on a tracer's class
+                exists = getmetatable(attention.trace{x = torch.zeros(2, 2)})[name:sub(#"attention.trace:" + 1)] ~= nil
             elseif name == "Tensor" or name:match("^Tensor%.") or name == "nn.Module.training" then
                 exists = true -- properties and topics: not fields of any table
             elseif name:match("^Tensor:") then

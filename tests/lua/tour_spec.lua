@@ -160,7 +160,7 @@ describe("Tab completion at the prompt", function()
 
     it("completes a tracer's methods after tr:", function()
         _G.tr = attention.trace{x = torch.ones(6, 3)}
-        assert.are.same({"tr:back", "tr:run", "tr:save", "tr:step"}, repl.complete("tr:"))
+        assert.are.same({"tr:back", "tr:backward", "tr:run", "tr:run_backward", "tr:save", "tr:step"}, repl.complete("tr:"))
         assert.are.same({"tr:step"}, repl.complete("tr:st"))
     end)
 

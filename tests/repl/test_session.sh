@@ -85,13 +85,14 @@ type_keys 'nn.MultiHeadAttentionW'
 t send-keys -t "$S" Tab
 check "Tab completes nn.MultiHeadAttentionW to nn.MultiHeadAttentionWrapper" prompt_is 'attn> nn.MultiHeadAttentionWrapper'
 t send-keys -t "$S" C-u
-type_keys 'tr:ba'
+type_keys 'tr:ste'
 t send-keys -t "$S" Tab
-check "Tab completes a tracer's method: tr:ba to tr:back" prompt_is 'attn> tr:back'
+check "Tab completes a tracer's method: tr:ste to tr:step" prompt_is 'attn> tr:step'
 t send-keys -t "$S" C-u
 type_keys 'tr:'
 t send-keys -t "$S" Tab Tab
-check "Tab Tab after tr: lists step, run, save and back" wait_for 'tr:back +tr:run +tr:save +tr:step'
+check "Tab Tab after tr: lists back, backward, run, run_backward, save and step (in columns)" \
+    wait_for 'tr:backward +tr:run_backward +tr:step'
 t send-keys -t "$S" C-u
 
 # ---- an error inside a library class points at the user's line ----------------------------------------

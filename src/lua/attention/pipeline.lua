@@ -20,6 +20,12 @@
 --   on(spec)           whether the stage is part of this spec's attention
 --   fused(spec, q, k)  whether attention.fused computes this stage too (absent: it does not)
 --   compute(get, spec, t)  its tensor(s); get(role) is the tensor the role names at this point
+--   sym      the symbol of its tensor(s) in formulas, one per key ("ω"; split heads: Q_h, K_h, V_h)
+--   grad     role -> how the gradient reaching the tensor it read for that role is made from the
+--            gradient of its own (the chain rule through this stage), a formula with {g} (∂L/∂ of its
+--            first tensor), {gq} {gk} {gv} (∂L/∂ of the tensor it wrote for that role), {o} (its first
+--            tensor's symbol) and {q} {k} {v} {w} {s} {x} (the symbols of what it read), or a function
+--            (spec) -> such a formula. The backward tracer (attention/backward.lua) shows them.
 --
 -- The rule for a new stage: C (src/core, src/bind/attention.c) where speed needs it, that is where a
 -- stage touches every score once per token and no existing op does it in one pass; Lua here where
@@ -77,18 +83,27 @@ local function hidden_of(spec, t, q, k)
 end
 
 local PROJ = {{"queries", "Q", "q"}, {"keys", "K", "k"}, {"values", "V", "v"}}
+local PROJ_NAMES = {"W_query", "W_key", "W_value"}
 
 pipeline.STAGES = {
     {key = "x", name = "input", reads = {}, writes = {"x"}, lead = "x", rows = "q",
      shape = "[.., n, d]: the input, as the caller computed it",
      on = function(spec) return spec.input ~= nil end,
      formula = function(spec) return spec.input end,
-     compute = function(_, _, t) return t.x end},
+     sym = {"X"}, compute = function(_, _, t) return t.x end},
 }
 for i, p in ipairs(PROJ) do
     pipeline.STAGES[#pipeline.STAGES + 1] = {
         key = p[1], name = p[1], reads = {"x"}, writes = {p[3]}, lead = "x", rows = "q",
-        shape = "[.., n, d_in] -> [.., n, d_out]",
+        shape = "[.., n, d_in] -> [.., n, d_out]", sym = {p[2]},
+        -- X·W (a matrix): ∂L/∂X = ∂L/∂Q·Wᵀ; W(X) (a Linear, X·W.weightᵀ): ∂L/∂X = ∂L/∂Q·W.weight
+        -- (project_weights: what to call that matrix, e.g. one head's rows); "chain": more than a product
+        grad = {x = function(spec)
+            local w = spec.project_names and spec.project_names[i] or PROJ_NAMES[i]
+            if spec.project_how == "matmul" then return "{g}·" .. w .. "ᵀ" end
+            if spec.project_how == "chain" then return "{g}·∂{o}/∂X" end
+            return "{g}·" .. (spec.project_weights and spec.project_weights[i] or (w .. ".weight"))
+        end},
         on = function(spec) return spec.project ~= nil end,
         formula = function(spec)
             local w = spec.project_names[i]
@@ -100,7 +115,8 @@ end
 local REST = {
     {key = "split", keys = {"split", "split_k", "split_v"}, name = "split heads", reads = {"q", "k", "v"},
      writes = {"q", "k", "v"}, lead = "head", rows = "q", fused = true,
-     shape = "[.., n, d] -> [.., h, n, d/h] each (a view)",
+     shape = "[.., n, d] -> [.., h, n, d/h] each (a view)", sym = {"Q_h", "K_h", "V_h"},
+     grad = {q = "{gq} → [.., n, d]", k = "{gk} → [.., n, d]", v = "{gv} → [.., n, d]"}, -- heads side by side again
      note = "view + transpose, no copy; shown: the queries; keys and values are tr.split_k, tr.split_v",
      on = function(spec) return (spec.heads or 1) > 1 end,
      formula = function(spec)
@@ -118,6 +134,7 @@ local REST = {
     {key = "rotated_q", keys = {"rotated_q", "rotated_k"}, name = "RoPE", reads = {"q", "k"}, writes = {"q", "k"},
      lead = "head", rows = "q", fused = true, phase = "prepare",
      shape = "[.., n, d] -> [.., n, d] each: pairs of dims rotated by position · θ_base^(-2i/d)",
+     sym = {"Q_r", "K_r"}, grad = {q = "RoPE⁻¹({gq})", k = "RoPE⁻¹({gk})"}, -- rotated back
      note = "shown: the rotated queries; the rotated keys are tr.rotated_k",
      on = function(spec) return spec.rope ~= nil end,
      formula = function(spec)
@@ -133,6 +150,7 @@ local REST = {
     {key = "cached_k", keys = {"cached_k", "cached_v"}, name = "KV cache", reads = {"k", "v"}, writes = {"k", "v"},
      lead = "head", rows = "k", fused = true, phase = "prepare",
      shape = "[.., m_old, d] + [.., n, d] -> [.., m_old + n, d] (with a window: the last window + n - 1)",
+     sym = {"K_c", "V_c"}, grad = {k = "{gk}[-n:]", v = "{gv}[-n:]"}, -- the rows of the new tokens
      note = "shown: the cached keys, one row per token so far; the values are tr.cached_v",
      on = function(spec) return spec.cache ~= nil end,
      formula = function(spec)
@@ -146,6 +164,7 @@ local REST = {
     {key = "repeated_k", keys = {"repeated_k", "repeated_v"}, name = "share KV", reads = {"k", "v"},
      writes = {"k", "v"}, lead = "head", rows = "k", fused = true, phase = "prepare",
      shape = "[.., g, m, d] -> [.., g·r, m, d]: each key/value head repeated r times in place",
+     sym = {"K_g", "V_g"}, grad = {k = "Σ_r {gk}", v = "Σ_r {gv}"}, -- each head's r copies summed
      on = function(spec) return (spec.kv_repeat or 1) > 1 end,
      formula = function(spec) return "K, V = repeat_interleave(K, V, " .. spec.kv_repeat .. ", dim=head)" end,
      compute = function(get, spec)
@@ -153,13 +172,16 @@ local REST = {
          return V.repeat_interleave(k, spec.kv_repeat, k.ndim - 2), V.repeat_interleave(v, spec.kv_repeat, v.ndim - 2)
      end},
     {key = "scores", name = "scores", reads = {"q", "k"}, writes = {"s"}, lead = "head", rows = "q", cols = "k",
-     shape = "[.., n, d] · [.., m, d]ᵀ -> [.., n, m]",
+     shape = "[.., n, d] · [.., m, d]ᵀ -> [.., n, m]", sym = {"ω"}, grad = {q = "{g}·{k}", k = "{g}ᵀ·{q}"},
      on = function() return true end,
      fused = function(spec) return spec.scores == nil end,
      formula = function(spec) return spec.plain and "ω = X·Xᵀ" or "ω = Q·Kᵀ" end,
      compute = function(get, spec) return spec.scores or A.scores(get("q"), get("k")) end},
     {key = "scaled", name = "scaled", reads = {"s"}, writes = {"s"}, lead = "head", rows = "q", cols = "k",
-     shape = "[.., n, m] -> [.., n, m]",
+     shape = "[.., n, m] -> [.., n, m]", sym = {"ω_s"},
+     grad = {s = function(spec)
+         return type(spec.scale) == "number" and ("{g} · " .. tostring(spec.scale)) or "{g} / √d_k"
+     end},
      on = function(spec) return spec.scores == nil and spec.scale ~= false end,
      fused = function(spec) return spec.scale == nil or spec.scale == true end,
      formula = sqrt_formula,
@@ -170,7 +192,7 @@ local REST = {
          spec.fail("scale must be true (1/sqrt(d_k)), false or a number, got " .. type(scale))
      end},
     {key = "biased", name = "ALiBi", reads = {"s"}, writes = {"s"}, lead = "head", rows = "q", cols = "k",
-     shape = "[.., h, n, m] + [h, n, m] -> [.., h, n, m]",
+     shape = "[.., h, n, m] + [h, n, m] -> [.., h, n, m]", sym = {"ω_b"}, grad = {s = "{g}"}, -- a constant bias
      on = function(spec) return spec.alibi ~= nil end,
      formula = function() return "ω + m_h·(j - i)   (m_h = 2^(-8h/H))" end,
      compute = function(get, _, t)
@@ -178,7 +200,8 @@ local REST = {
          return s + V.alibi_bias(s.shape[-3], s.shape[-2], s.shape[-1], t.q_start)
      end},
     {key = "masked", name = "masked", reads = {"s", "q", "k"}, writes = {"s"}, lead = "head", rows = "q",
-     cols = "k", shape = "[.., n, m] -> [.., n, m]; the mask broadcasts to the scores",
+     cols = "k", shape = "[.., n, m] -> [.., n, m]; the mask broadcasts to the scores", sym = {"ω_m"},
+     grad = {s = "{g} ⊙ (1 − mask)"}, -- the hidden scores get no gradient
      on = function(spec) return spec.hidden ~= nil end,
      fused = function(spec, q, k)
          local h = hidden_of(spec, nil, q, k)
@@ -192,30 +215,33 @@ local REST = {
      end,
      compute = function(get, spec, t) return A.mask(get("s"), hidden_of(spec, t, get("q"), get("k")), spec.fill) end},
     {key = "weights", name = "weights", reads = {"s"}, writes = {"w"}, lead = "head", rows = "q", cols = "k",
-     heat = true, fused = true, shape = "[.., n, m] -> [.., n, m], rows summing to 1",
+     heat = true, fused = true, shape = "[.., n, m] -> [.., n, m], rows summing to 1", sym = {"α"},
+     grad = {s = "{o} ⊙ ({g} − Σⱼ {o}·{g})"}, -- softmax's Jacobian, row by row
      on = function() return true end,
      formula = function(_, from) return "α = softmax(" .. (from.s == "scores" and "ω" or "ω'") .. ", dim=-1)" end,
      compute = function(get) return A.softmax(get("s"), -1) end},
     {key = "dropped", name = "dropout", reads = {"w"}, writes = {"w"}, lead = "head", rows = "q", cols = "k",
-     heat = true, shape = "[.., n, m] -> [.., n, m]",
+     heat = true, shape = "[.., n, m] -> [.., n, m]", sym = {"α_d"},
+     grad = {w = "{g} ⊙ m_keep / (1 − p)"}, -- the same cells dropped, the same scaling
      on = function(spec) return spec.dropout ~= nil end,
      fused = function(spec) return spec.dropout == 0 end,
      formula = function(spec) return "α = dropout(α, p=" .. spec.dropout .. ")   (training)" end,
      compute = function(get, spec) return (spec.dropout_fn or A.dropout)(get("w"), spec.dropout) end},
     {key = "context", name = "context", reads = {"w", "v"}, writes = {"z"}, lead = "head", rows = "q", fused = true,
-     shape = "[.., n, m] · [.., m, dv] -> [.., n, dv]",
+     shape = "[.., n, m] · [.., m, dv] -> [.., n, dv]", sym = {"Z"}, grad = {w = "{g}·{v}ᵀ", v = "{w}ᵀ·{g}"},
      on = function() return true end,
      formula = function(spec) return spec.plain and "Z = α·X" or "Z = α·V" end,
      compute = function(get) return A.weighted_sum(get("w"), get("v")) end},
     {key = "merged", name = "merge heads", reads = {"z"}, writes = {"z"}, lead = "x", rows = "q",
-     shape = "[.., h, n, dv] -> [.., n, h·dv]",
+     shape = "[.., h, n, dv] -> [.., n, h·dv]", sym = {"Z_m"}, grad = {z = "{g} → [.., h, n, dv]"},
      on = function(spec) return spec.merge ~= nil end,
      formula = function(spec)
          return spec.merge == "view" and "Z.transpose(2, 3):contiguous():view(b, n, d_out)" or "Z → [..., n, d]"
      end,
      compute = function(get, spec) return (spec.merge_fn or A.merge_heads)(get("z")) end},
     {key = "output", name = "output", reads = {"z"}, writes = {"z"}, lead = "x", rows = "q",
-     shape = "[.., n, d_out] -> [.., n, d_out]",
+     shape = "[.., n, d_out] -> [.., n, d_out]", sym = {"out"},
+     grad = {z = function(spec) return "{g}·" .. tostring(spec.out_name) .. ".weight" end}, -- a Linear
      on = function(spec) return spec.out ~= nil end,
      formula = function(spec) return spec.out_name .. "(Z)" end,
      compute = function(get, spec) return spec.out(get("z")) end},
@@ -245,6 +271,30 @@ local function records_of(spec, phase)
     return list
 end
 
+-- The gradient formulas of record r (its grad field) with their symbols filled in: role -> text.
+-- sym_of: key -> the symbol of that tensor; from: role -> the key r reads.
+local function grad_texts(r, spec, from, sym_of)
+    if not r.grad or not r.sym then return nil end
+    local out = {}
+    for role, g in pairs(r.grad) do
+        local text = type(g) == "function" and g(spec) or g
+        out[role] = text:gsub("{(%a+)}", function(name)
+            if name == "g" then return "∂L/∂" .. r.sym[1] end
+            if name == "o" then return r.sym[1] end
+            local written = name:match("^g(%a)$")
+            if written then
+                for i, w in ipairs(r.writes) do
+                    if w == written then return "∂L/∂" .. r.sym[i] end
+                end
+            end
+            return sym_of[from[name]] or name
+        end)
+    end
+    return out
+end
+
+local INPUT_SYM = {x = "X", q = "Q", k = "K", v = "V"} -- the inputs' symbols, before any stage
+
 --- pipeline.build(spec) -> the stages of this attention, each {key, name, formula, note, rows, cols, heat,
 --- lead, view, compute = function(t) -> tensor}: compute reads the fields of t its record reads (the
 --- tensors of the stages before it, or the inputs named by spec.src) and returns the stage's tensor;
@@ -252,6 +302,8 @@ end
 function pipeline.build(spec)
     local at = {}                                  -- role -> the key of the tensor it names now
     for role, key in pairs(spec.src or {q = "q", k = "k", v = "v", x = "x"}) do at[role] = key end
+    local sym_of = {}                              -- key -> the symbol of its tensor
+    for key, sym in pairs(INPUT_SYM) do sym_of[key] = sym end
     local lead = spec.lead or {}
     local out = {}
     for _, r in ipairs(records_of(spec)) do
@@ -262,11 +314,16 @@ function pipeline.build(spec)
         local key = disp.key or r.key
         local keys = r.keys or {key}
         for i, role in ipairs(r.writes) do at[role] = keys[i] or key end
+        local grad = grad_texts(r, spec, from, sym_of) -- with the symbols of what it reads, before its own
+        for i, k in ipairs(keys) do sym_of[k] = r.sym and r.sym[i] or k end -- a record without sym: its key
         local get = function(t) return function(role) return t[from[role]] end end
         out[#out + 1] = {
             key = key, name = disp.name or r.name, note = disp.note or r.note, view = disp.view,
             formula = disp.formula or r.formula(spec, from), rows = r.rows, cols = r.cols, heat = r.heat,
             lead = (disp.lead == nil and lead[r.lead]) or disp.lead or nil, record = r,
+            -- for the backward tracer: the keys it writes, the key each role reads, its tensor's
+            -- symbol, and the gradient it sends back to each role it reads (grad_texts)
+            keys = keys, from = from, sym = sym_of[key], grad = grad,
             compute = function(t)
                 local first, k2, k3 = r.compute(get(t), spec, t)
                 if r.keys then

@@ -118,6 +118,28 @@ local function module_dropout(tr, d)
 end
 
 local W = {"W_query", "W_key", "W_value"}
+local PROJ_KEYS = {"queries", "keys", "values"}
+
+-- The parameters of a projection (a matrix, or a Linear layer's weight and bias), named as
+-- model:named_parameters() names them under `name`: {{name, tensor}, ...}.
+local function params_of(layer, name, into)
+    into = into or {}
+    if torch.is_tensor(layer) then
+        into[#into + 1] = {name, layer}
+    elseif type(layer) == "table" then
+        for _, field in ipairs({"weight", "bias"}) do
+            if torch.is_tensor(layer[field]) then into[#into + 1] = {name .. "." .. field, layer[field]} end
+        end
+    end
+    return into
+end
+
+-- Gives each stage whose key params names the parameters it is computed with (st.params), which the
+-- backward tracer shows with the stage's gradient: params = {queries = {{name, tensor}, ...}, ...}.
+local function with_params(list, params)
+    for _, st in ipairs(list) do st.params = params[st.key] end
+    return list
+end
 
 -- SelfAttention_v1/v2, CausalAttention: Q, K, V from W_query, W_key, W_value; masked (if the module
 -- has a mask), then scaled, as the book does.
@@ -127,11 +149,13 @@ function stages.single_head(tr, m)
     local wk = m.W_key
     local d_k = torch.is_tensor(wk) and wk.shape[2] or wk.weight.shape[1]
     module_dropout(tr, m.dropout)
-    return pipeline.build(from_tracer(tr, {
+    local params = {}
+    for i = 1, 3 do params[PROJ_KEYS[i]] = params_of(m[W[i]], W[i]) end
+    return with_params(pipeline.build(from_tracer(tr, {
         project = function(i) return project(m[W[i]], x) end, project_names = W,
         project_how = torch.is_tensor(m.W_query) and "matmul" or "call",
         mask_first = true, hidden = torch.is_tensor(m.mask) and stages.causal_hidden(m.mask) or nil,
-        lead = {x = lead, head = lead}, d_k = d_k}))
+        lead = {x = lead, head = lead}, d_k = d_k})), params)
 end
 
 -- MultiHeadAttentionWrapper: the heads (single heads) side by side, then concatenated.
@@ -146,7 +170,12 @@ function stages.wrapper(tr, m)
         for i = 1, #heads do outs[i] = attention.dropout(w:select(hdim - 1, i), p) end
         return torch.stack(outs, hdim - 1)
     end
-    return pipeline.build(from_tracer(tr, {
+    local params = {}
+    for i = 1, 3 do
+        params[PROJ_KEYS[i]] = {}
+        for j, h in ipairs(heads) do params_of(h[W[i]], "heads." .. j .. "." .. W[i], params[PROJ_KEYS[i]]) end
+    end
+    return with_params(pipeline.build(from_tracer(tr, {
         project = function(i)
             local outs = {}
             for j, h in ipairs(heads) do outs[j] = project(h[W[i]], x) end
@@ -156,7 +185,7 @@ function stages.wrapper(tr, m)
         hidden = heads[1].mask and stages.causal_hidden(heads[1].mask) or nil,
         merge = "short", lead = {x = lead, head = lead}, d_k = heads[1].W_key.weight.shape[1],
         display = {merged = {key = "output", name = "concat", formula = "torch.cat({head_1(X), …, head_h(X)}, -1)",
-                             lead = x:dim() == 3 and {"batch"} or false}}}))
+                             lead = x:dim() == 3 and {"batch"} or false}}})), params)
 end
 
 -- MultiHeadAttention (ch. 3) and MultiHeadedAttention (Python Deep Learning). spec:
@@ -169,11 +198,16 @@ function stages.multi_head(tr, m, spec)
     local hlead = x:dim() == 3 and {"batch", "head"} or {"head"}
     module_dropout(tr, m.dropout)
     local out = spec.out
-    return pipeline.build(from_tracer(tr, {
+    -- the parameters by the names named_parameters gives them (param_names), else as the formulas name them
+    local pn = spec.param_names or {}
+    local params = {output = out and params_of(out, pn[4] or spec.out_name) or nil}
+    for i = 1, 3 do params[PROJ_KEYS[i]] = params_of(spec.layers[i], pn[i] or spec.names[i]) end
+    return with_params(pipeline.build(from_tracer(tr, {
         project = function(i) return spec.layers[i](x) end, project_names = spec.names, project_how = "call",
         heads = h, mask_first = spec.mask_first,
         hidden = spec.hidden or nil, merge = "view", out = out and function(z) return out(z) end,
-        out_name = spec.out_name, lead = {x = lead, head = hlead}, d_k = spec.layers[1].weight.shape[1] // h}))
+        out_name = spec.out_name, lead = {x = lead, head = hlead}, d_k = spec.layers[1].weight.shape[1] // h})),
+        params)
 end
 
 -- The spec of the annotated transformer's MultiHeadedAttention (Python Deep Learning ch. 7), whose
@@ -185,9 +219,11 @@ function stages.annotated_spec(tr, m, linears, name)
         if not torch.is_tensor(t.mask) then fail("mask must be a tensor (1 = visible, as the module takes it)") end
         return t.mask:unsqueeze(2):eq(0)
     end
-    local names = {}
-    for i = 1, 3 do names[i] = name .. "[" .. i .. "]" end
-    return {layers = {linears[1], linears[2], linears[3]}, names = names, heads = m.h, mask_first = false,
+    local names, param_names = {}, {}
+    for i = 1, 4 do names[i], param_names[i] = name .. "[" .. i .. "]", name .. "." .. i end
+    names[4] = nil
+    return {layers = {linears[1], linears[2], linears[3]}, names = names, param_names = param_names, heads = m.h,
+            mask_first = false,
             hidden = hidden, out = linears[4], out_name = name .. "[4]"}
 end
 

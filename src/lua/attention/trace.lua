@@ -11,6 +11,8 @@
 --   tr:run()    the remaining stages;  tr:back()  shows the previous stage again (nothing recomputed)
 --   tr:save(path)   every stage as a web page (attention/trace_page.lua); tr stays where it is
 --   tr.scores, tr.weights, tr.context, ...   each stage's tensor, once it has been computed
+--   with loss = function(out) ... end (out: the last stage's tensor): tr:backward(), tr:run_backward()
+--   step back through the same stages, showing each one's gradient (attention/backward.lua); tr.grads
 --
 -- Every number shown is computed here by the attention stages (or by the module's own layers);
 -- weight matrices are drawn with attn.heatmap. A stage with leading dims (batch, heads) is shown one
@@ -22,6 +24,7 @@ local check = require("attn.check")
 local stages = require("attn.attention.stages")
 local torch = require("attn.bind").torch
 local trace_page = require("attn.attention.trace_page")
+local backward = require("attn.attention.backward") -- tr:backward, tr:run_backward (loss =)
 local tr_, trf = require("attn.i18n").tr, require("attn.i18n").trf
 
 -- What a trace shows is translated where it is shown (attn.i18n): the stages' names and notes come
@@ -41,7 +44,7 @@ Trace.__index = Trace
 Trace.__name = "attention.trace"
 
 local FIELDS = {"x", "q", "k", "v", "module", "tokens", "key_tokens", "mask", "scale", "fill", "dropout",
-                "heads", "color", "write", "layer", "head", "text", "ids", "tokenizer", "use_cache"}
+                "heads", "color", "write", "layer", "head", "text", "ids", "tokenizer", "use_cache", "loss"}
 
 local function fail(msg)
     errors.raise("attention.trace: " .. msg)
@@ -149,6 +152,7 @@ local function trace(args)
     tr.key_tokens = check_tokens(args.key_tokens or (m == n and args.tokens or nil), m, "key_tokens")
     rawset(tr, "_stages", list)
     rawset(tr, "_kind", kind)
+    backward.prepare_inputs(tr, args.module ~= nil and "module" or "inputs") -- loss =: the inputs in the graph
     return tr
 end
 
@@ -174,33 +178,42 @@ end
 
 -- "[i/N] name  formula   shape [..]": "[9/11] " as wide as "[10/11]", the names padded to the longest of this trace's stages, so the
 -- formulas line up with at least two spaces before them ("merge heads", "split heads" are 11 wide).
-local function header(tr, i, st, t)
+-- mark: "" for a forward step, "←" for a backward one (attention/backward.lua), before i.
+local function header(tr, mark, i, st, formula, t)
     local list = tr._stages
     local namew = 0
     for _, s in ipairs(list) do namew = math.max(namew, width(shown(s.name))) end
-    local count = string.format("[%d/%d]", i, #list)
+    local count = string.format("[%s%d/%d]", mark, i, #list)
     local name = shown(st.name)
-    local left = string.format("%-" .. (2 * #tostring(#list) + 3) .. "s %s%s  %s", count, name,
-                               string.rep(" ", namew - width(name)), st.formula)
+    local left = string.format("%s%s %s%s  %s", count, string.rep(" ", 2 * #tostring(#list) + 3 + width(mark) - width(count)),
+                               name, string.rep(" ", namew - width(name)), formula)
     local w = width(left)
     return left .. string.rep(" ", math.max(2, 58 - w)) .. tr_("shape") .. " " .. check.shape(t)
 end
 
-function Trace:_show(i)
-    local st = self._stages[i]
-    local t = rawget(self, st.key)
-    local out = {header(self, i, st, t)}
-    if st.view then t = st.view(t) end -- a long vector shown in part (the stage's note says so)
-    if st.note then out[2] = "  (" .. shown(st.note) .. ")" end
+-- The lines that show tensor t of stage st: each matrix, labelled with the tokens where the stage says
+-- (rows of queries, columns of keys), a heatmap where heat is true. Shared with attention/backward.lua.
+function Trace:_matrices(st, t, heat)
+    local out = {}
     for _, mt in ipairs(matrices(t, st.lead)) do
         local title, mat = mt[1], mt[2]
         if title then out[#out + 1] = "  " .. title .. ":" end
         local rows = st.rows == "q" and mat.shape[1] == (self.tokens and #self.tokens) and self.tokens or nil
         if st.rows == "k" and mat.shape[1] == (self.key_tokens and #self.key_tokens) then rows = self.key_tokens end
         local cols = st.cols == "k" and mat.shape[2] == (self.key_tokens and #self.key_tokens) and self.key_tokens or nil
-        local text = heatmap.render(mat, {rows = rows, cols = cols, shade = st.heat or false, color = self.color})
+        local text = heatmap.render(mat, {rows = rows, cols = cols, shade = heat or false, color = self.color})
         out[#out + 1] = "  " .. text:gsub("\n", "\n  ")
     end
+    return out
+end
+
+function Trace:_show(i)
+    local st = self._stages[i]
+    local t = rawget(self, st.key)
+    local out = {header(self, "", i, st, st.formula, t)}
+    if st.view then t = st.view(t) end -- a long vector shown in part (the stage's note says so)
+    if st.note then out[2] = "  (" .. shown(st.note) .. ")" end
+    for _, line in ipairs(self:_matrices(st, t, st.heat)) do out[#out + 1] = line end
     self._write(table.concat(out, "\n"))
 end
 
@@ -290,6 +303,8 @@ function Trace:save(path)
     local size, err = trace_page.save(self, path)
     if not size then errors.raise("attention.trace: " .. err) end
 end
+
+backward.install(Trace, {compute_to = compute_to, header = header, check_self = check_self})
 
 function Trace:__tostring()
     local names = {}

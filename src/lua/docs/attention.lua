@@ -137,7 +137,7 @@ context, weights = attention.forward{q = inputs, k = inputs, v = inputs, mask = 
 weights[2]
 --> tensor([0.4226, 0.5774, 0.0000, 0.0000, 0.0000, 0.0000])]=])
 
-def("attention.trace", "attention.trace{x = | q =, k =, v = | module =, x = [, tokens =, ...]}", [=[
+def("attention.trace", "attention.trace{x = | q =, k =, v = | module =, x = [, tokens =, loss =, ...]}", [=[
 A stepper through the stages of attention. tr:step() computes the next stage and prints it: its
 number, name and formula on one line with the shape, then the matrix, with the tokens as row and
 column labels; weights are drawn as a heatmap. tr:step("weights") (a field name or a number) goes to
@@ -154,7 +154,9 @@ MultiHeadAttention, and Python Deep Learning's MultiHeadedAttention, whose mask 
 dropout (in training mode), context, merge heads, out_proj. With several heads or a batch, each stage
 shows one matrix per batch item and head. tokens labels the rows (key_tokens the columns, when the
 keys differ); color = true/false overrides the terminal's choice; write = f receives the output
-(default print). An option that a kind of trace does not use is an error, not ignored.]=], [=[
+(default print). An option that a kind of trace does not use is an error, not ignored. With loss = f, a function of
+the last stage's tensor that returns the loss, tr:backward() and tr:run_backward() go back through the same stages,
+showing each one's gradient (?attention.trace:backward).]=], [=[
 tr = attention.trace{x = inputs, tokens = {"Your", "journey", "starts", "with", "one", "step"}}
 tr:step()                                        -- inputs: see ?torch.tensor
 --> [1/3] scores   ω = X·Xᵀ                                   shape [6, 6]
@@ -179,6 +181,43 @@ tr:step()
 -->   step     0.1385░  0.2184▓  0.2128▓  0.1420░  0.0988   0.1896▓
 tr.weights:sum(-1)
 --> tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000])]=])
+
+def("attention.trace:backward", "tr:backward([which])   tr:run_backward()", [=[
+The backward steps of a trace made with loss = f, f a function of the last stage's tensor that returns the loss
+(a tensor of one number). The first call computes the stages not computed yet (with gradients on), L = f(the
+last stage's tensor) and, with torch.autograd.grad, the gradient of L with respect to every stage's tensor.
+Each tr:backward() then shows the next stage backward, from the last to the first (weighted sum, softmax,
+mask, scale, scores, split heads, projections): ∂L/∂ its tensor, after the chain-rule step that makes it from
+the gradients of the stages that read it, drawn as its forward step draws the tensor (token labels; ∂L/∂α and
+∂L/∂ω as heatmaps); a projection's step also shows its parameters' gradients (∂L/∂W_query.weight).
+tr:backward("weights") (a field name, or a number in backward order) shows that step; tr:run_backward() shows
+every step not shown yet. The gradients stay in tr.grads, by field name and parameter name; the module's own
+.grad are left as they were. tr:save writes the backward steps after the forward ones. For a whole model
+(module = model, layer =, head =), the last stage is the chosen head's context.]=], [=[
+torch.manual_seed(789)
+sa = nn.SelfAttention_v2(3, 2)                   -- inputs: see ?torch.tensor
+tr = attention.trace{module = sa, x = inputs, tokens = {"Your", "journey", "starts", "with", "one", "step"},
+                     loss = function(out) return (out * out):sum() end}
+tr:backward()
+--> [←1/7] context  ∂L/∂Z   (L = loss(Z))                     shape [6, 2]
+-->   Your     -0.1478   0.1426
+-->   journey  -0.1496   0.1406
+-->   starts   -0.1497   0.1405
+-->   with     -0.1520   0.1369
+-->   one      -0.1527   0.1359
+-->   step     -0.1509   0.1386
+tr:backward("weights")
+--> [←2/7] weights  ∂L/∂α = ∂L/∂Z·Vᵀ                          shape [6, 6]
+-->               Your  journey   starts     with      one     step
+-->   Your     0.0170▒  0.0277▓  0.0283█  0.0131░  0.0304█  0.0088
+-->   journey  0.0171▒  0.0278█  0.0283█  0.0133░  0.0295█  0.0095
+-->   starts   0.0171▒  0.0278█  0.0283█  0.0133░  0.0294█  0.0095
+-->   with     0.0172▒  0.0278█  0.0282█  0.0135░  0.0278█  0.0105
+-->   one      0.0172▒  0.0278█  0.0281█  0.0136░  0.0274▓  0.0108
+-->   step     0.0171▒  0.0278█  0.0282█  0.0134░  0.0286█  0.0100
+tr.grads["W_query.weight"]
+--> tensor([[0.0009, 0.0012, 0.0012],
+-->         [0.0009, 0.0012, 0.0012]])]=])
 
 def("attention.heatmap", "attention.heatmap(t [, {rows =, cols =, color =, range =, svg =}])", [=[
 Draws a matrix (a 2-D tensor) in the terminal: in colour, each cell's background runs from light (the

@@ -48,7 +48,8 @@ help.groups("attention", {
     {"Today's models (the bonus chapters):", {"attention.rope", "attention.rope_params", "attention.band_mask",
      "attention.layer_pattern", "attention.alibi_slopes", "attention.repeat_interleave", "attention.kv_groups",
      "attention.kv_cache_bytes", "attention.online_softmax"}},
-    {"Seeing them:", {"attention.trace", "attention.heatmap", "attention.overview", "attention.plot"}},
+    {"Seeing them:", {"attention.trace", "attention.trace:backward", "attention.heatmap", "attention.overview",
+                      "attention.plot"}},
 })
 
 help.groups("lesson", {

@@ -118,6 +118,8 @@ function inspect.trace_stages(model, tr)
     local list = pipeline.build{
         input = string.format("X = norm1(h%d)   (block %d's input, after its LayerNorm)", L - 1, L),
         project = function(i, t) return ({heads_of(att, t.x:unsqueeze(1))})[i][1][H] end,
+        project_weights = {string.format("W_query.weight[head %d]", H), string.format("W_key.weight[head %d]", H),
+                           string.format("W_value.weight[head %d]", H)}, -- the rows of head H (backward's formulas)
         mask_first = true, hidden = stages.causal_hidden(att.mask), fill = tr.fill or -math.huge, scale = tr.scale,
         d_k = hd, display = display, fail = function(msg) fail(fn, msg) end}
     return list, {layer = true, head = true, text = true, ids = true, tokenizer = true}

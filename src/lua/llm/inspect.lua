@@ -93,7 +93,7 @@ function inspect.trace_stages(model, tr)
                                formula = string.format("V = W_value(X), key/value head %d", g)}}
     local list = pipeline.build{
         input = string.format("X = norm1(h%d)   (block %d's input, after its RMSNorm)", L - 1, L),
-        project = function(i) return mine[i] end,
+        project = function(i) return mine[i] end, project_how = "chain", -- a QK-norm too: backward says ∂Q/∂X
         rope = att.rope, hidden = function(_, qq, kk) return V.band_mask(qq.shape[-2], kk.shape[-2]) end,
         fill = -math.huge, d_k = hd, display = display, fail = function(msg) fail(fn, msg) end}
     return list, {layer = true, head = true, text = true, ids = true, tokenizer = true}
