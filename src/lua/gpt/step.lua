@@ -162,8 +162,11 @@ function Generator:step()
     for j = 1, k do
         local cand = ids[1][j]
         local label = piece(self, cand)
-        out[#out + 1] = string.format("    %s%s %6.2f%%%s\n", label, string.rep(" ", math.max(1, 16 - width.of(label))),
-                                      100 * vals[1][j], cand == id and trf("  <- chosen") or "")
+        local p = 100 * vals[1][j]
+        -- below 0.1% (a random model's candidates, near 1 / vocab_size) two decimals would all read 0.00
+        out[#out + 1] = string.format(p < 0.1 and "    %s%s %6.4f%%%s\n" or "    %s%s %6.2f%%%s\n", label,
+                                      string.rep(" ", math.max(1, 16 - width.of(label))), p,
+                                      cand == id and trf("  <- chosen") or "")
     end
     if self.eos_id and id == self.eos_id then
         out[#out + 1] = trf("  end of text: generation stops\n")
