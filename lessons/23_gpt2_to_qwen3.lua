@@ -7,7 +7,8 @@
 -- (scripts/lesson_reference_gpt2_qwen3.py, tests/data/torch/lesson_gpt2_qwen3.txt). The real Qwen3-0.6B
 -- comes last, when its files are here (skipped, with how to get them, when not).
 -- It needs the two tokenizers: GPT-2's vocabulary (?tiktoken.get_encoding) and Qwen3's tokenizer.json
--- (sh scripts/fetch-hf-tokenizers.sh ~/.cache/attn/hf-tokenizers; make test fetches both).
+-- (sh scripts/fetch-hf-tokenizers.sh ~/.cache/attn/hf-tokenizers; make test fetches both into build/ and
+-- sets ATTN_HF_TOKENIZERS_DIR); without them its first step says how to get them (--check: skipped).
 --   ./attn lessons/23_gpt2_to_qwen3.lua           straight through
 --   ./attn --step lessons/23_gpt2_to_qwen3.lua    one step at a time
 
@@ -15,30 +16,6 @@ lesson.title("From GPT-2 to Qwen3",
              {source = "Build a Large Language Model (From Scratch), ch. 4; bonus material ch05/07_gpt_to_llama, ch05/11_qwen3"})
 
 local function pytorch(name) return lesson.reference("lesson_gpt2_qwen3.txt", "gq." .. name) end
-
--- Qwen3's tokenizer.json: the real model's (Hugging Face cache), else where scripts/fetch-hf-tokenizers.sh
--- put it ($ATTN_HF_TOKENIZERS_DIR, ~/.cache/attn/hf-tokenizers, build/hf-tokenizers).
-local function find_qwen3_tokenizer()
-    local ok, tok = pcall(tokenizers.Tokenizer.from_pretrained, "Qwen/Qwen3-0.6B")
-    if ok then return tok end
-    local dirs = {os.getenv("ATTN_HF_TOKENIZERS_DIR"), (os.getenv("HOME") or ".") .. "/.cache/attn/hf-tokenizers",
-                  "build/hf-tokenizers"}
-    for i = 1, 3 do
-        local path = dirs[i] and dirs[i] .. "/qwen3/tokenizer.json"
-        local f = path and io.open(path, "rb")
-        if f then
-            f:close()
-            return tokenizers.Tokenizer.from_file(path)
-        end
-    end
-end
-
--- A GPT-2 token as a label: its text, or its bytes as \xHH when it holds part of a character.
-local function gpt2_label(enc, id)
-    local bytes = enc:decode_single_token_bytes(id)
-    if utf8.len(bytes) then return bytes end
-    return (bytes:gsub("[\128-\255]", function(c) return string.format("\\x%02X", c:byte()) end))
-end
 
 lesson.section("The same sentence, two tokenizers")
 
@@ -52,18 +29,25 @@ pages, and Qwen3's, many more, from text in many languages, Chinese among them.]
 lesson.step("the two tokenizers", function()
     sentence = "你的旅程从一步开始"
     local ok, enc = pcall(tiktoken.get_encoding, "gpt2")
-    qwen_tok = find_qwen3_tokenizer()
-    if not ok or not qwen_tok then
+    -- Qwen3's tokenizer.json: the real model's (in the Hugging Face cache), else where
+    -- scripts/fetch-hf-tokenizers.sh puts it
+    local found, tok = pcall(tokenizers.Tokenizer.from_pretrained, "Qwen/Qwen3-0.6B")
+    for _, dir in ipairs({os.getenv("ATTN_HF_TOKENIZERS_DIR") or "build/hf-tokenizers",
+                          (os.getenv("HOME") or ".") .. "/.cache/attn/hf-tokenizers"}) do
+        if not found then found, tok = pcall(tokenizers.Tokenizer.from_file, dir .. "/qwen3/tokenizer.json") end
+    end
+    if not ok or not found then
         lesson.skip([[
-This lesson needs two tokenizers, and %s is not here.
+This lesson needs two tokenizers, and %s is not here (%s).
 GPT-2's vocabulary:
     sh scripts/fetch-gpt2-vocab.sh ~/.cache/attn/tiktoken
 Qwen3's tokenizer.json:
     sh scripts/fetch-hf-tokenizers.sh ~/.cache/attn/hf-tokenizers
 (or huggingface-cli download Qwen/Qwen3-0.6B, which brings the model's files too)]],
-            not ok and lesson.tr("GPT-2's vocabulary") or lesson.tr("Qwen3's tokenizer.json"))
+            not ok and lesson.tr("GPT-2's vocabulary") or lesson.tr("Qwen3's tokenizer.json"),
+            tostring(not ok and enc or tok))
     end
-    gpt2_tok = enc
+    gpt2_tok, qwen_tok = enc, tok
     lesson.show("gpt2_tok.n_vocab", gpt2_tok.n_vocab)
     lesson.show("qwen_tok:get_vocab_size()", qwen_tok:get_vocab_size())
 end)
@@ -72,7 +56,11 @@ lesson.step("GPT-2's tokens and Qwen3's", function()
     gpt2_ids = gpt2_tok:encode(sentence)
     qwen_ids = qwen_tok:encode(sentence)
     gpt2_labels = {}
-    for i, id in ipairs(gpt2_ids) do gpt2_labels[i] = gpt2_label(gpt2_tok, id) end
+    for i, id in ipairs(gpt2_ids) do
+        local bytes = gpt2_tok:decode_single_token_bytes(id) -- a piece of a character: its bytes, as \xE4
+        gpt2_labels[i] = utf8.len(bytes) and bytes or
+                         bytes:gsub("[\128-\255]", function(c) return string.format("\\x%02X", c:byte()) end)
+    end
     qwen_labels = qwen_tok:tokens(sentence)
     lesson.show("GPT-2", table.concat(gpt2_labels, " | "))
     lesson.show("Qwen3", table.concat(qwen_labels, " | "))
