@@ -45,7 +45,7 @@ Qwen3's tokenizer.json:
     sh scripts/fetch-hf-tokenizers.sh ~/.cache/attn/hf-tokenizers
 (or huggingface-cli download Qwen/Qwen3-0.6B, which brings the model's files too)]],
             not ok and lesson.tr("GPT-2's vocabulary") or lesson.tr("Qwen3's tokenizer.json"),
-            tostring(not ok and enc or tok))
+            not ok and lesson.tr("see ?tiktoken.get_encoding") or tostring(tok))
     end
     gpt2_tok, qwen_tok = enc, tok
     lesson.show("gpt2_tok.n_vocab", gpt2_tok.n_vocab)
