@@ -27,7 +27,7 @@ vocabulary. Both tokenizers are byte-level BPE, but GPT-2's tokens were learned 
 pages, and Qwen3's, many more, from text in many languages, Chinese among them.]]
 
 lesson.step("the two tokenizers", function()
-    sentence = "你的旅程从一步开始"
+    sentence = [[你的旅程从一步开始]]   -- a Lua string, as "..." is
     local ok, enc = pcall(tiktoken.get_encoding, "gpt2")
     -- Qwen3's tokenizer.json: the real model's (in the Hugging Face cache), else where
     -- scripts/fetch-hf-tokenizers.sh puts it
