@@ -48,3 +48,6 @@ fi
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_gpt2.py
 # tiny Qwen3 and Llama 3 models in Hugging Face's layout and their logits (tests/data/hf_models)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_qwen3_llama.py
+# lessons/23_gpt2_to_qwen3.lua: two small seeded models, GPT-2's and Qwen3's, on a Chinese sentence
+# (lesson_gpt2_qwen3.txt; the sentence's ids come from tests/data/tiktoken and tests/data/tokenizers)
+OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/lesson_reference_gpt2_qwen3.py

@@ -73,6 +73,10 @@ fi
 # GPT-2's vocabulary for the tokenizer tests: make test fetched it here (scripts/fetch-gpt2-vocab.sh).
 ATTN_TIKTOKEN_DIR="$(pwd)/build/gpt2-vocab"
 export ATTN_TIKTOKEN_DIR
+# Qwen3's and Llama 3's tokenizer.json, there too (scripts/fetch-hf-tokenizers.sh): the tokenizer tests and
+# lesson 23 read them, from any directory
+ATTN_HF_TOKENIZERS_DIR="$(pwd)/build/hf-tokenizers"
+export ATTN_HF_TOKENIZERS_DIR
 
 # Sanitizers: fail on the first UBSan report; LeakSanitizer needs ptrace, which some sandboxes forbid,
 # so leak checking is on only where it works.

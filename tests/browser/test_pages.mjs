@@ -57,6 +57,19 @@ function terminalRun(lesson) {
 // drawn next to each other are one heatmap's row; the lines of cells between two lines of other text
 // are one drawing, or several side by side (lesson.heatmaps), told apart by the column they start at.
 const CELL = /\x1b\[48;5;[\d;]+m([^\x1b]*)\x1b\[0m/g;
+// The columns a text takes on a terminal: CJK characters take two (row labels such as 你的 and 从 are
+// padded to the same width, not to the same number of characters).
+function displayWidth(s) {
+  let w = 0;
+  for (const ch of s) {
+    const c = ch.codePointAt(0);
+    const wide = (c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf) || (c >= 0xac00 && c <= 0xd7a3) ||
+      (c >= 0xf900 && c <= 0xfaff) || (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
+      (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x20000 && c <= 0x3fffd);
+    w += wide ? 2 : 1;
+  }
+  return w;
+}
 function terminalHeatmaps(text) {
   const maps = [];
   let block = null; // the column each heatmap of the current drawing starts at -> its rows
@@ -65,7 +78,7 @@ function terminalHeatmaps(text) {
     let end = -1;
     for (const m of line.matchAll(CELL)) {
       if (m.index !== end) {
-        const column = line.slice(0, m.index).replace(/\x1b\[[\d;]*m/g, "").length;
+        const column = displayWidth(line.slice(0, m.index).replace(/\x1b\[[\d;]*m/g, ""));
         segments.push({ column, cells: [] });
       }
       segments[segments.length - 1].cells.push(m[1].trim());

@@ -9,6 +9,15 @@
 local errors = require("attn.errors")
 local check = require("attn.check")
 local width = require("attn.text.width")
+local trf = require("attn.i18n").trf
+
+-- What overview returns: the maps ({layers =, tokens =}) with a one-line print, so that the prompt, which
+-- prints an expression's value, does not follow the drawing with every weight of every head.
+local Maps = {__name = "attention.overview"}
+function Maps.__tostring(m)
+    return trf("<attention.overview: %d layers × %d heads on %d tokens; maps.layers[l][h] is one head's weights>",
+               #m.layers, m.layers[1] and m.layers[1].shape[1] or 0, #m.tokens)
+end
 
 local SHADES = {"·", "░", "▒", "▓", "█"}
 local MAX_TOKENS = 32
@@ -76,9 +85,8 @@ local function overview(args)
     local out = {}
     local legend = {}
     for i, t in ipairs(maps.tokens) do legend[i] = i .. "=" .. (t:gsub("%c", " ")) end
-    out[#out + 1] = string.format("attention of every layer × head: %d tokens, a row per query, a column per key "
-                                  .. "(· light … █ dark; blank: hidden by the causal mask)", n)
-    out[#out + 1] = "tokens: " .. table.concat(legend, "  ")
+    out[#out + 1] = trf("attention of every layer × head: %d tokens, a row per query, a column per key (· light … █ dark; blank: hidden by the causal mask)", n)
+    out[#out + 1] = trf("tokens: %s", table.concat(legend, "  "))
     local cell = math.max(n, 3) + 2
     local per_line = math.max(1, (cols - 4) // cell)
     for _, l in ipairs(layers) do
@@ -100,7 +108,7 @@ local function overview(args)
         end
     end
     write(table.concat(out, "\n"))
-    return maps
+    return setmetatable(maps, Maps)
 end
 
 return overview

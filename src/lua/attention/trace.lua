@@ -35,9 +35,14 @@ local SHOWN = {N("scores"), N("scaled"), N("masked"), N("weights"), N("dropout")
                N("head"), N("view + transpose, no copy; shown: the queries; keys and values are tr.split_k, tr.split_v"),
                N("RoPE"), N("KV cache"), N("share KV"), N("ALiBi"),
                N("shown: the rotated queries; the rotated keys are tr.rotated_k"),
-               N("shown: the cached keys, one row per token so far; the values are tr.cached_v")}
+               N("shown: the cached keys, one row per token so far; the values are tr.cached_v"), N("input")}
 local KINDS = {[N("attention")] = true, [N("self-attention without weights")] = true}  -- the rest are class names
-local function shown(s) return tr_(s) end   -- SHOWN: the names shown, for xgettext only
+-- SHOWN: the names shown, for xgettext only. A note with numbers in it is {format, ...}, the format marked
+-- where it is written (gpt/inspect.lua, llm/inspect.lua), so that it is translated before it is filled in.
+local function shown(s)
+    if type(s) == "table" then return trf(s[1], table.unpack(s, 2)) end
+    return tr_(s)
+end
 
 local Trace = {}
 Trace.__index = Trace

@@ -132,11 +132,18 @@ Chapter 5's helper: the text of a batch of one ([1, n] ids).]=], [=[
 gpt.token_ids_to_text(torch.tensor{{6110, 3627, 6101, 346}}, tiktoken.get_encoding("gpt2"))
 --> Every effort moves you]=], gpt.token_ids_to_text)
 
-def("gpt.Generator", "gpt.Generator{model =, idx = or text =, tokenizer =, max_new_tokens = 10, temperature = 0, top_k =, eos_id =, show = 5}", [=[
+def("gpt.Generator", "gpt.Generator{model =, idx = or text =, tokenizer =, max_new_tokens = 10, temperature = 0, top_k =, eos_id =, show = 5, use_cache = false}", [=[
 Chapter 5's generate, a token at a time: g:step() runs the model on the context, shows the causal
 mask's row for the last position (it sees every token up to itself), the top `show` candidates with
 their probabilities and the one chosen, and appends it; g:run() does the remaining steps. g.idx holds
-the ids, g:text() their text. The same seed gives gpt.generate's ids.]=], [=[
+the ids, g:text() their text. The same seed gives gpt.generate's ids.
+
+Any model with chapter 4's interface works: gpt.GPTModel, qwen3.Qwen3Model, llama.Llama3Model; the
+tokenizer is a tiktoken encoding or a tokenizers.Tokenizer (by default the tokenizer.json of the
+directory from_pretrained read). With use_cache = true (the bonus chapter ch04/03_kv-cache) the prompt
+goes through the model once, then only each new token, its one query against the keys and values every
+layer cached (see g:run's example); the same ids as without the cache, and the prompt and the new
+tokens must fit the context length.]=], [=[
 tiny = gpt.GPTModel.from_pretrained("tests/data/gpt2/tiny")
 g = gpt.Generator{model = tiny, idx = torch.tensor{{1, 2, 3}}, max_new_tokens = 2, show = 2}
 g:run().shape
@@ -168,10 +175,19 @@ g:step()
 --> 45]=], Generator.step)
 
 def("Generator:run", "g:run() -> idx", [=[
-The remaining steps of gpt.Generator; returns the ids.]=], [=[
-g = gpt.Generator{model = gpt.GPTModel.from_pretrained("tests/data/gpt2/tiny"), idx = torch.tensor{{1}}, max_new_tokens = 0}
-g:run().shape
---> torch.Size([1, 1])]=], Generator.run)
+The remaining steps of gpt.Generator; returns the ids. Here with the KV cache, on a tiny Qwen3.]=], [=[
+tiny = qwen3.Qwen3Model.from_pretrained("tests/data/hf_models/qwen3-f32")
+g = gpt.Generator{model = tiny, idx = torch.tensor{{6, 18, 43}}, max_new_tokens = 2, show = 1, use_cache = true}
+g:run()
+--> [1/2] the prompt, 3 tokens, goes through the model once: each layer's KV cache now holds the keys and values of 3 tokens
+-->   next-token probabilities (greedy: the most likely is taken):
+-->     #43              100.00%  <- chosen
+-->   new token: #43
+--> [2/2] only the new token #43 goes through the model: its query meets 4 keys, 3 from the cache and its own
+-->   next-token probabilities (greedy: the most likely is taken):
+-->     #43               99.99%  <- chosen
+-->   new token: #43
+--> tensor([[ 6, 18, 43, 43, 43]])]=], Generator.run)
 
 def("Generator:text", "g:text() -> text", [=[
 The text of the ids so far (the generator needs a tokenizer).]=], [=[

@@ -17,6 +17,8 @@ local model_lib = require("attn.gpt.model")
 
 local inspect = {}
 
+local function N(msgid) return msgid end -- marks a message for the catalogs; attention.trace translates it
+
 -- "fn: message", the message translated (scripts/po.sh extracts fail_at's second argument)
 local function fail_at(fn, fmt, ...) errors.raisef("%s: %s", fn, i18n.trf(fmt, ...)) end
 
@@ -106,13 +108,14 @@ function inspect.trace_stages(model, tr)
     local att = block.att
     local hd = att.head_dim
     local d = model.cfg.emb_dim
-    local shown = function(k) return string.format("first %d of %d dims shown; all in tr.%s", math.min(SHOW, k), k, "%s") end
+    -- the notes as {format, ...}: attention.trace translates the format, then fills it in
+    local shown = function(k, key) return {N("first %d of %d dims shown; all in tr.%s"), math.min(SHOW, k), k, key} end
     -- the input of block L's attention, computed now: the tracer labels its rows with the tokens
     tr.x = block.norm1(stream_before(model, ids, L))[1]
-    local display = {x = {view = narrow_view, note = shown(d):format("x")},
-                     context = {view = narrow_view, note = shown(hd):format("context")}}
+    local display = {x = {view = narrow_view, note = shown(d, "x")},
+                     context = {view = narrow_view, note = shown(hd, "context")}}
     for i, p in ipairs({{"queries", "Q", "W_query"}, {"keys", "K", "W_key"}, {"values", "V", "W_value"}}) do
-        display[p[1]] = {view = narrow_view, note = shown(hd):format(p[1]),
+        display[p[1]] = {view = narrow_view, note = shown(hd, p[1]),
                          formula = string.format("%s = %s(X), head %d's %d columns", p[2], p[3], H, hd)}
     end
     local list = pipeline.build{

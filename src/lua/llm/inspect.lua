@@ -18,6 +18,8 @@ local V = require("attn.attention.variants")
 
 local inspect = {}
 
+local function N(msgid) return msgid end -- marks a message for the catalogs; attention.trace translates it
+
 local function fail(fn, msg) errors.raise(fn .. ": " .. msg) end
 
 local function tokenizer_of(fn, model, args)
@@ -78,11 +80,13 @@ function inspect.trace_stages(model, tr)
     tr.x = block.norm1(x)[1]
     local q, k, v = att:heads(tr.x:unsqueeze(1))
     local mine = {q[1][H], k[1][g], v[1][g]}
-    local shown = function(n, key) return string.format("first %d of %d dims shown; all in tr.%s", math.min(SHOW, n), n, key) end
+    -- the notes as {format, ...}: attention.trace translates the format, then fills it in
+    local shown = function(n, key) return {N("first %d of %d dims shown; all in tr.%s"), math.min(SHOW, n), n, key} end
     local qn = att.q_norm and "q_norm(" or "("
     local display = {x = {view = narrow_view, note = shown(model.cfg.emb_dim, "x")},
                      context = {view = narrow_view, note = shown(hd, "context")},
-                     rotated_q = {view = narrow_view, note = shown(hd, "rotated_q") .. "; the rotated keys are tr.rotated_k"},
+                     rotated_q = {view = narrow_view, note = {N("first %d of %d dims shown; all in tr.%s; the rotated keys are tr.rotated_k"),
+                                                              math.min(SHOW, hd), hd, "rotated_q"}},
                      queries = {view = narrow_view, note = shown(hd, "queries"),
                                 formula = string.format("Q = %sW_query(X)), head %d", qn, H)},
                      keys = {view = narrow_view, note = shown(hd, "keys"),

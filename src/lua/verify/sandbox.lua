@@ -6,7 +6,8 @@
 --                                                print and io.write go (the block's output)
 --
 -- Restricted (the default), a note has attn's tables (torch, nn, attention, lesson, help, safetensors,
--- tiktoken, gpt, attn) and Lua's basic functions, string, table, math, utf8 and coroutine, and:
+-- tiktoken, tokenizers, gpt, qwen3, llama, attn) and Lua's basic functions, string, table, math, utf8 and
+-- coroutine, and:
 --   - no running programs: no os.execute, io.popen;
 --   - no writing files: io.open only reads, no os.remove, os.rename, os.tmpname, io.output(file); the
 --     library's own writes (save_file, heatmap svg, tr:save) are refused in C as well (the process
@@ -20,7 +21,8 @@
 --     the real os.exit in the process, so no saved reference or library path reaches it);
 --   - reading (io.open, io.lines, loadfile, dofile, require) only inside the notes' own folder,
 --     symlinks resolved first.
--- What attn's loaders read (safetensors.load_file, gpt's from_pretrained, tiktoken's vocabulary) is
+-- What attn's loaders read (safetensors.load_file, gpt's, qwen3's and llama's from_pretrained, tiktoken's
+-- vocabulary, a tokenizers.Tokenizer's tokenizer.json) is
 -- parsed as data and never run, wherever it is. A time and memory budget per file is src/cli/notes.c's.
 local bind = require("attn.bind")
 local trf = require("attn.i18n").trf
@@ -119,7 +121,8 @@ local function restricted(folder, write)
                            "getmetatable", "collectgarbage", "_VERSION"}) do
         env[name] = _G[name]
     end
-    for _, name in ipairs({"torch", "nn", "attention", "lesson", "help", "safetensors", "tiktoken", "gpt", "attn"}) do
+    for _, name in ipairs({"torch", "nn", "attention", "lesson", "help", "safetensors", "tiktoken", "tokenizers", "gpt",
+                           "qwen3", "llama", "attn"}) do
         env[name] = _G[name]
     end
     for _, name in ipairs({"string", "table", "math", "utf8", "coroutine"}) do env[name] = copy(_G[name]) end
@@ -147,7 +150,8 @@ local function restricted(folder, write)
     end
     local loaded = {string = env.string, table = env.table, math = env.math, utf8 = env.utf8,
                     coroutine = env.coroutine, io = env.io, os = env.os}
-    for _, name in ipairs({"torch", "nn", "attention", "lesson", "help", "safetensors", "tiktoken", "gpt"}) do
+    for _, name in ipairs({"torch", "nn", "attention", "lesson", "help", "safetensors", "tiktoken", "tokenizers", "gpt",
+                           "qwen3", "llama"}) do
         loaded[name] = env[name]
     end
     env.require = function(name)
