@@ -152,6 +152,18 @@ describe("chapter 4's GPT with multi-head latent attention (cfg.latent_dim)", fu
         assert.same(want, gpt.generate_text_simple(m, ids, 8, 16)[1]:tolist())
     end)
 
+    -- the chapter generates under torch.no_grad(); a recorded graph would chain every step's cache to the
+    -- one before it, keeping all of them alive
+    it("generates under no_grad: the caches record no graph (and a forward outside it does)", function()
+        local m = model()
+        gpt.generate_text_simple_cached(m, ids, 3)
+        assert.is_false(m.trf_blocks[1].att.cache_c_kv.requires_grad)
+        assert.is_true(torch.is_grad_enabled())
+        m:reset_kv_cache()
+        m(ids, {use_cache = true})
+        assert.is_true(m.trf_blocks[1].att.cache_c_kv.requires_grad)
+    end)
+
     it("gives PyTorch's cached and uncached logits, each bit for bit, and the two agree within PyTorch's difference", function()
         local m = model()
         local all = {}
