@@ -11,11 +11,14 @@ cd "$(dirname "$0")/.."
 [ -x ./attn ] || make attn >/dev/null
 sh scripts/install-deps.sh python3-torch
 n=200
-set -- $(./attn scripts/bench_kv_cache.lua generate $n)
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (a loaded machine slows attn and PyTorch alike, not always evenly)" >&2
+figures=$(./attn scripts/bench_kv_cache.lua generate $n) # fails the script (set -e) if attn fails
+set -- $figures
 cached_ms=$1 plain_ms=$2 step_ms=$3 bytes=$4
 echo "attn: cached $cached_ms ms, uncached $plain_ms ms, decode step $step_ms ms, $bytes bytes of weights read per step" >&2
 torch_ms=$(PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/bench_kv_cache.py $n)
 bw=$(./attn scripts/bench_kv_cache.lua bandwidth)
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 awk -v c="$cached_ms" -v p="$plain_ms" -v t="$torch_ms" -v s="$step_ms" -v b="$bytes" -v bw="$bw" -v n="$n" 'BEGIN {
     ratio = t / c
     printf "%d tokens, GPT-2 small shape: attn cached %.0f ms (%.1f tokens/s), uncached %.0f ms (%.1f tokens/s), PyTorch cached %.0f ms (%.1f tokens/s)\n", n, c, n * 1000 / c, p, n * 1000 / p, t, n * 1000 / t

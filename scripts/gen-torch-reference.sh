@@ -29,6 +29,8 @@ OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference
 
 # the bonus chapters' attention (GQA/MQA, KV cache, sliding window, RoPE): variants.txt
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_variants.py tests/data/torch
+# multi-head latent attention (ch04/05_mla): mla.txt, and lessons_mla.txt for lessons/22_latent_attention.lua
+OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_mla.py tests/data/torch
 # chapter 4's GPTModel trained: cross-entropy gradients, 3 AdamW steps, the shortcut example's
 # mean gradients (training.txt, tests/lua/training_spec.lua)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_training.py tests/data/torch

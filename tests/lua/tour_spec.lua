@@ -151,8 +151,8 @@ describe("Tab completion at the prompt", function()
         end
         assert.are.same({"attention.scale", "attention.scores", "attention.softmax", "attention.split_heads"},
                         repl.complete("attention.s"))
-        assert.are.same({"nn.MultiHeadAttention", "nn.MultiHeadAttentionWrapper", "nn.MultiHeadedAttention"},
-                        repl.complete("nn.Mul"))
+        assert.are.same({"nn.MultiHeadAttention", "nn.MultiHeadAttentionWrapper", "nn.MultiHeadLatentAttention",
+                         "nn.MultiHeadedAttention"}, repl.complete("nn.Mul"))
         assert(has(repl.complete("nn."), "nn.EncoderBlock"))
         assert(has(repl.complete("torch.nn."), "torch.nn.LayerNorm"))
         assert(has(repl.complete("nn.functional."), "nn.functional.softmax"))

@@ -44,6 +44,10 @@
 --   dropout    p of the dropout on the weights (nil: no stage); dropout_fn(w, p) draws it
 --   out        function(t, z) the output layer; out_name how the formula names it
 --   plain      §3.3's attention without weights: Q = K = V = X in the formulas
+--   latent     {dim =, names = {down, up_k, up_v}, down = f(x), up = f(i, c) (1 keys, 2 values), cache = the
+--              module whose cache_c_kv holds the latents so far}: multi-head latent attention (MLA), keys and
+--              values up-projected from a cached latent (stages "down-projection", "latent cache",
+--              "up-projections", phase "latent": before the heads; the key/value projections are off)
 --   rope       {theta_base =, interleaved =}: rotate q and k by position (stage "RoPE")
 --   cache      the module whose cache_k, cache_v, ptr_current_pos hold the keys and values so far
 --   window     the sliding window (the cache keeps that many tokens; the mask is a band)
@@ -104,13 +108,48 @@ for i, p in ipairs(PROJ) do
             if spec.project_how == "chain" then return "{g}·∂{o}/∂X" end
             return "{g}·" .. (spec.project_weights and spec.project_weights[i] or (w .. ".weight"))
         end},
-        on = function(spec) return spec.project ~= nil end,
+        on = function(spec) return spec.project ~= nil and (i == 1 or spec.latent == nil) end,
         formula = function(spec)
             local w = spec.project_names[i]
             return spec.project_how == "matmul" and (p[2] .. " = X·" .. w) or (p[2] .. " = " .. w .. "(X)")
         end,
         compute = function(_, spec, t) return spec.project(i, t) end}
 end
+
+-- Multi-head latent attention (the bonus chapter ch04/05_mla, DeepSeek's MLA): each token is projected down
+-- to one small latent, and that is what the cache keeps; the keys and values of every head are projected
+-- up from the latents at each step. The class runs these three (phase "latent") before it splits the heads.
+local LATENT = {
+    {key = "latent", name = "down-projection", reads = {"x"}, writes = {"c"}, lead = "x", rows = "q", phase = "latent",
+     shape = "[.., n, d_in] -> [.., n, latent_dim]",
+     note = "one latent per token, smaller than its keys and values together",
+     on = function(spec) return spec.latent ~= nil end,
+     formula = function(spec) return "C = " .. spec.latent.names[1] .. "(X)   (latent_dim = " .. spec.latent.dim .. ")" end,
+     compute = function(get, spec) return spec.latent.down(get("x")) end},
+    {key = "cached_latent", name = "latent cache", reads = {"c"}, writes = {"c"}, lead = "x", rows = "k",
+     phase = "latent", shape = "[.., m_old, latent_dim] + [.., n, latent_dim] -> [.., m_old + n, latent_dim]",
+     note = "shown: the cached latents, one row per token so far; the cache holds these, not the keys and values",
+     on = function(spec) return spec.latent ~= nil and spec.latent.cache ~= nil end,
+     formula = function() return "C = cat(cache_c_kv, C)" end,
+     compute = function(get, spec, t)
+         local all, q_start = V.append_latent(spec.latent.cache, get("c"))
+         t.q_start = q_start
+         return all
+     end},
+    {key = "up_k", keys = {"up_k", "up_v"}, name = "up-projections", reads = {"c"}, writes = {"k", "v"}, lead = "x",
+     rows = "k", phase = "latent", shape = "[.., m, latent_dim] -> [.., m, d_out] each",
+     note = "shown: the keys, one row per token so far; the values are tr.up_v",
+     on = function(spec) return spec.latent ~= nil end,
+     formula = function(spec)
+         local n = spec.latent.names
+         return "K = " .. n[2] .. "(C), V = " .. n[3] .. "(C)"
+     end,
+     compute = function(get, spec)
+         local c = get("c")
+         return spec.latent.up(1, c), spec.latent.up(2, c)
+     end},
+}
+for _, r in ipairs(LATENT) do pipeline.STAGES[#pipeline.STAGES + 1] = r end
 
 local REST = {
     {key = "split", keys = {"split", "split_k", "split_v"}, name = "split heads", reads = {"q", "k", "v"},
@@ -340,7 +379,8 @@ end
 --- pipeline.run(spec, t [, phase]) computes every stage of spec on the tensors in t (q, k, v or x, as
 --- spec.src names them), storing each stage's tensor in t under its key; returns t and the map from
 --- each role to the key of its last tensor. phase: "prepare" (the stages before the scores that the
---- fused pass does not replace: RoPE, the cache, shared heads) or "attend" (the others) only. The same records as
+--- fused pass does not replace: RoPE, the cache, shared heads), "latent" (multi-head latent attention's
+--- latent, its cache and the keys and values projected up from it) or "attend" (the others) only. The same records as
 --- pipeline.build, without what only a trace shows (formulas, labels): a forward pays for its tensors only.
 function pipeline.run(spec, t, phase)
     local at = {q = "q", k = "k", v = "v", x = "x"}  -- role -> the key of the tensor it names now

@@ -35,7 +35,11 @@ local SHOWN = {N("scores"), N("scaled"), N("masked"), N("weights"), N("dropout")
                N("head"), N("view + transpose, no copy; shown: the queries; keys and values are tr.split_k, tr.split_v"),
                N("RoPE"), N("KV cache"), N("share KV"), N("ALiBi"),
                N("shown: the rotated queries; the rotated keys are tr.rotated_k"),
-               N("shown: the cached keys, one row per token so far; the values are tr.cached_v"), N("input")}
+               N("shown: the cached keys, one row per token so far; the values are tr.cached_v"), N("input"),
+               N("down-projection"), N("latent cache"), N("up-projections"),
+               N("one latent per token, smaller than its keys and values together"),
+               N("shown: the cached latents, one row per token so far; the cache holds these, not the keys and values"),
+               N("shown: the keys, one row per token so far; the values are tr.up_v")}
 local KINDS = {[N("attention")] = true, [N("self-attention without weights")] = true}  -- the rest are class names
 -- SHOWN: the names shown, for xgettext only. A note with numbers in it is {format, ...}, the format marked
 -- where it is written (gpt/inspect.lua, llm/inspect.lua), so that it is translated before it is filled in.

@@ -87,6 +87,18 @@ function variants.append(m, k, v, window)
     return keys, values, q_start, k_start
 end
 
+--- append_latent(m, c): multi-head latent attention's cache (the bonus chapter ch04/05_mla): the new
+--- latents c [b, n, latent_dim] added to m.cache_c_kv (the chapter's name) along the tokens; returns all
+--- the latents so far and the position of the first new token (0-based), and moves m.ptr_current_pos on.
+--- The keys and values are not cached: they are up-projected from these latents at every step.
+function variants.append_latent(m, c)
+    local all = m.cache_c_kv and torch.cat({m.cache_c_kv, c}, -2) or c
+    rawset(m, "cache_c_kv", all) -- rawset: a cache is no field of a module's state (no buffer)
+    local q_start = m.ptr_current_pos or 0
+    rawset(m, "ptr_current_pos", q_start + c.shape[-2])
+    return all, q_start
+end
+
 --- attention.band_mask(n, m [, {q_start = 0, k_start = 0, window = nil}]) -> bool [n, m], true = hidden:
 --- query i (at position q_start + i - 1) sees key j (at k_start + j - 1) when 0 <= i - j < window (no
 --- window: the causal mask, shifted by the positions).

@@ -27,7 +27,7 @@ help.groups("nn", {
      {"nn.SelfAttention_v1", "nn.SelfAttention_v2", "nn.CausalAttention", "nn.MultiHeadAttentionWrapper",
       "nn.MultiHeadAttention", "nn.MultiHeadedAttention", "nn.DotProductAttention", "nn.MLPAttention"}},
     {"Today's attention (the bonus chapters):",
-     {"nn.GroupedQueryAttention"}},
+     {"nn.GroupedQueryAttention", "nn.MultiHeadLatentAttention"}},
     {"The Transformer's layers (Python Deep Learning ch. 7):",
      {"nn.LayerNorm", "nn.Embedding", "nn.Embeddings", "nn.ReLU", "nn.GELU", "nn.SiLU",
       "nn.positional_encoding", "nn.PositionalEncoding", "nn.PositionwiseFFN", "nn.SublayerConnection",

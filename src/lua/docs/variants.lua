@@ -1,5 +1,6 @@
 -- variants.lua — help for the attention of today's models (attention/variants.lua, nn/attention_variants.lua,
--- gpt/cached.lua): RoPE, the band mask, ALiBi's slopes, grouped key/value heads, the KV cache and its size.
+-- gpt/cached.lua): RoPE, the band mask, ALiBi's slopes, grouped key/value heads, latent attention, the KV
+-- cache and its size.
 -- Loaded by attn.docs with its helpers.
 local D = require("attn.docs.define")
 local def, class, mdef = D.def, D.class, D.mdef
@@ -146,6 +147,64 @@ m = nn.GroupedQueryAttention(8, 12, 0.0, 4, 2)
 tr = attention.trace{module = m, x = torch.rand(1, 3, 8), use_cache = true}
 tr._stages[5].name, tr._stages[6].name
 --> KV cache	share KV]=])
+
+class("MultiHeadLatentAttention", "nn.MultiHeadLatentAttention(d_in, d_out, dropout, num_heads " ..
+      "[, {qkv_bias = false, latent_dim = max(16, d_out // 8)}])", [=[
+The bonus chapter's multi-head latent attention (ch04/05_mla; DeepSeek V2 and V3's attention): each
+token is projected down to one latent of latent_dim numbers (W_DKV), and that latent is all the KV
+cache keeps; the keys and values of every head are projected up from the latents at each step (W_UK,
+W_UV). Per token and layer the cache holds latent_dim numbers instead of 2 · d_out. The parameters
+are the chapter's, made in its order (W_query, W_DKV, W_UK, W_UV, then out_proj with a bias), so a
+seed gives its weights. m(x, {use_cache = true}) appends x's latents to m.cache_c_kv;
+m:reset_cache() empties it. gpt.GPTModel{..., latent_dim = 8} puts it in every block, as the
+chapter's GPT does. attention.trace{module = m, x = x [, use_cache = true]} shows the latent, the
+latent cache and the up-projections.]=], [=[
+torch.manual_seed(123)
+m = nn.MultiHeadLatentAttention(8, 12, 0.0, 4, {latent_dim = 6})
+m.W_DKV.weight.shape, m.W_UK.weight.shape, m:num_parameters()
+--> torch.Size([6, 8])	torch.Size([12, 6])	444
+nn.MultiHeadLatentAttention(768, 768, 0.0, 12).latent_dim   -- the default, max(16, 768 // 8)
+--> 96]=])
+
+mdef("MultiHeadLatentAttention", "__init", "MultiHeadLatentAttention:__init(d_in, d_out, dropout, num_heads " ..
+     "[, options])", [=[
+What nn.MultiHeadLatentAttention(...) runs: checks the sizes (d_out divisible by num_heads), takes
+latent_dim (by default max(16, d_out // 8)), then makes W_query, W_DKV, W_UK, W_UV, out_proj and
+dropout, in the chapter's order.]=], [=[
+nn.MultiHeadLatentAttention(768, 768, 0.0, 12, {latent_dim = 192}).W_DKV.weight.shape
+--> torch.Size([192, 768])]=])
+
+mdef("MultiHeadLatentAttention", "forward", "m:forward(x [, {use_cache = true}])", [=[
+x [b, n, d_in] -> [b, n, d_out]. With use_cache, x's latents are appended to m.cache_c_kv (the
+chapter's name; m.ptr_current_pos counts the tokens) and the keys and values of all the tokens so far
+are projected up from it; x's queries attend over them at the positions after the cached ones.
+Without it, a cache left from before is emptied first (the chapter's forward only sets the position
+back to 0, so a later cached call would attend over stale latents).]=], [=[
+torch.manual_seed(123)
+m = nn.MultiHeadLatentAttention(8, 12, 0.0, 4, {latent_dim = 6})
+x = torch.rand(1, 3, 8)
+y = m(x)
+a, b = m(x:narrow(2, 1, 2), {use_cache = true}), m(x:narrow(2, 3, 1), {use_cache = true})
+m.cache_c_kv.shape, (torch.cat({a, b}, 2) - y):abs():max():item() < 1e-6
+--> torch.Size([1, 3, 6])	true]=])
+
+mdef("MultiHeadLatentAttention", "reset_cache", "m:reset_cache()", [=[
+Forgets the cached latents: the next forward with use_cache starts at position 1.]=], [=[
+m = nn.MultiHeadLatentAttention(8, 12, 0.0, 4)
+m(torch.rand(1, 2, 8), {use_cache = true})
+m:reset_cache()
+m.cache_c_kv, m.ptr_current_pos
+--> nil	0]=])
+
+mdef("MultiHeadLatentAttention", "trace_stages", "m:trace_stages(tr)", [=[
+What attention.trace{module = m, x = ...} steps through: the queries, the down-projection to the
+latent, the latent cache with use_cache = true (one row per token so far), the up-projections to keys
+and values, the heads, scores, the causal mask, scaled, weights, context, the heads merged and
+out_proj.]=], [=[
+m = nn.MultiHeadLatentAttention(8, 12, 0.0, 4)
+tr = attention.trace{module = m, x = torch.rand(1, 3, 8), use_cache = true}
+tr._stages[2].name, tr._stages[3].name, tr._stages[4].name
+--> down-projection	latent cache	up-projections]=])
 
 mdef("MultiHeadAttention", "reset_cache", "mha:reset_cache()", [=[
 Forgets the keys and values that mha(x, {use_cache = true}) cached (the bonus chapter ch04/03_kv-cache):

@@ -10,6 +10,37 @@ local errors = require("attn.errors")
 local check = require("attn.check")
 
 local cached = {}
+-- Under no_grad, as the chapter's generate_text_simple_cached runs the model (with torch.no_grad():):
+-- otherwise every step would record a graph, and each block's cache, a cat of the one before, would
+-- keep every earlier step's graph alive (memory and time growing with the tokens generated).
+local no_grad_call = require("attn.autograd.grad_mode").call_with
+
+-- The loop of generate_text_simple_cached, arguments checked.
+local function generate(model, idx, max_new_tokens, ctx_len, use_cache, fn)
+    local function last(n) -- idx[:, -n:]
+        local len = idx.shape[2]
+        return len <= n and idx or idx:narrow(2, len - n + 1, n)
+    end
+    if use_cache == false then
+        for _ = 1, max_new_tokens do
+            local logits = model(last(ctx_len))
+            idx = torch.cat({idx, torch.argmax(logits:select(2, logits.shape[2]), -1, true)}, 2)
+        end
+        return idx
+    end
+    if idx.shape[2] + max_new_tokens > model.cfg.context_length + 1 then
+        errors.raisef("%s: %d tokens and %d new ones do not fit the cache of %d positions (the context length)",
+                      fn, idx.shape[2], max_new_tokens, model.cfg.context_length)
+    end
+    model:reset_kv_cache()
+    local logits = model(last(ctx_len), {use_cache = true})   -- the prompt, once
+    for i = 1, max_new_tokens do
+        local next_idx = torch.argmax(logits:select(2, logits.shape[2]), -1, true)
+        idx = torch.cat({idx, next_idx}, 2)
+        if i < max_new_tokens then logits = model(next_idx, {use_cache = true}) end -- only the new token
+    end
+    return idx
+end
 
 --- gpt.generate_text_simple_cached(model, idx, max_new_tokens [, context_size [, use_cache]])
 function cached.generate_text_simple_cached(model, idx, max_new_tokens, context_size, use_cache)
@@ -30,30 +61,8 @@ function cached.generate_text_simple_cached(model, idx, max_new_tokens, context_
     if use_cache ~= nil and type(use_cache) ~= "boolean" then
         errors.raisef("%s: use_cache must be true or false, got %s", fn, check.describe(use_cache))
     end
-    local function last(n) -- idx[:, -n:]
-        local len = idx.shape[2]
-        return len <= n and idx or idx:narrow(2, len - n + 1, n)
-    end
     model:eval()
-    if use_cache == false then
-        for _ = 1, max_new_tokens do
-            local logits = model(last(ctx_len))
-            idx = torch.cat({idx, torch.argmax(logits:select(2, logits.shape[2]), -1, true)}, 2)
-        end
-        return idx
-    end
-    if idx.shape[2] + max_new_tokens > model.cfg.context_length + 1 then
-        errors.raisef("%s: %d tokens and %d new ones do not fit the cache of %d positions (the context length)",
-                      fn, idx.shape[2], max_new_tokens, model.cfg.context_length)
-    end
-    model:reset_kv_cache()
-    local logits = model(last(ctx_len), {use_cache = true})   -- the prompt, once
-    for i = 1, max_new_tokens do
-        local next_idx = torch.argmax(logits:select(2, logits.shape[2]), -1, true)
-        idx = torch.cat({idx, next_idx}, 2)
-        if i < max_new_tokens then logits = model(next_idx, {use_cache = true}) end -- only the new token
-    end
-    return idx
+    return no_grad_call(false, generate, model, idx, max_new_tokens, ctx_len, use_cache, fn)
 end
 
 return cached

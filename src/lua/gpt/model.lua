@@ -1,7 +1,8 @@
 -- model.lua — chapter 4's GPT model (module attn.gpt.model), written as the book writes it: the
 -- configuration table GPT_CONFIG_124M, LayerNorm (scale and shift, the biased variance), GELU (the
 -- tanh approximation), FeedForward, TransformerBlock (pre-LayerNorm, shortcut connections) around
--- chapter 3's MultiHeadAttention, and GPTModel. Constructed in the book's order, so after the same
+-- chapter 3's MultiHeadAttention (with cfg.latent_dim: the bonus chapter ch04/05_mla's
+-- MultiHeadLatentAttention), and GPTModel. Constructed in the book's order, so after the same
 -- torch.manual_seed every weight is PyTorch's, bit for bit.
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
@@ -10,6 +11,7 @@ local nn_module = require("attn.nn.module")
 local layers = require("attn.nn.layers")
 local Embedding = require("attn.nn.transformer").Embedding
 local MultiHeadAttention = require("attn.nn.attention").MultiHeadAttention
+local MultiHeadLatentAttention = require("attn.nn.attention_variants").MultiHeadLatentAttention
 local Module, Parameter = nn_module.Module, nn_module.Parameter
 local Linear, Dropout, Sequential = layers.Linear, layers.Dropout, layers.Sequential
 
@@ -103,8 +105,13 @@ local TransformerBlock = Module:extend("TransformerBlock")
 
 function TransformerBlock:__init(cfg)
     cfg = gpt.check_config("TransformerBlock", cfg)
-    self.att = MultiHeadAttention{d_in = cfg.emb_dim, d_out = cfg.emb_dim, context_length = cfg.context_length,
-                                  num_heads = cfg.n_heads, dropout = cfg.drop_rate, qkv_bias = cfg.qkv_bias}
+    if cfg.latent_dim ~= nil then -- the bonus chapter ch04/05_mla's GPT: multi-head latent attention in every block
+        self.att = MultiHeadLatentAttention(cfg.emb_dim, cfg.emb_dim, cfg.drop_rate, cfg.n_heads,
+                                            {qkv_bias = cfg.qkv_bias, latent_dim = cfg.latent_dim})
+    else
+        self.att = MultiHeadAttention{d_in = cfg.emb_dim, d_out = cfg.emb_dim, context_length = cfg.context_length,
+                                      num_heads = cfg.n_heads, dropout = cfg.drop_rate, qkv_bias = cfg.qkv_bias}
+    end
     self.ff = FeedForward(cfg)
     self.norm1 = LayerNorm(cfg.emb_dim)
     self.norm2 = LayerNorm(cfg.emb_dim)
@@ -135,6 +142,7 @@ function GPTModel:__init(cfg)
     cfg = gpt.check_config("GPTModel", cfg)
     self.cfg = {}
     for _, k in ipairs(CFG_KEYS) do self.cfg[k] = cfg[k] end
+    self.cfg.latent_dim = cfg.latent_dim -- optional: multi-head latent attention (TransformerBlock)
     self.tok_emb = Embedding(cfg.vocab_size, cfg.emb_dim)
     self.pos_emb = Embedding(cfg.context_length, cfg.emb_dim)
     self.drop_emb = Dropout(cfg.drop_rate)

@@ -146,6 +146,7 @@ end
 --   dropout  the module's nn.Dropout, applied to the weights
 --   positions  true: the causal (or, with window, band) mask made from the positions of the queries and keys
 --   rope, cache, window, kv_repeat, alibi   the variants' options of attention/pipeline.lua's spec
+--   q_start  the position of the first query (0-based) when the caller keeps the cache itself (MLA's latent)
 local FUSED_ABOVE = 2 ^ 20 -- numbers in all the score matrices of one forward (4 MB of float32)
 
 function attend.attend(self, q, k, v, spec)
@@ -154,7 +155,7 @@ function attend.attend(self, q, k, v, spec)
                rope = spec.rope, cache = spec.cache, window = spec.window, kv_repeat = spec.kv_repeat,
                alibi = spec.alibi}
     -- 0. the variants' stages before the scores: RoPE, the KV cache, keys and values shared by heads
-    local t, at = pipeline.run(p, {q = q, k = k, v = v}, "prepare")
+    local t, at = pipeline.run(p, {q = q, k = k, v = v, q_start = spec.q_start}, "prepare")
     q, k, v = t[at.q], t[at.k], t[at.v]
     local n, m = (q or spec.scores).shape[-2], k.shape[-2]
     local qs, ks = t.q_start or 0, t.k_start or 0 -- the positions of the first query and key (0-based)

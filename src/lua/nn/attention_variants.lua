@@ -4,8 +4,12 @@
 --                           key/value heads, each shared by num_heads / num_kv_groups query heads
 --                           (1: multi-query attention, num_heads: multi-head attention); a KV cache;
 --                           optional sliding window (ch04/06_swa), RoPE (ch05/07) and ALiBi
--- Constructor arguments, field names and creation order are the chapter's (W_key, W_value, W_query,
--- out_proj), so after the same torch.manual_seed the weights are its weights. The forward is
+--   MultiHeadLatentAttention  ch04/05_mla (DeepSeek's MLA): each token projected down to a latent of
+--                           latent_dim numbers, which is all the cache keeps; the keys and values of every
+--                           head projected up from the latents at each step
+-- Constructor arguments, field names and creation order are the chapters' (GQA: W_key, W_value, W_query,
+-- out_proj; MLA: W_query, W_DKV, W_UK, W_UV, out_proj), so after the same torch.manual_seed the weights
+-- are theirs. The forward is
 -- attention/pipeline.lua's stages, through nn/attend.lua, as every attention class's.
 -- Module attn.nn.attention_variants: returns the classes, which nn/init.lua puts into nn.
 local Module = require("attn.nn.module").Module
@@ -104,5 +108,87 @@ function GroupedQueryAttention:trace_stages(tr)
 end
 
 classes.GroupedQueryAttention = GroupedQueryAttention
+
+-- ---- multi-head latent attention (ch04/05_mla) -------------------------------------------------------
+
+local MultiHeadLatentAttention = Module:extend("MultiHeadLatentAttention")
+
+local MLA_USAGE = "nn.MultiHeadLatentAttention(d_in, d_out, dropout, num_heads [, {qkv_bias = false, " ..
+                  "latent_dim = max(16, d_out // 8)}])"
+
+function MultiHeadLatentAttention:__init(...)
+    local fn = "MultiHeadLatentAttention"
+    local a = check.args(fn, MLA_USAGE, {"d_in", "d_out", "dropout", "num_heads", "qkv_bias", "latent_dim"},
+                         {qkv_bias = false, latent_dim = false}, ...)
+    local d_in, d_out = check.size(fn, "d_in", a.d_in), check.size(fn, "d_out", a.d_out)
+    local h = check.size(fn, "num_heads", a.num_heads)
+    if d_out % h ~= 0 then errors.raisef("%s: d_out (%d) must be divisible by num_heads (%d)", fn, d_out, h) end
+    local qkv_bias = check.boolean(fn, "qkv_bias", a.qkv_bias)
+    self.d_out, self.num_heads, self.head_dim = d_out, h, d_out // h
+    self.latent_dim = a.latent_dim and check.size(fn, "latent_dim", a.latent_dim) or math.max(16, d_out // 8)
+    -- the chapter's order: queries, the down-projection to the latent, the two up-projections, the output
+    self.W_query = Linear(d_in, d_out, {bias = qkv_bias})
+    self.W_DKV = Linear(d_in, self.latent_dim, {bias = qkv_bias})
+    self.W_UK = Linear(self.latent_dim, d_out, {bias = qkv_bias})
+    self.W_UV = Linear(self.latent_dim, d_out, {bias = qkv_bias})
+    self.out_proj = Linear(d_out, d_out) -- with a bias, as the chapter's nn.Linear(d_out, d_out)
+    self.dropout = Dropout(check.probability(fn, "dropout", a.dropout))
+    self.ptr_current_pos = 0
+end
+
+-- The latent stages of m's attention (attention/pipeline.lua's spec.latent), for forward and trace.
+local function latent_spec(self, use_cache)
+    return {latent = {dim = self.latent_dim, names = {"W_DKV", "W_UK", "W_UV"}, cache = use_cache and self or nil,
+                      down = function(x) return self.W_DKV(x) end,
+                      up = function(i, c) return (i == 1 and self.W_UK or self.W_UV)(c) end}}
+end
+
+-- forward(x [, {use_cache = true}]): x [b, n, d_in] -> [b, n, d_out]. With the cache, x's latents are
+-- appended to m.cache_c_kv and the keys and values of all the tokens so far are projected up from it.
+function MultiHeadLatentAttention:forward(x, opts)
+    local fn = "MultiHeadLatentAttention"
+    local use_cache = attend.use_cache(fn, opts)
+    attend.check_input(fn, x, self.W_query.in_features, 3)
+    -- the chapter's uncached forward sets ptr_current_pos to 0 and keeps its latents, which a later cached
+    -- call would then attend over at the wrong positions; like GroupedQueryAttention, empty both
+    if not use_cache and self.cache_c_kv ~= nil then self:reset_cache() end
+    local t, at = pipeline.run(latent_spec(self, use_cache), {x = x}, "latent")
+    local queries = A.split_heads(self.W_query(x), self.num_heads)
+    local keys = A.split_heads(t[at.k], self.num_heads)
+    local values = A.split_heads(t[at.v], self.num_heads)
+    local context = attend.attend(self, queries, keys, values, {positions = true, fill = -math.huge,
+                                                               dropout = self.dropout, q_start = t.q_start})
+    return self.out_proj(attend.merge_heads(context))
+end
+
+--- m:reset_cache() forgets the cached latents.
+function MultiHeadLatentAttention:reset_cache()
+    rawset(self, "cache_c_kv", nil)
+    rawset(self, "ptr_current_pos", 0)
+end
+
+-- attention.trace{module = m, x = x [, use_cache = true]}: the queries, the down-projection to the latent,
+-- (the latent cache,) the up-projections, heads, scores, masked, scaled, weights, context, merged, out_proj.
+function MultiHeadLatentAttention:trace_stages(tr)
+    local x = tr.x
+    local lead = x:dim() == 3 and {"batch"} or nil
+    local hlead = x:dim() == 3 and {"batch", "head"} or {"head"}
+    local spec = latent_spec(self, tr.use_cache)
+    spec.hidden = function(t, q, k)
+        return require("attn.attention.variants").band_mask(q.shape[-2], k.shape[-2], {q_start = t.q_start or 0})
+    end
+    spec.mask_first, spec.fill = true, -math.huge
+    spec.dropout = (self.training and self.dropout.p > 0) and self.dropout.p or nil
+    spec.dropout_fn = A.dropout
+    spec.project = function() return self.W_query(x) end -- the queries only: K and V come from the latent
+    spec.project_names, spec.project_how = {"W_query"}, "call"
+    spec.heads = self.num_heads
+    spec.merge, spec.out, spec.out_name = "view", function(z) return self.out_proj(z) end, "out_proj"
+    spec.lead, spec.d_k = {x = lead, head = hlead}, self.head_dim
+    spec.fail = function(msg) errors.raisef("attention.trace: %s", msg) end
+    return pipeline.build(spec), {use_cache = true}
+end
+
+classes.MultiHeadLatentAttention = MultiHeadLatentAttention
 
 return classes

@@ -3,7 +3,7 @@
 --   nn/module.lua       nn.Module, nn.Parameter, nn.is_parameter, nn.deepcopy
 --   nn/layers.lua       nn.Linear, nn.Dropout, nn.ModuleList
 --   nn/attention.lua    the books' attention classes: nn.SelfAttention_v1 ... nn.MLPAttention
---   nn/attention_variants.lua  the bonus chapters' attention: nn.GroupedQueryAttention
+--   nn/attention_variants.lua  the bonus chapters' attention: nn.GroupedQueryAttention, nn.MultiHeadLatentAttention
 --   nn/transformer.lua  the Transformer's layers: nn.LayerNorm, nn.Embedding, the blocks, ...
 --   nn/rnn.lua          the recurrent layers: nn.GRUCell, nn.GRU, nn.LSTMCell, nn.LSTM
 --   nn/functional.lua   nn.functional
