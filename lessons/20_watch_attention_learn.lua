@@ -64,7 +64,8 @@ column with its own label. (Digits are ids counted from 1 here, PyTorch's plus 1
 
 lesson.step("step 0: the untrained attention, and the right one", function()
     example = torch.tensor{{2, 7, 1, 8, 3, 5}} + 1            -- Python: torch.tensor([[2, 7, 1, 8, 3, 5]])
-    labels = {cols = {"2", "7", "1", "8", "3", "5"}, rows = {"→5", "→3", "→8", "→1", "→7", "→2"}}
+    labels = {cols = {"2", "7", "1", "8", "3", "5"}, rows = {"→5", "→3", "→8", "→1", "→7", "→2"},
+              range = {0, 1}}                                  -- the same colours for a weight in every frame
     rev = torch.arange(N, 0, -1)                              -- 6, 5, ..., 1: the positions reversed
     right = torch.eye(N)[{{}, rev}]                           -- the anti-diagonal: Python: torch.eye(6).flip(1)
     function weights_now()                                    -- the example's weights, no graph kept
