@@ -62,12 +62,12 @@ heatmaps a row is a position of the input (labelled with the digit it must outpu
 position it attends to (labelled with the digit there): right attention puts each row's weight on the
 column with its own label. (Digits are ids counted from 1 here, PyTorch's plus 1.)]]
 
-lesson.step("step 0: the untrained attention, and the right one", function()
+lesson.step("before training: the untrained attention, and the right one", function()
     example = torch.tensor{{2, 7, 1, 8, 3, 5}} + 1            -- Python: torch.tensor([[2, 7, 1, 8, 3, 5]])
     labels = {cols = {"2", "7", "1", "8", "3", "5"}, rows = {"→5", "→3", "→8", "→1", "→7", "→2"},
               range = {0, 1}}                                  -- the same colours for a weight in every frame
     rev = torch.arange(N, 0, -1)                              -- 6, 5, ..., 1: the positions reversed
-    right = torch.eye(N)[{{}, rev}]                           -- the anti-diagonal: Python: torch.eye(6).flip(1)
+    right = torch.eye(N)[{{}, rev}]                           -- Python: torch.eye(6).flip(1), the anti-diagonal
     function weights_now()                                    -- the example's weights, no graph kept
         local w
         torch.no_grad(function() w = select(2, model(example))[1] end)
