@@ -20,7 +20,7 @@ lesson.section("A task whose right attention is known")
 lesson.say[[
 Every lesson so far computed attention with weights W_q, W_k and W_v drawn at random from a seed,
 and the texts say where the real ones come from in one word: training. This lesson trains them and
-watches. The task is small enough to train in about a second and its right answer is known in
+watches. The task is small enough to train in moments, and its right answer is known in
 advance: reverse a sequence of 6 digits. The output at position i is the input at position 7 − i,
 so a model that solves it with attention must make position i attend to position 7 − i: the
 anti-diagonal of the weight matrix.
@@ -36,7 +36,7 @@ lesson.step("the model: embeddings, W_q, W_k, W_v and an output layer", function
     function Reverser:__init()
         self.tok = nn.Embedding(VOCAB, D)           -- the digit
         self.pos = nn.Embedding(N, D)               -- its position
-        self.W_q = nn.Linear(D, D, {bias = false})
+        self.W_q = nn.Linear(D, D, {bias = false})  -- Python: nn.Linear(16, 16, bias=False)
         self.W_k = nn.Linear(D, D, {bias = false})
         self.W_v = nn.Linear(D, D, {bias = false})
         self.out = nn.Linear(D, VOCAB)
@@ -70,7 +70,7 @@ lesson.step("before training: the untrained attention, and the right one", funct
     right = torch.eye(N)[{{}, rev}]                           -- Python: torch.eye(6).flip(1), the anti-diagonal
     function weights_now()                                    -- the example's weights, no graph kept
         local w
-        torch.no_grad(function() w = select(2, model(example))[1] end)
+        torch.no_grad(function() w = select(2, model(example))[1] end)   -- Python: with torch.no_grad():
         return w
     end
     function on_right(w) return ((w * right):sum() / N):item() end   -- mean weight on the right position
@@ -109,7 +109,8 @@ lesson.step("one training step, written out", function()
     function train_step()
         local src = torch.randint(0, VOCAB, {32, N}) + 1      -- Python: torch.randint(0, 10, (32, 6))
         local logits = model(src)
-        local loss = nn.functional.cross_entropy(logits:flatten(1, 2), src[{{}, rev}]:flatten())  -- Python: src.flip(1)
+        local tgt = src[{{}, rev}]                            -- Python: src.flip(1)
+        local loss = nn.functional.cross_entropy(logits:flatten(1, 2), tgt:flatten())  -- Python: logits.flatten(0, 1)
         opt:zero_grad()
         loss:backward()
         opt:step()
