@@ -39,6 +39,8 @@ OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_backward_trace.py tests/data/torch
 # lessons/19_sqrt_dk_gradients.lua (lesson_sqrt_dk.txt)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/lesson_reference_sqrt_dk.py
+# lessons/20_watch_attention_learn.lua: its 200 training steps' losses and attention weights (lesson_learn.txt)
+OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/lesson_reference_learn.py
 # the products again under OpenBLAS's SkylakeX kernels (products_skylakex.txt), on a CPU that can run them
 if sh scripts/cpu-has.sh avx512f avx512bw avx512dq avx512vl; then
     OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s \

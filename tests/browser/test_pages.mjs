@@ -8,7 +8,9 @@
 // the terminal run draws in colour (the terminal run goes through `script`, so that attn sees a
 // terminal and colours its heatmaps). Presentation mode: → three times shows step 4 and the fragment
 // says #present-4, ← goes back, a reload of #present-7 opens step 7, printing gives each step a page.
-// A screenshot of a heatmap step has the window's size and is not blank. A lesson whose token is
+// Frames (lesson 20's weights at its training checkpoints): one shown at a time, the slider (arrow
+// keys, or moved to its end) shows another with other values, also in presentation mode without
+// changing the step. A screenshot of a heatmap step has the window's size and is not blank. A lesson whose token is
 // <script>alert(1)</script> shows it as text and runs no script. From the REPL: attention.heatmap's
 // SVG file and tr:save's page open on their own and hold the values the terminal draws. A lesson that
 // steps a tracer backward shows the backward steps on its page.
@@ -243,6 +245,50 @@ try {
     ok(problems.length === 0 && again.problems.length === 0, "presentation: no console error",
        problems.concat(again.problems).join("\n"));
     await again.page.close();
+  }
+
+  // frames (lesson.heatmaps' {frames = title}): lesson 20's attention weights at its training
+  // checkpoints, one shown at a time; the slider moves through them, also in presentation mode
+  const framesFile = join(out, "20_watch_attention_learn.html");
+  if (statSync(framesFile, { throwIfNoEntry: false })) {
+    const { page, problems } = await open(browser, framesFile);
+    const state = () => page.evaluate(() => {
+      const box = document.querySelector(".frames");
+      const shown = [...box.querySelectorAll(".frame")].filter((f) => getComputedStyle(f).display !== "none");
+      return {
+        count: box.querySelectorAll(".frame").length,
+        shown: shown.length,
+        title: shown.length ? shown[0].dataset.title : null,
+        label: box.querySelector("output").textContent,
+        cells: shown.length ? [...shown[0].querySelectorAll("text.v")].map((t) => t.textContent.trim()).join(" ") : "",
+        step: (document.querySelector("section.step.current") || {}).dataset?.step || null,
+      };
+    });
+    const first = await state();
+    ok(first.count === 7 && first.shown === 1 && first.title === "step 0" && first.label === "step 0",
+       "frames: 7 frames, one shown at a time, the first (step 0) named beside the slider", JSON.stringify(first));
+    const slider = page.locator(".frames input[type=range]");
+    await slider.focus();
+    await page.keyboard.press("ArrowRight");
+    const second = await state();
+    ok(second.shown === 1 && second.title === "step 10" && second.label === "step 10" && second.cells !== first.cells,
+       "frames: → on the slider shows the next frame (step 10), with other values in its cells",
+       JSON.stringify({ first, second }));
+    await slider.fill("7");
+    const last = await state();
+    ok(last.shown === 1 && last.title === "step 200" && last.label === "step 200" && last.cells !== second.cells,
+       "frames: the slider moved to its end shows the last frame (step 200)", JSON.stringify(last));
+    // in presentation mode the arrows on the slider move the slider, not the steps
+    const at = await page.evaluate(() => document.querySelector(".frames").closest("section.step").dataset.step);
+    await slider.fill("1");
+    await page.goto(pathToFileURL(framesFile).href + `#present-${at}`);
+    await page.locator("section.step.current .frames input[type=range]").focus();
+    await page.keyboard.press("ArrowRight");
+    const presenting = await state();
+    ok(presenting.step === at && presenting.title === "step 10",
+       `frames: in presentation mode → on the slider moves the slider, the step stays (${at})`, JSON.stringify(presenting));
+    ok(problems.length === 0, "frames: no console error", problems.join("\n"));
+    await page.close();
   }
 
   // a screenshot of a heatmap step in presentation mode

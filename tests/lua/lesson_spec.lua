@@ -301,6 +301,29 @@ describe("lesson.heatmaps", function()
         assert.has_error(function() lesson.heatmaps({{"x", 1}}) end, "lesson.heatmaps: item 1 must be {title, tensor [, opts]}")
     end)
 
+    it("{frames = title}: the title over the frames; on a web page one frame at a time, with a slider", function()
+        lesson.begin()
+        assert.are.equal("moments\ncausal      all\n1.█  0.     1.█  1.█\n1.█  1.█    1.█  1.█\n",
+                         lesson.capture(lesson.heatmaps, {A, B}, {frames = "moments"}))
+        assert.has_error(function() lesson.heatmaps({A}, {frame = "x"}) end,
+                         "lesson.heatmaps: unknown option 'frame' (did you mean 'frames'?)")
+        assert.has_error(function() lesson.heatmaps({A}, {frames = 1}) end,
+                         "lesson.heatmaps: frames must be a title (a string), got number")
+        assert.has_error(function() lesson.heatmaps({A}, "x") end,
+                         "lesson.heatmaps: argument 2 must be an options table such as {frames = \"title\"}, got string")
+        local path = lesson_file('lesson.step("s", function()\n    lesson.heatmaps({{"a", torch.eye(2)}, ' ..
+                                 '{"b", torch.ones(2, 2)}}, {frames = "moments"})\n    lesson.heatmaps{{"c", torch.eye(2)}}\nend)\n')
+        local doc, result = require("attn.lesson.record").file(path)
+        local html = require("attn.html.page").render(doc, result)
+        local function count(pattern) return select(2, html:gsub(pattern, "")) end
+        assert.are.equal(1, count('<div class="frames">'))
+        assert.are.equal(2, count('<div class="frame" '))
+        assert.are.equal(1, count('<div class="frame" data%-title="b" hidden>'))
+        assert.are.equal(1, count('<input type="range" min="1" max="2" value="1" aria%-label="moments">'))
+        assert.are.equal(1, count('<div class="figures">'))   -- the heatmap drawn without frames: as before
+        assert.are.equal(3, count("<svg "))
+    end)
+
     it("is left out of a step's echo, like lesson.show", function()
         local info = source.read(lesson_file('lesson.step("s", function()\n    lesson.heatmaps{{"a", w}}\nend)\n'))
         assert.is_true(info.hidden[2])

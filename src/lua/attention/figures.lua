@@ -19,7 +19,8 @@
 --
 --   a figure: {kind = "heatmap", cells = {{"0.19", ...}, ...} (PyTorch's print of each cell),
 --              values = {{0.19, ...}, ...}, rows =, cols = (labels or nil), lo =, hi = (the colour
---              scale's ends), title = (the one lesson.heatmaps gives it, or nil), plain = the
+--              scale's ends), title = (the one lesson.heatmaps gives it, or nil), frames = (the
+--              title of the frames it is one of: lesson.heatmaps' {frames =}), plain = the
 --              terminal's drawing without colour}
 local heatmap = require("attn.attention.heatmap")
 local heatmap_svg = require("attn.attention.heatmap_svg")
@@ -40,7 +41,7 @@ local function figure_of(d)
     local ok, plain = pcall(heatmap.render, d.t, opts)
     heatmap.record(saved)
     return {kind = "heatmap", cells = d.cells, values = d.values, rows = d.rows, cols = d.cols, lo = d.lo,
-            hi = d.hi, title = d.opts.title, plain = ok and plain or ""}
+            hi = d.hi, title = d.opts.title, frames = d.opts.frames, plain = ok and plain or ""}
 end
 
 -- The collection that keeps plots (the one opened last), or nil.

@@ -127,7 +127,12 @@ ldef("heatmaps", "lesson.heatmaps{{title, t [, opts]}, ...}", [=[
 Draws matrices with attention.heatmap (opts as there: rows, cols, range, ...), each under its
 title, next to each other when they fit in lesson.width (80) columns, else one below the other:
 for patterns a lesson compares, such as a bidirectional and a causal mask. Like lesson.show it only
-displays, so a step's echo leaves it out, and it prints nothing in --check mode.]=], [=[
+displays, so a step's echo leaves it out, and it prints nothing in --check mode.
+
+lesson.heatmaps(list, {frames = title}): the matrices are frames of one picture changing, such as
+attention weights at training checkpoints (lesson 20). The terminal prints the title, then the
+matrices as above; the web page (--html) shows one frame at a time, with a slider to move through
+them.]=], [=[
 print(lesson.capture(lesson.heatmaps, {{"causal", torch.tril(torch.ones(2, 2)), {range = {0, 1}}},
                                        {"all", torch.ones(2, 2), {range = {0, 1}}}}))
 --> causal      all

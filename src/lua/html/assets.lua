@@ -7,7 +7,8 @@
 --   js    presentation mode: P or the button starts it, → Space PageDown next, ← PageUp back,
 --         Home End the first and last step, Esc back to the page. The fragment names the step
 --         (#present-7), so a reload or a link opens step 7 in presentation mode; #step-7 is step
---         7 on the scrolling page.
+--         7 on the scrolling page. Frames (html/page.lua's frames_block): a slider shows one at a
+--         time.
 local assets = {}
 
 assets.css = [[
@@ -38,6 +39,11 @@ pre.code .py { color: var(--py); font-style: italic; }
 pre.out { background: transparent; border: 1px dashed var(--rule); }
 .figures { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-start; margin: 0.5rem 0; overflow-x: auto; }
 .figures svg { max-width: 100%; height: auto; }
+.frames { margin: 0.5rem 0; overflow-x: auto; }
+.frames .scrub { display: flex; gap: 0.8rem; align-items: center; margin: 0.3rem 0; }
+.frames input[type=range] { flex: 0 1 20rem; }
+.frames output { color: var(--dim); font-family: ui-monospace, Menlo, Consolas, monospace; }
+.frames svg { max-width: 100%; height: auto; }
 .check { margin: 0.25rem 0; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 14px; }
 .check summary { cursor: pointer; }
 .check .mark { font-weight: bold; }
@@ -115,8 +121,22 @@ assets.js = [[
     }
   }
 
+  // Frames (lesson.heatmaps' {frames = title}): the slider shows one frame and names it.
+  Array.prototype.forEach.call(document.querySelectorAll(".frames"), function (box) {
+    var range = box.querySelector("input[type=range]"), name = box.querySelector("output");
+    var frames = box.querySelectorAll(".frame");
+    function pick() {
+      var k = parseInt(range.value, 10) - 1;
+      Array.prototype.forEach.call(frames, function (f, j) { f.hidden = j !== k; });
+      if (name && frames[k]) name.textContent = frames[k].getAttribute("data-title");
+    }
+    range.addEventListener("input", pick);
+    pick();
+  });
+
   document.addEventListener("keydown", function (e) {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.target && e.target.type === "range") return;   // the arrows move a frames slider
     if (!presenting) {
       if (e.key === "p" || e.key === "P") { e.preventDefault(); present(true, visible()); }
       return;

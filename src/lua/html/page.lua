@@ -77,18 +77,36 @@ local function code_block(lines)
     return '<pre class="code"><code>' .. table.concat(out, "\n") .. "</code></pre>"
 end
 
+-- Frames of one picture changing (lesson.heatmaps' {frames = title}): one shown at a time, and a
+-- slider (a range input) over them; assets.js shows the frame the slider points at and its title.
+local function frames_block(list)
+    local out = {}
+    for i, fig in ipairs(list) do
+        out[i] = '<div class="frame" data-title="' .. escape(fig.title or "") .. '"' .. (i > 1 and " hidden" or "")
+            .. ">" .. heatmap_svg.render(fig) .. "</div>"
+    end
+    return '<div class="frames"><p class="scrub"><input type="range" min="1" max="' .. #list .. '" value="1" '
+        .. 'aria-label="' .. escape(list[1].frames) .. '"> <output>' .. escape(list[1].title or "")
+        .. "</output></p>" .. table.concat(out, "\n") .. "</div>"
+end
+
 -- What was printed: text as <pre>, heatmaps side by side when printed on one line. The spaces a
 -- drawing was indented or padded with in the terminal are dropped around the figure.
 local function output_block(parts)
     local out, row = {}, nil
     local function close_row()
-        if row then out[#out + 1] = '<div class="figures">' .. table.concat(row, "\n") .. "</div>" end
+        if row and row.frames then
+            out[#out + 1] = frames_block(row)
+        elseif row then
+            out[#out + 1] = '<div class="figures">' .. table.concat(row, "\n") .. "</div>"
+        end
         row = nil
     end
     for i, p in ipairs(parts) do
         if type(p) == "table" then
-            row = row or {}
-            row[#row + 1] = figures.svg(p)
+            if row and row.frames ~= p.frames then close_row() end
+            row = row or {frames = p.frames}
+            row[#row + 1] = p.frames and p or figures.svg(p)
         elseif not (p:match("^[ \t]*$") and type(parts[i - 1]) == "table") then
             local text = p
             if type(parts[i - 1]) == "table" then text = text:gsub("^[ \t]*\n", "") end

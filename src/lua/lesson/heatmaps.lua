@@ -7,9 +7,13 @@
 --       color  the default of each matrix's opts.color (the lesson library's: a terminal's colour,
 --              never in captured text)
 --       width  the columns they may take side by side (lesson.width)
+--       opts   {frames = title}: the matrices are frames of one picture changing (attention weights
+--              during training): printed under the title as usual, and on a web page (--html) shown
+--              one at a time with a slider over them (each figure carries the title, html/page.lua)
 
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
+local options = require("attn.options")
 local text = require("attn.text.width")
 local heatmap = require("attn.attention.heatmap")
 local figures = require("attn.attention.figures")
@@ -18,7 +22,7 @@ local heatmaps = {}
 local width = text.of
 
 -- Each matrix as its lines (the title first) and the widest of them.
-local function blocks_of(list, color)
+local function blocks_of(list, color, frames)
     local blocks, widths = {}, {}
     for i, item in ipairs(list) do
         if type(item) ~= "table" or not torch.is_tensor(item[2]) then
@@ -27,6 +31,7 @@ local function blocks_of(list, color)
         local opts = {title = tostring(item[1])}
         for k, v in pairs(item[3] or {}) do opts[k] = v end
         if opts.color == nil then opts.color = color end
+        opts.frames = frames
         local drawn = heatmap.render(item[2], opts)
         -- kept as data for a page (--html): the title goes with it
         local lines = figures.is_marker(drawn) and {} or {opts.title}
@@ -40,12 +45,20 @@ local function blocks_of(list, color)
     return blocks, widths
 end
 
-function heatmaps.text(list, color, columns)
+function heatmaps.text(list, color, columns, opts)
     if type(list) ~= "table" or #list == 0 then
         errors.raisef("lesson.heatmaps: expected a list such as {{\"BERT\", w1}, {\"GPT\", w2}}, got %s", type(list))
     end
-    local blocks, widths = blocks_of(list, color)
-    local out = {}
+    if opts ~= nil and type(opts) ~= "table" then
+        errors.raisef("lesson.heatmaps: argument 2 must be an options table such as {frames = \"title\"}, got %s", type(opts))
+    end
+    options.check("lesson.heatmaps", opts, {"frames"})
+    local frames = opts and opts.frames
+    if frames ~= nil and type(frames) ~= "string" then
+        errors.raisef("lesson.heatmaps: frames must be a title (a string), got %s", type(frames))
+    end
+    local blocks, widths = blocks_of(list, color, frames)
+    local out = {frames and (frames .. "\n") or nil}
     local total, gap = -4, "    "
     for _, w in ipairs(widths) do total = total + w + #gap end
     if total > columns then

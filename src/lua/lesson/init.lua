@@ -335,8 +335,9 @@ end
 -- lesson.heatmaps{{title, t [, opts]}, ...}: matrices drawn with attention.heatmap (opts as there),
 -- each under its title; next to each other when they fit in lesson.width columns, else one below
 -- the other (lesson/heatmaps.lua). For patterns a lesson compares (a bidirectional and a causal mask).
-function lesson.heatmaps(list)
-    write(heatmaps.text(list, colored(), lesson.width))
+-- {frames = title}: the same matrix at successive moments, frames the web page shows one at a time.
+function lesson.heatmaps(list, opts)
+    write(heatmaps.text(list, colored(), lesson.width, opts))
 end
 
 -- The tensors lesson.reference returned: the only tensors lesson.check takes as its expected side.
