@@ -208,8 +208,7 @@ static int f_adam_step(lua_State *L)
     /* each scalar as the separate operation casts its Python float: (float)x */
     attn_adam_scalars s = {decoupled, (float)v[0], (float)v[1], (float)(1 - v[1]), (float)v[2], (float)(1 - v[2]),
                            (float)v[4], (float)v[3], (float)-v[5]};
-    attn_error err;
-    int ok = attn_adam_step(t[0], t[1], t[2], t[3], &s, &err) == 0;
+    int ok = attn_adam_step(t[0], t[1], t[2], t[3], &s) == 0;
     if (ok) {
         t[0]->storage->version++;
         t[2]->storage->version++;

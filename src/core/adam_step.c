@@ -81,11 +81,11 @@ static int is_plain(const attn_tensor *t, const attn_tensor *like)
 }
 
 int attn_adam_step(attn_tensor *param, const attn_tensor *grad, attn_tensor *exp_avg, attn_tensor *exp_avg_sq,
-                   const attn_adam_scalars *s, attn_error *err)
+                   const attn_adam_scalars *s)
 {
     if (!is_plain(param, param) || !is_plain(exp_avg, param) || !is_plain(exp_avg_sq, param) ||
         !is_plain(grad, param))
-        return attn_fail(err, "adam_step: expected contiguous float32 tensors of one shape"), -1;
+        return -1; /* not an error: the caller runs the separate operations */
     adam_job j = {param->storage->data + param->offset, exp_avg->storage->data + exp_avg->offset,
                   exp_avg_sq->storage->data + exp_avg_sq->offset, grad->storage->data + grad->offset, *s};
     static int avx2 = -1;

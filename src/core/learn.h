@@ -12,7 +12,7 @@ attn_tensor *attn_addcmul(const char *fn, const attn_tensor *self, const attn_te
 
 /* One Adam / AdamW update of a parameter from its gradient, in place in param, exp_avg and exp_avg_sq
  * (adam_step.c): the scalars as the separate operations cast them to float32. All four tensors contiguous
- * float32 of one shape (else -1 and an error, and nothing changed). */
+ * float32 of one shape, else -1 and nothing changed. */
 typedef struct attn_adam_scalars {
     int decoupled;                 /* AdamW: param * decay first */
     float decay;                   /* 1 - lr * weight_decay */
@@ -23,7 +23,7 @@ typedef struct attn_adam_scalars {
     float neg_step_size;           /* -lr / (1 - beta1 ** step) */
 } attn_adam_scalars;
 int attn_adam_step(attn_tensor *param, const attn_tensor *grad, attn_tensor *exp_avg, attn_tensor *exp_avg_sq,
-                   const attn_adam_scalars *s, attn_error *err);
+                   const attn_adam_scalars *s);
 
 typedef enum attn_reduction { ATTN_REDUCE_NONE, ATTN_REDUCE_MEAN, ATTN_REDUCE_SUM } attn_reduction;
 
