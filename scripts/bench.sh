@@ -9,6 +9,8 @@
 #   words against @lenml/tokenizers (scripts/bench-tokenizers.sh);
 #   GPT-2's tokenizer on a 10,000-letter word against the quadratic algorithm it replaced
 #   (scripts/bench_tokenizer.lua; give it 40000 by hand for the 40,000-letter figure: the old one takes minutes)
+#   the autograd budgets: MultiHeadAttention forward + backward (scripts/bench_autograd.sh) and chapter 5's
+#   training step on GPT-2 small, time and peak memory (scripts/bench-train-step.sh)
 # Prints timings and ratios only; timings are never test assertions. `make bench` runs this.
 set -eu
 cd "$(dirname "$0")/.."
@@ -18,3 +20,4 @@ sh scripts/bench-tokenizers.sh
 sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab >/dev/null
 ATTN_TIKTOKEN_DIR="$(pwd)/build/gpt2-vocab" ./attn scripts/bench_tokenizer.lua 10000
 sh scripts/bench_autograd.sh
+sh scripts/bench-train-step.sh

@@ -114,6 +114,16 @@ static int tensor_is_whole(lua_State *L)
     return 1;
 }
 
+/* Whether t is the whole of its storage and the only tensor on it: no other tensor alive can see or
+ * change its numbers (the autograd engine then keeps a gradient as .grad instead of copying it). */
+static int tensor_is_sole(lua_State *L)
+{
+    attn_tensor *t = lt_check(L, 1, "is_sole", "tensor");
+    lua_pushboolean(L, t->offset == 0 && attn_numel(t) == t->storage->numel && attn_is_contiguous(t) &&
+                           t->storage->refcount == 1);
+    return 1;
+}
+
 /* A new tensor header on t's storage (autograd's detach: same numbers, no history). */
 static int tensor_alias(lua_State *L)
 {
@@ -168,7 +178,7 @@ int luaopen_attn_autograd(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"wrap", f_wrap}, {"version", tensor_version}, {"bump_version", tensor_bump_version},
                                    {"shares_storage", tensor_shares_storage}, {"alias", tensor_alias},
-                                   {"is_whole", tensor_is_whole},
+                                   {"is_whole", tensor_is_whole}, {"is_sole", tensor_is_sole},
                                    {"tanh_backward", f_tanh_backward},
                                    {"softmax_backward", f_softmax_backward}, {NULL, NULL}};
     lua_newtable(L);

@@ -183,6 +183,41 @@ static int f_mse_loss(lua_State *L)
     return push_result(L, attn_mse_loss(fn, input, target, reduction, &err), &err);
 }
 
+/* learn.adam_step(param, grad, exp_avg, exp_avg_sq, {decoupled =, decay =, beta1 =, beta2 =, eps =,
+ * bias_correction2_sqrt =, step_size =}): one Adam / AdamW update in place (core/adam_step.c), each
+ * tensor's version bumped as an in-place operation bumps it. false, and nothing changed, when the tensors
+ * are not contiguous float32 of one shape: src/lua/optim/adam.lua then runs the separate operations. */
+static int f_adam_step(lua_State *L)
+{
+    const char *fn = "adam_step";
+    attn_tensor *t[4];
+    for (int i = 0; i < 4; i++)
+        t[i] = lt_check(L, i + 1, fn, "tensor");
+    luaL_checktype(L, 5, LUA_TTABLE);
+    double v[7];
+    static const char *const keys[7] = {"decay", "beta1", "beta2", "eps", "bias_correction2_sqrt", "step_size",
+                                        "decoupled"};
+    for (int i = 0; i < 6; i++) {
+        lua_getfield(L, 5, keys[i]);
+        v[i] = lt_check_number(L, -1, fn, keys[i]);
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, 5, keys[6]);
+    int decoupled = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    /* each scalar as the separate operation casts its Python float: (float)x */
+    attn_adam_scalars s = {decoupled, (float)v[0], (float)v[1], (float)(1 - v[1]), (float)v[2], (float)(1 - v[2]),
+                           (float)v[4], (float)v[3], (float)-v[5]};
+    int ok = attn_adam_step(t[0], t[1], t[2], t[3], &s) == 0;
+    if (ok) {
+        t[0]->storage->version++;
+        t[2]->storage->version++;
+        t[3]->storage->version++;
+    }
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
 static const luaL_Reg TORCH[] = {
     {"addcmul", f_addcmul}, {"addcdiv", f_addcdiv}, {"gather", f_gather}, {"linspace", f_linspace},
     {"scatter", f_scatter}, {"scatter_add", f_scatter_add}, {NULL, NULL}};
@@ -193,7 +228,7 @@ static const luaL_Reg METHODS[] = {
 static const luaL_Reg LEARN[] = {
     {"nll_loss", f_nll_loss}, {"cross_entropy", f_cross_entropy}, {"mse_loss", f_mse_loss},
     {"random_seed", f_random_seed}, {"randperm", f_randperm},
-    {"log_softmax_backward", f_log_softmax_backward}, {NULL, NULL}};
+    {"log_softmax_backward", f_log_softmax_backward}, {"adam_step", f_adam_step}, {NULL, NULL}};
 
 int luaopen_attn_learn(lua_State *L)
 {

@@ -273,6 +273,22 @@ static void fill_i64_visit(int64_t at, void *ctx)
 static int fill_both(attn_tensor *t, float value, int64_t value_i64, attn_error *err)
 {
     struct fill_ctx c = {t->storage, t->dtype == ATTN_BOOL ? (float)(value != 0.0f) : value, value_i64};
+    if (t->dtype != ATTN_INT64 && attn_is_contiguous(t)) {
+        /* one plain loop (a call per element was most of the time of torch.zeros and ones_like on the
+         * big tensors of a training step: the embedding's gradient, dropout's masks) */
+        float *d = t->storage->data + t->offset;
+        int64_t n = attn_numel(t);
+        for (int64_t i = 0; i < n; i += ATTN_POLL_EVERY) {
+            if (attn_poll(i)) {
+                attn_interrupted(err);
+                return -1;
+            }
+            int64_t end = n - i < ATTN_POLL_EVERY ? n : i + ATTN_POLL_EVERY;
+            for (int64_t k = i; k < end; k++)
+                d[k] = c.value;
+        }
+        return 0;
+    }
     /* Every index along a stride-0 dim (an expanded view) reaches the same cells: fill them once, so
      * torch.zeros(1):expand(2^40):fill_(1) takes no time, as in PyTorch. */
     attn_tensor cells = *t;

@@ -10,6 +10,21 @@
 attn_tensor *attn_addcmul(const char *fn, const attn_tensor *self, const attn_tensor *t1, const attn_tensor *t2,
                           double value, int divide, attn_error *err);
 
+/* One Adam / AdamW update of a parameter from its gradient, in place in param, exp_avg and exp_avg_sq
+ * (adam_step.c): the scalars as the separate operations cast them to float32. All four tensors contiguous
+ * float32 of one shape, else -1 and nothing changed. */
+typedef struct attn_adam_scalars {
+    int decoupled;                 /* AdamW: param * decay first */
+    float decay;                   /* 1 - lr * weight_decay */
+    float beta1, one_minus_beta1;  /* exp_avg's */
+    float beta2, one_minus_beta2;  /* exp_avg_sq's */
+    float bias_correction2_sqrt;   /* sqrt(1 - beta2 ** step) */
+    float eps;
+    float neg_step_size;           /* -lr / (1 - beta1 ** step) */
+} attn_adam_scalars;
+int attn_adam_step(attn_tensor *param, const attn_tensor *grad, attn_tensor *exp_avg, attn_tensor *exp_avg_sq,
+                   const attn_adam_scalars *s);
+
 typedef enum attn_reduction { ATTN_REDUCE_NONE, ATTN_REDUCE_MEAN, ATTN_REDUCE_SUM } attn_reduction;
 
 /* nll_loss(input, target): input [C], [N, C] or [N, C, d1, ...] of log-probabilities, target [], [N] or

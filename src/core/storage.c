@@ -27,6 +27,7 @@ static void *default_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 static attn_alloc_fn alloc_fn = default_alloc;
 static void *alloc_ud = NULL;
 static int64_t live_bytes = 0;
+static int64_t peak_live_bytes = 0; /* the most live_bytes has been */
 static int64_t new_bytes = 0;
 
 void attn_set_allocator(attn_alloc_fn fn, void *ud)
@@ -116,7 +117,12 @@ static void *huge_pages(void *block, size_t size, int fresh)
  * for. So up to CACHE_SLOTS blocks of at least CACHE_MIN bytes, together at most an eighth of the
  * machine's memory, are kept when freed and given to the next request that fits (up to a quarter
  * larger). attn_storage_flush_cache gives them all back; so does a request that could not be served
- * otherwise. Smaller blocks are glibc's business (init.c keeps its freed memory too). */
+ * otherwise. Smaller blocks are glibc's business (init.c keeps its freed memory too).
+ * The kept blocks and the live tensors together stay within the most the live tensors have ever taken
+ * (peak_live_bytes): a block is kept only if it fits under that, and a new block is made only after the
+ * oldest kept ones have made room. So keeping never raises the process's peak memory: a training step
+ * that frees its 100 MB logits and gradients at different moments would otherwise hold ~1 GB of kept
+ * blocks on top of its peak. */
 #define CACHE_MIN ((size_t)32 << 20)
 #define CACHE_SLOTS 8
 
@@ -153,14 +159,30 @@ static void *cache_take(size_t *size)
     return block;
 }
 
+/* Gives the oldest kept block back. */
+static unsigned long cache_age[CACHE_SLOTS];
+
+static void cache_drop_oldest(void)
+{
+    int oldest = -1;
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (cache[i].block && (oldest < 0 || cache_age[i] < cache_age[oldest]))
+            oldest = i;
+    if (oldest < 0)
+        return;
+    alloc_fn(alloc_ud, cache[oldest].block, cache[oldest].size, 0);
+    cache_bytes -= cache[oldest].size;
+    cache[oldest].block = NULL;
+}
+
 /* Keeps a freed block when it is big and there is room (the oldest kept ones make room); 0 if not. */
 static int cache_put(void *block, size_t size)
 {
     double limit = attn_machine_bytes() / 8;
-    if (size < CACHE_MIN || (double)size > limit)
+    if (size < CACHE_MIN || (double)size > limit || live_bytes + (int64_t)(cache_bytes + size) > peak_live_bytes)
         return 0;
     static unsigned long clock;
-    static unsigned long age[CACHE_SLOTS];
+    unsigned long *age = cache_age;
     for (;;) {
         int free_slot = -1, oldest = -1;
         for (int i = 0; i < CACHE_SLOTS; i++) {
@@ -219,8 +241,11 @@ static void *alloc_block(const char *fn, size_t size, size_t *block_size, int hu
 {
     void *block = huge ? cache_take(block_size) : NULL;
     *fresh = block == NULL;
-    if (*fresh)
+    if (*fresh) {
+        while (cache_bytes > 0 && live_bytes + (int64_t)(cache_bytes + *block_size) > peak_live_bytes)
+            cache_drop_oldest();
         block = alloc_fn(alloc_ud, NULL, 0, *block_size);
+    }
     if (!block && cache_bytes > 0) { /* a memory limit, or the machine's: give the kept blocks back */
         attn_storage_flush_cache();
         block = alloc_fn(alloc_ud, NULL, 0, *block_size);
@@ -259,6 +284,8 @@ attn_storage *attn_storage_new(const char *fn, int64_t numel, double want, size_
     s->block = block;
     s->block_size = block_size;
     live_bytes += (int64_t)size;
+    if (live_bytes > peak_live_bytes)
+        peak_live_bytes = live_bytes;
     new_bytes += (int64_t)size;
     return s;
 }
@@ -269,8 +296,8 @@ void attn_storage_release(attn_storage *s)
         return;
     size_t size = (size_t)(s->numel > 0 ? s->numel : 1) * (s->i64 ? sizeof(int64_t) : sizeof(float));
     void *data = s->i64 ? (void *)s->i64 : (void *)s->data;
+    live_bytes -= (int64_t)size; /* first: cache_put weighs the live tensors without this one */
     if (!s->block || !cache_put(s->block, s->block_size))
         alloc_fn(alloc_ud, s->block ? s->block : data, s->block ? s->block_size : size, 0);
-    live_bytes -= (int64_t)size;
     free(s);
 }

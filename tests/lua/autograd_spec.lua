@@ -138,6 +138,32 @@ describe("autograd: the API", function()
                        message(function() m[2][1] = x[1] end), 1, true)
     end)
 
+    -- The engine keeps a gradient it made as the leaf's .grad instead of copying it, when nothing else
+    -- refers to it (as PyTorch's AccumulateGrad): a gradient handed to two leaves, the caller's own
+    -- gradient, or a view of another tensor is still copied.
+    it("a leaf's .grad is its own: never another leaf's, the caller's gradient or a view", function()
+        local a = torch.tensor({1.0, 2.0}, {requires_grad = true})
+        local b = torch.tensor({3.0, 4.0}, {requires_grad = true})
+        ;(a + b):backward(torch.tensor{1.0, 1.0}) -- AddBackward0 hands the same gradient to both
+        a.grad:mul_(5)
+        assert.are.equal("tensor([1., 1.])", tostring(b.grad))
+        local x = torch.tensor({1.0, 2.0}, {requires_grad = true})
+        local g = torch.tensor{0.5, 0.25}
+        x:clone():backward(g) -- CloneBackward0 passes the caller's gradient on as it is
+        g:fill_(7)
+        assert.are.equal("tensor([0.5000, 0.2500])", tostring(x.grad))
+        local w = torch.tensor({{1.0, 2.0}, {3.0, 4.0}}, {requires_grad = true})
+        w:t():sum():backward() -- the gradient reaches w as a transposed view of ones
+        assert.is_true(w.grad:is_contiguous())
+        assert.are.equal("tensor([[1., 1.],\n        [1., 1.]])", tostring(w.grad))
+        local y = torch.tensor({1.0, -2.0}, {requires_grad = true})
+        ;(y * y):sum():backward()
+        local kept = y.grad
+        ;(y * y):sum():backward() -- accumulated into a new tensor, the first one as it was
+        assert.are.equal("tensor([ 2., -4.])", tostring(kept))
+        assert.are.equal("tensor([ 4., -8.])", tostring(y.grad))
+    end)
+
     it("ops without a gradient give results that do not require grad", function()
         local x = torch.tensor({1.0, 3.0, 2.0}, {requires_grad = true})
         assert.is_false(x:argmax().requires_grad)

@@ -111,3 +111,40 @@ describe("torch.optim's classes", function()
         assert.are.equal(0.9, opt.param_groups[2].momentum)
     end)
 end)
+
+-- Adam and AdamW update a contiguous parameter in one pass (src/core/adam_step.c, split among threads);
+-- one that is not contiguous takes the separate operations. Both give the bits of the separate
+-- operations, which the cases above check against PyTorch on small tensors: here on 300,001 elements
+-- (many threads' blocks and a ragged end), and on a transposed parameter.
+describe("Adam and AdamW's one-pass update", function()
+    local function separate(p, g, st, o, decoupled)
+        local b1, b2 = o.betas[1], o.betas[2]
+        local step = st.step
+        if decoupled then p:mul_(1 - o.lr * o.weight_decay) else g = g:add(p, {alpha = o.weight_decay}) end
+        st.m:mul_(b1):add_(g, {alpha = 1 - b1})
+        st.v:mul_(b2):addcmul_(g, g, {value = 1 - b2})
+        local denom = (st.v:sqrt() / math.sqrt(1 - b2 ^ step)):add_(o.eps)
+        p:addcdiv_(st.m, denom, {value = -(o.lr / (1 - b1 ^ step))})
+    end
+    for _, case in ipairs({{"AdamW", true, {300001}}, {"Adam", false, {300001}}, {"AdamW", true, {7, 5}, true}}) do
+        local name, decoupled, shape, transposed = case[1], case[2], case[3], case[4]
+        it(string.format("%s, %d elements%s: the separate operations' bits over 3 steps", name,
+                         shape[1] * (shape[2] or 1), transposed and ", transposed" or ""), function()
+            torch.manual_seed(5)
+            local p = torch.randn(table.unpack(shape))
+            if transposed then p = p:t() end
+            local q = p:clone()
+            local o = {lr = 4e-4, betas = {0.9, 0.999}, eps = 1e-8, weight_decay = 0.1, amsgrad = false,
+                       maximize = false}
+            local st, mine = {}, {m = torch.zeros_like(q), v = torch.zeros_like(q)}
+            for k = 1, 3 do
+                local g = torch.randn(p.shape) * 0.01
+                torch.optim[name].step_tensors({p}, {g}, {st}, o)
+                mine.step = k
+                separate(q, g, mine, o, decoupled)
+                assert.is_true(torch.equal(q, p), "step " .. k)
+            end
+            assert.is_true(torch.equal(mine.m, st.exp_avg) and torch.equal(mine.v, st.exp_avg_sq))
+        end)
+    end
+end)

@@ -28,6 +28,7 @@ end)
 local meta = graph.meta
 local add = C.methods.add
 local clone = C.methods.clone
+local is_sole = C.autograd.is_sole
 
 -- ---- a max-heap of nodes by seq -----------------------------------------------------------------
 
@@ -84,9 +85,25 @@ local function dependencies(roots)
     return deps
 end
 
-local function accumulate(buffers, node, g)
+-- held[g] counts the places a gradient tensor has been handed to (a node's input buffer, a retained
+-- grad, a captured result; a root gradient, the caller's, counts once more): a leaf's new gradient
+-- handed out once, made during this backward and alone on its storage, is kept as its .grad, as
+-- PyTorch's AccumulateGrad steals a gradient nothing else refers to. Any other is copied (clone), so
+-- that no two .grad share numbers and a user's tensor never becomes one.
+local function accumulate(buffers, node, g, held)
     local old = buffers[node]
-    buffers[node] = old and add(old, g) or g
+    held[g] = (held[g] or 0) + 1
+    if old then
+        local sum = add(old, g)
+        held[sum] = 1
+        buffers[node] = sum
+    else
+        buffers[node] = g
+    end
+end
+
+local function may_keep(g, held)
+    return held[g] == 1 and meta[g] == nil and is_sole(g)
 end
 
 -- Runs the graph from roots (nodes) with their gradients. capture: nil for backward (leaves get .grad),
@@ -96,8 +113,10 @@ function engine.run(roots, grads, retain_graph, capture)
     local deps = dependencies(roots)
     local buffers, heap, captured = {}, {}, {}
     local pending = {} -- {tensor, new grad} stored at the end
+    local held = setmetatable({}, {__mode = "k"})
     for i, r in ipairs(roots) do
-        accumulate(buffers, r, grads[i])
+        held[grads[i]] = 1 -- the caller's
+        accumulate(buffers, r, grads[i], held)
     end
     for _, r in ipairs(roots) do
         if (deps[r] or 0) == 0 then
@@ -114,10 +133,12 @@ function engine.run(roots, grads, retain_graph, capture)
             buffers[node] = nil
             if capture and capture[node] then
                 captured[node] = g
+                if g then held[g] = (held[g] or 0) + 1 end
             end
             if node.retained and not capture then
                 for t in pairs(node.retained) do
                     pending[#pending + 1] = {t, g}
+                    if g then held[g] = (held[g] or 0) + 1 end
                 end
             end
             local out
@@ -132,7 +153,7 @@ function engine.run(roots, grads, retain_graph, capture)
                 local e = node.next[i]
                 if e then
                     if out and out[i] then
-                        accumulate(buffers, e, out[i])
+                        accumulate(buffers, e, out[i], held)
                     end
                     deps[e] = deps[e] - 1
                     if deps[e] == 0 then push(heap, e) end
@@ -148,7 +169,13 @@ function engine.run(roots, grads, retain_graph, capture)
                 new[t] = add(new[t], p[2])
             else
                 local old = meta[t] and meta[t].grad
-                new[t] = old and add(old, p[2]) or clone(p[2])
+                if old then
+                    new[t] = add(old, p[2])
+                elseif may_keep(p[2], held) then
+                    new[t] = p[2]
+                else
+                    new[t] = clone(p[2])
+                end
                 order[#order + 1] = t
             end
         end

@@ -30,27 +30,20 @@ local C = require("attn.bind").learn -- log_softmax_backward: src/core/softmax_g
 
 local M = {}
 
--- The shape of x with n at dim d and 1 elsewhere, as a table (for a one-hot comparison).
-local function along(ndim, d, n)
-    local shape = {}
-    for i = 1, ndim do shape[i] = i == d and n or 1 end
-    return shape
-end
-
 local function reduction_of(opts) return (opts and opts.reduction) or "mean" end
 local function ignore_of(opts) return (opts and opts.ignore_index) or -100 end
 
 -- nll_loss_backward (LossNLL.cpp, nll_loss_backward_out_frame; derivatives.yaml "nll_loss_forward":
 -- self: nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight)): zeros,
 -- and at each (row, target) -grad_out, divided by the number of targets not ignored for "mean"
--- (-(grad / total_weight), in float, as PyTorch writes it); an ignored row stays zero.
+-- (-(grad / total_weight), in float, as PyTorch writes it); an ignored row stays zero. Written into
+-- the zeros with scatter, as PyTorch does: one value per target, not a comparison per class (for
+-- chapter 5's logits, 512 targets among 50,257 classes).
 function M.nll_loss_backward(grad_out, input, targets, opts)
     local reduction, ignore = reduction_of(opts), ignore_of(opts)
     local class_dim = input.ndim == 1 and 1 or 2
-    local classes = input.shape[class_dim]
     local t = input.ndim == 1 and targets:reshape(1) or targets:unsqueeze(class_dim)
-    local ids = torch.arange(1, classes + 1):view(along(input.ndim, class_dim, classes))
-    local hit = t:eq(ids):logical_and(t:ne(ignore))
+    local kept = t:ne(ignore)
     local value
     if reduction == "none" and input.ndim > 1 then
         value = -grad_out:unsqueeze(class_dim)
@@ -60,7 +53,8 @@ function M.nll_loss_backward(grad_out, input, targets, opts)
     else
         value = -grad_out
     end
-    return torch.where(hit, value, 0.0)
+    -- an ignored target writes a zero, at class 1 (its own id may be any number)
+    return torch.zeros(input.shape):scatter(class_dim, torch.where(kept, t, 1), torch.where(kept, value, 0.0))
 end
 
 -- log_softmax's backward (derivatives.yaml "_log_softmax": _log_softmax_backward_data(grad, result, dim);

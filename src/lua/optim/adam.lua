@@ -15,6 +15,7 @@ local optimizer = require("attn.optim.optimizer")
 local errors = require("attn.errors")
 local check = require("attn.check")
 local torch = require("attn.bind").torch
+local learn = require("attn.bind").learn
 
 local adam = {}
 
@@ -53,18 +54,26 @@ function adam.update(param, grad, st, o, decoupled)
     end
     if o.maximize then grad = -grad end
     st.step:add_(1)
-    if decoupled then
-        param:mul_(1 - o.lr * o.weight_decay)
-    elseif o.weight_decay ~= 0 then
-        grad = grad:add(param, {alpha = o.weight_decay})
-    end
-    st.exp_avg:mul_(beta1):add_(grad, {alpha = 1 - beta1})
-    st.exp_avg_sq:mul_(beta2):addcmul_(grad, grad, {value = 1 - beta2})
     local step = st.step:item()
     local bias_correction1 = 1 - beta1 ^ step
     local bias_correction2 = 1 - beta2 ^ step
     local step_size = o.lr / bias_correction1
     local bias_correction2_sqrt = math.sqrt(bias_correction2)
+    if not decoupled and o.weight_decay ~= 0 then
+        grad = grad:add(param, {alpha = o.weight_decay})
+    end
+    -- the whole update in one pass, the same roundings (src/core/adam_step.c); false when a tensor is
+    -- not contiguous float32, and then the operations one by one
+    if not o.amsgrad and learn.adam_step(param, grad, st.exp_avg, st.exp_avg_sq,
+            {decoupled = decoupled, decay = 1 - o.lr * o.weight_decay, beta1 = beta1, beta2 = beta2, eps = o.eps,
+             bias_correction2_sqrt = bias_correction2_sqrt, step_size = step_size}) then
+        return
+    end
+    if decoupled then
+        param:mul_(1 - o.lr * o.weight_decay)
+    end
+    st.exp_avg:mul_(beta1):add_(grad, {alpha = 1 - beta1})
+    st.exp_avg_sq:mul_(beta2):addcmul_(grad, grad, {value = 1 - beta2})
     local second = st.exp_avg_sq
     if o.amsgrad then
         st.max_exp_avg_sq:copy_(torch.maximum(st.max_exp_avg_sq, st.exp_avg_sq))
