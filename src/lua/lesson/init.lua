@@ -339,6 +339,9 @@ function lesson.heatmaps(list)
     write(heatmaps.text(list, colored(), lesson.width))
 end
 
+-- lesson.data(file) -> the path of a data file the lesson reads, lessons/data/<file> (reference.lua).
+function lesson.data(file) check_string("data", 1, file) return reference.data_path(file) end
+
 -- The tensors lesson.reference returned: the only tensors lesson.check takes as its expected side.
 local from_reference = setmetatable({}, {__mode = "k"})
 
