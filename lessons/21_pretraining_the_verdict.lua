@@ -10,6 +10,7 @@
 --   ./attn --check lessons/21_pretraining_the_verdict.lua   the quick part (the training loop is not run)
 --   ./attn --step lessons/21_pretraining_the_verdict.lua    one step at a time (the whole run too)
 --   ATTN_VERDICT_STEPS=10 ./attn lessons/21_pretraining_the_verdict.lua   the first 10 training steps only
+--   ATTN_VERDICT_STEPS=0 ./attn lessons/21_pretraining_the_verdict.lua    the quick part only
 
 lesson.title("Pretraining on \"The Verdict\"",
              {source = "Build a Large Language Model (From Scratch), ch. 5 §5.1–5.2; ch. 4 §4.4"})
@@ -23,11 +24,12 @@ end
 -- GPT-2 small), and the loop's first steps are left to the whole run: one step of GPT-2 small's
 -- training takes seconds, the whole run many minutes. (In a notebook this line is not a cell:
 -- whole_run stays nil there, the quick part.)
+-- ATTN_VERDICT_STEPS=N stops the whole run's training after N steps (a shorter run in class); N = 0
+-- runs the quick part only, as --check does (the test suites run every lesson as a script this way).
 local mode = lesson.state().mode
-whole_run = mode == "run" or mode == "step" or mode == "line"
--- ATTN_VERDICT_STEPS=N stops the whole run's training after N steps (a shorter run in class).
-max_steps = whole_run and math.tointeger(tonumber(os.getenv("ATTN_VERDICT_STEPS") or "")) or nil
+max_steps = math.tointeger(tonumber(os.getenv("ATTN_VERDICT_STEPS") or ""))
 if max_steps and max_steps < 0 then max_steps = nil end
+whole_run = (mode == "run" or mode == "step" or mode == "line") and max_steps ~= 0
 
 -- The training steps whose losses equal PyTorch's to the last bit on this machine, and the tolerance of
 -- the ones after (the drift measured when attn's whole run was compared with PyTorch's).
@@ -254,8 +256,8 @@ average loss of eval_iter training and validation batches (the model in eval mod
 after each epoch a sample of 50 greedy tokens. The settings are the book's: a fresh GPTModel after
 torch.manual_seed(123), AdamW with learning rate 4e-4 and weight decay 0.1, 10 epochs, eval_freq 5,
 eval_iter 5. The model trains with dropout 0.1: its masks are PyTorch's random numbers too.
-One option is attn's, not the book's: max_steps stops the loop early (the quick run stops before
-the first step; ATTN_VERDICT_STEPS=N in the environment stops the whole run after N steps).]]
+One option is attn's, not the book's: max_steps stops the loop early (ATTN_VERDICT_STEPS=N in the
+environment stops the whole run after N steps; the quick run does not train).]]
 
 lesson.step("train_model_simple", function()
     function evaluate_model(model, train_loader, val_loader, eval_iter)
@@ -312,17 +314,22 @@ lesson.step("train_model_simple", function()
 end)
 
 lesson.step("ten epochs on \"The Verdict\"", function()
+    num_epochs = 10
+    if not whole_run then -- the quick run (--check, --html, ...: see the top of the lesson) trains nothing
+        train_losses, val_losses, tokens_seen, step_losses, samples = {}, {}, {}, {}, {}
+        lesson.say("(The quick run stops here, before the first of the %d steps.)", num_epochs * #train_loader)
+        return
+    end
+    model = nil
+    collectgarbage()                                      -- the untrained model's 650 MB, before the next one
     torch.manual_seed(123)
     model = gpt.GPTModel(GPT_CONFIG_124M)
     optimizer = torch.optim.AdamW(model:parameters(), {lr = 0.0004, weight_decay = 0.1})
-    num_epochs = 10
     local started = os.time()
     train_losses, val_losses, tokens_seen, step_losses, samples = train_model_simple(
         model, train_loader, val_loader, optimizer, num_epochs, 5, 5, "Every effort moves you", tokenizer,
-        not whole_run and 0 or max_steps)
-    if #step_losses == 0 then
-        lesson.say("(The quick run stops here, before the first of the %d steps.)", num_epochs * #train_loader)
-    elseif #step_losses < num_epochs * #train_loader then
+        max_steps)
+    if #step_losses < num_epochs * #train_loader then
         lesson.say("Training took %d s for %d steps (stopped by ATTN_VERDICT_STEPS).", os.time() - started, #step_losses)
     else
         lesson.say("Training took %d s for %d steps.", os.time() - started, #step_losses)
