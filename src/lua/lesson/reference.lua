@@ -24,9 +24,10 @@ local function first_readable(candidates)
 end
 
 -- The folder of the lesson file calling the library (the first caller that is a file's chunk; attn's
--- own library is "=[attn]/..."), or nil.
+-- own library is "=[attn]/..."), or nil. (lesson.data and lesson.reference call without a tail call,
+-- so that the lesson's frame is still on the stack.)
 local function lesson_dir()
-    for level = 4, 9 do
+    for level = 3, 9 do
         local info = debug.getinfo(level, "S")
         if not info then break end
         if info.source:match("^@") then return info.source:match("^@(.*)/[^/]*$") or "." end
