@@ -31,10 +31,15 @@ max_steps = math.tointeger(tonumber(os.getenv("ATTN_VERDICT_STEPS") or ""))
 if max_steps and max_steps < 0 then max_steps = nil end
 whole_run = (mode == "run" or mode == "step" or mode == "line") and max_steps ~= 0
 
--- The training steps whose losses equal PyTorch's to the last bit on this machine, and the tolerance of
--- the ones after (the drift measured when attn's whole run was compared with PyTorch's).
-EXACT_STEPS = 90
-DRIFT_TOL = 0
+-- The training steps whose losses equal PyTorch's to the last bit on this machine (step 0's), and the
+-- tolerance of the steps after it and of the evaluations: attn's GPT-2 small forward pass is PyTorch's
+-- to the last bit on 9 of the 10 batches of the untrained model's calc_loss_loader and one float32 step
+-- (9.5e-7) apart on the tenth, so the losses drift apart once the weights do. Measured against
+-- PyTorch's reference run: step 0 equal, evaluation 0 within 9.5e-7 (the steps after it: see
+-- lessons/README.md for how far the comparison has been run).
+EXACT_STEPS = 1
+DRIFT_TOL = 1e-3
+EVAL_TOL = 2e-6
 
 lesson.section("5.1.1  Using GPT to generate text")
 
@@ -225,7 +230,7 @@ lesson.step("calc_loss_loader: the untrained model's losses", function()
         if #data_loader == 0 then return 0 / 0 end          -- Python: float("nan")
         num_batches = math.min(num_batches or #data_loader, #data_loader)
         local i = 0
-        for input_batch, target_batch in data_loader do
+        for input_batch, target_batch in data_loader() do  -- data_loader(): a fresh pass of its own
             i = i + 1
             if i > num_batches then break end
             total_loss = total_loss + calc_loss_batch(input_batch, target_batch, model):item()
@@ -240,6 +245,8 @@ lesson.step("calc_loss_loader: the untrained model's losses", function()
     val_loss = torch.no_grad(calc_loss_loader, val_loader, model)
     print("Validation loss: " .. string.format("%.17g", val_loss))
     if train_loss then
+        -- (as float32, bit for bit; as doubles the averages differ by 1.1e-7: one of the nine batches'
+        -- losses, the fifth, is one float32 step (9.5e-7) from PyTorch's, 10.9981012 against 10.9981022)
         lesson.check("the training loss, as PyTorch computes it", torch.tensor(train_loss), pytorch("calc.train_loss"), {tol = 0})
         lesson.check("the training loss (the book's Out [25]: 10.98758…)", train_loss, 10.98758, {tol = 5e-6})
     end
@@ -285,7 +292,9 @@ lesson.step("train_model_simple", function()
         local started = os.time()
         for epoch = 1, num_epochs do
             model:train()
-            for input_batch, target_batch in train_loader do
+            -- train_loader(): this loop's own pass, which the evaluations' passes over the same
+            -- loader inside it leave alone (as Python's for loop over a DataLoader does)
+            for input_batch, target_batch in train_loader() do
                 if max_steps and global_step + 1 >= max_steps then
                     return train_losses, val_losses, track_tokens_seen, step_losses, samples
                 end
@@ -360,7 +369,7 @@ lesson.step("the losses against PyTorch's", function()
     for i = 1, #train_losses do
         local ok, expected_train = pcall(pytorch, string.format("train.eval.%d.train_loss", i - 1))
         if not ok then break end
-        local tol = (i - 1) * 5 < EXACT_STEPS and 0 or DRIFT_TOL
+        local tol = (i - 1) * 5 < EXACT_STEPS and EVAL_TOL or DRIFT_TOL
         lesson.check(lesson.tr("evaluation %d's training loss, as PyTorch computes it", i - 1),
                      torch.tensor(train_losses[i]), expected_train, {tol = tol})
         lesson.check(lesson.tr("evaluation %d's validation loss, as PyTorch computes it", i - 1),
