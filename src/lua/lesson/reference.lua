@@ -46,12 +46,16 @@ local function reference_path(file)
 end
 
 -- Where a lesson's own data file is (a text it reads, such as chapter 5's short story): data/<file>
--- beside the lesson file (lessons/data, or share/attn/lessons/data once installed), else lessons/data
--- of the current directory; an error naming the places looked in when none has it.
+-- beside the lesson file (lessons/data, or share/attn/lessons/data once installed), else the folder
+-- $ATTN_LESSON_DATA, else lessons/data of the current directory; an error naming the places looked in
+-- when none has it.
 function reference.data_path(file)
     local candidates = {}
     local dir = lesson_dir()
     if dir then candidates[#candidates + 1] = dir .. "/data/" .. file end
+    -- a lesson's code run where its file is unknown (a notebook's cells in a kernel): $ATTN_LESSON_DATA
+    local env = os.getenv("ATTN_LESSON_DATA")
+    if env and env ~= "" then candidates[#candidates + 1] = env .. "/" .. file end
     candidates[#candidates + 1] = "lessons/data/" .. file
     local path, tried = first_readable(candidates)
     if not path then errors.raisef("lesson.data: cannot find %s (looked for %s)", file, tried) end
