@@ -327,7 +327,7 @@ lesson.step("ten epochs on \"The Verdict\"", function()
     num_epochs = 10
     if not whole_run then -- the quick run (--check, --html, ...: see the top of the lesson) trains nothing
         train_losses, val_losses, tokens_seen, step_losses, samples = {}, {}, {}, {}, {}
-        lesson.say("(The quick run stops here, before the first of the %d steps.)", num_epochs * #train_loader)
+        print(lesson.tr("(The quick run stops here, before the first of the %d steps.)", num_epochs * #train_loader))
         return
     end
     model = nil
@@ -394,7 +394,7 @@ end)
 
 lesson.step("the loss curves", function()
     if #train_losses == 0 then
-        lesson.say("(No evaluation in the quick run: the whole run plots its 18 evaluations here.)")
+        print(lesson.tr("(No evaluation in the quick run: the whole run plots its 18 evaluations here.)"))
         return
     end
     -- Python: epochs_seen = torch.linspace(0, num_epochs, len(train_losses))
