@@ -171,12 +171,14 @@ DATADIR ?= $(PREFIX)/share/attn
 LUA_CMOD_DIR ?= $(PREFIX)/lib/lua/5.4
 
 install: attn install-lua
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(MANDIR_ZH) $(DESTDIR)$(DATADIR)/lessons $(DESTDIR)$(DATADIR)/data/torch
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(MANDIR_ZH) $(DESTDIR)$(DATADIR)/lessons $(DESTDIR)$(DATADIR)/lessons/data $(DESTDIR)$(DATADIR)/data/torch
 	install -m 755 attn $(DESTDIR)$(BINDIR)/attn
 	install -m 644 src/cli/attn.1 $(DESTDIR)$(MANDIR)/attn.1
 	install -m 644 src/cli/attn.zh_CN.1 $(DESTDIR)$(MANDIR_ZH)/attn.1
 	install -m 644 lessons/*.lua lessons/README.md $(DESTDIR)$(DATADIR)/lessons/
-	install -m 644 tests/data/torch/lessons_*.txt $(DESTDIR)$(DATADIR)/data/torch/
+	@# the texts the lessons read (lesson.data), with their provenance
+	install -m 644 lessons/data/* $(DESTDIR)$(DATADIR)/lessons/data/
+	install -m 644 tests/data/torch/lessons_*.txt tests/data/torch/lesson_*.txt $(DESTDIR)$(DATADIR)/data/torch/
 	@# the kernelspecs, written by the attn just built, naming the attn installed (not this one)
 	ATTN_KERNEL_ARGV0=$(BINDIR)/attn ./attn --install-kernel --prefix $(DESTDIR)$(PREFIX) >/dev/null
 

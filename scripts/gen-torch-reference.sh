@@ -41,6 +41,11 @@ OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/lesson_reference_sqrt_dk.py
 # lessons/20_watch_attention_learn.lua: its 200 training steps' losses and attention weights (lesson_learn.txt)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/lesson_reference_learn.py
+# lessons/21_pretraining_the_verdict.lua (lesson_verdict.txt): chapter 5's numbers and train_model_simple's
+# losses. The whole training run (90 steps of GPT-2 small on one thread) takes a long time; the file is
+# rewritten after every evaluation, so a run stopped early leaves the steps it finished (its second line
+# says how many), and the lesson checks the steps the file has. LESSON_VERDICT_STEPS=N stops after N steps.
+OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/lesson_reference_verdict.py ${LESSON_VERDICT_STEPS:+--steps "$LESSON_VERDICT_STEPS"}
 # the products again under OpenBLAS's SkylakeX kernels (products_skylakex.txt), on a CPU that can run them
 if sh scripts/cpu-has.sh avx512f avx512bw avx512dq avx512vl; then
     OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s \

@@ -55,6 +55,9 @@ check "... under their installed paths" lines_are "$nlessons" "^$ROOT/share/attn
 check "the installed attn --check runs an installed lesson (its PyTorch reference data found too)" \
     all run "$ROOT/bin/attn" --check "$ROOT/share/attn/lessons/01_simple_attention.lua" \
         "$ROOT/share/attn/lessons/10_general_attention.lua" -- grep -q ' 0 failed' "$OUT"
+check "the lessons' data is installed beside them (lesson.data finds share/attn/lessons/data/), with its provenance" \
+    all cmp -s lessons/data/the-verdict.txt "$ROOT/share/attn/lessons/data/the-verdict.txt" -- \
+        test -f "$ROOT/share/attn/lessons/data/README.md"
 check "the installed attn runs a lesson straight through as a script" \
     all run "$ROOT/bin/attn" "$ROOT/share/attn/lessons/01_simple_attention.lua" -- \
         grep -q "0.9544" "$OUT"

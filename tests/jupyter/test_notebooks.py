@@ -68,7 +68,10 @@ for lesson in lessons:
 halves = [runnable[0::2], runnable[1::2]]
 procs = [subprocess.Popen([sys.executable, "-m", "nbconvert", "--to", "notebook", "--execute", "--output-dir", out_dir,
                            "--ExecutePreprocessor.timeout=120"] + [p for (_, p, _) in half],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for half in halves if half]
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          # a kernel runs in the notebook's folder: lesson.data finds the lessons' data here
+                          env=dict(os.environ, ATTN_LESSON_DATA=os.path.abspath("lessons/data")))
+         for half in halves if half]
 for p in procs:
     _, err = p.communicate()
     if p.returncode != 0:

@@ -80,4 +80,19 @@ describe("the ops of training refuse what they cannot do, naming the function", 
         assert.are.equal(4, #torch.utils.data.DataLoader({1, 2, 3, 4, 5, 6, 7}, {batch_size = 2}))
         assert.are.equal(3, #torch.utils.data.DataLoader({1, 2, 3, 4, 5, 6, 7}, {batch_size = 2, drop_last = true}))
     end)
+    it("loops over one loader nest as Python's do: an inner loop takes a pass of its own", function()
+        -- chapter 5's train_model_simple evaluates on the training loader inside its loop over it
+        local loader = torch.utils.data.DataLoader({10, 20, 30, 40, 50, 60}, {batch_size = 2, shuffle = true})
+        torch.manual_seed(5)
+        local alone = {}
+        for x in loader do alone[#alone + 1] = x:tolist()[1] end
+        torch.manual_seed(5)
+        local outer, inner = {}, 0
+        for x in loader do
+            outer[#outer + 1] = x:tolist()[1]
+            for _ in loader do inner = inner + 1 end
+        end
+        assert.are.same(alone, outer)
+        assert.are.equal(9, inner)
+    end)
 end)

@@ -43,6 +43,7 @@ local function new(dataset, opts)
         shuffle = check.boolean("DataLoader", "shuffle", opts.shuffle or false),
         drop_last = check.boolean("DataLoader", "drop_last", opts.drop_last or false),
         generator = opts.generator,
+        passes = setmetatable({}, {__mode = "k"}), -- the last batch given -> the pass that gave it
     }, DataLoader)
 end
 
@@ -105,13 +106,19 @@ function DataLoader:iter()
 end
 
 -- `for x, y in loader do`: Lua calls the loader as the iterator, with (nil, nil) on the first step of
--- each loop (a new pass starts, as Python's iter(loader)) and (nil, previous x) after.
+-- each loop (a new pass starts, as Python's iter(loader)) and (nil, previous x) after. Each pass is
+-- found again by the batch it gave last (the loop's control value), so loops over one loader nest as
+-- in Python: chapter 5's evaluation, a loop over the training loader inside the training loop, takes
+-- a pass of its own and leaves the outer loop's batches alone.
 -- `loader()` with no arguments returns a fresh pass's iterator.
 function DataLoader:__call(...)
     if select("#", ...) == 0 then return self:iter() end
     local _, control = ...
-    if control == nil or self.current == nil then self.current = self:iter() end
-    return self.current()
+    local pass = control ~= nil and self.passes[control] or nil
+    if pass == nil then pass = self:iter() end
+    local batch = table.pack(pass())
+    if batch[1] ~= nil then self.passes[batch[1]] = pass end
+    return table.unpack(batch, 1, batch.n)
 end
 
 function DataLoader:__tostring()

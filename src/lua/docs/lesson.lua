@@ -123,6 +123,16 @@ scores = lesson.reference("lessons_pdl_ch7.txt", "attention.scores")   -- lesson
 scores.shape
 --> torch.Size([3, 5])]=])
 
+ldef("data", "lesson.data(file)", [=[
+The path of a data file a lesson reads, such as the short story chapter 5 trains on: data/<file>
+beside the lesson's own file (lessons/data in a checkout, share/attn/lessons/data once installed),
+else the folder $ATTN_LESSON_DATA (for a lesson's code run where its file is unknown, such as a
+notebook's cells), else lessons/data/<file> under the current directory. An error names the places
+it looked in when none has the file. lessons/data/README.md says where each file comes from.]=], [=[
+path = lesson.data("the-verdict.txt")             -- chapter 5's "The Verdict" (Edith Wharton, 1908)
+#assert(io.open(path)):read("a")
+--> 20479]=])
+
 ldef("heatmaps", "lesson.heatmaps{{title, t [, opts]}, ...}", [=[
 Draws matrices with attention.heatmap (opts as there: rows, cols, range, ...), each under its
 title, next to each other when they fit in lesson.width (80) columns, else one below the other:

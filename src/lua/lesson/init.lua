@@ -340,6 +340,9 @@ function lesson.heatmaps(list, opts)
     write(heatmaps.text(list, colored(), lesson.width, opts))
 end
 
+-- lesson.data(file) -> the path of a data file the lesson reads, lessons/data/<file> (reference.lua).
+function lesson.data(file) check_string("data", 1, file) local path = reference.data_path(file) return path end
+
 -- The tensors lesson.reference returned: the only tensors lesson.check takes as its expected side.
 local from_reference = setmetatable({}, {__mode = "k"})
 

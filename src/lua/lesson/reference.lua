@@ -1,6 +1,7 @@
 -- reference.lua — the numbers PyTorch computed for the lessons, read from tests/data/torch/*.txt
 -- (module attn.lesson.reference, for lesson.reference).
 --
+--   reference.data_path(file) -> the path of lessons/data/<file> beside the calling lesson (lesson.data)
 --   reference.find(file, name) -> {shape = {...}, values = {...}}, path
 --       the entry `name` of the file (nil, path when the file has none); a file that cannot be
 --       found, or a line that is not an entry, is an error at the user's line
@@ -13,24 +14,52 @@ local references = {}
 -- Where the reference files are: tests/data/torch of the repository the lesson file is in (lessons/
 -- sits beside tests/), or data/torch beside an installed lessons/ (make install: share/attn/), else
 -- tests/data/torch of the current directory.
-local function reference_path(file)
-    local candidates = {}
-    for level = 3, 8 do
-        local info = debug.getinfo(level, "S")
-        if not info then break end
-        if info.source:match("^@") then   -- a file's chunk (attn's own library is "=[attn]/...")
-            local dir = info.source:match("^@(.*)/[^/]*$") or "."
-            candidates[#candidates + 1] = dir .. "/../tests/data/torch/" .. file
-            candidates[#candidates + 1] = dir .. "/../data/torch/" .. file
-            break
-        end
-    end
-    candidates[#candidates + 1] = "tests/data/torch/" .. file
+-- The first path of the list that can be opened, or nil and the list.
+local function first_readable(candidates)
     for _, path in ipairs(candidates) do
         local f = io.open(path, "r")
         if f then f:close() return path end
     end
     return nil, table.concat(candidates, ", ")
+end
+
+-- The folder of the lesson file calling the library (the first caller that is a file's chunk; attn's
+-- own library is "=[attn]/..."), or nil. (lesson.data and lesson.reference call without a tail call,
+-- so that the lesson's frame is still on the stack.)
+local function lesson_dir()
+    for level = 3, 9 do
+        local info = debug.getinfo(level, "S")
+        if not info then break end
+        if info.source:match("^@") then return info.source:match("^@(.*)/[^/]*$") or "." end
+    end
+end
+
+local function reference_path(file)
+    local candidates = {}
+    local dir = lesson_dir()
+    if dir then
+        candidates[#candidates + 1] = dir .. "/../tests/data/torch/" .. file
+        candidates[#candidates + 1] = dir .. "/../data/torch/" .. file
+    end
+    candidates[#candidates + 1] = "tests/data/torch/" .. file
+    return first_readable(candidates)
+end
+
+-- Where a lesson's own data file is (a text it reads, such as chapter 5's short story): data/<file>
+-- beside the lesson file (lessons/data, or share/attn/lessons/data once installed), else the folder
+-- $ATTN_LESSON_DATA, else lessons/data of the current directory; an error naming the places looked in
+-- when none has it.
+function reference.data_path(file)
+    local candidates = {}
+    local dir = lesson_dir()
+    if dir then candidates[#candidates + 1] = dir .. "/data/" .. file end
+    -- a lesson's code run where its file is unknown (a notebook's cells in a kernel): $ATTN_LESSON_DATA
+    local env = os.getenv("ATTN_LESSON_DATA")
+    if env and env ~= "" then candidates[#candidates + 1] = env .. "/" .. file end
+    candidates[#candidates + 1] = "lessons/data/" .. file
+    local path, tried = first_readable(candidates)
+    if not path then errors.raisef("lesson.data: cannot find %s (looked for %s)", file, tried) end
+    return path
 end
 
 -- Reads "tensor name=N shape=2,3 : 0x3f800000 ..." lines (float32 bit patterns) and "int64 name=N
