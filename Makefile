@@ -158,6 +158,7 @@ bench: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) attn
 	@sh scripts/bench.sh
 	@sh scripts/bench-kv-cache.sh
+	@sh scripts/bench-qwen3.sh
 
 # Where `make install` puts things. attn finds its lessons in ../share/attn/lessons relative to itself, so
 # an install staged under DESTDIR can be tried in place; the lessons' PyTorch reference numbers go

@@ -300,8 +300,13 @@ static attn_tensor *read_tensor(const char *fn, const char *path, int fd, const 
     if (!t || bytes == 0)
         return t;
     int direct = strcmp(in->dt->name, "F32") == 0 || strcmp(in->dt->name, "I64") == 0;
-    void *buf = direct ? (in->dt->dtype == ATTN_INT64 ? (void *)t->storage->i64 : (void *)t->storage->data)
-                       : malloc(bytes);
+    /* A narrower dtype (BF16, I32, ...) is read into the end of the tensor's own memory and widened in
+     * place: no second buffer, whose freed pages stayed resident in the heap. F64 needs a buffer. */
+    size_t wide = in->dt->dtype == ATTN_INT64 ? sizeof(int64_t) : sizeof(float);
+    unsigned char *mem = in->dt->dtype == ATTN_INT64 ? (unsigned char *)t->storage->i64
+                                                     : (unsigned char *)t->storage->data;
+    int own = !direct && in->dt->size > wide;
+    void *buf = direct ? (void *)mem : own ? malloc(bytes) : (void *)(mem + (size_t)attn_numel(t) * wide - bytes);
     if (!buf) {
         attn_free(t);
         return attn_fail(err, "%s: out of memory", fn);
@@ -309,7 +314,7 @@ static attn_tensor *read_tensor(const char *fn, const char *path, int fd, const 
     int rc = read_bytes(fn, path, fd, buf, bytes, at, err);
     if (rc == 0 && !direct)
         attn_st_convert(in->dt->name, in->dt->size, buf, t);
-    if (!direct)
+    if (own)
         free(buf);
     if (rc != 0) {
         attn_free(t);

@@ -34,7 +34,8 @@ int attn_st_save(const char *fn, const char *path, int n, const char *const *nam
                  int meta_count, const char *const *meta_keys, const char *const *meta_values, attn_error *err);
 
 /* Fills t (made with the dtype and shape of the entry) from its bytes at `at` in the file's dtype dt
- * ("F16", ...), size bytes each (safetensors_dtypes.c). */
+ * ("F16", ...), size bytes each (safetensors_dtypes.c). `at` may be the end of t's own memory when the
+ * file's dtype is no wider than t's: the conversion runs front to back, reading each element first. */
 void attn_st_convert(const char *dt, size_t size, const unsigned char *at, attn_tensor *t);
 
 /* 1 when the n bytes at s are valid UTF-8 (what the format requires of names). */

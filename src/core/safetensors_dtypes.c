@@ -28,40 +28,60 @@ static float half_to_float(uint16_t h)
     return f;
 }
 
+/* One loop per dtype (the dtype is decided once per tensor, not once per number: a model's embedding is
+ * 155M numbers). Each element is read before it is written, and the loops run front to back, so `at` may
+ * be the end of t's own memory (safetensors.c's in-place read): element i's wider value ends at or before
+ * the first byte of element i + 1's narrower one. */
 void attn_st_convert(const char *dt, size_t size, const unsigned char *at, attn_tensor *t)
 {
     int64_t n = attn_numel(t);
-    for (int64_t i = 0; i < n; i++) {
-        const unsigned char *p = at + (size_t)i * size;
-        if (strcmp(dt, "F32") == 0) {
-            memcpy(&t->storage->data[i], p, 4);
-        } else if (strcmp(dt, "F16") == 0) {
-            uint16_t h;
-            memcpy(&h, p, 2);
-            t->storage->data[i] = half_to_float(h);
-        } else if (strcmp(dt, "BF16") == 0) {
+    float *f = t->storage->data;
+    int64_t *l = t->storage->i64;
+    (void)size;
+    if (strcmp(dt, "F32") == 0) {
+        for (int64_t i = 0; i < n; i++)
+            memcpy(&f[i], at + (size_t)i * 4, 4);
+    } else if (strcmp(dt, "BF16") == 0) {
+        for (int64_t i = 0; i < n; i++) {
+            const unsigned char *p = at + (size_t)i * 2;
             uint32_t bits = (uint32_t)(p[0] | (p[1] << 8)) << 16;
-            memcpy(&t->storage->data[i], &bits, 4);
-        } else if (strcmp(dt, "F64") == 0) {
-            double v;
-            memcpy(&v, p, 8);
-            t->storage->data[i] = (float)v;
-        } else if (strcmp(dt, "BOOL") == 0) {
-            t->storage->data[i] = *p ? 1.0f : 0.0f;
-        } else if (strcmp(dt, "I64") == 0) {
-            memcpy(&t->storage->i64[i], p, 8);
-        } else if (strcmp(dt, "I32") == 0) {
-            int32_t v;
-            memcpy(&v, p, 4);
-            t->storage->i64[i] = v;
-        } else if (strcmp(dt, "I16") == 0) {
-            int16_t v;
-            memcpy(&v, p, 2);
-            t->storage->i64[i] = v;
-        } else if (strcmp(dt, "I8") == 0) {
-            t->storage->i64[i] = (int8_t)*p;
-        } else { /* U8 */
-            t->storage->i64[i] = *p;
+            memcpy(&f[i], &bits, 4);
         }
+    } else if (strcmp(dt, "F16") == 0) {
+        for (int64_t i = 0; i < n; i++) {
+            uint16_t h;
+            memcpy(&h, at + (size_t)i * 2, 2);
+            f[i] = half_to_float(h);
+        }
+    } else if (strcmp(dt, "F64") == 0) {
+        for (int64_t i = 0; i < n; i++) {
+            double v;
+            memcpy(&v, at + (size_t)i * 8, 8);
+            f[i] = (float)v;
+        }
+    } else if (strcmp(dt, "BOOL") == 0) {
+        for (int64_t i = 0; i < n; i++)
+            f[i] = at[i] ? 1.0f : 0.0f;
+    } else if (strcmp(dt, "I64") == 0) {
+        for (int64_t i = 0; i < n; i++)
+            memcpy(&l[i], at + (size_t)i * 8, 8);
+    } else if (strcmp(dt, "I32") == 0) {
+        for (int64_t i = 0; i < n; i++) {
+            int32_t v;
+            memcpy(&v, at + (size_t)i * 4, 4);
+            l[i] = v;
+        }
+    } else if (strcmp(dt, "I16") == 0) {
+        for (int64_t i = 0; i < n; i++) {
+            int16_t v;
+            memcpy(&v, at + (size_t)i * 2, 2);
+            l[i] = v;
+        }
+    } else if (strcmp(dt, "I8") == 0) {
+        for (int64_t i = 0; i < n; i++)
+            l[i] = (int8_t)at[i];
+    } else { /* U8 */
+        for (int64_t i = 0; i < n; i++)
+            l[i] = at[i];
     }
 }

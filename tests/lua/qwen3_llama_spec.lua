@@ -133,6 +133,43 @@ describe("Qwen3 and Llama 3 from the Hugging Face layout", function()
         end
     end)
 
+    it("from_pretrained makes no weights of its own: every parameter is the file's, the user's torch.empty and initializers untouched", function()
+        -- the model is built with placeholders (a zero expanded to each weight's shape) that the file's
+        -- weights replace; one left behind would be a non-contiguous view
+        torch.manual_seed(5)
+        local before = nn.Linear(4, 3).weight:clone()
+        for _, m in ipairs(MODELS) do
+            local model = m[2].from_pretrained(DATA .. "/" .. m[1])
+            for _, np in ipairs(model:named_parameters()) do
+                assert.is_true(np[2]:is_contiguous(), m[1] .. " " .. np[1])
+            end
+        end
+        -- a refusal raised while the model is built puts them back too
+        local dir = variant("qwen3-f32", "heads_init", {["config.json"] =
+            slurp(DATA .. "/qwen3-f32/config.json"):gsub('"num_key_value_heads": 2', '"num_key_value_heads": 3')})
+        assert.is_false(pcall(qwen3.Qwen3Model.from_pretrained, dir))
+        torch.manual_seed(5)
+        assert.is_true(torch.equal(before, nn.Linear(4, 3).weight))
+        local e = torch.empty(2, 3)
+        assert.is_true(e:is_contiguous())
+        e[{1, 1}] = 7 -- a tensor of its own, not a view of one shared number
+        assert.are.equal(0, e[{2, 1}])
+    end)
+
+    it("a single row (a decode step) goes through W·x (sgemv), within float32 rounding of nn.Linear's x·Wᵀ", function()
+        -- more rows keep nn.Linear's product, PyTorch's bits (the logits test above)
+        local model = qwen3.Qwen3Model.from_pretrained(DATA .. "/qwen3-f32")
+        local fc1 = model.trf_blocks[1].ff.fc1
+        local x = torch.randn(1, 1, 32)
+        local row = fc1(x)
+        assert.are.same({1, 1, 48}, {row.shape[1], row.shape[2], row.shape[3]})
+        local d = (row - nn.functional.linear(x, fc1.weight)):abs():max():item()
+        assert.is_true(d <= 1e-6, tostring(d))
+        local xs = torch.randn(1, 3, 32)
+        assert.is_true(torch.equal(fc1(xs), nn.functional.linear(xs, fc1.weight)))
+        assert.matches("Linear%(in_features=32, out_features=48, bias=False%)", tostring(fc1))
+    end)
+
     it("is found in the Hugging Face cache by its name", function()
         local hf = require("attn.hf")
         local commit = string.rep("ab", 20)

@@ -132,6 +132,32 @@ describe("safetensors.load_file reads the format's other dtypes", function()
         assert.are.same({true, false, true}, r.m:tolist())
         assert.are.equal(string.unpack("<f", string.pack("<f", 0.1)), r.f:tolist()[1])
     end)
+
+    it("I16, I8 and U8 as int64, F64 as float32: each dtype widened in the tensor's own memory, in order", function()
+        -- the narrower dtypes are read into the end of the tensor and widened front to back: a wrong
+        -- order would overwrite numbers before they are read
+        local i16, i8, u8 = {}, {}, {}
+        for k = 1, 37 do
+            i16[k] = (k * 1031) % 65536 - 32768
+            i8[k] = (k * 37) % 256 - 128
+            u8[k] = (k * 53) % 256
+        end
+        local f64 = {0.1, -2.5, 1e300, 3}
+        local data = string.pack("<" .. string.rep("i2", 37), table.unpack(i16))
+                     .. string.pack("<" .. string.rep("i1", 37), table.unpack(i8))
+                     .. string.pack("<" .. string.rep("I1", 37), table.unpack(u8))
+                     .. string.pack("<dddd", table.unpack(f64))
+        file('{"a":{"dtype":"I16","shape":[37],"data_offsets":[0,74]},"b":{"dtype":"I8","shape":[37],"data_offsets":[74,111]},'
+             .. '"c":{"dtype":"U8","shape":[37],"data_offsets":[111,148]},"d":{"dtype":"F64","shape":[4],"data_offsets":[148,180]}}', data)
+        local r = safetensors.load_file(path)
+        assert.are.same(i16, r.a:tolist())
+        assert.are.same(i8, r.b:tolist())
+        assert.are.same(u8, r.c:tolist())
+        assert.are.equal(torch.float32, r.d.dtype)
+        local want = {}
+        for k, v in ipairs(f64) do want[k] = string.unpack("<f", string.pack("<f", v ~= 1e300 and v or math.huge)) end
+        assert.are.same(want, r.d:tolist())
+    end)
 end)
 
 describe("a malformed safetensors file is refused, naming the file and the problem", function()

@@ -15,6 +15,8 @@ local errors = require("attn.errors")
 local check = require("attn.check")
 local trf = require("attn.i18n").trf
 local Parameter = require("attn.nn.module").Parameter
+local layers = require("attn.nn.layers")
+local Embedding = require("attn.nn.transformer").Embedding
 
 local load = {}
 
@@ -162,6 +164,25 @@ local function targets(model, flavour)
     return t
 end
 
+-- Model(cfg) without weights of its own, as PyTorch's nn.utils.skip_init builds a module: the file's
+-- weights replace them all. Drawing random numbers into 0.6B weights only to drop them takes seconds and,
+-- worse, makes every page of them resident: the model would be held twice in memory while it loads. So
+-- while the model is built, torch.empty (with which Linear and Embedding make their weights) gives a
+-- zero expanded to the shape (a view of one number: no memory), and their reset_parameters does nothing;
+-- both are put back however the construction ends. RMSNorm's torch.ones, a few KB, stay real.
+local function without_init(Model, cfg)
+    local Linear = layers.Linear
+    local empty, linear_init, embedding_init = torch.empty, Linear.reset_parameters, Embedding.reset_parameters
+    local zero = torch.zeros(1)
+    torch.empty = function(...) return zero:expand(...) end
+    local function skip() end
+    Linear.reset_parameters, Embedding.reset_parameters = skip, skip
+    local ok, model = pcall(Model, cfg)
+    torch.empty, Linear.reset_parameters, Embedding.reset_parameters = empty, linear_init, embedding_init
+    if not ok then error(model, 0) end
+    return model
+end
+
 --- load.from_pretrained(flavour, Model, dir_or_name) -> the model in eval mode.
 function load.from_pretrained(flavour, Model, dir)
     local fn = flavour.name .. ".from_pretrained"
@@ -178,7 +199,7 @@ function load.from_pretrained(flavour, Model, dir)
     end
     -- Built with the generator's state kept: loading a model draws nothing from the user's stream.
     local rng = torch.get_rng_state()
-    local built, model = pcall(Model, cfg)
+    local built, model = pcall(without_init, Model, cfg)
     torch.set_rng_state(rng)
     if not built then errors.raise(fn .. ": " .. config_path .. ": " .. errors.message(model)) end
     local want = targets(model, flavour)

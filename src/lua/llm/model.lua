@@ -24,9 +24,33 @@ local Embedding = require("attn.nn.transformer").Embedding
 local attend = require("attn.nn.attend")
 local A = require("attn.attention")
 local Module, Parameter = nn_module.Module, nn_module.Parameter
-local Linear, ModuleList = layers.Linear, layers.ModuleList
+local ModuleList = layers.ModuleList
 
 local llm = {}
+
+-- ---- the models' Linear ----------------------------------------------------------------------------
+
+-- nn.Linear (same parameters, same printing, bias-free here), except on a single row (a decode step
+-- with the KV cache, or a one-token input): y = W·x, PyTorch's mv (sgemv), instead of x·Wᵀ (an sgemm with
+-- one column). OpenBLAS 0.3.21's sgemm packs (copies) the whole weight on every call, so one row through
+-- Qwen3-0.6B's 622 MB output head took 3 to 5 times as long as reading the weight once, which is what
+-- sgemv does; a decode step is mostly that reading. The sums are the same products added in another
+-- order: the logits of a step differ from the sgemm's by float32 roundings (the KV cache's test holds
+-- the steps to the whole sequence's logits within 1e-5), while every input of more than one row takes
+-- nn.Linear's path, PyTorch's bits.
+local Linear = layers.Linear:extend("Linear")
+
+function Linear:forward(x)
+    if torch.is_tensor(x) and x.ndim >= 1 and x.shape[-1] == self.in_features and x:numel() == self.in_features
+       and not self.bias then
+        local shape = {}
+        for i = 1, x.ndim - 1 do shape[i] = 1 end
+        shape[x.ndim] = self.out_features
+        return self.weight:matmul(x:reshape(self.in_features)):view(shape)
+    end
+    return layers.Linear.forward(self, x)
+end
+llm.Linear = Linear
 
 local function fail(fn, msg) errors.raise(fn .. ": " .. msg) end -- msg: trf(...), so xgettext finds it
 
