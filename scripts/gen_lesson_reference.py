@@ -14,20 +14,18 @@ Ids: the lessons count token ids from 1 (Lua), PyTorch from 0; the ids below are
 The lessons show PyTorch's ids (int64 lines) beside their own and check that they are theirs minus 1.
 
 Run through scripts/gen-torch-reference.sh (Debian's python3-torch, /usr/bin/python3, one thread).
-File format, one tensor a line ('#' lines are comments):
+File format (scripts/reference_format.py), one tensor a line ('#' lines are comments):
     tensor name=<lesson>.<what> shape=2,3 : 0x3f800000 ...      (shape empty for a 0-d tensor)
     int64 name=<lesson>.<what> shape=1,6 : 3 4 5 ...            (an int64 tensor, decimal: token ids)
 """
 import math
 import os
-import platform
-import struct
-import subprocess
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_format as fmt  # noqa: E402  (the reference files' format)
 from torch_reference_layers import (  # noqa: E402  (the chapter's classes)
     Decoder, DecoderBlock, Embeddings, Encoder, EncoderBlock, MultiHeadedAttention,
     PositionalEncoding, PositionwiseFFN, attention, subsequent_mask)
@@ -36,23 +34,8 @@ from lesson_reference_seq2seq import bahdanau, seq2seq  # noqa: E402  (lessons 0
 from lesson_reference_bert_gpt import bert_gpt  # noqa: E402  (lesson 14)
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch")
-lines = []
-
-
-def f32(x):
-    return "0x%08x" % struct.unpack("<I", struct.pack("<f", float(x)))[0]
-
-
-def put(name, t):
-    t = torch.as_tensor(t).detach().to(torch.float32)
-    lines.append("tensor name=%s shape=%s : %s" % (name, ",".join(str(s) for s in t.shape),
-                                                   " ".join(f32(v) for v in t.reshape(-1).tolist())))
-
-
-def put_ids(name, t):
-    assert t.dtype == torch.int64
-    lines.append("int64 name=%s shape=%s : %s" % (name, ",".join(str(s) for s in t.shape),
-                                                  " ".join(str(v) for v in t.reshape(-1).tolist())))
+lines = fmt.Lines()
+put, put_ids = lines.put, lines.put_ids
 
 
 # ---- lessons/10_general_attention.lua -----------------------------------------------------------------
@@ -207,18 +190,6 @@ def transformer_blocks():
     put("blocks.log_probs", decoder(y, memory, src_mask, tgt_mask))
 
 
-def header():
-    deb = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-torch"],
-                         capture_output=True, text=True).stdout.strip() or "?"
-    return ("# the lessons on Python Deep Learning, ch. 7 (lessons/08_seq2seq.lua to"
-            " lessons/14_bert_gpt.lua):"
-            " every computation whose numbers the chapter does not print, in PyTorch\n"
-            "# made by scripts/gen_lesson_reference.py with torch %s (Debian python3-torch %s), Python %s, %s\n"
-            "# format: tensor name=N shape=S : values (float32 bit patterns, row-major); "
-            "int64 name=N shape=S : values (decimal)\n"
-            % (torch.__version__, deb, platform.python_version(), platform.machine()))
-
-
 def main():
     torch.set_num_threads(1)
     seq2seq(put, put_ids)
@@ -228,12 +199,11 @@ def main():
     transformer_blocks()
     transformer_model(put, put_ids)
     bert_gpt(put, put_ids)
-    path = os.path.join(OUT, "lessons_pdl_ch7.txt")
-    with open(path, "w") as f:
-        f.write(header())
-        for line in lines:
-            f.write(line + "\n")
-    print("wrote %s (%d tensors)" % (path, len(lines)))
+    head = fmt.lesson_header("the lessons on Python Deep Learning, ch. 7 (lessons/08_seq2seq.lua to"
+                             " lessons/14_bert_gpt.lua): every computation whose numbers the chapter does not"
+                             " print, in PyTorch", "gen_lesson_reference.py",
+                             int64_note="int64 name=N shape=S : values (decimal)")
+    fmt.write_file(os.path.join(OUT, "lessons_pdl_ch7.txt"), head, lines)
 
 
 if __name__ == "__main__":

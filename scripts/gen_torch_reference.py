@@ -9,23 +9,19 @@ torch_reference_models.py).
 
 Run it through scripts/gen-torch-reference.sh (Debian's python3-torch, /usr/bin/python3).
 
-Every file is plain text: '#' lines are comments (the header names the torch build), and every other
-line is one case:
-
-    <kind> key=value key=value ... : value value ...
-
-float32 values are their exact bit patterns (0x3e979a80); float64 parameters are Python's
-float.hex() (0x1.279a74590331cp-1), which C's strtod reads back exactly; integers are decimal.
+The files' format (a header of '#' lines, then "<kind> key=value ... : values" lines, float32 values as
+their bit patterns, float64 parameters as float.hex(), which C's strtod reads back exactly) is written by
+scripts/reference_format.py, which names the readers.
 """
 import math
 import os
-import platform
 import struct
-import subprocess
 import sys
 
 import torch
 
+import reference_format as fmt
+from reference_format import cpu_capability, f32, f32s, shape_str
 from torch_reference_attention import gen_attention
 from torch_reference_dtypes import gen_dtypes
 from torch_reference_products import gen_products
@@ -39,43 +35,9 @@ SEEDS = [0, 5, 7, 42, 123, 789, 2**40 + 5]
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch")
 
 
-def f32(x):
-    return "0x%08x" % struct.unpack("<I", struct.pack("<f", float(x)))[0]
-
-
-def f32s(t):
-    return " ".join(f32(v) for v in t.detach().reshape(-1).tolist())
-
-
-def cpu_capability():
-    if hasattr(torch.backends, "cpu"):
-        return torch.backends.cpu.get_cpu_capability()
-    lines = [l for l in torch.__config__.show().splitlines() if "CPU capability" in l] or ["?"]
-    return lines[0].split(":")[-1].strip()
-
-
-def header(what):
-    mkl = "yes" if torch.backends.mkl.is_available() else "no"
-    cap = cpu_capability()
-    deb = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-torch"],
-                         capture_output=True, text=True).stdout.strip() or "?"
-    return ("# %s\n# made by scripts/gen_torch_reference.py with torch %s (Debian python3-torch %s),"
-            " Python %s, %s; MKL: %s; CPU capability: %s\n"
-            "# format: <kind> key=value ... : values (float32 as bit patterns, float64 as float.hex())\n"
-            % (what, torch.__version__, deb, platform.python_version(), platform.machine(), mkl, cap))
-
-
 def write(name, what, lines):
-    path = os.path.join(OUT, name)
-    with open(path, "w") as f:
-        f.write(header(what))
-        for line in lines:
-            f.write(line + "\n")
-    print("wrote %s (%d cases)" % (path, len(lines)))
-
-
-def shape_str(shape):
-    return ",".join(str(s) for s in shape)
+    """OUT/name: the write(name, what, lines) every gen_* function is handed."""
+    fmt.write(OUT, name, what, lines)
 
 
 def gen_rand():
@@ -445,7 +407,7 @@ def main():
     gen_sum()
     gen_softmax()
     gen_attention(write, f32s)
-    gen_dtypes(OUT, header)
+    gen_dtypes(write)
     gen_products(write, f32s)
     gen_random(write, f32s)
     gen_stats(write, f32s)
@@ -453,8 +415,8 @@ def main():
     # oneDNN picks its gelu kernel by the CPU (another one on AVX-512 machines); attn follows the AVX2 one
     assert cpu_capability() == "AVX2", "layers.txt and transformer.txt need an AVX2 (not AVX-512) machine"
     gen_layers(write, f32s)
-    gen_transformer(write, f32s)
-    gen_models(write, f32s)
+    gen_transformer(write)
+    gen_models(write)
 
 
 if __name__ == "__main__":

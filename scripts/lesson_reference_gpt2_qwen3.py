@@ -26,15 +26,13 @@ Format as lesson_sqrt_dk.txt. Run through scripts/gen-torch-reference.sh (OPENBL
 """
 import json
 import os
-import platform
-import struct
-import subprocess
 import sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import reference_format as fmt  # noqa: E402  (the reference files' format)
 from torch_reference_gpt2 import GELU, GPTModel  # noqa: E402  (the book's chapter 4 classes)
 from torch_reference_qwen3_llama import Model as Qwen3OrLlama, rotate  # noqa: E402  (the notebooks' classes)
 
@@ -45,21 +43,8 @@ GPT_CFG = {"vocab_size": 50257, "context_length": 32, "emb_dim": 32, "n_heads": 
            "drop_rate": 0.0, "qkv_bias": False}
 QWEN_CFG = {"vocab_size": 151936, "context_length": 32, "emb_dim": 32, "n_heads": 4, "n_layers": 2,
             "hidden_dim": 48, "head_dim": 16, "qk_norm": True, "n_kv_groups": 2, "rope_base": 1000000.0}
-lines = []
-
-
-def f32(x):
-    return "0x%08x" % struct.unpack("<I", struct.pack("<f", float(x)))[0]
-
-
-def put(name, t):
-    t = torch.as_tensor(t).detach()
-    shape = ",".join(str(s) for s in t.shape)
-    if t.dtype == torch.int64:
-        lines.append("int64 name=%s shape=%s : %s" % (name, shape, " ".join(str(v) for v in t.reshape(-1).tolist())))
-    else:
-        t = t.to(torch.float32)
-        lines.append("tensor name=%s shape=%s : %s" % (name, shape, " ".join(f32(v) for v in t.reshape(-1).tolist())))
+lines = fmt.Lines()
+put = lines.put
 
 
 def ids_from(path, key):
@@ -148,26 +133,14 @@ def activations():
     put("gq.act.silu", torch.nn.functional.silu(x))
 
 
-def header():
-    deb = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-torch"],
-                         capture_output=True, text=True).stdout.strip() or "?"
-    return ("# lessons/23_gpt2_to_qwen3.lua: its seeded computations, in PyTorch\n"
-            "# made by scripts/lesson_reference_gpt2_qwen3.py with torch %s (Debian python3-torch %s), Python %s, %s\n"
-            "# format: tensor name=N shape=S : values (float32 bit patterns, row-major); int64 lines: decimal\n"
-            % (torch.__version__, deb, platform.python_version(), platform.machine()))
-
-
 def main():
     torch.set_num_threads(1)
     gpt_side()
     qwen_side()
     activations()
-    path = os.path.join(OUT, "lesson_gpt2_qwen3.txt")
-    with open(path, "w") as f:
-        f.write(header())
-        for line in lines:
-            f.write(line + "\n")
-    print("wrote %s (%d tensors)" % (path, len(lines)))
+    head = fmt.lesson_header("lessons/23_gpt2_to_qwen3.lua: its seeded computations, in PyTorch",
+                             "lesson_reference_gpt2_qwen3.py", int64_note="int64 lines: decimal")
+    fmt.write_file(os.path.join(OUT, "lesson_gpt2_qwen3.txt"), head, lines)
 
 
 if __name__ == "__main__":

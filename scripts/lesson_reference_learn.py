@@ -23,35 +23,21 @@ scripts/gen-torch-reference.sh (OPENBLAS_CORETYPE=Haswell, one thread).
 """
 import math
 import os
-import platform
-import struct
-import subprocess
+import sys
 import time
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_format as fmt  # noqa: E402  (the reference files' format)
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "torch")
 N, VOCAB, D, BATCH, STEPS, LR = 6, 10, 16, 32, 200, 0.003
 CHECKPOINTS = [0, 10, 25, 50, 75, 100, 200]
 EXAMPLE = [2, 7, 1, 8, 3, 5]
 LOSS_RANGES = [(1, 1), (1, 10), (1, 25), (1, 50), (51, 75), (51, 100), (51, 200)]
-lines = []
-
-
-def f32(x):
-    return "0x%08x" % struct.unpack("<I", struct.pack("<f", float(x)))[0]
-
-
-def put(name, t):
-    t = torch.as_tensor(t).detach().to(torch.float32)
-    lines.append("tensor name=%s shape=%s : %s" % (name, ",".join(str(s) for s in t.shape),
-                                                   " ".join(f32(v) for v in t.reshape(-1).tolist())))
-
-
-def put_ids(name, t):
-    assert t.dtype == torch.int64
-    lines.append("int64 name=%s shape=%s : %s" % (name, ",".join(str(s) for s in t.shape),
-                                                  " ".join(str(v) for v in t.reshape(-1).tolist())))
+lines = fmt.Lines()
+put, put_ids = lines.put, lines.put_ids
 
 
 class Reverser(torch.nn.Module):
@@ -102,24 +88,13 @@ def train():
     return seconds
 
 
-def header():
-    deb = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-torch"],
-                         capture_output=True, text=True).stdout.strip() or "?"
-    return ("# lessons/20_watch_attention_learn.lua: its training loop, in PyTorch\n"
-            "# made by scripts/lesson_reference_learn.py with torch %s (Debian python3-torch %s), Python %s, %s\n"
-            "# format: tensor name=N shape=S : values (float32 bit patterns, row-major); int64 lines in decimal\n"
-            % (torch.__version__, deb, platform.python_version(), platform.machine()))
-
-
 def main():
     torch.set_num_threads(1)
     seconds = train()
-    path = os.path.join(OUT, "lesson_learn.txt")
-    with open(path, "w") as f:
-        f.write(header())
-        for line in lines:
-            f.write(line + "\n")
-    print("wrote %s (%d tensors); the %d steps took %.2f s" % (path, len(lines), STEPS, seconds))
+    head = fmt.lesson_header("lessons/20_watch_attention_learn.lua: its training loop, in PyTorch",
+                             "lesson_reference_learn.py", int64_note="int64 lines in decimal")
+    fmt.write_file(os.path.join(OUT, "lesson_learn.txt"), head, lines)
+    print("the %d steps took %.2f s" % (STEPS, seconds))
 
 
 if __name__ == "__main__":

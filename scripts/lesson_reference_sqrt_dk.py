@@ -11,25 +11,17 @@ Run through scripts/gen-torch-reference.sh (OPENBLAS_CORETYPE=Haswell, one threa
 """
 import math
 import os
-import platform
-import struct
-import subprocess
+import sys
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_format as fmt  # noqa: E402  (the reference files' format)
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "torch")
-lines = []
+lines = fmt.Lines()
+put = lines.put
 DKS = [3, 64, 768, 4096]
-
-
-def f32(x):
-    return "0x%08x" % struct.unpack("<I", struct.pack("<f", float(x)))[0]
-
-
-def put(name, t):
-    t = torch.as_tensor(t).detach().to(torch.float32)
-    lines.append("tensor name=%s shape=%s : %s" % (name, ",".join(str(s) for s in t.shape),
-                                                   " ".join(f32(v) for v in t.reshape(-1).tolist())))
 
 
 def cases():
@@ -66,25 +58,13 @@ def eight_times():
     put("sqrt_dk.book.softmax8", torch.softmax(s * 8, -1))
 
 
-def header():
-    deb = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-torch"],
-                         capture_output=True, text=True).stdout.strip() or "?"
-    return ("# lessons/19_sqrt_dk_gradients.lua: its seeded computations, in PyTorch\n"
-            "# made by scripts/lesson_reference_sqrt_dk.py with torch %s (Debian python3-torch %s), Python %s, %s\n"
-            "# format: tensor name=N shape=S : values (float32 bit patterns, row-major)\n"
-            % (torch.__version__, deb, platform.python_version(), platform.machine()))
-
-
 def main():
     torch.set_num_threads(1)
     cases()
     eight_times()
-    path = os.path.join(OUT, "lesson_sqrt_dk.txt")
-    with open(path, "w") as f:
-        f.write(header())
-        for line in lines:
-            f.write(line + "\n")
-    print("wrote %s (%d tensors)" % (path, len(lines)))
+    head = fmt.lesson_header("lessons/19_sqrt_dk_gradients.lua: its seeded computations, in PyTorch",
+                             "lesson_reference_sqrt_dk.py")
+    fmt.write_file(os.path.join(OUT, "lesson_sqrt_dk.txt"), head, lines)
 
 
 if __name__ == "__main__":

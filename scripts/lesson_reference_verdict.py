@@ -19,12 +19,12 @@ chapter's computations done again in PyTorch with the book's classes (scripts/to
 The token ids come from js-tiktoken (tiktoken's JavaScript port; Python's tiktoken is not packaged by
 Debian), installed with npm into build/npm-tiktoken as scripts/gen-tiktoken-reference.sh does, run under node.
 The file is rewritten after every evaluation, so a run stopped early leaves the steps it finished
-(its first line says how many). --steps N stops training after N steps.
+(its second line says how many). --steps N stops training after N steps; --out PATH writes PATH instead
+of tests/data/torch/lesson_verdict.txt (a trial run that leaves the committed file alone).
 Run through scripts/gen-torch-reference.sh (OPENBLAS_CORETYPE=Haswell, one thread).
 """
 import json
 import os
-import struct
 import subprocess
 import sys
 import time
@@ -35,38 +35,24 @@ import torch.nn as nn
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
 sys.path.insert(0, HERE)
-from torch_reference_gpt2 import GELU, GPTModel, generate_text_simple  # noqa: E402  (the book's classes)
+import reference_format as fmt  # noqa: E402  (the reference files' format)
+from torch_reference_gpt2 import ExampleDeepNeuralNetwork, GPTModel, generate_text_simple  # noqa: E402  (the book's classes)
 
 torch.set_num_threads(1)
 OUT = os.path.join(ROOT, "tests", "data", "torch", "lesson_verdict.txt")
 TEXT = os.path.join(ROOT, "lessons", "data", "the-verdict.txt")
 CFG = {"vocab_size": 50257, "context_length": 256, "emb_dim": 768, "n_heads": 12, "n_layers": 12,
        "drop_rate": 0.1, "qkv_bias": False}
-lines = []
+lines = fmt.Lines(prefix="verdict.")
+put = lines.put
 comments = []
-
-
-def f32(x):
-    return "0x%08x" % struct.unpack("<I", struct.pack("<f", float(x)))[0]
-
-
-def put(name, t):
-    t = torch.as_tensor(t).detach()
-    shape = ",".join(str(s) for s in t.shape)
-    if t.dtype == torch.int64:
-        lines.append("int64 name=verdict.%s shape=%s : %s" % (name, shape, " ".join(str(v) for v in t.reshape(-1).tolist())))
-    else:
-        t = t.to(torch.float32)
-        lines.append("tensor name=verdict.%s shape=%s : %s" % (name, shape, " ".join(f32(v) for v in t.reshape(-1).tolist())))
 
 
 def write(steps_done):
     head = ["# PyTorch %s (Debian), one thread, OPENBLAS_CORETYPE=%s: scripts/lesson_reference_verdict.py"
             % (torch.__version__, os.environ.get("OPENBLAS_CORETYPE", "-")),
             "# training steps in this file: %d of %d" % (steps_done, TOTAL_STEPS)]
-    with open(OUT + ".tmp", "w") as f:
-        f.write("\n".join(head + comments + lines) + "\n")
-    os.replace(OUT + ".tmp", OUT)
+    fmt.write_file(OUT, "".join(line + "\n" for line in head + comments), lines, quiet=True)
 
 
 def tokenize(texts):
@@ -127,8 +113,10 @@ def calc_loss_loader(data_loader, model, num_batches=None, each=None):
 
 
 def main():
-    global TOTAL_STEPS
+    global TOTAL_STEPS, OUT
     max_steps = int(sys.argv[sys.argv.index("--steps") + 1]) if "--steps" in sys.argv else None
+    if "--out" in sys.argv:
+        OUT = sys.argv[sys.argv.index("--out") + 1]
     with open(TEXT, "r", encoding="utf-8") as f:
         text_data = f.read()
     split_idx = int(0.90 * len(text_data))
@@ -248,23 +236,6 @@ def main():
         print("epoch %d done (%.1f s so far)" % (epoch + 1, time.time() - start), flush=True)
     print("the whole train_model_simple loop took %.0f s" % (time.time() - start), flush=True)
     write(global_step + 1)
-
-
-class ExampleDeepNeuralNetwork(nn.Module):
-    def __init__(self, layer_sizes, use_shortcut):
-        super().__init__()
-        self.use_shortcut = use_shortcut
-        self.layers = nn.ModuleList([
-            nn.Sequential(nn.Linear(layer_sizes[i], layer_sizes[i + 1]), GELU()) for i in range(5)])
-
-    def forward(self, x):
-        for layer in self.layers:
-            layer_output = layer(x)
-            if self.use_shortcut and x.shape == layer_output.shape:
-                x = x + layer_output
-            else:
-                x = layer_output
-        return x
 
 
 TOTAL_STEPS = 0

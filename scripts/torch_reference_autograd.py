@@ -13,7 +13,6 @@ Layout (support.case_file in tests/lua/support.lua):
 Run through scripts/gen-torch-reference.sh (OPENBLAS_CORETYPE=Haswell, one thread).
 """
 import os
-import struct
 import sys
 
 import torch
@@ -22,26 +21,12 @@ import torch.nn.functional as F
 
 torch.set_num_threads(1)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_format as fmt  # noqa: E402  (the reference files' format)
 from torch_reference_gpt2 import GPTModel  # noqa: E402  (the book's chapter 4 classes)
 
 
-def f32s(t):
-    return " ".join("0x%08x" % struct.unpack("<I", struct.pack("<f", v))[0] for v in t.detach().reshape(-1).tolist())
-
-
-def shape_str(t):
-    return ",".join(str(s) for s in t.shape) or "-"
-
-
-LINES = []
-
-
-def tensor_line(case, name, t):
-    if t.dtype == torch.int64:
-        LINES.append("int64 case=%s name=%s shape=%s : %s" % (case, name, shape_str(t),
-                                                              " ".join(str(v) for v in t.reshape(-1).tolist())))
-    else:
-        LINES.append("tensor case=%s name=%s shape=%s : %s" % (case, name, shape_str(t), f32s(t)))
+LINES = fmt.CaseLines()
+tensor_line = LINES.put
 
 
 def positive(t):
@@ -268,9 +253,8 @@ def base_tensor(shape, step):
     return ((torch.arange(n) % 7).float() - 3).mul(step).reshape(shape)
 
 
-def gen_print(out_dir, header):
-    lines = [header("print: autograd suffixes (grad_fn=<...>, requires_grad=True) and Parameter containing:, "
-                    "as PyTorch's _tensor_str lays them out").rstrip("\n")]
+def gen_print(write):
+    lines = []
     k = 0
     for shape in PRINT_SHAPES:
         for step in PRINT_STEPS:
@@ -280,27 +264,19 @@ def gen_print(out_dir, header):
                 k += 1
                 lines.append("=== %d shape=%s step=%s op=%s" % (k, ",".join(map(str, shape)) or "-", float.hex(step), op))
                 lines.append(text)
-    path = os.path.join(out_dir, "autograd_print.txt")
-    with open(path, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print("wrote %s (%d prints)" % (path, k))
+    write("autograd_print.txt", "print: autograd suffixes (grad_fn=<...>, requires_grad=True) and Parameter "
+          "containing:, as PyTorch's _tensor_str lays them out", lines)
 
 
-def main(out_dir, header):
+def main(out_dir):
     g = torch.Generator().manual_seed(23)
     gen_ops(g)
     gen_classes(g)
-    path = os.path.join(out_dir, "autograd.txt")
-    with open(path, "w") as f:
-        f.write(header("autograd: inputs, upstream gradient, forward result and PyTorch's gradients per op; the "
-                       "book's classes' parameter gradients of (out * grad_out).sum()"))
-        for line in LINES:
-            f.write(line + "\n")
-    print("wrote %s (%d lines)" % (path, len(LINES)))
-    gen_print(out_dir, header)
+    write = fmt.writer(out_dir)
+    write("autograd.txt", "autograd: inputs, upstream gradient, forward result and PyTorch's gradients per op; the "
+          "book's classes' parameter gradients of (out * grad_out).sum()", LINES)
+    gen_print(write)
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from gen_torch_reference import header  # noqa: E402
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch"), header)
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch"))

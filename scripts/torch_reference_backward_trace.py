@@ -22,7 +22,6 @@ grad.<parameter name> (the projections' parameters, as model.named_parameters() 
 Run through scripts/gen-torch-reference.sh (OPENBLAS_CORETYPE=Haswell, one thread).
 """
 import os
-import struct
 import sys
 
 import torch
@@ -30,25 +29,15 @@ import torch.nn as nn
 
 torch.set_num_threads(1)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_format as fmt  # noqa: E402  (the reference files' format)
 from torch_reference_autograd import CausalAttention, SelfAttention_v1, SelfAttention_v2  # noqa: E402
 from torch_reference_gpt2 import GPTModel, MultiHeadAttention  # noqa: E402  (the book's classes)
 
-LINES = []
+LINES = fmt.CaseLines()
+tensor_line = LINES.put
 INPUTS = torch.tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
                        [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]])
 BATCH = torch.stack((INPUTS, INPUTS), dim=0)
-
-
-def f32s(t):
-    return " ".join("0x%08x" % struct.unpack("<I", struct.pack("<f", v))[0] for v in t.detach().reshape(-1).tolist())
-
-
-def tensor_line(case, name, t):
-    shape = ",".join(str(s) for s in t.shape) or "-"
-    if t.dtype == torch.int64:
-        LINES.append("int64 case=%s name=%s shape=%s : %s" % (case, name, shape, " ".join(str(v) for v in t.reshape(-1).tolist())))
-    else:
-        LINES.append("tensor case=%s name=%s shape=%s : %s" % (case, name, shape, f32s(t)))
 
 
 class MultiHeadAttentionWrapper(nn.Module):  # the book's In [48]
@@ -204,7 +193,7 @@ def gpt(g):
     tensor_line("gpt", "ids", ids)
 
 
-def main(out_dir, header):
+def main(out_dir):
     g = torch.Generator().manual_seed(27)
     single_head("sa_v1", 123, lambda: SelfAttention_v1(3, 2), INPUTS, g)
     single_head("sa_v2", 789, lambda: SelfAttention_v2(3, 2), INPUTS, g)
@@ -214,15 +203,9 @@ def main(out_dir, header):
     qkv(g)
     gpt(g)
     annotated(g)
-    path = os.path.join(out_dir, "backward_trace.txt")
-    with open(path, "w") as f:
-        f.write(header("the backward tracer: the gradient of every stage of attention.trace's stages "
-                       "(scripts/torch_reference_backward_trace.py)"))
-        for line in LINES:
-            f.write(line + "\n")
-    print("wrote %s (%d lines)" % (path, len(LINES)))
+    fmt.write(out_dir, "backward_trace.txt", "the backward tracer: the gradient of every stage of attention.trace's "
+              "stages (scripts/torch_reference_backward_trace.py)", LINES)
 
 
 if __name__ == "__main__":
-    from gen_torch_reference import header  # noqa: E402
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch"), header)
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch"))

@@ -9,7 +9,6 @@ Lines of dtypes.txt (tab-separated, '#' lines are comments):
     prelude <TAB> lua <TAB> python            run once before the cases (both sides' variables)
     case <TAB> lua <TAB> python <TAB> result  result with backslash and newline escaped as \\ and \\n
 """
-import os
 
 import torch
 
@@ -230,7 +229,7 @@ def run(python, env):
     return str(r)
 
 
-def gen_dtypes(out_dir, header):
+def gen_dtypes(write):
     env = {"torch": torch}
     lines = []
     for lua, python in PRELUDE + KEYWORD_PRELUDE:
@@ -239,10 +238,5 @@ def gen_dtypes(out_dir, header):
     cases = CREATION + arithmetic() + FUNCTIONS + RANDOM + KEYWORDS
     for lua, python in cases:
         lines.append("case\t%s\t%s\t%s" % (lua, python, escape(run(python, env))))
-    path = os.path.join(out_dir, "dtypes.txt")
-    with open(path, "w") as f:
-        f.write(header("dtype rules and int64 printing: Lua and Python of one computation, and what PyTorch "
-                       "printed (tab-separated; see scripts/torch_reference_dtypes.py)"))
-        for line in lines:
-            f.write(line + "\n")
-    print("wrote %s (%d cases)" % (path, len(cases)))
+    write("dtypes.txt", "dtype rules and int64 printing: Lua and Python of one computation, and what PyTorch "
+          "printed (tab-separated; see scripts/torch_reference_dtypes.py)", lines)

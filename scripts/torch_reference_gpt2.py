@@ -16,11 +16,13 @@ the book has them. Run through scripts/gen-torch-reference.sh or directly: /usr/
 """
 import json
 import os
-import struct
 import sys
 
 import torch
 import torch.nn as nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference_safetensors import save_safetensors  # noqa: E402  (the files attn's safetensors.load_file reads)
 
 torch.set_num_threads(1)
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -136,6 +138,24 @@ class GPTModel(nn.Module):
         return logits
 
 
+# chapter 4, "Adding shortcut connections": the book's class as printed
+class ExampleDeepNeuralNetwork(nn.Module):
+    def __init__(self, layer_sizes, use_shortcut):
+        super().__init__()
+        self.use_shortcut = use_shortcut
+        self.layers = nn.ModuleList([
+            nn.Sequential(nn.Linear(layer_sizes[i], layer_sizes[i + 1]), GELU()) for i in range(5)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            layer_output = layer(x)
+            if self.use_shortcut and x.shape == layer_output.shape:
+                x = x + layer_output
+            else:
+                x = layer_output
+        return x
+
+
 def generate_text_simple(model, idx, max_new_tokens, context_size):
     for _ in range(max_new_tokens):
         idx_cond = idx[:, -context_size:]
@@ -176,27 +196,7 @@ TINY = {"vocab_size": 1000, "context_length": 32, "emb_dim": 64, "n_heads": 4, "
         "qkv_bias": True}
 
 
-# ---- safetensors, written by hand with Python's json (the safetensors package is not in Debian) ------
-
-DTYPES = {torch.float32: "F32", torch.int64: "I64"}
-
-
-def save_safetensors(tensors, path):
-    header, blobs, at = {}, [], 0
-    for name in sorted(tensors):
-        t = tensors[name].detach().contiguous()
-        data = t.numpy().tobytes()
-        header[name] = {"dtype": DTYPES[t.dtype], "shape": list(t.shape), "data_offsets": [at, at + len(data)]}
-        blobs.append(data)
-        at += len(data)
-    text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for b in blobs:
-            f.write(b)
-
+# ---- Hugging Face's layout (the files written by reference_safetensors.py) -------------------------
 
 def hf_state(model, cfg):
     """The model's weights under Hugging Face's GPT-2 names and layouts (Conv1D: [in, out])."""

@@ -5,15 +5,15 @@ torch.manual_seed, whose streams attn reproduces bit for bit), the same gradient
 autograd in Python (code that sets r: the gradients flattened and concatenated), the tolerance ("exact",
 or a bound with the reason in tests/lua/formulas_spec.lua) and the float32 bits, row-major.
 """
-import struct
+import os
 import sys
 
 import torch
 import torch.nn.functional as F
 
-
-def f32(x):
-    return "0x%08x" % struct.unpack("<I", struct.pack("<f", float(x)))[0]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_format as fmt  # noqa: E402  (the reference files' format)
+from reference_format import f32  # noqa: E402
 
 
 def seeded(seed, lua, py, tol="exact"):
@@ -125,7 +125,5 @@ def gen_grads(write):
 
 
 if __name__ == "__main__":
-    import gen_torch_reference as ref
-    if len(sys.argv) > 1:
-        ref.OUT = sys.argv[1]
-    gen_grads(ref.write)
+    # run by scripts/gen-torch-reference.sh: one thread, Debian's torch, OpenBLAS's Haswell kernels
+    gen_grads(fmt.writer(sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch")))

@@ -15,7 +15,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gen_torch_reference as g  # noqa: E402  (write, f32s, the header; OUT from argv[1])
+import reference_format as fmt  # noqa: E402  (write, f32s: the reference files' format)
 from torch_reference_products import gen_products  # noqa: E402
 
 
@@ -23,12 +23,14 @@ def main():
     assert os.environ.get("OPENBLAS_CORETYPE") == "SkylakeX", "run with OPENBLAS_CORETYPE=SkylakeX"
     torch.set_num_threads(1)
 
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch")
+
     def write(name, what, lines):
         assert name == "products.txt"
-        g.write("products_skylakex.txt", what + "; OpenBLAS's SkylakeX kernels (OPENBLAS_CORETYPE=SkylakeX)",
-                lines)
+        fmt.write(out, "products_skylakex.txt", what + "; OpenBLAS's SkylakeX kernels (OPENBLAS_CORETYPE=SkylakeX)",
+                  lines)
 
-    gen_products(write, g.f32s)
+    gen_products(write, fmt.f32s)
 
 
 if __name__ == "__main__":

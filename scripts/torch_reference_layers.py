@@ -22,6 +22,8 @@ import math
 
 import torch
 
+import reference_format as fmt  # the reference files' format
+
 F = torch.nn.functional
 
 
@@ -267,16 +269,14 @@ def gen_layers(write, f32s):
 
 # ---- transformer.txt ----------------------------------------------------------------------------
 
-def gen_transformer(write, f32s):
+def gen_transformer(write):
     lines = []
 
     def case(name, **keys):
-        lines.append("case name=%s %s : -" % (name, " ".join("%s=%s" % kv for kv in keys.items())))
+        lines.append(fmt.case_line(name, **keys))
 
-    def tensor(c, name, t):
-        t = t.detach().to(torch.float32)
-        lines.append("tensor case=%s name=%s shape=%s : %s"
-                     % (c, name, ",".join(str(s) for s in t.shape), f32s(t) if t.numel() else ""))
+    def tensor(c, name, t):  # ids and masks too, as float32
+        lines.append(fmt.float_line("case=%s name=%s" % (c, name), t))
 
     def params(c, module):
         for name, p in module.named_parameters():

@@ -13,15 +13,16 @@ blocks and a tail, as PyTorch's kernels split them) with seeded values, one grad
     tensor <TAB> id <TAB> name <TAB> shape <TAB> bits      (p1, p2, then g<step>_<param>, then after_p1,
                                                             after_p2, then <state key>_<param>)
 """
-import struct
+import os
+import sys
 
 import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader
 
-
-def f32(x):
-    return "0x%08x" % struct.unpack("<I", struct.pack("<f", float(x)))[0]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_format as fmt  # noqa: E402  (the reference files' format)
+from reference_format import f32  # noqa: E402
 
 
 def values(t):
@@ -201,9 +202,6 @@ def gen_optim(write):
 
 if __name__ == "__main__":
     # run by scripts/gen-torch-reference.sh: one thread, Debian's torch, OpenBLAS's Haswell kernels
-    import gen_torch_reference as ref
-    import sys
-    if len(sys.argv) > 1:
-        ref.OUT = sys.argv[1]
-    gen_learn(ref.write)
-    gen_optim(ref.write)
+    write = fmt.writer(sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch"))
+    gen_learn(write)
+    gen_optim(write)

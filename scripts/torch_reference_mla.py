@@ -6,25 +6,34 @@ The chapter's code lives in Sebastian Raschka's repository rasbt/LLMs-from-scrat
 ch04/05_mla/gpt_with_kv_mla.py: MultiHeadLatentAttention(d_in, d_out, dropout, num_heads, qkv_bias=False,
 latent_dim=None) makes W_query, W_DKV (down to the latent), W_UK and W_UV (latent up to keys and values),
 out_proj (with a bias) in that order; its cache cache_c_kv holds the latents, ptr_current_pos the position
-of the next token; GPTModel is chapter 4's with that attention in every block. The forward below does the
-chapter's operations in the chapter's order (projections, cache, up-projections, heads, q·kᵀ, the mask
-q_pos < k_pos filled with -inf, softmax of scores / √head_dim, dropout, weights·v, heads merged, out_proj),
-written again in this file's words; nothing of that repository is read when this runs.
+of the next token; GPTModel is chapter 4's with that attention in every block (here the KV-cache chapter's
+GPTModel of torch_reference_variants.py, handed this attention class). The forward below does the chapter's
+operations in the chapter's order (projections, cache, up-projections, heads, q·kᵀ, the mask q_pos < k_pos
+filled with -inf, softmax of scores / √head_dim, dropout, weights·v, heads merged, out_proj), written again in
+this file's words; nothing of that repository is read when this runs.
 
 Run by scripts/gen-torch-reference.sh:
     OPENBLAS_CORETYPE=Haswell OMP_NUM_THREADS=1 /usr/bin/python3 scripts/torch_reference_mla.py tests/data/torch
 """
+import os
 import sys
 
 import torch
 from torch import nn
 
-sys.path.insert(0, sys.path[0])
-import gen_torch_reference as g  # noqa: E402  (write, f32s: the format every reference file shares)
-from torch_reference_variants import LayerNorm, GELU  # noqa: E402  (chapter 4's, as the MLA chapter copies them)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_format as fmt  # noqa: E402  (the reference files' format)
+from reference_format import f32s  # noqa: E402
+from torch_reference_variants import GPTModel, cached_generation, through_cache  # noqa: E402
 
 
 class MultiHeadLatentAttention(nn.Module):
+    @classmethod
+    def from_config(cls, cfg):
+        """The block's attention layer for a GPT configuration (what torch_reference_variants.Block calls)."""
+        d = cfg["emb_dim"]
+        return cls(d, d, cfg["drop_rate"], cfg["n_heads"], cfg["qkv_bias"], cfg["latent_dim"])
+
     def __init__(self, d_in, d_out, dropout, num_heads, qkv_bias=False, latent_dim=None):
         super().__init__()
         self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
@@ -69,65 +78,18 @@ class MultiHeadLatentAttention(nn.Module):
         return self.out_proj(z)
 
 
-class Block(nn.Module):
-    def __init__(self, cfg):
-        super().__init__()
-        d = cfg["emb_dim"]
-        self.att = MultiHeadLatentAttention(d, d, cfg["drop_rate"], cfg["n_heads"], cfg["qkv_bias"], cfg["latent_dim"])
-        self.ff = nn.Sequential(nn.Linear(d, 4 * d), GELU(), nn.Linear(4 * d, d))
-        self.norm1, self.norm2 = LayerNorm(d), LayerNorm(d)
-        self.drop_shortcut = nn.Dropout(cfg["drop_rate"])
-
-    def forward(self, x, use_cache=False):
-        x = x + self.drop_shortcut(self.att(self.norm1(x), use_cache=use_cache))
-        return x + self.drop_shortcut(self.ff(self.norm2(x)))
-
-
-class GPTModel(nn.Module):
-    def __init__(self, cfg):
-        super().__init__()
-        self.tok_emb = nn.Embedding(cfg["vocab_size"], cfg["emb_dim"])
-        self.pos_emb = nn.Embedding(cfg["context_length"], cfg["emb_dim"])
-        self.drop_emb = nn.Dropout(cfg["drop_rate"])
-        self.trf_blocks = nn.ModuleList([Block(cfg) for _ in range(cfg["n_layers"])])
-        self.final_norm = LayerNorm(cfg["emb_dim"])
-        self.out_head = nn.Linear(cfg["emb_dim"], cfg["vocab_size"], bias=False)
-        self.current_pos = 0
-
-    def reset_kv_cache(self):
-        for blk in self.trf_blocks:
-            blk.att.reset_cache()
-        self.current_pos = 0
-
-    def forward(self, idx, use_cache=False):
-        n = idx.shape[1]
-        start = self.current_pos if use_cache else 0
-        if use_cache:
-            self.current_pos += n
-        x = self.drop_emb(self.tok_emb(idx) + self.pos_emb(torch.arange(start, start + n)).unsqueeze(0))
-        for blk in self.trf_blocks:
-            x = blk(x, use_cache=use_cache)
-        return self.out_head(self.final_norm(x))
-
-
 def layer_cases(lines):
     # seeded layer, x = torch.rand(b, n, d_in); the same tokens through the cache: 3, then one at a time
     for seed, d_in, d_out, heads, latent, bias, b, n in [
             (123, 8, 12, 4, 6, False, 2, 5), (7, 16, 16, 4, None, False, 1, 7), (5, 8, 8, 2, 4, True, 2, 4)]:
         torch.manual_seed(seed)
         m = MultiHeadLatentAttention(d_in, d_out, 0.0, heads, qkv_bias=bias, latent_dim=latent)
-        m.eval()
-        x = torch.rand(b, n, d_in)
-        with torch.no_grad():
-            out = m(x)
-            m.reset_cache()
-            steps = [m(x[:, :3], use_cache=True)] + [m(x[:, i:i + 1], use_cache=True) for i in range(3, n)]
-        cached = torch.cat(steps, dim=1)
+        out, cached = through_cache(m, torch.rand(b, n, d_in))
         case = "seed=%d d_in=%d d_out=%d num_heads=%d latent_dim=%d qkv_bias=%d b=%d n=%d" % (
             seed, d_in, d_out, heads, latent or 0, int(bias), b, n)
-        lines.append("mla %s what=out : %s" % (case, g.f32s(out)))
-        lines.append("mla %s what=cached : %s" % (case, g.f32s(cached)))
-        lines.append("mla %s what=cache_c_kv : %s" % (case, g.f32s(m.cache_c_kv)))
+        lines.append("mla %s what=out : %s" % (case, f32s(out)))
+        lines.append("mla %s what=cached : %s" % (case, f32s(cached)))
+        lines.append("mla %s what=cache_c_kv : %s" % (case, f32s(m.cache_c_kv)))
         lines.append("mla %s what=max_abs_diff : %s" % (case, float((cached - out).abs().max()).hex()))
 
 
@@ -136,61 +98,39 @@ def gpt_case(lines):
     cfg = {"vocab_size": 50, "context_length": 16, "emb_dim": 32, "n_heads": 4, "n_layers": 2,
            "drop_rate": 0.1, "qkv_bias": False, "latent_dim": 8}
     torch.manual_seed(123)
-    model = GPTModel(cfg)
-    model.eval()
-    idx = torch.tensor([[2, 6, 0, 8]])
-    with torch.no_grad():
-        model.reset_kv_cache()
-        logits = model(idx, use_cache=True)
-        cached = [logits]
-        for _ in range(7):
-            nxt = logits[:, -1].argmax(dim=-1, keepdim=True)
-            idx = torch.cat([idx, nxt], dim=1)
-            logits = model(nxt, use_cache=True)
-            cached.append(logits)
-        idx = torch.cat([idx, logits[:, -1].argmax(dim=-1, keepdim=True)], dim=1)
-        full = model(idx[:, :-1])
-    cached = torch.cat(cached, dim=1)
-    case = "seed=123 vocab_size=50 context_length=16 emb_dim=32 n_heads=4 n_layers=2 latent_dim=8 prompt=2,6,0,8 new=8"
-    lines.append("gpt_mla %s what=ids : %s" % (case, " ".join(str(i) for i in idx[0].tolist())))
-    lines.append("gpt_mla %s what=logits : %s" % (case, g.f32s(cached)))
-    lines.append("gpt_mla %s what=uncached_logits : %s" % (case, g.f32s(full)))
-    lines.append("gpt_mla %s what=max_abs_diff : %s" % (case, float((cached - full).abs().max()).hex()))
-    return idx, cached
+    return cached_generation(lines, "gpt_mla", "seed=123 vocab_size=50 context_length=16 emb_dim=32 n_heads=4 "
+                             "n_layers=2 latent_dim=8 prompt=2,6,0,8 new=8",
+                             GPTModel(cfg, attention=MultiHeadLatentAttention))
 
 
-def lesson_cases(idx, logits):
+def lesson_cases(write, idx, logits):
     # lessons/22_latent_attention.lua, in the lessons' format (lesson.reference)
-    lesson = []
-
-    def tensor(name, t):
-        lesson.append("tensor name=%s shape=%s : %s" % (name, ",".join(str(d) for d in t.shape), g.f32s(t)))
+    lesson = fmt.Lines()
+    tensor = lesson.put
 
     # an MLA layer on the book's six tokens: d_out 8, 4 heads (head_dim 2), latent_dim 4, seed 123
     inputs = torch.tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
                            [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]]).unsqueeze(0)
     torch.manual_seed(123)
     m = MultiHeadLatentAttention(3, 8, 0.0, 4, latent_dim=4)
-    m.eval()
+    out, cached = through_cache(m, inputs)
+    tensor("mla.out", out)
+    tensor("mla.cached", cached)
+    tensor("mla.cache_c_kv", m.cache_c_kv)  # the six tokens' latents, what the cache holds
     with torch.no_grad():
-        tensor("mla.out", m(inputs))
-        m.reset_cache()
-        steps = [m(inputs[:, :3], use_cache=True)] + [m(inputs[:, i:i + 1], use_cache=True) for i in range(3, 6)]
-        tensor("mla.cached", torch.cat(steps, dim=1))
-        tensor("mla.cache_c_kv", m.cache_c_kv)
         tensor("mla.keys", m.W_UK(m.cache_c_kv))
-    lesson.append("int64 name=gpt.ids shape=1,%d : %s" % (idx.shape[1], " ".join(str(i + 1) for i in idx[0].tolist())))
+    lesson.put_ids("gpt.ids", idx + 1)  # attn's ids, counted from 1
     tensor("gpt.logits", logits)
-    g.write("lessons_mla.txt", "lessons/22_latent_attention.lua: multi-head latent attention "
-            "(scripts/torch_reference_mla.py)", lesson)
+    write("lessons_mla.txt", "lessons/22_latent_attention.lua: multi-head latent attention "
+          "(scripts/torch_reference_mla.py)", lesson)
 
 
 if __name__ == "__main__":
     torch.set_num_threads(1)
-    g.OUT = sys.argv[1] if len(sys.argv) > 1 else g.OUT
+    write = fmt.writer(sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch"))
     lines = []
     layer_cases(lines)
     idx, logits = gpt_case(lines)
-    g.write("mla.txt", "multi-head latent attention, the bonus chapter ch04/05_mla (scripts/torch_reference_mla.py): "
-            "layers, cached and uncached, and a GPT with MLA; results row-major", lines)
-    lesson_cases(idx, logits)
+    write("mla.txt", "multi-head latent attention, the bonus chapter ch04/05_mla (scripts/torch_reference_mla.py): "
+          "layers, cached and uncached, and a GPT with MLA; results row-major", lines)
+    lesson_cases(write, idx, logits)

@@ -1,6 +1,6 @@
 """PyTorch's recurrent layers, torch.nn.init and the whole Transformer of Python Deep Learning, ch. 7, for
 tests/data/torch/models.txt (tests/lua/rnn_spec.lua, tests/lua/model_spec.lua). Called by
-gen_torch_reference.py, which passes its write() and f32s().
+gen_torch_reference.py, which passes its write(); the lines are reference_format.py's.
 
 models.txt, one line per case or tensor (float32 values as bit patterns, ids in decimal, 0-based as
 PyTorch takes them):
@@ -17,6 +17,7 @@ import math
 
 import torch
 
+import reference_format as fmt  # the reference files' format
 from torch_reference_layers import (Decoder, DecoderBlock, Embeddings, Encoder, EncoderBlock,
                                     MultiHeadedAttention, PositionalEncoding, PositionwiseFFN, subsequent_mask)
 
@@ -68,19 +69,17 @@ def greedy_decode(model, src, src_mask, max_len, start_symbol):
     return ys, steps
 
 
-def gen_models(write, f32s):
+def gen_models(write):
     lines = []
 
     def case(name, **keys):
-        lines.append("case name=%s %s : -" % (name, " ".join("%s=%s" % kv for kv in keys.items())))
+        lines.append(fmt.case_line(name, **keys))
 
     def tensor(c, name, t):
-        t = t.detach().to(torch.float32)
-        lines.append("tensor case=%s name=%s shape=%s : %s" % (c, name, ",".join(str(s) for s in t.shape), f32s(t)))
+        lines.append(fmt.float_line("case=%s name=%s" % (c, name), t))
 
     def ids(c, name, t):
-        lines.append("int64 case=%s name=%s shape=%s : %s"
-                     % (c, name, ",".join(str(s) for s in t.shape), " ".join(str(v) for v in t.reshape(-1).tolist())))
+        lines.append(fmt.int_line("case=%s name=%s" % (c, name), t))
 
     def params(c, module):
         for name, p in module.named_parameters():

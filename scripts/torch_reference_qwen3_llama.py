@@ -25,11 +25,13 @@ OPENBLAS_CORETYPE=Haswell /usr/bin/python3 scripts/torch_reference_qwen3_llama.p
 import json
 import math
 import os
-import struct
 import sys
 
 import torch
 import torch.nn as nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference_safetensors import save_safetensors  # noqa: E402  (the files attn's safetensors.load_file reads)
 
 torch.set_num_threads(1)
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -220,29 +222,6 @@ def hf_config(cfg, qwen3, tied, dtype):
                              "high_freq_factor": f["high_freq_factor"],
                              "original_max_position_embeddings": f["original_context_length"], "rope_type": "llama3"}
     return c
-
-
-def tensor_bytes(t):
-    if t.dtype == torch.bfloat16:
-        return "BF16", t.view(torch.int16).numpy().tobytes()
-    return {torch.float32: "F32"}[t.dtype], t.numpy().tobytes()
-
-
-def save_safetensors(tensors, path):
-    header, blobs, at = {}, [], 0
-    for name in sorted(tensors):
-        dt, data = tensor_bytes(tensors[name].detach().contiguous())
-        header[name] = {"dtype": dt, "shape": list(tensors[name].shape), "data_offsets": [at, at + len(data)]}
-        blobs.append(data)
-        at += len(data)
-    text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for b in blobs:
-            f.write(b)
-    return at
 
 
 def write_dir(name, state, config, shards=1):

@@ -14,7 +14,6 @@ Cases (layout of support.case_file in tests/lua/support.lua, float32 as bit patt
 Run through scripts/gen-torch-reference.sh (OPENBLAS_CORETYPE=Haswell, one thread).
 """
 import os
-import struct
 import sys
 
 import torch
@@ -23,21 +22,11 @@ import torch.nn.functional as F
 
 torch.set_num_threads(1)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_reference_gpt2 import GELU, GPTModel  # noqa: E402  (the book's chapter 4 classes)
+import reference_format as fmt  # noqa: E402  (the reference files' format)
+from torch_reference_gpt2 import ExampleDeepNeuralNetwork, GPTModel  # noqa: E402  (the book's chapter 4 classes)
 
-LINES = []
-
-
-def f32s(t):
-    return " ".join("0x%08x" % struct.unpack("<I", struct.pack("<f", v))[0] for v in t.detach().reshape(-1).tolist())
-
-
-def tensor_line(case, name, t):
-    shape = ",".join(str(s) for s in t.shape) or "-"
-    if t.dtype == torch.int64:
-        LINES.append("int64 case=%s name=%s shape=%s : %s" % (case, name, shape, " ".join(str(v) for v in t.reshape(-1).tolist())))
-    else:
-        LINES.append("tensor case=%s name=%s shape=%s : %s" % (case, name, shape, f32s(t)))
+LINES = fmt.CaseLines()
+tensor_line = LINES.put
 
 
 CFG = {"vocab_size": 50, "context_length": 8, "emb_dim": 16, "n_heads": 2, "n_layers": 2, "drop_rate": 0.0,
@@ -84,24 +73,6 @@ def gen_gpt():
         tensor_line("gpt_adamw", "param." + name, p)
 
 
-# chapter 4, "Adding shortcut connections": the book's class as printed
-class ExampleDeepNeuralNetwork(nn.Module):
-    def __init__(self, layer_sizes, use_shortcut):
-        super().__init__()
-        self.use_shortcut = use_shortcut
-        self.layers = nn.ModuleList([
-            nn.Sequential(nn.Linear(layer_sizes[i], layer_sizes[i + 1]), GELU()) for i in range(5)])
-
-    def forward(self, x):
-        for layer in self.layers:
-            layer_output = layer(x)
-            if self.use_shortcut and x.shape == layer_output.shape:
-                x = x + layer_output
-            else:
-                x = layer_output
-        return x
-
-
 def gen_shortcut():
     layer_sizes = [3, 3, 3, 3, 3, 1]
     sample_input = torch.tensor([[1., 0., -1.]])
@@ -118,18 +89,12 @@ def gen_shortcut():
                 tensor_line(case, "mean." + name, param.grad.abs().mean())
 
 
-def main(out_dir, header):
+def main(out_dir):
     gen_gpt()
     gen_shortcut()
-    path = os.path.join(out_dir, "training.txt")
-    with open(path, "w") as f:
-        f.write(header("training: chapter 4's GPTModel's cross-entropy gradients and 3 AdamW steps; chapter 4's "
-                       "shortcut-connection example's mean gradients"))
-        for line in LINES:
-            f.write(line + "\n")
-    print("wrote %s (%d lines)" % (path, len(LINES)))
+    fmt.write(out_dir, "training.txt", "training: chapter 4's GPTModel's cross-entropy gradients and 3 AdamW steps; "
+              "chapter 4's shortcut-connection example's mean gradients", LINES)
 
 
 if __name__ == "__main__":
-    from gen_torch_reference import header  # noqa: E402
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch"), header)
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch"))

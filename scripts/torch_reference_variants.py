@@ -11,13 +11,17 @@ last W + n - 1: the fix of rasbt/LLMs-from-scratch#1013), ch05/07_gpt_to_llama (
 split halves). The few lines each needs are written again here, in this file's words; nothing of that
 repository is read when this runs.
 
-Imported by gen_torch_reference.py (gen_variants(write, f32s)); also runs alone:
-    OPENBLAS_CORETYPE=Haswell /usr/bin/python3 scripts/torch_reference_variants.py tests/data/torch
+Run by scripts/gen-torch-reference.sh:
+    OPENBLAS_CORETYPE=Haswell OMP_NUM_THREADS=1 /usr/bin/python3 scripts/torch_reference_variants.py tests/data/torch
 """
+import os
 import sys
 
 import torch
 from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_format as fmt  # noqa: E402  (the reference files' format)
 
 
 # ---- attention with grouped key/value heads, a KV cache and an optional sliding window --------------
@@ -81,6 +85,12 @@ class GroupedQueryAttention(nn.Module):
 # ---- ptr_current_pos) -------------------------------------------------------------------------------
 
 class CachedMHA(nn.Module):
+    @classmethod
+    def from_config(cls, cfg):
+        """The block's attention layer for a GPT configuration (what Block calls)."""
+        d = cfg["emb_dim"]
+        return cls(d, d, cfg["context_length"], cfg["drop_rate"], cfg["n_heads"], cfg["qkv_bias"])
+
     def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
         super().__init__()
         self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
@@ -111,6 +121,9 @@ class CachedMHA(nn.Module):
         return self.out_proj((w @ v).transpose(1, 2).contiguous().view(b, n, self.d_out))
 
 
+# Chapter 4's LayerNorm and GELU, written here rather than imported from torch_reference_gpt2.py: importing
+# that file sets torch to one thread, and scripts/bench_kv_cache.py, which imports this one, measures
+# PyTorch with its default threads.
 class LayerNorm(nn.Module):
     def __init__(self, d):
         super().__init__()
@@ -127,10 +140,15 @@ class GELU(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, cfg):
+    """Chapter 4's transformer block with a cache; attention is the class of its attention layer (any with
+    from_config(cfg), reset_cache() and forward(x, use_cache)): CachedMHA here, the MLA chapter's
+    MultiHeadLatentAttention in torch_reference_mla.py. The attention is made first, as the chapters do:
+    the order of the layers is the order of their draws from the seeded generator."""
+
+    def __init__(self, cfg, attention=CachedMHA):
         super().__init__()
         d = cfg["emb_dim"]
-        self.att = CachedMHA(d, d, cfg["context_length"], cfg["drop_rate"], cfg["n_heads"], cfg["qkv_bias"])
+        self.att = attention.from_config(cfg)
         self.ff = nn.Sequential(nn.Linear(d, 4 * d), GELU(), nn.Linear(4 * d, d))
         self.norm1, self.norm2 = LayerNorm(d), LayerNorm(d)
         self.drop_shortcut = nn.Dropout(cfg["drop_rate"])
@@ -141,12 +159,14 @@ class Block(nn.Module):
 
 
 class GPTModel(nn.Module):
-    def __init__(self, cfg):
+    """Chapter 4's GPTModel with a cache, its blocks' attention of the class attention (see Block)."""
+
+    def __init__(self, cfg, attention=CachedMHA):
         super().__init__()
         self.tok_emb = nn.Embedding(cfg["vocab_size"], cfg["emb_dim"])
         self.pos_emb = nn.Embedding(cfg["context_length"], cfg["emb_dim"])
         self.drop_emb = nn.Dropout(cfg["drop_rate"])
-        self.trf_blocks = nn.ModuleList([Block(cfg) for _ in range(cfg["n_layers"])])
+        self.trf_blocks = nn.ModuleList([Block(cfg, attention) for _ in range(cfg["n_layers"])])
         self.final_norm = LayerNorm(cfg["emb_dim"])
         self.out_head = nn.Linear(cfg["emb_dim"], cfg["vocab_size"], bias=False)
         self.current_pos = 0
@@ -183,6 +203,42 @@ def apply_rope(x, cos, sin, offset=0):
     return x * cos + torch.cat((-x2, x1), dim=-1) * sin
 
 
+def through_cache(m, x):
+    """An attention layer's output for x [b, n, d_in] at once, and for the same tokens through its cache (the
+    first 3, then one at a time), in eval mode and without autograd: (out, cached), each [b, n, d_out]."""
+    m.eval()
+    with torch.no_grad():
+        out = m(x)
+        m.reset_cache()
+        steps = [m(x[:, :3], use_cache=True)] + [m(x[:, i:i + 1], use_cache=True) for i in range(3, x.shape[1])]
+    return out, torch.cat(steps, dim=1)
+
+
+def cached_generation(lines, kind, case, model):
+    """8 tokens of greedy generation after the prompt 2 6 0 8, with the cache (the prompt, then one token at a
+    time), and the same ids through the model again without it: the lines '<kind> <case> what=ids / logits /
+    uncached_logits / max_abs_diff'. Returns the ids and the cached logits."""
+    model.eval()
+    idx = torch.tensor([[2, 6, 0, 8]])
+    with torch.no_grad():
+        model.reset_kv_cache()
+        logits = model(idx, use_cache=True)
+        cached = [logits]
+        for _ in range(7):
+            nxt = logits[:, -1].argmax(dim=-1, keepdim=True)
+            idx = torch.cat([idx, nxt], dim=1)
+            logits = model(nxt, use_cache=True)
+            cached.append(logits)
+        idx = torch.cat([idx, logits[:, -1].argmax(dim=-1, keepdim=True)], dim=1)
+        full = model(idx[:, :-1])
+    cached = torch.cat(cached, dim=1)
+    lines.append("%s %s what=ids : %s" % (kind, case, " ".join(str(i) for i in idx[0].tolist())))
+    lines.append("%s %s what=logits : %s" % (kind, case, fmt.f32s(cached)))
+    lines.append("%s %s what=uncached_logits : %s" % (kind, case, fmt.f32s(full)))
+    lines.append("%s %s what=max_abs_diff : %s" % (kind, case, float((cached - full).abs().max()).hex()))
+    return idx, cached
+
+
 def gen_variants(write, f32s):
     lines = []
 
@@ -192,17 +248,11 @@ def gen_variants(write, f32s):
             (7, 16, 16, 4, 2, 1, 7, 3)]:
         torch.manual_seed(seed)
         m = GroupedQueryAttention(d_in, d_out, 0.0, heads, groups, window=window)
-        m.eval()
-        x = torch.rand(b, n, d_in)
-        with torch.no_grad():
-            out = m(x)
-            # the same tokens through the cache: the first 3, then one at a time
-            m.reset_cache()
-            steps = [m(x[:, :3], use_cache=True)] + [m(x[:, i:i + 1], use_cache=True) for i in range(3, n)]
+        out, cached = through_cache(m, torch.rand(b, n, d_in))
         case = "seed=%d d_in=%d d_out=%d num_heads=%d num_kv_groups=%d b=%d n=%d window=%s" % (
             seed, d_in, d_out, heads, groups, b, n, window or 0)
         lines.append("gqa %s what=out : %s" % (case, f32s(out)))
-        lines.append("gqa %s what=cached : %s" % (case, f32s(torch.cat(steps, dim=1))))
+        lines.append("gqa %s what=cached : %s" % (case, f32s(cached)))
 
     # RoPE: cos and sin, and x = torch.rand(b, h, n, d) rotated (offset: the position of the first token)
     for seed, b, h, n, d, theta, offset in [(123, 1, 2, 6, 8, 10000, 0), (5, 2, 1, 4, 16, 500000, 3)]:
@@ -218,47 +268,22 @@ def gen_variants(write, f32s):
     cfg = {"vocab_size": 50, "context_length": 16, "emb_dim": 32, "n_heads": 4, "n_layers": 2,
            "drop_rate": 0.1, "qkv_bias": False}
     torch.manual_seed(123)
-    model = GPTModel(cfg)
-    model.eval()
-    idx = torch.tensor([[2, 6, 0, 8]])
-    with torch.no_grad():
-        model.reset_kv_cache()
-        logits = model(idx, use_cache=True)
-        cached = [logits]
-        for _ in range(7):
-            nxt = logits[:, -1].argmax(dim=-1, keepdim=True)
-            idx = torch.cat([idx, nxt], dim=1)
-            logits = model(nxt, use_cache=True)
-            cached.append(logits)
-        idx = torch.cat([idx, logits[:, -1].argmax(dim=-1, keepdim=True)], dim=1)
-        full = model(idx[:, :-1])
-    cached = torch.cat(cached, dim=1)
-    case = "seed=123 vocab_size=50 context_length=16 emb_dim=32 n_heads=4 n_layers=2 prompt=2,6,0,8 new=8"
-    lines.append("gpt_cached %s what=ids : %s" % (case, " ".join(str(i) for i in idx[0].tolist())))
-    lines.append("gpt_cached %s what=logits : %s" % (case, f32s(cached)))
-    lines.append("gpt_cached %s what=uncached_logits : %s" % (case, f32s(full)))
-    lines.append("gpt_cached %s what=max_abs_diff : %s" % (case, float((cached - full).abs().max()).hex()))
+    idx, cached = cached_generation(lines, "gpt_cached", "seed=123 vocab_size=50 context_length=16 emb_dim=32 "
+                                    "n_heads=4 n_layers=2 prompt=2,6,0,8 new=8", GPTModel(cfg))
 
     # lessons/16_kv_cache_gqa.lua and 17_positions_windows.lua, in the lessons' format (lesson.reference)
-    lesson = []
-
-    def tensor(name, t):
-        lesson.append("tensor name=%s shape=%s : %s" % (name, ",".join(str(d) for d in t.shape), f32s(t)))
-
-    lesson.append("int64 name=kv.ids shape=1,%d : %s" % (idx.shape[1], " ".join(str(i + 1) for i in idx[0].tolist())))
+    lesson = fmt.Lines()
+    tensor = lesson.put
+    lesson.put_ids("kv.ids", idx + 1)  # attn's ids, counted from 1
     tensor("kv.logits", cached)
     # a GQA layer on the book's six tokens: 4 query heads, 2 key/value heads, seed 123
     inputs = torch.tensor([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
                            [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]]).unsqueeze(0)
     for groups in (2, 1):
         torch.manual_seed(123)
-        m = GroupedQueryAttention(3, 8, 0.0, 4, groups)
-        m.eval()
-        with torch.no_grad():
-            tensor("gqa%d.out" % groups, m(inputs))
-            m.reset_cache()
-            steps = [m(inputs[:, :3], use_cache=True)] + [m(inputs[:, i:i + 1], use_cache=True) for i in range(3, 6)]
-            tensor("gqa%d.cached" % groups, torch.cat(steps, dim=1))
+        gqa_out, gqa_cached = through_cache(GroupedQueryAttention(3, 8, 0.0, 4, groups), inputs)
+        tensor("gqa%d.out" % groups, gqa_out)
+        tensor("gqa%d.cached" % groups, gqa_cached)
     # lessons/17_positions_windows.lua: a query and a key rotated by RoPE, and a sliding-window layer
     torch.manual_seed(123)
     q = torch.rand(1, 1, 6, 4)
@@ -281,7 +306,5 @@ def gen_variants(write, f32s):
 
 
 if __name__ == "__main__":
-    import gen_torch_reference as g
     torch.set_num_threads(1)
-    g.OUT = sys.argv[1] if len(sys.argv) > 1 else g.OUT
-    gen_variants(g.write, g.f32s)
+    gen_variants(fmt.writer(sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "data", "torch")), fmt.f32s)
