@@ -21,6 +21,13 @@ local function batch() return torch.stack({inputs(), inputs()}, 1) end
 -- and the engine sums a tensor's incoming gradients in PyTorch's order. The reference computes GPT-2's
 -- head the way the trace does (that head's [n, d] products), so it is bit for bit as well.
 local TOL = 0
+-- Python Deep Learning's EncoderBlock is the exception: nn.LayerNorm's backward (torch.layer_norm's, which adds
+-- each row's sums in another order than PyTorch's vectorised CPU kernel) and SiLU's backward (its FFN's
+-- activation; PyTorch fuses it in one kernel) round differently by an ulp or two, and the stages before them
+-- inherit that: every gradient within 1e-6 of PyTorch's (the largest difference measured is 4.8e-7, on
+-- gradients of size up to about 5; the keys' bias gets a gradient that is 0 up to rounding, so the bound is
+-- absolute). The GPT block's LayerNorm and GELU are made of plain ops and stay bit for bit.
+local ENCODER_TOL = 1e-6
 
 -- A trace with a loss whose output is collected: returns tr and a function giving (and clearing) the text.
 local function traced(args, c)
@@ -49,13 +56,13 @@ end
 
 -- Every gradient of case c (grad.<stage key or parameter name>) equals tr.grads' one; every stage of the
 -- trace has one in the file (so none goes unchecked). Returns how many were compared.
-local function check_grads(c, tr)
+local function check_grads(c, tr, tol)
     local n = 0
     for _, name in ipairs(c.order) do
         if name:sub(1, 5) == "grad." then
             local key = R.attn_name(name:sub(6))
             assert(tr.grads[key] ~= nil, "tr.grads." .. key .. " missing")
-            R.check(c, name, tr.grads[key], TOL)
+            R.check(c, name, tr.grads[key], tol or TOL)
             n = n + 1
         end
     end
@@ -64,7 +71,7 @@ local function check_grads(c, tr)
             assert(c.t["grad." .. key], "stage " .. key .. " has no reference gradient in case " .. c.name)
         end
     end
-    R.check(c, "loss", tr.loss_value, 0)
+    R.check(c, "loss", tr.loss_value, tol or 0)
     return n
 end
 
@@ -397,7 +404,7 @@ describe("attention.trace of a Transformer block, forward and backward", functio
         assert.is_truthy(text():find("∂L/∂att.W_query.weight", 1, true))
     end)
 
-    it("Python Deep Learning's EncoderBlock, pre-LN and post-LN, with its padding mask, bit for bit", function()
+    it("Python Deep Learning's EncoderBlock, pre-LN and post-LN, with its padding mask, within 1e-6", function()
         local post = {"x", "queries", "keys", "values", "split", "scores", "scaled", "masked", "weights", "context",
                       "merged", "output", "shortcut1", "post_norm1", "ff", "shortcut2", "post_norm2"}
         local pre = {"x", "norm1", "queries", "keys", "values", "split", "scores", "scaled", "masked", "weights",
@@ -413,7 +420,7 @@ describe("attention.trace of a Transformer block, forward and backward", functio
             assert.are.same(case[3], keys_of(tr))
             both_ways(tr, text, 17)
             -- the stages, split's other two, 4 + 4 attention weights and biases, 4 of the FFN, 4 of the norms
-            assert.are.equal(17 + 2 + 16, check_grads(c, tr))
+            assert.are.equal(17 + 2 + 16, check_grads(c, tr, ENCODER_TOL))
             assert.is_true(torch.equal(tr[case[3][17]], b(x, mask)))
         end
     end)

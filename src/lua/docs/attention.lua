@@ -157,7 +157,7 @@ keys differ); color = true/false overrides the terminal's choice; write = f rece
 (default print). An option that a kind of trace does not use is an error, not ignored. With loss = f, a function of
 the last stage's tensor that returns the loss, tr:backward() and tr:run_backward() go back through the same stages,
 showing each one's gradient (?attention.trace:backward). A Transformer block (module = block) is traced with the
-layer norms, shortcut connections and feed-forward network around its attention (?attention.trace:block).]=], [=[
+layer norms, shortcut connections and feed-forward network around its attention (?gpt.TransformerBlock:trace_stages).]=], [=[
 tr = attention.trace{x = inputs, tokens = {"Your", "journey", "starts", "with", "one", "step"}}
 tr:step()                                        -- inputs: see ?torch.tensor
 --> [1/3] scores   ω = X·Xᵀ                                   shape [6, 6]
@@ -195,7 +195,7 @@ tr:backward("weights") (a field name, or a number in backward order) shows that 
 every step not shown yet. The gradients stay in tr.grads, by field name and parameter name; the module's own
 .grad are left as they were. tr:save writes the backward steps after the forward ones. For a whole model
 (module = model, layer =, head =), the last stage is the chosen head's context; for a Transformer block, the
-block's output, so that every parameter of the block gets its gradient (?attention.trace:block).]=], [=[
+block's output, so that every parameter of the block gets its gradient (?gpt.TransformerBlock:trace_stages).]=], [=[
 torch.manual_seed(789)
 sa = nn.SelfAttention_v2(3, 2)                   -- inputs: see ?torch.tensor
 tr = attention.trace{module = sa, x = inputs, tokens = {"Your", "journey", "starts", "with", "one", "step"},
@@ -220,26 +220,6 @@ tr:backward("weights")
 tr.grads["W_query.weight"]
 --> tensor([[0.0009, 0.0012, 0.0012],
 -->         [0.0009, 0.0012, 0.0012]])]=])
-
-def("attention.trace:block", "attention.trace{module = block, x = x [, mask =, tokens =, loss =]}", [=[
-A trace of a Transformer block: chapter 4's gpt.TransformerBlock (with nn.MultiHeadAttention, or
-nn.MultiHeadLatentAttention when the configuration has latent_dim) or Python Deep Learning's
-nn.EncoderBlock (its mask option is what the block's forward takes, 1 = visible). x is the block's input
-[batch, n, d]. The stages are those of the block's attention, as a trace of the attention alone has them,
-with the block's own around them: the input X; pre-LN: norm (N₁ = norm1(X)), the attention's stages reading
-N₁, shortcut (H₁ = X + out, with the block's dropout when it is training), norm (N₂ = norm2(H₁)),
-feed-forward (F = ff(N₂)), shortcut (H₂ = H₁ + F), the block's output; post-LN (nn.EncoderBlock with
-{norm_first = false}): the attention reads X, and a norm follows each shortcut. With loss =, the backward
-steps go from the block's output back to its input: ∂L/∂X is the sum of what comes through the first norm
-and what the shortcut passes on unchanged, and each stage computed with parameters shows their gradients
-(norm1.scale, att.W_query.weight, ff.layers.1.weight, ..., named as block:named_parameters() names them).
-Qwen3's and Llama 3's blocks are traced through their model (module = model, layer =, head =).]=], [=[
-torch.manual_seed(123)
-block = gpt.TransformerBlock{vocab_size = 50, context_length = 6, emb_dim = 4, n_heads = 2, n_layers = 1,
-                             drop_rate = 0.0, qkv_bias = false}
-tr = attention.trace{module = block, x = torch.rand(1, 6, 4), loss = function(out) return out:sum() end}
-#tr._stages, tr._stages[2].name, tr._stages[14].formula
---> 17	norm	H₁ = X + out]=])
 
 def("attention.heatmap", "attention.heatmap(t [, {rows =, cols =, color =, range =, svg =}])", [=[
 Draws a matrix (a 2-D tensor) in the terminal: in colour, each cell's background runs from light (the

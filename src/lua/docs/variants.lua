@@ -148,7 +148,7 @@ tr = attention.trace{module = m, x = torch.rand(1, 3, 8), use_cache = true}
 tr._stages[5].name, tr._stages[6].name
 --> KV cache	share KV]=])
 
-local trace_spec = [=[What a trace of m, or of a Transformer block around m (?attention.trace:block), builds
+local trace_spec = [=[What a trace of m, or of a Transformer block around m (?gpt.TransformerBlock:trace_stages), builds
 its stages from: the spec of attention/pipeline.lua (its projections read what the trace gives them: x, or
 the block's normed input), the parameters each stage is computed with, named as m:named_parameters() names
 them (so that the backward steps show ∂L/∂W_query.weight, ∂L/∂out_proj.weight, ...), and the options the
