@@ -442,6 +442,16 @@ describe("attention.trace of a Transformer block, forward and backward", functio
         assert.is_truthy(html:find("← shortcut ∂L/∂H₂", 1, true))
     end)
 
+    it("Qwen3's and Llama 3's blocks: traced through their model, said so", function()
+        local cfg = {vocab_size = 20, context_length = 8, emb_dim = 8, n_heads = 2, n_layers = 1, hidden_dim = 16,
+                     head_dim = 4, qk_norm = true, n_kv_groups = 1, rope_base = 10000.0}
+        local model = qwen3.Qwen3Model(cfg)
+        local ok, err = pcall(attention.trace, {module = model.trf_blocks[1], x = torch.rand(1, 3, 8)})
+        assert.is_false(ok)
+        assert.is_truthy(tostring(err):find("trace its model, attention.trace{module = model, layer =, head =", 1, true),
+                         tostring(err))
+    end)
+
     it("a block's x must be [batch, n, d], as its forward takes it", function()
         local ok, err = pcall(attention.trace, {module = gpt_block(), x = torch.rand(6, 4)})
         assert.is_false(ok)

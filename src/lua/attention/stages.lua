@@ -255,6 +255,9 @@ function stages.spec_by_fields(tr, m)
         return spec, params, {mask = true}
     elseif m.W_query and m.W_key and m.W_value then
         return stages.single_head_spec(tr, m)
+    elseif m.att ~= nil and m.norm1 ~= nil then -- Qwen3's and Llama 3's block (llm/model.lua): QK-norm, RoPE
+        fail("module " .. tostring(m.__name) .. " is a Transformer block whose stages the tracer does not " ..
+             "know by itself: trace its model, attention.trace{module = model, layer =, head =, text = or ids =}")
     end
     fail("module " .. tostring(m.__name) .. " is not one of the book's attention classes (it needs W_query, " ..
          "W_key, W_value, or fc_layers/linears with h)")
