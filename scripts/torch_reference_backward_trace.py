@@ -17,6 +17,13 @@ grad.<parameter name> (the projections' parameters, as model.named_parameters() 
   qkv     attention.trace{q =, k =, v =, heads = 2, mask = "causal"} on seeded random q, k, v
   annotated  Python Deep Learning's MultiHeadedAttention (the attention of its Transformer blocks), seed 123,
           2 heads of d_model 4, a padding mask (1 = visible): scaled, then masked with -1e9
+  gqa, mla   the bonus chapters' GroupedQueryAttention (4 query heads, 2 key/value heads) and
+          MultiHeadLatentAttention (2 heads, latent_dim 4), seed 123, x drawn from the generator: the stages of
+          their own trace (the key/value heads repeated as the chapter's repeat_interleave repeats them)
+  block   chapter 4's TransformerBlock (seed 123, emb_dim 4, 2 heads): x, norm1, the attention's stages,
+          shortcut1 = x + out, norm2, ff, shortcut2 (the block's output); x's gradient too
+  encoder, encoder_post  Python Deep Learning's EncoderBlock around its MultiHeadedAttention and a
+          PositionwiseFFN (4 → 8 → 4), seed 123, a padding mask: pre-LN, and post-LN (norm after each shortcut)
   gpt     chapter 4's GPTModel (seed 123, 2 layers, 2 heads, 16 dims, vocabulary 50), layer 2, head 2:
           the stages of gpt/inspect.lua (block 2's input after norm1, that head's Q, K, V, ...)
 Run through scripts/gen-torch-reference.sh (OPENBLAS_CORETYPE=Haswell, one thread).
@@ -193,6 +200,105 @@ def gpt(g):
     tensor_line("gpt", "ids", ids)
 
 
+def gqa(g):
+    """The bonus chapter's GroupedQueryAttention (ch04/04_gqa): 4 query heads sharing 2 key/value heads."""
+    from torch_reference_variants import GroupedQueryAttention
+    x = torch.randn(2, 5, 4, generator=g)
+    torch.manual_seed(123)
+    m = GroupedQueryAttention(4, 8, 0.0, num_heads=4, num_kv_groups=2)
+    st = {"queries": m.W_query(x), "keys": m.W_key(x), "values": m.W_value(x)}
+    st["split"], st["split_k"], st["split_v"] = split(st["queries"], 4), split(st["keys"], 2), split(st["values"], 2)
+    # the chapter's repeat_interleave, as the module's forward does it (attn's: a view expanded, then copied)
+    st["repeated_k"] = st["split_k"].repeat_interleave(2, dim=1)
+    st["repeated_v"] = st["split_v"].repeat_interleave(2, dim=1)
+    attend(st, st["split"], st["repeated_k"], st["repeated_v"], torch.triu(torch.ones(5, 5), 1).bool(), True, 2)
+    st["merged"] = merge(st["context"])
+    st["output"] = m.out_proj(st["merged"])
+    finish("gqa", st, st["output"], m(x), g, m.named_parameters(), " seed=123")
+    tensor_line("gqa", "x", x)
+
+
+def mla(g):
+    """The bonus chapter's MultiHeadLatentAttention (ch04/05_mla): keys and values up-projected from a latent."""
+    from torch_reference_mla import MultiHeadLatentAttention
+    x = torch.randn(2, 5, 4, generator=g)
+    torch.manual_seed(123)
+    m = MultiHeadLatentAttention(4, 8, 0.0, 2, latent_dim=4)
+    st = {"queries": m.W_query(x), "latent": m.W_DKV(x)}
+    st["up_k"], st["up_v"] = m.W_UK(st["latent"]), m.W_UV(st["latent"])
+    st["split"], st["split_k"], st["split_v"] = split(st["queries"], 2), split(st["up_k"], 2), split(st["up_v"], 2)
+    attend(st, st["split"], st["split_k"], st["split_v"], torch.triu(torch.ones(5, 5), 1).bool(), True, 4)
+    st["merged"] = merge(st["context"])
+    st["output"] = m.out_proj(st["merged"])
+    finish("mla", st, st["output"], m(x), g, m.named_parameters(), " seed=123")
+    tensor_line("mla", "x", x)
+
+
+def block(g):
+    """Chapter 4's TransformerBlock: norm1, the attention, the shortcut, norm2, the feed-forward, the shortcut."""
+    from torch_reference_gpt2 import TransformerBlock
+    cfg = {"vocab_size": 50, "context_length": 6, "emb_dim": 4, "n_heads": 2, "n_layers": 1, "drop_rate": 0.0,
+           "qkv_bias": False}
+    x = torch.randn(2, 6, 4, generator=g).requires_grad_()
+    torch.manual_seed(123)
+    b = TransformerBlock(cfg)
+    att = b.att
+    st = {"x": x, "norm1": b.norm1(x)}
+    st["queries"], st["keys"], st["values"] = att.W_query(st["norm1"]), att.W_key(st["norm1"]), att.W_value(st["norm1"])
+    st["split"], st["split_k"], st["split_v"] = split(st["queries"], 2), split(st["keys"], 2), split(st["values"], 2)
+    attend(st, st["split"], st["split_k"], st["split_v"], att.mask.bool()[:6, :6], True, att.head_dim)
+    st["merged"] = merge(st["context"])
+    st["output"] = att.out_proj(st["merged"])
+    st["shortcut1"] = x + b.drop_shortcut(st["output"])
+    st["norm2"] = b.norm2(st["shortcut1"])
+    st["ff"] = b.ff(st["norm2"])
+    st["shortcut2"] = st["shortcut1"] + b.drop_shortcut(st["ff"])
+    finish("block", st, st["shortcut2"], b(x), g, b.named_parameters(),
+           " seed=123 vocab_size=50 context_length=6 emb_dim=4 n_heads=2 n_layers=1")
+    tensor_line("block", "x", x)
+
+
+def encoder(g, case, post):
+    """Python Deep Learning's EncoderBlock (pre-LN as built by default; post-LN: norm_first = false)."""
+    from torch_reference_layers import EncoderBlock, MultiHeadedAttention, PositionwiseFFN
+    x = torch.randn(2, 5, 4, generator=g).requires_grad_()
+    mask = torch.tensor([[[1, 1, 1, 1, 0]], [[1, 1, 1, 0, 0]]])  # [b, 1, n], 1 = visible, as the block takes it
+    torch.manual_seed(123)
+    b = EncoderBlock(4, MultiHeadedAttention(2, 4, dropout=0.0), PositionwiseFFN(4, 8, dropout=0.0), dropout=0.0,
+                     post_ln=post)
+    s1, s2 = b.sublayers
+    fc = b.self_attn.fc_layers
+    st = {"x": x}
+    if not post:
+        st["norm1"] = s1.norm(x)
+    inp = x if post else st["norm1"]
+    st["queries"], st["keys"], st["values"] = fc[0](inp), fc[1](inp), fc[2](inp)
+    st["split"], st["split_k"], st["split_v"] = split(st["queries"], 2), split(st["keys"], 2), split(st["values"], 2)
+    st["scores"] = st["split"] @ st["split_k"].transpose(-2, -1)
+    st["scaled"] = st["scores"] / 2 ** 0.5
+    st["masked"] = st["scaled"].masked_fill(mask.unsqueeze(1) == 0, -1e9)
+    st["weights"] = torch.softmax(st["masked"], dim=-1)
+    st["context"] = st["weights"] @ st["split_v"]
+    st["merged"] = merge(st["context"])
+    st["output"] = fc[3](st["merged"])
+    st["shortcut1"] = x + s1.dropout(st["output"])
+    if post:
+        st["post_norm1"] = s1.norm(st["shortcut1"])
+        h = ff_in = st["post_norm1"]
+    else:
+        st["norm2"] = s2.norm(st["shortcut1"])
+        h, ff_in = st["shortcut1"], st["norm2"]
+    st["ff"] = b.ffn(ff_in)
+    st["shortcut2"] = h + s2.dropout(st["ff"])
+    out = st["shortcut2"]
+    if post:
+        st["post_norm2"] = s2.norm(out)
+        out = st["post_norm2"]
+    finish(case, st, out, b(x, mask), g, b.named_parameters(), " seed=123 post_ln=%d" % int(post))
+    tensor_line(case, "x", x)
+    tensor_line(case, "mask", mask)
+
+
 def main(out_dir):
     g = torch.Generator().manual_seed(27)
     single_head("sa_v1", 123, lambda: SelfAttention_v1(3, 2), INPUTS, g)
@@ -203,6 +309,11 @@ def main(out_dir):
     qkv(g)
     gpt(g)
     annotated(g)
+    gqa(g)
+    mla(g)
+    block(g)
+    encoder(g, "encoder", False)
+    encoder(g, "encoder_post", True)
     fmt.write(out_dir, "backward_trace.txt", "the backward tracer: the gradient of every stage of attention.trace's "
               "stages (scripts/torch_reference_backward_trace.py)", LINES)
 

@@ -72,7 +72,8 @@ describe("nn.Sequential and m:clone()", function()
         local m = nn.Linear(3, 2)
         local c = m:clone()
         assert.is_true(torch.equal(m.weight, c.weight))
-        c.weight:fill_(0)
+        assert.is_true(c.weight.requires_grad and c.weight.is_leaf) -- a parameter, as PyTorch's deepcopy gives
+        torch.no_grad(function() c.weight:fill_(0) end) -- in place on a parameter: under no_grad, as in PyTorch
         assert.is_false(torch.equal(m.weight, c.weight))
         assert.are.equal(getmetatable(m), getmetatable(c))
     end)

@@ -21,6 +21,13 @@ local function batch() return torch.stack({inputs(), inputs()}, 1) end
 -- and the engine sums a tensor's incoming gradients in PyTorch's order. The reference computes GPT-2's
 -- head the way the trace does (that head's [n, d] products), so it is bit for bit as well.
 local TOL = 0
+-- Python Deep Learning's EncoderBlock is the exception: nn.LayerNorm's backward (torch.layer_norm's, which adds
+-- each row's sums in another order than PyTorch's vectorised CPU kernel) and SiLU's backward (its FFN's
+-- activation; PyTorch fuses it in one kernel) round differently by an ulp or two, and the stages before them
+-- inherit that: every gradient within 1e-6 of PyTorch's (the largest difference measured is 4.8e-7, on
+-- gradients of size up to about 5; the keys' bias gets a gradient that is 0 up to rounding, so the bound is
+-- absolute). The GPT block's LayerNorm and GELU are made of plain ops and stay bit for bit.
+local ENCODER_TOL = 1e-6
 
 -- A trace with a loss whose output is collected: returns tr and a function giving (and clearing) the text.
 local function traced(args, c)
@@ -49,13 +56,13 @@ end
 
 -- Every gradient of case c (grad.<stage key or parameter name>) equals tr.grads' one; every stage of the
 -- trace has one in the file (so none goes unchecked). Returns how many were compared.
-local function check_grads(c, tr)
+local function check_grads(c, tr, tol)
     local n = 0
     for _, name in ipairs(c.order) do
         if name:sub(1, 5) == "grad." then
             local key = R.attn_name(name:sub(6))
             assert(tr.grads[key] ~= nil, "tr.grads." .. key .. " missing")
-            R.check(c, name, tr.grads[key], TOL)
+            R.check(c, name, tr.grads[key], tol or TOL)
             n = n + 1
         end
     end
@@ -64,7 +71,7 @@ local function check_grads(c, tr)
             assert(c.t["grad." .. key], "stage " .. key .. " has no reference gradient in case " .. c.name)
         end
     end
-    R.check(c, "loss", tr.loss_value, 0)
+    R.check(c, "loss", tr.loss_value, tol or 0)
     return n
 end
 
@@ -297,5 +304,158 @@ describe("attention.trace backward: tr:save", function()
         assert.is_truthy(html:find("← weights ∂L/∂α = ∂L/∂Z·Vᵀ", 1, true))
         assert.are.equal(1, tr.pos) -- the tracer stays where it was
         assert.are.equal(0, tr.bpos)
+    end)
+end)
+
+-- The stage keys of a trace, in order.
+local function keys_of(tr)
+    local got = {}
+    for i, st in ipairs(tr._stages) do got[i] = st.key end
+    return got
+end
+
+-- Runs tr forward and backward; returns the backward headers ("k/N name") after checking the counts.
+local function both_ways(tr, text, n)
+    tr:run()
+    assert.are.equal(n, #headers(text()))
+    tr:run_backward()
+    local back = headers(text(), true)
+    assert.are.equal(n, #back)
+    return back
+end
+
+describe("attention.trace backward: classes that build their own stages show their parameters' gradients", function()
+    it("GroupedQueryAttention (4 query heads, 2 key/value heads): every stage and W_query, W_key, W_value, out_proj", function()
+        local c = R.cases.gqa
+        local m = seeded(123, function() return nn.GroupedQueryAttention(4, 8, 0.0, 4, 2) end)
+        local tr, text = traced({module = m, x = R.load(c, "x")}, c)
+        assert.are.same({"queries", "keys", "values", "split", "repeated_k", "scores", "masked", "scaled", "weights",
+                         "context", "merged", "output"}, keys_of(tr))
+        both_ways(tr, text, 12)
+        -- the stages, split's and share KV's other tensors, the four weight matrices (no biases)
+        assert.are.equal(12 + 3 + 4, check_grads(c, tr))
+        tr:backward("queries")
+        assert.is_truthy(text():find("∂L/∂W_query.weight", 1, true))
+        tr:backward("output")
+        assert.is_truthy(text():find("∂L/∂out_proj.weight", 1, true))
+        for _, p in ipairs(m:parameters()) do assert.is_nil(p.grad) end
+    end)
+
+    it("MultiHeadLatentAttention: the down- and up-projections' weights with their stages", function()
+        local c = R.cases.mla
+        local m = seeded(123, function() return nn.MultiHeadLatentAttention(4, 8, 0.0, 2, {latent_dim = 4}) end)
+        local tr, text = traced({module = m, x = R.load(c, "x")}, c)
+        assert.are.same({"queries", "latent", "up_k", "split", "scores", "masked", "scaled", "weights", "context",
+                         "merged", "output"}, keys_of(tr))
+        both_ways(tr, text, 11)
+        -- the stages, up_v, split_k, split_v, and W_query, W_DKV, W_UK, W_UV, out_proj's weight and bias
+        assert.are.equal(11 + 3 + 6, check_grads(c, tr))
+        tr:backward("up_k")
+        local s = text()
+        assert.is_truthy(s:find("∂L/∂W_UK.weight", 1, true) and s:find("∂L/∂W_UV.weight", 1, true), s)
+    end)
+end)
+
+describe("attention.trace of a Transformer block, forward and backward", function()
+    local BLOCK = {"x", "norm1", "queries", "keys", "values", "split", "scores", "masked", "scaled", "weights",
+                   "context", "merged", "output", "shortcut1", "norm2", "ff", "shortcut2"}
+    local function gpt_block()
+        return seeded(123, function()
+            return gpt.TransformerBlock{vocab_size = 50, context_length = 6, emb_dim = 4, n_heads = 2, n_layers = 1,
+                                        drop_rate = 0.0, qkv_bias = false}
+        end)
+    end
+
+    it("chapter 4's TransformerBlock: 17 stages, input to output, every gradient and parameter bit for bit", function()
+        local c = R.cases.block
+        local b = gpt_block()
+        local x = R.load(c, "x")
+        local tr, text = traced({module = b, x = x, tokens = TOKENS}, c)
+        assert.are.same(BLOCK, keys_of(tr))
+        local back = both_ways(tr, text, 17)
+        assert.are.equal("1/17 shortcut", back[1])
+        assert.are.equal("2/17 feed-forward", back[2])
+        assert.are.equal("17/17 input", back[17])
+        -- the stages, split's other two, and the block's 13 parameters (norm1, att, ff, norm2)
+        assert.are.equal(17 + 2 + 13, check_grads(c, tr))
+        -- the last stage is the block's own output
+        assert.is_true(torch.equal(tr.shortcut2, b(x)))
+        assert.is_false(x.requires_grad) -- the user's input is left as made; the trace differentiates an alias
+        for _, p in ipairs(b:parameters()) do assert.is_nil(p.grad) end
+    end)
+
+    it("a block's steps: the shortcut's gradient joins the norm's at the input, parameters shown, tokens as labels", function()
+        local c = R.cases.block
+        local tr, text = traced({module = gpt_block(), x = R.load(c, "x"), tokens = TOKENS}, c)
+        tr:step("shortcut1")
+        local s = text()
+        assert.is_truthy(s:find("H₁ = X + out", 1, true), s)
+        tr:backward("x")
+        s = text()
+        assert.is_truthy(s:find("∂L/∂X = ∂L/∂N₁·∂N₁/∂X + ∂L/∂H₁", 1, true), s)
+        for _, tok in ipairs(TOKENS) do assert.is_truthy(s:find("\n  " .. tok .. " +%-?%d"), tok) end
+        tr:backward("norm1")
+        s = text()
+        assert.is_truthy(s:find("∂L/∂norm1.scale", 1, true) and s:find("∂L/∂norm1.shift", 1, true), s)
+        tr:backward("ff")
+        s = text()
+        assert.is_truthy(s:find("∂L/∂ff.layers.1.weight", 1, true) and s:find("∂L/∂ff.layers.3.bias", 1, true), s)
+        tr:backward("queries")
+        assert.is_truthy(text():find("∂L/∂att.W_query.weight", 1, true))
+    end)
+
+    it("Python Deep Learning's EncoderBlock, pre-LN and post-LN, with its padding mask, within 1e-6", function()
+        local post = {"x", "queries", "keys", "values", "split", "scores", "scaled", "masked", "weights", "context",
+                      "merged", "output", "shortcut1", "post_norm1", "ff", "shortcut2", "post_norm2"}
+        local pre = {"x", "norm1", "queries", "keys", "values", "split", "scores", "scaled", "masked", "weights",
+                     "context", "merged", "output", "shortcut1", "norm2", "ff", "shortcut2"}
+        for _, case in ipairs({{"encoder", true, pre}, {"encoder_post", false, post}}) do
+            local c = R.cases[case[1]]
+            local b = seeded(123, function()
+                return nn.EncoderBlock(4, nn.MultiHeadedAttention(2, 4, 0.0), nn.PositionwiseFFN(4, 8, 0.0), 0.0,
+                                       {norm_first = case[2]})
+            end)
+            local x, mask = R.load(c, "x"), R.load(c, "mask")
+            local tr, text = traced({module = b, x = x, mask = mask}, c)
+            assert.are.same(case[3], keys_of(tr))
+            both_ways(tr, text, 17)
+            -- the stages, split's other two, 4 + 4 attention weights and biases, 4 of the FFN, 4 of the norms
+            assert.are.equal(17 + 2 + 16, check_grads(c, tr, ENCODER_TOL))
+            assert.is_true(torch.equal(tr[case[3][17]], b(x, mask)))
+        end
+    end)
+
+    it("without a loss, a block steps forward only; its page has the backward steps when it has one", function()
+        local c = R.cases.block
+        local tr, text = traced({module = gpt_block(), x = R.load(c, "x"), tokens = TOKENS}, nil)
+        tr:run()
+        assert.are.equal(17, #headers(text()))
+        rawset(tr, "loss", function(o) return (o * o):sum() end)
+        local path = os.tmpname()
+        tr:save(path)
+        local f = assert(io.open(path))
+        local html = f:read("a")
+        f:close()
+        os.remove(path)
+        assert.is_truthy(html:find('id="step-34"', 1, true))
+        assert.is_falsy(html:find('id="step-35"', 1, true))
+        assert.is_truthy(html:find("← shortcut ∂L/∂H₂", 1, true))
+    end)
+
+    it("Qwen3's and Llama 3's blocks: traced through their model, said so", function()
+        local cfg = {vocab_size = 20, context_length = 8, emb_dim = 8, n_heads = 2, n_layers = 1, hidden_dim = 16,
+                     head_dim = 4, qk_norm = true, n_kv_groups = 1, rope_base = 10000.0}
+        local model = qwen3.Qwen3Model(cfg)
+        local ok, err = pcall(attention.trace, {module = model.trf_blocks[1], x = torch.rand(1, 3, 8)})
+        assert.is_false(ok)
+        assert.is_truthy(tostring(err):find("trace its model, attention.trace{module = model, layer =, head =", 1, true),
+                         tostring(err))
+    end)
+
+    it("a block's x must be [batch, n, d], as its forward takes it", function()
+        local ok, err = pcall(attention.trace, {module = gpt_block(), x = torch.rand(6, 4)})
+        assert.is_false(ok)
+        assert.is_truthy(tostring(err):find("a Transformer block's trace takes x = [batch, n, d], as its forward does, " ..
+                                            "got [6, 4]", 1, true), tostring(err))
     end)
 end)

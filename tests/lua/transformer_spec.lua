@@ -327,9 +327,24 @@ describe("the blocks' structure", function()
         for _, m in ipairs(list) do
             assert.is_true(torch.equal(m.weight, l.weight) and m.weight ~= l.weight)
             assert.is_true(nn.is_parameter(m.weight))
+            -- a leaf that requires grad, as PyTorch's deepcopy of a Parameter (even under no_grad)
+            assert.is_true(m.weight.requires_grad and m.weight.is_leaf)
         end
-        list[1].weight:fill_(0)
+        -- in place on a parameter: under no_grad, as PyTorch requires
+        torch.no_grad(function() list[1].weight:fill_(0) end)
         assert.is_false(torch.equal(list[2].weight, list[1].weight))
+    end)
+    it("the copies nn.clones makes inside a block's constructor are parameters that require grad", function()
+        -- the constructors run with gradients off; the copies must still be leaves that train
+        local block = nn.EncoderBlock(4, nn.MultiHeadedAttention(2, 4, 0), nn.PositionwiseFFN(4, 8, 0), 0)
+        local encoder = nn.Encoder(block, 2)
+        for _, m in ipairs({block, encoder}) do
+            for _, p in ipairs(m:named_parameters()) do
+                assert.is_true(p[2].requires_grad and p[2].is_leaf, p[1])
+            end
+        end
+        encoder(torch.rand(1, 3, 4)):sum():backward()
+        assert.is_not_nil(encoder.blocks[2].sublayers[1].norm.weight.grad)
     end)
     it("pre-LN: x + Sublayer(LayerNorm(x)); post-LN: LayerNorm(x + Sublayer(x))", function()
         local x = torch.tensor{{1.0, 2.0, 3.0, 4.0}, {4.0, 0.0, 0.0, 1.0}}

@@ -35,7 +35,8 @@
 --   kv_heads   split k and v into this many heads instead (grouped-query attention)
 --   heads      split q, k, v into this many heads (the stage "split heads"); merge = "short" | "view"
 --              (how the merge is written) or nil (no merge stage); src = role -> field of the inputs
---   project    function(i, t) -> projection i (1 Q, 2 K, 3 V); project_names, project_how ("matmul" |
+--   project    function(i, t, x) -> projection i (1 Q, 2 K, 3 V) of x (the tensor role x names: the
+--              input, or in a block the normed stream); project_names, project_how ("matmul" |
 --              "call"); input = the formula of an input stage shown first
 --   scores     scores computed elsewhere (additive attention): not scaled, never fused
 --   scale      nil/true: 1/√d_k (d_k = spec.d_k or k's last dim); false: none; a number: times it
@@ -55,6 +56,8 @@
 --   alibi      true: ALiBi's bias on the scores (stage "ALiBi")
 --   lead       {x = names, head = names}: the names of the leading dims in a trace
 --   upto       the key of the last stage wanted (nil: all)
+--   block      a Transformer block around the attention: its layer norms, shortcuts and feed-forward
+--              network (attention/pipeline_block.lua); src = {x = "x", h = "x"}, input = its formula
 --   display    key -> {key =, name =, formula =, note =, view =, lead =}: what a caller shows otherwise
 --              (lead = false: no leading dims named)
 local A = require("attn.bind").attention
@@ -96,6 +99,9 @@ pipeline.STAGES = {
      formula = function(spec) return spec.input end,
      sym = {"X"}, compute = function(_, _, t) return t.x end},
 }
+-- a Transformer block's layer norm before its attention (spec.block: attention/pipeline_block.lua)
+local block_records = require("attn.attention.pipeline_block")
+for _, r in ipairs(block_records.BEFORE) do pipeline.STAGES[#pipeline.STAGES + 1] = r end
 for i, p in ipairs(PROJ) do
     pipeline.STAGES[#pipeline.STAGES + 1] = {
         key = p[1], name = p[1], reads = {"x"}, writes = {p[3]}, lead = "x", rows = "q",
@@ -113,7 +119,7 @@ for i, p in ipairs(PROJ) do
             local w = spec.project_names[i]
             return spec.project_how == "matmul" and (p[2] .. " = X·" .. w) or (p[2] .. " = " .. w .. "(X)")
         end,
-        compute = function(_, spec, t) return spec.project(i, t) end}
+        compute = function(get, spec, t) return spec.project(i, t, get("x")) end}
 end
 
 -- Multi-head latent attention (the bonus chapter ch04/05_mla, DeepSeek's MLA): each token is projected down
@@ -286,6 +292,8 @@ local REST = {
      compute = function(get, spec) return spec.out(get("z")) end},
 }
 for _, r in ipairs(REST) do pipeline.STAGES[#pipeline.STAGES + 1] = r end
+-- a Transformer block's shortcut connections, second layer norm and feed-forward network after it
+for _, r in ipairs(block_records.AFTER) do pipeline.STAGES[#pipeline.STAGES + 1] = r end
 
 local BY_KEY = {}
 for _, r in ipairs(pipeline.STAGES) do BY_KEY[r.key] = r end

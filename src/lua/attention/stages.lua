@@ -122,7 +122,7 @@ local PROJ_KEYS = {"queries", "keys", "values"}
 
 -- The parameters of a projection (a matrix, or a Linear layer's weight and bias), named as
 -- model:named_parameters() names them under `name`: {{name, tensor}, ...}.
-local function params_of(layer, name, into)
+function stages.params_of(layer, name, into)
     into = into or {}
     if torch.is_tensor(layer) then
         into[#into + 1] = {name, layer}
@@ -136,30 +136,36 @@ end
 
 -- Gives each stage whose key params names the parameters it is computed with (st.params), which the
 -- backward tracer shows with the stage's gradient: params = {queries = {{name, tensor}, ...}, ...}.
-local function with_params(list, params)
-    for _, st in ipairs(list) do st.params = params[st.key] end
+function stages.with_params(list, params)
+    for _, st in ipairs(list) do st.params = params and params[st.key] end
     return list
+end
+local params_of, with_params = stages.params_of, stages.with_params
+
+-- The stages of a spec and its parameters (a class's trace_spec, or the builders below).
+local function built(spec, params, takes)
+    return with_params(pipeline.build(spec), params), takes
 end
 
 -- SelfAttention_v1/v2, CausalAttention: Q, K, V from W_query, W_key, W_value; masked (if the module
 -- has a mask), then scaled, as the book does.
-function stages.single_head(tr, m)
-    local x = tr.x
-    local lead = x:dim() == 3 and {"batch"} or nil
+function stages.single_head_spec(tr, m)
+    local lead = tr.x:dim() == 3 and {"batch"} or nil
     local wk = m.W_key
     local d_k = torch.is_tensor(wk) and wk.shape[2] or wk.weight.shape[1]
     module_dropout(tr, m.dropout)
     local params = {}
     for i = 1, 3 do params[PROJ_KEYS[i]] = params_of(m[W[i]], W[i]) end
-    return with_params(pipeline.build(from_tracer(tr, {
-        project = function(i) return project(m[W[i]], x) end, project_names = W,
+    return from_tracer(tr, {
+        project = function(i, _, x) return project(m[W[i]], x) end, project_names = W,
         project_how = torch.is_tensor(m.W_query) and "matmul" or "call",
         mask_first = true, hidden = torch.is_tensor(m.mask) and stages.causal_hidden(m.mask) or nil,
-        lead = {x = lead, head = lead}, d_k = d_k})), params)
+        lead = {x = lead, head = lead}, d_k = d_k}), params
 end
+function stages.single_head(tr, m) return built(stages.single_head_spec(tr, m)) end
 
 -- MultiHeadAttentionWrapper: the heads (single heads) side by side, then concatenated.
-function stages.wrapper(tr, m)
+function stages.wrapper_spec(tr, m)
     local heads, x = m.heads, tr.x
     local lead = x:dim() == 3 and {"batch", "head"} or {"head"}
     local hdim = x:dim() -- where the head dim goes: [b, h, n, d] or [h, n, d]
@@ -175,24 +181,25 @@ function stages.wrapper(tr, m)
         params[PROJ_KEYS[i]] = {}
         for j, h in ipairs(heads) do params_of(h[W[i]], "heads." .. j .. "." .. W[i], params[PROJ_KEYS[i]]) end
     end
-    return with_params(pipeline.build(from_tracer(tr, {
-        project = function(i)
+    return from_tracer(tr, {
+        project = function(i, _, xin)
             local outs = {}
-            for j, h in ipairs(heads) do outs[j] = project(h[W[i]], x) end
+            for j, h in ipairs(heads) do outs[j] = project(h[W[i]], xin) end
             return torch.stack(outs, hdim - 1)
         end,
         project_names = W, project_how = "call", mask_first = true,
         hidden = heads[1].mask and stages.causal_hidden(heads[1].mask) or nil,
         merge = "short", lead = {x = lead, head = lead}, d_k = heads[1].W_key.weight.shape[1],
         display = {merged = {key = "output", name = "concat", formula = "torch.cat({head_1(X), …, head_h(X)}, -1)",
-                             lead = x:dim() == 3 and {"batch"} or false}}})), params)
+                             lead = x:dim() == 3 and {"batch"} or false}}}), params
 end
+function stages.wrapper(tr, m) return built(stages.wrapper_spec(tr, m)) end
 
 -- MultiHeadAttention (ch. 3) and MultiHeadedAttention (Python Deep Learning). spec:
 --   layers = {Q, K, V layers}, names = how the formulas name them, heads = h,
 --   mask_first = true (ch. 3) or false, hidden = hidden_of or nil,
 --   out = the output layer or nil, out_name = its name
-function stages.multi_head(tr, m, spec)
+function stages.multi_head_spec(tr, m, spec)
     local x, h = tr.x, spec.heads
     local lead = x:dim() == 3 and {"batch"} or nil
     local hlead = x:dim() == 3 and {"batch", "head"} or {"head"}
@@ -202,13 +209,14 @@ function stages.multi_head(tr, m, spec)
     local pn = spec.param_names or {}
     local params = {output = out and params_of(out, pn[4] or spec.out_name) or nil}
     for i = 1, 3 do params[PROJ_KEYS[i]] = params_of(spec.layers[i], pn[i] or spec.names[i]) end
-    return with_params(pipeline.build(from_tracer(tr, {
-        project = function(i) return spec.layers[i](x) end, project_names = spec.names, project_how = "call",
+    return from_tracer(tr, {
+        project = function(i, _, xin) return spec.layers[i](xin) end, project_names = spec.names, project_how = "call",
         heads = h, mask_first = spec.mask_first,
         hidden = spec.hidden or nil, merge = "view", out = out and function(z) return out(z) end,
-        out_name = spec.out_name, lead = {x = lead, head = hlead}, d_k = spec.layers[1].weight.shape[1] // h})),
-        params)
+        out_name = spec.out_name, lead = {x = lead, head = hlead}, d_k = spec.layers[1].weight.shape[1] // h}),
+        params
 end
+function stages.multi_head(tr, m, spec) return built(stages.multi_head_spec(tr, m, spec)) end
 
 -- The spec of the annotated transformer's MultiHeadedAttention (Python Deep Learning ch. 7), whose
 -- layers are the list `linears` (named `name`): scaled, then masked with -1e9 where the mask given to
@@ -235,19 +243,36 @@ end
 
 -- A module without a trace_stages method, written as the book writes its classes: its shape read
 -- from its field names.
-function stages.by_fields(tr, m)
+-- Returns the spec, its parameters and the options it takes, as a class's trace_spec method does.
+function stages.spec_by_fields(tr, m)
     local linears = m.fc_layers and "fc_layers" or m.linears and "linears"
     if m.heads and m.heads[1] and m.heads[1].W_query then
-        return stages.wrapper(tr, m)
+        return stages.wrapper_spec(tr, m)
     elseif m.W_query and m.num_heads then
-        return stages.multi_head(tr, m, stages.ch3_spec(m))
+        return stages.multi_head_spec(tr, m, stages.ch3_spec(m))
     elseif linears and m.h then
-        return stages.multi_head(tr, m, stages.annotated_spec(tr, m, m[linears], linears)), {mask = true}
+        local spec, params = stages.multi_head_spec(tr, m, stages.annotated_spec(tr, m, m[linears], linears))
+        return spec, params, {mask = true}
     elseif m.W_query and m.W_key and m.W_value then
-        return stages.single_head(tr, m)
+        return stages.single_head_spec(tr, m)
+    elseif m.att ~= nil and m.norm1 ~= nil then -- Qwen3's and Llama 3's block (llm/model.lua): QK-norm, RoPE
+        fail("module " .. tostring(m.__name) .. " is a Transformer block whose stages the tracer does not " ..
+             "know by itself: trace its model, attention.trace{module = model, layer =, head =, text = or ids =}")
     end
     fail("module " .. tostring(m.__name) .. " is not one of the book's attention classes (it needs W_query, " ..
          "W_key, W_value, or fc_layers/linears with h)")
 end
+
+function stages.by_fields(tr, m) return built(stages.spec_by_fields(tr, m)) end
+
+-- The spec of attention module m (its class's trace_spec, else read by its field names), its parameters
+-- and the options it takes: what a Transformer block's trace builds its attention's stages from.
+function stages.spec_of(tr, m)
+    if type(m.trace_spec) == "function" then return m:trace_spec(tr) end
+    return stages.spec_by_fields(tr, m)
+end
+
+--- stages.from_spec(spec, params, takes): the stages of a class's trace_spec (nn/attention_variants.lua).
+stages.from_spec = built
 
 return stages

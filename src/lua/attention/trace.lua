@@ -3,7 +3,8 @@
 --
 --   tr = attention.trace{x = inputs, tokens = {...}}           §3.3: ω = X·Xᵀ, α = softmax(ω), Z = α·X
 --   tr = attention.trace{q = q, k = k, v = v [, mask =, scale =, dropout =, heads =, fill =]}
---   tr = attention.trace{module = m, x = batch [, tokens =]}   the book's attention classes
+--   tr = attention.trace{module = m, x = batch [, tokens =]}   the book's attention classes, and the
+--        Transformer blocks (attention/block_stages.lua: the layer norms, shortcuts, feed-forward too)
 --   (options: write = f receives each piece of output, a string without the final newline; the
 --    default writes it and a newline with io.write; color = true/false overrides attn.term's)
 --   tr:step()   computes the next stage and prints it: "[i/N] name  formula  shape [..]", the matrix
@@ -39,7 +40,8 @@ local SHOWN = {N("scores"), N("scaled"), N("masked"), N("weights"), N("dropout")
                N("down-projection"), N("latent cache"), N("up-projections"),
                N("one latent per token, smaller than its keys and values together"),
                N("shown: the cached latents, one row per token so far; the cache holds these, not the keys and values"),
-               N("shown: the keys, one row per token so far; the values are tr.up_v")}
+               N("shown: the keys, one row per token so far; the values are tr.up_v"),
+               N("norm"), N("shortcut"), N("feed-forward")} -- a Transformer block's (attention/pipeline_block.lua)
 local KINDS = {[N("attention")] = true, [N("self-attention without weights")] = true}  -- the rest are class names
 -- SHOWN: the names shown, for xgettext only. A note with numbers in it is {format, ...}, the format marked
 -- where it is written (gpt/inspect.lua, llm/inspect.lua), so that it is translated before it is filled in.
@@ -71,7 +73,8 @@ local KIND_HINT = {
         "trace q = x, k = x, v = x",
     qkv = "a trace of q, k, v takes mask, scale, fill, dropout and heads",
     module = "a module's trace computes what the module computes, with its own mask, scale and dropout " ..
-             "(only Python Deep Learning's MultiHeadedAttention takes mask =, as its forward does)",
+             "(only Python Deep Learning's MultiHeadedAttention and the EncoderBlock around it take mask =, as " ..
+             "their forwards do)",
 }
 
 -- takes: the options a module's stages take beside module and x ({mask = true}), or nil.
@@ -96,14 +99,16 @@ local function check_tokens(tokens, n, what)
 end
 
 -- The stages of a module's trace: the class says what they are (m:trace_stages(tr), as the books'
--- classes of nn/attention.lua do); a class without that method, written the book's way, is read by
--- its field names. Returns the stages and the options they take beside module and x.
+-- classes of nn/attention.lua and the Transformer blocks do, or m:trace_spec(tr), the spec of its
+-- attention and its parameters, as nn/attention_variants.lua's do); a class without either, written
+-- the book's way, is read by its field names. Returns the stages and the options they take beside module and x.
 local function module_stages(tr)
     local m, x = tr.module, tr.x
     -- a whole model (GPTModel) reads its own input (text = or ids =) and makes x itself
     if type(m.attention_maps) == "function" and type(m.trace_stages) == "function" then return m:trace_stages(tr) end
     if not torch.is_tensor(x) then fail("x must be the input tensor for the module, got " .. type(x)) end
     if type(m.trace_stages) == "function" then return m:trace_stages(tr) end
+    if type(m.trace_spec) == "function" then return stages.from_spec(m:trace_spec(tr)) end
     return stages.by_fields(tr, m)
 end
 

@@ -156,7 +156,8 @@ shows one matrix per batch item and head. tokens labels the rows (key_tokens the
 keys differ); color = true/false overrides the terminal's choice; write = f receives the output
 (default print). An option that a kind of trace does not use is an error, not ignored. With loss = f, a function of
 the last stage's tensor that returns the loss, tr:backward() and tr:run_backward() go back through the same stages,
-showing each one's gradient (?attention.trace:backward).]=], [=[
+showing each one's gradient (?attention.trace:backward). A Transformer block (module = block) is traced with the
+layer norms, shortcut connections and feed-forward network around its attention (?gpt.TransformerBlock:trace_stages).]=], [=[
 tr = attention.trace{x = inputs, tokens = {"Your", "journey", "starts", "with", "one", "step"}}
 tr:step()                                        -- inputs: see ?torch.tensor
 --> [1/3] scores   ω = X·Xᵀ                                   shape [6, 6]
@@ -193,7 +194,8 @@ the gradients of the stages that read it, drawn as its forward step draws the te
 tr:backward("weights") (a field name, or a number in backward order) shows that step; tr:run_backward() shows
 every step not shown yet. The gradients stay in tr.grads, by field name and parameter name; the module's own
 .grad are left as they were. tr:save writes the backward steps after the forward ones. For a whole model
-(module = model, layer =, head =), the last stage is the chosen head's context.]=], [=[
+(module = model, layer =, head =), the last stage is the chosen head's context; for a Transformer block, the
+block's output, so that every parameter of the block gets its gradient (?gpt.TransformerBlock:trace_stages).]=], [=[
 torch.manual_seed(789)
 sa = nn.SelfAttention_v2(3, 2)                   -- inputs: see ?torch.tensor
 tr = attention.trace{module = sa, x = inputs, tokens = {"Your", "journey", "starts", "with", "one", "step"},

@@ -97,6 +97,15 @@ block = nn.EncoderBlock(4, nn.MultiHeadedAttention(2, 4), nn.PositionwiseFFN(4, 
 block:forward(torch.ones(2, 3, 4)).shape
 --> torch.Size([2, 3, 4])]=])
 
+mdef("EncoderBlock", "trace_stages", "block:trace_stages(tr)", [=[
+What attention.trace{module = block, x = x [, mask =]} steps through (?gpt.TransformerBlock:trace_stages): the input, the
+self-attention's stages with the layer norms, the shortcut connections and the FFN around them, pre-LN or
+post-LN as the block was built.]=], [=[
+block = nn.EncoderBlock(4, nn.MultiHeadedAttention(2, 4, 0), nn.PositionwiseFFN(4, 8, 0), 0)
+tr = attention.trace{module = block, x = torch.rand(1, 3, 4), mask = torch.tensor{{{1, 1, 0}}}}
+#tr._stages, tr._stages[2].formula, tr._stages[16].name
+--> 17	N₁ = sublayers[1].norm(X)	feed-forward]=])
+
 class("Encoder", "nn.Encoder(block, N)", [=[
 Python Deep Learning's encoder: N deep copies of block (nn.clones, so they start with equal weights) applied in
 turn, then a final LayerNorm. Called as encoder(x, mask).]=], [=[

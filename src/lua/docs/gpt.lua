@@ -59,6 +59,26 @@ cfg = {vocab_size = 10, context_length = 4, emb_dim = 8, n_heads = 2, n_layers =
 gpt.TransformerBlock(cfg)(torch.rand(2, 4, 8)).shape
 --> torch.Size([2, 4, 8])]=], gpt.TransformerBlock)
 
+def("gpt.TransformerBlock:trace_stages", "attention.trace{module = block, x = x [, mask =, tokens =, loss =]}", [=[
+A trace of a Transformer block: chapter 4's gpt.TransformerBlock (with nn.MultiHeadAttention, or
+nn.MultiHeadLatentAttention when the configuration has latent_dim) or Python Deep Learning's
+nn.EncoderBlock (its mask option is what the block's forward takes, 1 = visible). x is the block's input
+[batch, n, d]. The stages are those of the block's attention, as a trace of the attention alone has them,
+with the block's own around them: the input X; pre-LN: norm (N₁ = norm1(X)), the attention's stages reading
+N₁, shortcut (H₁ = X + out, with the block's dropout when it is training), norm (N₂ = norm2(H₁)),
+feed-forward (F = ff(N₂)), shortcut (H₂ = H₁ + F), the block's output; post-LN (nn.EncoderBlock with
+{norm_first = false}): the attention reads X, and a norm follows each shortcut. With loss =, the backward
+steps go from the block's output back to its input: ∂L/∂X is the sum of what comes through the first norm
+and what the shortcut passes on unchanged, and each stage computed with parameters shows their gradients
+(norm1.scale, att.W_query.weight, ff.layers.1.weight, ..., named as block:named_parameters() names them).
+Qwen3's and Llama 3's blocks are traced through their model (module = model, layer =, head =).]=], [=[
+torch.manual_seed(123)
+block = gpt.TransformerBlock{vocab_size = 50, context_length = 6, emb_dim = 4, n_heads = 2, n_layers = 1,
+                             drop_rate = 0.0, qkv_bias = false}
+tr = attention.trace{module = block, x = torch.rand(1, 6, 4), loss = function(out) return out:sum() end}
+#tr._stages, tr._stages[2].name, tr._stages[14].formula
+--> 17	norm	H₁ = X + out]=], gpt.TransformerBlock.trace_stages)
+
 def("gpt.GPTModel", "gpt.GPTModel(cfg)", [=[
 Chapter 4's model: token and position embeddings (tok_emb, pos_emb), dropout, cfg.n_layers
 TransformerBlocks (trf_blocks), a final LayerNorm and the output head (out_head, no bias), logits of

@@ -148,6 +148,18 @@ tr = attention.trace{module = m, x = torch.rand(1, 3, 8), use_cache = true}
 tr._stages[5].name, tr._stages[6].name
 --> KV cache	share KV]=])
 
+local trace_spec = [=[What a trace of m, or of a Transformer block around m (?gpt.TransformerBlock:trace_stages), builds
+its stages from: the spec of attention/pipeline.lua (its projections read what the trace gives them: x, or
+the block's normed input), the parameters each stage is computed with, named as m:named_parameters() names
+them (so that the backward steps show ∂L/∂W_query.weight, ∂L/∂out_proj.weight, ...), and the options the
+trace takes ({use_cache = true}). m:trace_stages(tr) builds those stages.]=]
+
+mdef("GroupedQueryAttention", "trace_spec", "m:trace_spec(tr)", trace_spec, [=[
+m = nn.GroupedQueryAttention(8, 12, 0.0, 4, 2)
+spec, params = m:trace_spec{module = m, x = torch.rand(1, 3, 8)}
+params.queries[1][1], params.output[1][1], spec.kv_repeat
+--> W_query.weight	out_proj.weight	2]=])
+
 class("MultiHeadLatentAttention", "nn.MultiHeadLatentAttention(d_in, d_out, dropout, num_heads " ..
       "[, {qkv_bias = false, latent_dim = max(16, d_out // 8)}])", [=[
 The bonus chapter's multi-head latent attention (ch04/05_mla; DeepSeek V2 and V3's attention): each
@@ -205,6 +217,12 @@ m = nn.MultiHeadLatentAttention(8, 12, 0.0, 4)
 tr = attention.trace{module = m, x = torch.rand(1, 3, 8), use_cache = true}
 tr._stages[2].name, tr._stages[3].name, tr._stages[4].name
 --> down-projection	latent cache	up-projections]=])
+
+mdef("MultiHeadLatentAttention", "trace_spec", "m:trace_spec(tr)", trace_spec, [=[
+m = nn.MultiHeadLatentAttention(8, 12, 0.0, 4)
+spec, params = m:trace_spec{module = m, x = torch.rand(1, 3, 8)}
+params.latent[1][1], params.up_k[1][1], params.up_k[2][1]
+--> W_DKV.weight	W_UK.weight	W_UV.weight]=])
 
 mdef("MultiHeadAttention", "reset_cache", "mha:reset_cache()", [=[
 Forgets the keys and values that mha(x, {use_cache = true}) cached (the bonus chapter ch04/03_kv-cache):

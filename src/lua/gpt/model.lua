@@ -134,6 +134,15 @@ function TransformerBlock:forward(x, opts)
     x = x + shortcut
     return x
 end
+
+-- attention.trace{module = block, x = x [, tokens =, loss =]}: the input, norm1, the attention's stages,
+-- the shortcut, norm2, the feed-forward network and the second shortcut (attention/block_stages.lua).
+function TransformerBlock:trace_stages(tr)
+    return require("attn.attention.block_stages")(tr, self, {
+        att = self.att, norms = {self.norm1, self.norm2}, norm_names = {"norm1", "norm2"},
+        drops = {self.drop_shortcut, self.drop_shortcut}, drop_names = {"drop_shortcut", "drop_shortcut"},
+        ff = self.ff, ff_formula = "ff(%s)   (Linear, GELU, Linear)", input = "X   (the block's input)"})
+end
 gpt.TransformerBlock = TransformerBlock
 
 local GPTModel = Module:extend("GPTModel")

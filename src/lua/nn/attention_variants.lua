@@ -19,6 +19,7 @@ local errors = require("attn.errors")
 local check = require("attn.check")
 local attend = require("attn.nn.attend")
 local pipeline = require("attn.attention.pipeline")
+local stages = require("attn.attention.stages") -- the parameters of a trace's stages
 local A = require("attn.attention")
 local classes = {}
 
@@ -81,9 +82,22 @@ function GroupedQueryAttention:reset_cache()
     rawset(self, "ptr_current_pos", 0)
 end
 
+-- The parameters each projection stage is computed with, named as named_parameters names them: the
+-- backward tracer shows their gradients after the stage's (attention/stages.lua's with_params).
+local function stage_params(self, names)
+    local params = {}
+    for key, layers in pairs(names) do
+        params[key] = {}
+        for _, name in ipairs(layers) do stages.params_of(self[name], name, params[key]) end
+    end
+    return params
+end
+
 -- attention.trace{module = m, x = x [, use_cache = true]}: projections, heads, (RoPE,) (the cache,)
--- the key/value heads shared, scores, masked, scaled, weights, context, merged, out_proj.
-function GroupedQueryAttention:trace_stages(tr)
+-- the key/value heads shared, scores, masked, scaled, weights, context, merged, out_proj. Returns the
+-- spec of attention/pipeline.lua, the parameters of its stages and the options it takes (a trace of m,
+-- or of a Transformer block around it, builds its stages from these).
+function GroupedQueryAttention:trace_spec(tr)
     local x = tr.x
     local lead = x:dim() == 3 and {"batch"} or nil
     local hlead = x:dim() == 3 and {"batch", "head"} or {"head"}
@@ -95,17 +109,20 @@ function GroupedQueryAttention:trace_stages(tr)
     spec.positions, spec.mask_first = nil, not self.alibi
     spec.dropout = (self.training and self.dropout.p > 0) and self.dropout.p or nil
     spec.dropout_fn = A.dropout
-    spec.project = function(i)
+    spec.project = function(i, _, xin)
         local layer = ({self.W_query, self.W_key, self.W_value})[i]
-        return layer(x)
+        return layer(xin)
     end
     spec.project_names, spec.project_how = {"W_query", "W_key", "W_value"}, "call"
     spec.heads, spec.kv_heads = self.num_heads, self.num_kv_groups
     spec.merge, spec.out, spec.out_name = "view", function(z) return self.out_proj(z) end, "out_proj"
     spec.lead, spec.d_k = {x = lead, head = hlead}, self.head_dim
     spec.fail = function(msg) errors.raisef("attention.trace: %s", msg) end
-    return pipeline.build(spec), {use_cache = true}
+    return spec, stage_params(self, {queries = {"W_query"}, keys = {"W_key"}, values = {"W_value"},
+                                     output = {"out_proj"}}), {use_cache = true}
 end
+
+function GroupedQueryAttention:trace_stages(tr) return stages.from_spec(self:trace_spec(tr)) end
 
 classes.GroupedQueryAttention = GroupedQueryAttention
 
@@ -168,8 +185,9 @@ function MultiHeadLatentAttention:reset_cache()
 end
 
 -- attention.trace{module = m, x = x [, use_cache = true]}: the queries, the down-projection to the latent,
--- (the latent cache,) the up-projections, heads, scores, masked, scaled, weights, context, merged, out_proj.
-function MultiHeadLatentAttention:trace_stages(tr)
+-- (the latent cache,) the up-projections, heads, scores, masked, scaled, weights, context, merged, out_proj:
+-- the spec, the parameters of its stages and the options it takes, as GroupedQueryAttention's.
+function MultiHeadLatentAttention:trace_spec(tr)
     local x = tr.x
     local lead = x:dim() == 3 and {"batch"} or nil
     local hlead = x:dim() == 3 and {"batch", "head"} or {"head"}
@@ -180,14 +198,17 @@ function MultiHeadLatentAttention:trace_stages(tr)
     spec.mask_first, spec.fill = true, -math.huge
     spec.dropout = (self.training and self.dropout.p > 0) and self.dropout.p or nil
     spec.dropout_fn = A.dropout
-    spec.project = function() return self.W_query(x) end -- the queries only: K and V come from the latent
+    spec.project = function(_, _, xin) return self.W_query(xin) end -- the queries only: K and V come from the latent
     spec.project_names, spec.project_how = {"W_query"}, "call"
     spec.heads = self.num_heads
     spec.merge, spec.out, spec.out_name = "view", function(z) return self.out_proj(z) end, "out_proj"
     spec.lead, spec.d_k = {x = lead, head = hlead}, self.head_dim
     spec.fail = function(msg) errors.raisef("attention.trace: %s", msg) end
-    return pipeline.build(spec), {use_cache = true}
+    return spec, stage_params(self, {queries = {"W_query"}, latent = {"W_DKV"}, up_k = {"W_UK", "W_UV"},
+                                     output = {"out_proj"}}), {use_cache = true}
 end
+
+function MultiHeadLatentAttention:trace_stages(tr) return stages.from_spec(self:trace_spec(tr)) end
 
 classes.MultiHeadLatentAttention = MultiHeadLatentAttention
 

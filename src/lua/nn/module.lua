@@ -336,6 +336,13 @@ local function copy_value(v, memo)
     local c = v
     if torch.is_tensor(v) then
         c = v:clone()
+        if is_parameter[v] then
+            -- a parameter's copy is a parameter, a leaf that requires grad as the original does (PyTorch's
+            -- deepcopy), whatever the grad mode: a library constructor (nn.clones in EncoderBlock, Encoder)
+            -- runs with gradients off, where the clone alone would require none
+            c = v:detach():clone()
+            autograd.parameter(c, v.requires_grad)
+        end
         is_parameter[c] = is_parameter[v]
         is_buffer[c] = is_buffer[v]
     elseif is_instance(v) then
