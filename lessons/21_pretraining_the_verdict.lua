@@ -31,14 +31,16 @@ max_steps = math.tointeger(tonumber(os.getenv("ATTN_VERDICT_STEPS") or ""))
 if max_steps and max_steps < 0 then max_steps = nil end
 whole_run = (mode == "run" or mode == "step" or mode == "line") and max_steps ~= 0
 
--- The training steps whose losses equal PyTorch's to the last bit on this machine (step 0's), and the
--- tolerance of the steps after it and of the evaluations: attn's GPT-2 small forward pass is PyTorch's
--- to the last bit on 9 of the 10 batches of the untrained model's calc_loss_loader and one float32 step
--- (9.5e-7) apart on the tenth, so the losses drift apart once the weights do. Measured against
--- PyTorch's reference run: step 0 equal, evaluation 0 within 9.5e-7, step 1 within 1e-3 but not
--- equal (lessons/README.md says how far the comparison has been run).
+-- The training steps whose losses equal PyTorch's to the last bit on this machine whatever the thread
+-- count (step 0's), and the tolerance of the steps after it and of the evaluations. Measured against
+-- PyTorch's reference run of all 90 steps (one thread): with one thread (OPENBLAS_NUM_THREADS=1), 48 of
+-- the 90 losses are PyTorch's to the last bit, the first that is not is step 1, and no step's or
+-- evaluation's loss is more than 9.54e-7 away (one float32 step of a number between 8 and 16); the
+-- difference does not grow with training, and every epoch's sample is PyTorch's token for token. With
+-- two threads (OpenBLAS sums the wide products in another order), over the first 11 steps: 9 equal,
+-- 9.54e-7 at most. The tolerance is twice that largest difference.
 EXACT_STEPS = 1
-DRIFT_TOL = 1e-3
+DRIFT_TOL = 2e-6
 EVAL_TOL = 2e-6
 
 lesson.section("5.1.1  Using GPT to generate text")
@@ -356,7 +358,10 @@ below 7). attn's must be PyTorch's on this machine for the same loop: each step'
 evaluation and each epoch's sample, against PyTorch's run of the same code.]]
 
 lesson.step("the losses against PyTorch's", function()
-    local exact = 0
+    -- how far apart the two runs are: the steps equal to the last bit, the first that is not, and the
+    -- largest difference of a step's loss and of an evaluation (the numbers the lesson's comments and
+    -- lessons/README.md quote come from this summary)
+    local exact, first_apart, largest, largest_at = 0, nil, 0, nil
     for k, loss_k in ipairs(step_losses) do
         local ok, expected = pcall(pytorch, string.format("train.step.%d.loss", k - 1))
         if not ok then
@@ -365,26 +370,40 @@ lesson.step("the losses against PyTorch's", function()
         end
         lesson.check(lesson.tr("step %d's loss, as PyTorch computes it", k - 1), loss_k, expected,
                      {tol = k <= EXACT_STEPS and 0 or DRIFT_TOL})
-        if loss_k:item() == expected:item() then exact = exact + 1 end
+        local diff = math.abs(loss_k:item() - expected:item())
+        if diff == 0 then exact = exact + 1 elseif first_apart == nil then first_apart = k - 1 end
+        if diff > largest then largest, largest_at = diff, k - 1 end
     end
+    local eval_largest, eval_largest_at = 0, nil
     for i = 1, #train_losses do
         local ok, expected_train = pcall(pytorch, string.format("train.eval.%d.train_loss", i - 1))
         if not ok then break end
+        local expected_val = pytorch(string.format("train.eval.%d.val_loss", i - 1))
         local tol = (i - 1) * 5 < EXACT_STEPS and EVAL_TOL or DRIFT_TOL
         lesson.check(lesson.tr("evaluation %d's training loss, as PyTorch computes it", i - 1),
                      torch.tensor(train_losses[i]), expected_train, {tol = tol})
         lesson.check(lesson.tr("evaluation %d's validation loss, as PyTorch computes it", i - 1),
-                     torch.tensor(val_losses[i]), pytorch(string.format("train.eval.%d.val_loss", i - 1)), {tol = tol})
+                     torch.tensor(val_losses[i]), expected_val, {tol = tol})
+        for _, diff in ipairs({math.abs(train_losses[i] - expected_train:item()),
+                               math.abs(val_losses[i] - expected_val:item())}) do
+            if diff > eval_largest then eval_largest, eval_largest_at = diff, i - 1 end
+        end
     end
     for epoch, ids in ipairs(samples) do
         local ok, expected = pcall(pytorch, string.format("train.epoch.%d.sample", epoch))
         if not ok then break end
-        if epoch * #train_loader <= EXACT_STEPS then
-            lesson.check(lesson.tr("epoch %d's sample, as PyTorch generates it", epoch), ids - 1, expected, {tol = 0})
-        end
+        -- greedy decoding: a drift far below the gap between the two likeliest tokens picks the same ones
+        lesson.check(lesson.tr("epoch %d's sample, as PyTorch generates it", epoch), ids - 1, expected, {tol = 0})
     end
     if #step_losses > 0 then
         lesson.say("%d of the %d steps' losses are PyTorch's to the last bit.", exact, #step_losses)
+        if first_apart ~= nil then
+            lesson.say("The first step whose loss is not: step %d. The largest difference of a step's loss: %.3g (step %d).",
+                       first_apart, largest, largest_at)
+        end
+        if eval_largest_at ~= nil then
+            lesson.say("The largest difference of an evaluation's loss: %.3g (evaluation %d).", eval_largest, eval_largest_at)
+        end
     end
     if #step_losses == num_epochs * #train_loader then
         lesson.check("the last training loss is below 1 (the book: roughly similar)", train_losses[#train_losses] < 1, true)
