@@ -22,6 +22,9 @@ local store = coroutine.wrap(function(list)
         for _, p in ipairs(list) do
             graph.get(p[1]).grad = p[2]
         end
+        -- dropped before waiting: a suspended coroutine keeps its locals, and the list would keep every
+        -- gradient of this backward alive until the next one (after zero_grad, a whole model's worth)
+        list = nil
         list = coroutine.yield()
     end
 end)
