@@ -226,6 +226,85 @@ describe("autograd: errors as PyTorch's", function()
         assert.matches("only Tensors of floating point dtype can require gradients",
                        message(torch.tensor, {1, 2}, {requires_grad = true}), 1, true)
     end)
+
+    -- What * and / save is derivatives.yaml's (PyTorch 1.13): a * b keeps b only when a requires grad
+    -- and a only when b does; a / b keeps b when either does, a when b does. So an in-place change of a
+    -- tensor that was not kept is no error, and one of a kept tensor is (each case as PyTorch 1.13 ran it).
+    it("* and / keep only what the other operand's gradient needs, as PyTorch", function()
+        local x = torch.ones(3):requires_grad_()
+        local c = torch.tensor({1.0, 2.0, 4.0}) -- no grad
+        local h = x + 0
+        local y = h * c -- keeps c, not h
+        h:mul_(3)
+        y:sum():backward()
+        assert.is_true(torch.equal(x.grad, c))
+        x.grad = nil
+        h = x + 0
+        y = h / c -- keeps c, not h
+        h:mul_(3)
+        y:sum():backward()
+        assert.is_true(torch.equal(x.grad, torch.ones(3) / c))
+        h = x + 0
+        y = c / h -- keeps both
+        h:mul_(3)
+        assert.matches("modified by an inplace operation", message(function() y:sum():backward() end), 1, true)
+        h = x + 0
+        y = h * c
+        c:add_(1)
+        assert.matches("modified by an inplace operation: [torch.FloatTensor [3]] is at version 1",
+                       message(function() y:sum():backward() end), 1, true)
+    end)
+
+    it("x * 2 and x / 2 refuse a second backward (PyTorch keeps the number), x + 2 does not", function()
+        local x = torch.ones(3):requires_grad_()
+        for _, f in ipairs({function() return x * 2 end, function() return x / 2 end}) do
+            local y = f():sum()
+            y:backward()
+            assert.matches("Trying to backward through the graph a second time", message(y.backward, y), 1, true)
+        end
+        local y = (x + 2):sum()
+        y:backward()
+        y:backward()
+    end)
+end)
+
+describe("autograd: memory", function()
+    -- torch.memory_allocated() counts the tensor bytes alive; after a full collection only what is
+    -- reachable is left. The engine once kept the last backward's gradients reachable (in its storing
+    -- coroutine's locals) after zero_grad had let go of them: a whole model's worth during the next forward.
+    it("a backward's gradients are freed once zero_grad lets go of them", function()
+        local m = nn.Linear(256, 256)
+        local opt = torch.optim.SGD(m:parameters(), {lr = 0.1})
+        local x = torch.rand(4, 256)
+        collectgarbage()
+        collectgarbage()
+        local before = torch.memory_allocated()
+        m(x):sum():backward()
+        assert.is_not_nil(m.weight.grad)
+        opt:zero_grad() -- set_to_none
+        collectgarbage()
+        collectgarbage()
+        assert.are.equal(before, torch.memory_allocated())
+    end)
+
+    -- The forward's tensors that no backward reads are not kept: dropout's x * noise keeps the noise
+    -- (PyTorch's MulBackward0 keeps the operand that does not require grad), not x.
+    it("dropout keeps its mask, not its input", function()
+        torch.manual_seed(1)
+        local w = torch.ones(64, 64):requires_grad_()
+        local bytes = 64 * 64 * 4
+        collectgarbage()
+        collectgarbage()
+        local before = torch.memory_allocated()
+        local y = F.dropout(w * 1, 0.5, true) -- w * 1: a result with a history, as a layer's output is
+        collectgarbage()
+        collectgarbage()
+        assert.are.equal(2 * bytes, torch.memory_allocated() - before) -- y and the mask
+        y = nil
+        collectgarbage()
+        collectgarbage()
+        assert.are.equal(before, torch.memory_allocated())
+    end)
 end)
 
 describe("autograd: Ctrl-C during a backward", function()

@@ -22,6 +22,9 @@ local store = coroutine.wrap(function(list)
         for _, p in ipairs(list) do
             graph.get(p[1]).grad = p[2]
         end
+        -- dropped before waiting: a suspended coroutine keeps its locals, and the list would keep every
+        -- gradient of this backward alive until the next one (after zero_grad, a whole model's worth)
+        list = nil
         list = coroutine.yield()
     end
 end)
@@ -102,8 +105,19 @@ local function accumulate(buffers, node, g, held)
     end
 end
 
-local function may_keep(g, held)
-    return held[g] == 1 and meta[g] == nil and is_sole(g)
+-- A view of g that Lua has not collected yet (garbage: embedding's backward adds each row through one)
+-- still counts on g's storage. Copying a large g for that would add its size to the step's peak, so
+-- for one of at least COLLECT_FOR bytes the collector runs first (once per backward: Lua's own heap is
+-- small next to a gradient of that size) and g is asked again.
+local COLLECT_FOR = 16 * 1024 * 1024
+
+local function may_keep(g, held, state)
+    if held[g] ~= 1 or meta[g] ~= nil then return false end
+    if is_sole(g) then return true end
+    if state.collected or g:numel() * 4 < COLLECT_FOR then return false end
+    state.collected = true
+    collectgarbage()
+    return is_sole(g)
 end
 
 -- Runs the graph from roots (nodes) with their gradients. capture: nil for backward (leaves get .grad),
@@ -162,7 +176,7 @@ function engine.run(roots, grads, retain_graph, capture)
             if not retain_graph then node:release() end
         end
         -- the new grads, computed before anything is stored (a Ctrl-C here changes nothing either)
-        local new, order = {}, {}
+        local new, order, state = {}, {}, {}
         for _, p in ipairs(pending) do
             local t = p[1]
             if new[t] then
@@ -171,7 +185,7 @@ function engine.run(roots, grads, retain_graph, capture)
                 local old = meta[t] and meta[t].grad
                 if old then
                     new[t] = add(old, p[2])
-                elseif may_keep(p[2], held) then
+                elseif may_keep(p[2], held, state) then
                     new[t] = p[2]
                 else
                     new[t] = clone(p[2])

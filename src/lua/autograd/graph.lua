@@ -107,6 +107,11 @@ local function describe(t)
     return string.format("[%s [%s]]", kind, table.concat(dims, ", "))
 end
 
+-- Refuses a node whose saved state a backward has freed (PyTorch's error on a second backward).
+function Node:check_unfreed()
+    if self.freed then errors.raise(FREED) end
+end
+
 -- A saved tensor, checked as PyTorch's SavedVariable::unpack checks it: freed by a backward, or
 -- changed in place since it was saved.
 function Node:saved(i)
@@ -126,7 +131,7 @@ end
 
 -- Drops what a backward needed (after a backward without retain_graph): the graph's memory goes.
 function Node:release()
-    if self.saved_tensors and #self.saved_tensors > 0 then
+    if (self.saved_tensors and #self.saved_tensors > 0) or self.saves_state then
         self.freed = true
     end
     self.saved_tensors, self.saved_versions = nil, nil -- ctx stays: shapes and numbers, no tensors
@@ -134,15 +139,17 @@ end
 
 -- Makes a node. spec: name, inputs (a list, n of them, entries tensors or nil), saved (a list of
 -- tensors), backward = function(node, grad) -> list of grads by input position, ctx (anything the
--- formula needs besides saved tensors: shapes, dims, scalars).
-function graph.node(name, inputs, n, saved, backward, ctx)
+-- formula needs besides saved tensors: shapes, dims, scalars), saves_state (true: a backward frees the
+-- node even when it saved no tensor, as PyTorch's node that saved a number operand).
+function graph.node(name, inputs, n, saved, backward, ctx, saves_state)
     seq = seq + 1
     local next = {}
     for i = 1, n do next[i] = graph.edge(inputs[i]) end
     local versions = {}
     for i, t in ipairs(saved) do versions[i] = version(t) end
     return setmetatable({_name = name, seq = seq, next = next, n_inputs = n, saved_tensors = saved,
-                         saved_versions = versions, backward = backward, ctx = ctx}, node_mt)
+                         saved_versions = versions, backward = backward, ctx = ctx, saves_state = saves_state},
+                        node_mt)
 end
 
 -- Makes out a result of node: its grad_fn (a non-leaf).

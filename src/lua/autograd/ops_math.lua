@@ -4,6 +4,7 @@
 -- results are the same bits wherever attn's forward op is PyTorch's.
 local C = require("attn.bind")
 local registry = require("attn.autograd.registry")
+local graph = require("attn.autograd.graph")
 
 local torch, methods, mt = C.torch, C.methods, C.metatable
 local is_tensor = torch.is_tensor
@@ -59,51 +60,64 @@ local function sub_backward(node, g)
     return {a and sum_to(g, a), b and sum_to(g:neg(), b)}
 end
 
-local function mul_backward(node, g, a, b)
+-- need_a, need_b: whether a, b get a gradient (require grad); only those are computed, from what was saved
+local function mul_backward(node, g, a, b, need_a, need_b)
     -- grad * other (mul_tensor_backward); a number side has no gradient
-    return {is_tensor(a) and node.ctx.shapes[1] and sum_to(g * b, node.ctx.shapes[1]) or nil,
-            is_tensor(b) and node.ctx.shapes[2] and sum_to(g * a, node.ctx.shapes[2]) or nil}
+    return {need_a and sum_to(g * b, node.ctx.shapes[1]) or nil,
+            need_b and sum_to(g * a, node.ctx.shapes[2]) or nil}
 end
 
-local function div_backward(node, g, a, b)
+local function div_backward(node, g, a, b, need_a, need_b)
     local ga, gb
-    if is_tensor(a) then ga = sum_to(g / b, node.ctx.shapes[1]) end
-    if is_tensor(b) then
+    if need_a then ga = sum_to(g / b, node.ctx.shapes[1]) end
+    if need_b then
         -- div_tensor_other_backward: -grad * ((self / other) / other)
         gb = sum_to(g:neg() * ((a / b) / b), node.ctx.shapes[2])
     end
     return {ga, gb}
 end
 
-local function tensors_of(...)
-    local list = {}
-    for i = 1, select("#", ...) do
-        if is_tensor((select(i, ...))) then list[#list + 1] = i end
-    end
-    return list
-end
+-- What * and / save, as derivatives.yaml has them: a * b keeps b when a requires grad and a when b
+-- does (dropout's x * noise keeps only the noise, 0.5 * x nothing); a / b keeps b when either does and
+-- a when b does. A number operand is kept in the closure as it is.
+local SAVES = {
+    mul = function(need_a, need_b) return need_b, need_a end,
+    div = function(need_a, need_b) return need_b, need_a or need_b end,
+}
 
--- the arithmetic ops save only what their formula reads: the other operand of * and /
-local function binary(tbl, key, base, backward, save_both)
+-- the arithmetic ops save only what their formula reads (SAVES); saves: nil for + and -
+local function binary(tbl, key, base, backward, saves)
     local names = binary_name(base)
     registry.wrap(tbl, key, function(orig, a, b, ...)
         local out = orig(a, b, ...)
         local args = table.pack(a, b, ...)
-        local opts = save_both and {save = tensors_of(a, b)} or nil
         local inputs = {}
         if is_tensor(a) then inputs[#inputs + 1] = 1 end
         if is_tensor(b) then inputs[#inputs + 1] = 2 end
-        -- the closure keeps numbers, never the tensors (those only as saved, checked, freed)
+        -- the closure keeps numbers and flags, never the tensors (those only as saved, checked, freed)
         local ta, tb = is_tensor(a), is_tensor(b)
         local na, nb = (not ta) and a or nil, (not tb) and b or nil
+        local need_a, need_b = ta and graph.requires_grad(a), tb and graph.requires_grad(b)
+        local opts, keep_a, keep_b
+        if saves then
+            keep_a, keep_b = saves(need_a, need_b)
+            keep_a, keep_b = ta and keep_a, tb and keep_b
+            local save = {}
+            if keep_a then save[#save + 1] = 1 end
+            if keep_b then save[#save + 1] = 2 end
+            -- PyTorch saves a number operand too (a wrapped scalar): a second backward through a freed
+            -- graph is refused even when no tensor was kept
+            opts = {save = save, saves_state = true}
+        end
         local bw = function(node, g)
             local x, y = na, nb
-            if save_both then
+            if saves then
+                node:check_unfreed()
                 local k = 0
-                if ta then k = k + 1; x = node:saved(k) end
-                if tb then k = k + 1; y = node:saved(k) end
+                if keep_a then k = k + 1; x = node:saved(k) end
+                if keep_b then k = k + 1; y = node:saved(k) end
             end
-            return backward(node, g, x, y)
+            return backward(node, g, x, y, need_a, need_b)
         end
         registry.record(out, names(a, b), inputs, bw, opts, args)
         return out
@@ -113,13 +127,13 @@ end
 for _, tbl in ipairs({torch, methods}) do
     binary(tbl, "add", "Add", add_backward)
     binary(tbl, "sub", "Sub", sub_backward)
-    binary(tbl, "mul", "Mul", mul_backward, true)
-    binary(tbl, "div", "Div", div_backward, true)
+    binary(tbl, "mul", "Mul", mul_backward, SAVES.mul)
+    binary(tbl, "div", "Div", div_backward, SAVES.div)
 end
 binary(mt, "__add", "Add", add_backward)
 binary(mt, "__sub", "Sub", sub_backward)
-binary(mt, "__mul", "Mul", mul_backward, true)
-binary(mt, "__div", "Div", div_backward, true)
+binary(mt, "__mul", "Mul", mul_backward, SAVES.mul)
+binary(mt, "__div", "Div", div_backward, SAVES.div)
 
 local function neg_backward(node, g) return {g:neg()} end
 op(torch, "neg", "NegBackward0", {1}, neg_backward)

@@ -30,7 +30,8 @@
 --             (nil where none); the args are the call's own, saved tensors checked (freed graph,
 --             in-place change) before backward sees them
 --   opts      save = argument positions of the tensors backward reads (others are kept only as their
---             shapes: node.ctx.shapes[i]); save_output = true to read the result as node.ctx:output()
+--             shapes: node.ctx.shapes[i]); save_output = true to read the result as node.ctx:output();
+--             saves_state = true: a second backward is refused even when nothing was saved
 -- Do it for both torch.<op> and the method (methods.<op>) when both exist.
 local C = require("attn.bind")
 local graph = require("attn.autograd.graph")
@@ -139,7 +140,7 @@ function registry.record(out, name, inputs, backward, opts, args)
         local list = {}
         for i, pos in ipairs(inputs) do list[i] = by_pos[pos] end
         return list
-    end, ctx)
+    end, ctx, opts.saves_state)
     ctx.node = node
     graph.set_result(out, node)
     return node
