@@ -27,6 +27,14 @@ run() {
     STATUS=$?
     IN=/dev/null
 }
+# What the last run did, for check and all (tap.sh). *_has and *_lacks take a fixed string; *_matches
+# a regular expression, grep's basic ones (BRE, where ( ) { } + ? | stand for themselves).
 status_is() { [ "$STATUS" -eq "$1" ]; }
 out_is() { [ "$(cat "$OUT")" = "$1" ]; }
 err_empty() { [ ! -s "$ERR" ]; }
+out_has() { grep -q -F -- "$1" "$OUT"; }
+out_lacks() { ! grep -q -F -- "$1" "$OUT"; }
+err_has() { grep -q -F -- "$1" "$ERR"; }
+out_matches() { grep -q -- "$1" "$OUT"; }
+err_matches() { grep -q -- "$1" "$ERR"; }
+last_line_is() { [ "$(tail -n 1 "$OUT")" = "$1" ]; }

@@ -3,7 +3,9 @@
 # Called by `make test` after the build (./attn, build/asan/attn, the C test binaries).
 #
 # Every suite speaks TAP ("ok N - ...", "not ok N - ..."); this script counts those lines. A suite
-# that dies, or reports fewer results than its plan ("1..N") promised, counts as failed too.
+# that dies, reports fewer results than its plan ("1..N") promised, or says nothing at all (no result,
+# no plan: it ended before its first test) counts as failed too. Only results at the start of a line
+# count: node's test runner (tests/browser) indents the results of subtests, which our tests do not have.
 #   c/        C tests of the core (cmocka), release and ASan+UBSan builds
 #   lua/      Lua tests of the API (busted, run inside attn), release and ASan+UBSan builds
 #   cli/      the command line; repl/ real terminal sessions driven through tmux (the REPL, a trace)
@@ -15,7 +17,8 @@
 #   lessons/  the lesson modes of the command line (--check, --list, --step through a pipe and through
 #             tmux, step mode's keys), and every lesson in check mode
 #   html      --html on the command line (tests/cli/test_html.sh); browser/ the pages in headless
-#             Chromium (tests/browser/test_pages.mjs)
+#             Chromium (tests/browser/test_pages.mjs and test_plots.mjs: node:test tests, run with
+#             node's TAP reporter)
 #   verify/   notes in Markdown (--verify, --update) and lessons as handouts (--markdown)
 #   safety/   the safety reproducers: notes from strangers, writes that never destroy, lessons by name
 #   jupyter/  the Jupyter kernel (attn --kernel) through Jupyter's own clients, --ipynb, --install-kernel
@@ -40,11 +43,17 @@ run_suite() {
     fail=$(grep -c '^not ok ' "$LOG/$name.tap")
     plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$LOG/$name.tap" | tail -n 1)
     missing=0
+    why=""
     if [ -n "$plan" ] && [ $((pass + fail)) -lt "$plan" ]; then
         missing=$((plan - pass - fail))
+        why="it reported $((pass + fail)) of the $plan results its plan promised"
     fi
     if [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && [ "$missing" -eq 0 ]; then
-        missing=1 # died without saying which test failed
+        missing=1
+        why="it died without saying which test failed"
+    elif [ -z "$plan" ] && [ $((pass + fail)) -eq 0 ]; then
+        missing=1 # not even "1..0 # SKIP"
+        why="no result and no plan: it stopped before its first test"
     fi
     fail=$((fail + missing))
     total_pass=$((total_pass + pass))
@@ -54,7 +63,12 @@ run_suite() {
     else
         printf '  %-22s %4d passed, %d FAILED (exit %d)\n' "$name" "$pass" "$fail" "$status"
         grep -A 12 '^not ok ' "$LOG/$name.tap" | sed 's/^/      /' | head -n 60
-        [ "$missing" -gt 0 ] && tail -n 15 "$LOG/$name.err" | sed 's/^/      stderr: /'
+        if [ "$missing" -gt 0 ]; then
+            echo "      $why"
+            # node's test runner reports an error outside any test as a TAP comment, not on stderr
+            grep -E '^# (Error|Warning): ' "$LOG/$name.tap" | tail -n 5 | sed 's/^/      /'
+            tail -n 15 "$LOG/$name.err" | sed 's/^/      stderr: /'
+        fi
     fi
 }
 
@@ -140,9 +154,9 @@ run_suite "html" sh tests/cli/test_html.sh ./attn
 # could not be installed; on CI (CI set) their absence is a failure.
 if command -v node >/dev/null 2>&1 && command -v chromium >/dev/null 2>&1 &&
     [ -d tests/browser/node_modules/playwright-core ]; then
-    run_suite "browser" node tests/browser/test_pages.mjs ./attn "$(command -v chromium)"
+    run_suite "browser" node --test-reporter=tap tests/browser/test_pages.mjs ./attn "$(command -v chromium)"
     # attention.plot's SVG: lesson 19's plot on its page, and a file of its own (test_plots.mjs)
-    run_suite "browser-plots" node tests/browser/test_plots.mjs ./attn "$(command -v chromium)"
+    run_suite "browser-plots" node --test-reporter=tap tests/browser/test_plots.mjs ./attn "$(command -v chromium)"
 elif [ -n "${CI:-}" ]; then
     run_suite "browser" sh -c 'echo "not ok 1 - Chromium, node or playwright-core missing on CI (scripts/install-browser-tests.sh)"'
 else
@@ -164,7 +178,7 @@ if /usr/bin/python3 -c 'import jupyter_client, nbformat, nbconvert' 2>/dev/null;
     # the classic Notebook server in the browser suite's Chromium (its screenshot: build/test-logs/notebook-*.png)
     if command -v node >/dev/null 2>&1 && command -v chromium >/dev/null 2>&1 &&
         [ -d tests/browser/node_modules/playwright-core ] && [ -x /usr/bin/jupyter-notebook ]; then
-        run_suite "jupyter-notebook" sh tests/jupyter/with_kernel.sh ./attn node tests/browser/test_notebook.mjs ./attn "$(command -v chromium)"
+        run_suite "jupyter-notebook" sh tests/jupyter/with_kernel.sh ./attn node --test-reporter=tap tests/browser/test_notebook.mjs ./attn "$(command -v chromium)"
     elif [ -n "${CI:-}" ]; then
         run_suite "jupyter-notebook" sh -c 'echo "not ok 1 - jupyter-notebook, Chromium or playwright-core missing on CI"'
     else

@@ -29,7 +29,12 @@ trap 'exit 1' INT TERM
 t() { tmux -u -L "$SOCK" "$@"; }
 
 . "$(dirname "$0")/../tap.sh"
-diagnose() { screen | sed -e '/^$/d' -e 's/^/#   /' | tail -n "${DIAG_LINES:-20}"; }
+gave_up="" # what the last wait that gave up waited for (wait_for, wait_count), for the diagnosis
+diagnose() {
+    [ -n "$gave_up" ] && echo "# gave up waiting for $gave_up; the screen:"
+    gave_up=""
+    screen | sed -e '/^$/d' -e 's/^/#   /' | tail -n "${DIAG_LINES:-20}"
+}
 
 # start [ENV-ASSIGNMENTS...] [-- ARGS...]: a new session running `env ENV-ASSIGNMENTS... attn ARGS`.
 # When attn exits, the pane prints its exit status and stays (no remain-on-exit: tmux 3.3 sometimes
@@ -50,22 +55,26 @@ screen_e() { t capture-pane -p -e -J -t "$S" -S -"${SCROLLBACK:-300}" 2>/dev/nul
 
 # wait_for PATTERN [TENTHS]: polls the screen until grep -E finds PATTERN (default 5 s).
 wait_for() {
+    gave_up=""
     i=0
     while [ "$i" -lt "${2:-50}" ]; do
         screen | grep -Eq -- "$1" && return 0
         sleep 0.1
         i=$((i + 1))
     done
+    gave_up="/$1/ (${2:-50} polls, 0.1 s apart)"
     return 1
 }
 # wait_count PATTERN N [TENTHS]: polls until PATTERN matches at least N lines (default 5 s).
 wait_count() {
+    gave_up=""
     i=0
     while [ "$i" -lt "${3:-50}" ]; do
         [ "$(screen | grep -Ec -- "$1")" -ge "$2" ] && return 0
         sleep 0.1
         i=$((i + 1))
     done
+    gave_up="$2 lines matching /$1/ (${3:-50} polls, 0.1 s apart; $(screen | grep -Ec -- "$1") found)"
     return 1
 }
 count_is() { [ "$(screen | grep -Ec -- "$1")" -eq "$2" ]; }

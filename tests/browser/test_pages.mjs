@@ -1,7 +1,8 @@
 // test_pages.mjs — attn's lesson pages (`attn --html`) in a real browser: Debian's Chromium, headless,
-// driven through its DevTools protocol by playwright-core (tests/browser/package.json). TAP output.
+// driven through its DevTools protocol by playwright-core (tests/browser/package.json). Each check is a
+// node:test test; tests/run.sh asks for TAP (on a terminal node prints its own report instead):
 //
-//   node tests/browser/test_pages.mjs ATTN [CHROMIUM]
+//   node --test-reporter=tap tests/browser/test_pages.mjs ATTN [CHROMIUM]
 //
 // For every lesson: the page loads with no console error and asks the network for nothing; it has as
 // many steps as the terminal run prints rules for, and its SVG heatmaps hold, cell by cell, the values
@@ -14,12 +15,14 @@
 // <script>alert(1)</script> shows it as text and runs no script. From the REPL: attention.heatmap's
 // SVG file and tr:save's page open on their own and hold the values the terminal draws. A lesson that
 // steps a tracer backward shows the backward steps on its page.
+import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
+import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
+import { colours, launch, open, pngSize } from "./browser.mjs";
 
 const attn = resolve(process.argv[2] || "./attn");
 const browserPath = process.argv[3] || "/usr/bin/chromium";
@@ -29,19 +32,6 @@ const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null; // ONLY=^0[
 const lessons = readdirSync(join(root, "lessons")).filter((f) => f.endsWith(".lua") && (!only || only.test(f))).sort()
   .map((f) => join(root, "lessons", f));
 const xssLesson = join(here, "fixtures", "script_token.lua");
-
-let n = 0;
-let failed = 0;
-function ok(cond, what, detail) {
-  n += 1;
-  if (cond) {
-    console.log(`ok ${n} - ${what}`);
-  } else {
-    failed += 1;
-    console.log(`not ok ${n} - ${what}`);
-    if (detail !== undefined) for (const l of String(detail).split("\n")) console.log(`#   ${l}`);
-  }
-}
 
 // ---- the terminal's side -------------------------------------------------------------------------
 
@@ -123,54 +113,16 @@ async function pageHeatmaps(page) {
     [...s.querySelectorAll("g.r")].map((g) => [...g.querySelectorAll("text.v")].map((t) => t.textContent.trim()))));
 }
 
-async function open(browser, file, fragment = "") {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  const problems = [];
-  const url = pathToFileURL(file).href;
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") problems.push(`console: ${m.text()}`); });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("request", (r) => { if (r.url().split("#")[0] !== url) problems.push(`request: ${r.url()}`); });
-  page.on("dialog", (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
-  await page.goto(url + fragment);
-  await page.waitForLoadState("load");
-  return { page, problems, url };
-}
-
-// How many different colours a PNG has, counted by the browser itself on a blank page.
-async function colours(browser, png) {
-  const page = await browser.newPage();
-  const count = await page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = "data:image/png;base64," + b64;
-    await img.decode();
-    const c = document.createElement("canvas");
-    c.width = img.width;
-    c.height = img.height;
-    const ctx = c.getContext("2d");
-    ctx.drawImage(img, 0, 0);
-    const d = ctx.getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set();
-    for (let i = 0; i < d.length; i += 4 * 7) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-    return seen.size;
-  }, png.toString("base64"));
-  await page.close();
-  return count;
-}
-
 // ---- the tests ------------------------------------------------------------------------------------
 
 const out = mkdtempSync(join(tmpdir(), "attn-html-"));
 const lesson03 = join(root, "lessons", "03_causal_attention.lua"); // presentation mode's tests
 const made = spawnSync(attn, ["--html", out, ...new Set([...lessons, lesson03]), xssLesson],
                        { cwd: root, encoding: "utf8" });
-ok(made.status === 0, `attn --html writes a page for each of the ${lessons.length} lessons and the fixture`,
-   made.stdout + made.stderr);
+await test(`attn --html writes a page for each of the ${lessons.length} lessons and the fixture`, () =>
+  assert.equal(made.status, 0, made.stdout + made.stderr));
 
-const browser = await chromium.launch({
-  executablePath: browserPath,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch(browserPath);
 try {
   let heatmapStep = null; // a page and step with a heatmap, for the screenshot
   for (const lesson of lessons) {
@@ -178,20 +130,22 @@ try {
     const file = join(out, `${name}.html`);
     const size = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
     const { page, problems } = await open(browser, file);
-    ok(problems.length === 0, `${name}: the page loads with no console error and no network request`,
-       problems.join("\n"));
+    await test(`${name}: the page loads with no console error and no network request`, () =>
+      assert.deepEqual(problems, []));
     const term = terminalRun(lesson);
     const steps = await page.locator("section.step").count();
-    ok(steps > 0 && steps === terminalSteps(term), `${name}: ${steps} steps, as the terminal prints`,
-       `page ${steps}, terminal ${terminalSteps(term)}`);
+    await test(`${name}: ${steps} steps, as the terminal prints`, () => {
+      assert.ok(steps > 0, "the page has no step");
+      assert.equal(steps, terminalSteps(term), "the page's steps against the terminal's");
+    });
     const want = terminalHeatmaps(term);
     const got = await pageHeatmaps(page);
     const cells = got.reduce((a, rows) => a + rows.reduce((b, r) => b + r.length, 0), 0);
-    ok(JSON.stringify(got) === JSON.stringify(want),
-       `${name}: ${got.length} SVG heatmaps (${cells} cells), as many as the terminal draws, each cell's value the terminal's`,
-       firstDifference(got, want));
+    await test(`${name}: ${got.length} SVG heatmaps (${cells} cells), as many as the terminal draws, each cell's value the terminal's`,
+      () => assert.deepEqual(got, want, firstDifference(got, want)));
     if (name.startsWith("03")) {
-      ok(size > 0 && size < 300 * 1024, `${name}: the page is small (${size} bytes, under 300 KB)`);
+      await test(`${name}: the page is small (${size} bytes, under 300 KB)`, () =>
+        assert.ok(size > 0 && size < 300 * 1024, `${size} bytes`));
     }
     if (!heatmapStep && got.length > 0) {
       heatmapStep = { file, step: await page.evaluate(() =>
@@ -212,15 +166,15 @@ try {
     await page.click("#present");
     for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
     let now = await current();
-    ok(now.shown === "4" && now.hash === "#present-4", "presentation: → three times shows step 4, and the fragment says so",
-       JSON.stringify(now));
+    await test("presentation: → three times shows step 4, and the fragment says so", () =>
+      assert.deepEqual(now, { shown: "4", hash: "#present-4" }));
     await page.keyboard.press("ArrowLeft");
     now = await current();
-    ok(now.shown === "3" && now.hash === "#present-3", "presentation: ← goes back to step 3", JSON.stringify(now));
+    await test("presentation: ← goes back to step 3", () => assert.deepEqual(now, { shown: "3", hash: "#present-3" }));
     await page.keyboard.press("End");
     const last = await page.locator("section.step").count();
     now = await current();
-    ok(now.shown === String(last), `presentation: End shows the last step (${last})`, JSON.stringify(now));
+    await test(`presentation: End shows the last step (${last})`, () => assert.equal(now.shown, String(last)));
     const pdf = await page.pdf({ format: "A4", landscape: true });
     const pages = (pdf.toString("latin1").match(/\/Type\s*\/Page[^s]/g) || []).length;
     // as printed: every step shown, each ending its page (a long step may take more than one page,
@@ -232,19 +186,20 @@ try {
     }));
     await page.emulateMedia({ media: "screen" });
     const together = printed.map((p, i) => (p ? 0 : i + 1)).filter((i) => i > 0);
-    ok(pages >= last && printed.length === last && together.length === 0,
-       `presentation: printing gives each of the ${last} steps a page of its own (${pages} pages)`,
-       `${pages} pages; steps hidden or not ending their page: ${together.join(", ")}`);
+    await test(`presentation: printing gives each of the ${last} steps a page of its own (${pages} pages)`, () => {
+      assert.ok(pages >= last, `${pages} pages for ${last} steps`);
+      assert.equal(printed.length, last, "the steps as printed");
+      assert.deepEqual(together, [], "steps hidden or not ending their page");
+    });
     await page.keyboard.press("Escape");
     now = await current();
-    ok(now.shown.split(",").length === last, "presentation: Esc goes back to the whole page", JSON.stringify(now));
+    await test("presentation: Esc goes back to the whole page", () => assert.equal(now.shown.split(",").length, last, now.shown));
     await page.close();
-    const again = await open(browser, file, "#present-7");
+    const again = await open(browser, file, { fragment: "#present-7" });
     const shown = await again.page.evaluate(() => [...document.querySelectorAll("section.step")]
       .filter((s) => getComputedStyle(s).display !== "none").map((s) => s.dataset.step).join(","));
-    ok(shown === "7", "presentation: a link to #present-7 opens step 7", shown);
-    ok(problems.length === 0 && again.problems.length === 0, "presentation: no console error",
-       problems.concat(again.problems).join("\n"));
+    await test("presentation: a link to #present-7 opens step 7", () => assert.equal(shown, "7"));
+    await test("presentation: no console error", () => assert.deepEqual(problems.concat(again.problems), []));
     await again.page.close();
   }
 
@@ -266,19 +221,25 @@ try {
       };
     });
     const first = await state();
-    ok(first.count === 7 && first.shown === 1 && first.title === "step 0" && first.label === "step 0",
-       "frames: 7 frames, one shown at a time, the first (step 0) named beside the slider", JSON.stringify(first));
+    await test("frames: 7 frames, one shown at a time, the first (step 0) named beside the slider", () =>
+      assert.deepEqual({ count: first.count, shown: first.shown, title: first.title, label: first.label },
+                       { count: 7, shown: 1, title: "step 0", label: "step 0" }));
     const slider = page.locator(".frames input[type=range]");
     await slider.focus();
     await page.keyboard.press("ArrowRight");
     const second = await state();
-    ok(second.shown === 1 && second.title === "step 10" && second.label === "step 10" && second.cells !== first.cells,
-       "frames: → on the slider shows the next frame (step 10), with other values in its cells",
-       JSON.stringify({ first, second }));
+    await test("frames: → on the slider shows the next frame (step 10), with other values in its cells", () => {
+      assert.deepEqual({ shown: second.shown, title: second.title, label: second.label },
+                       { shown: 1, title: "step 10", label: "step 10" });
+      assert.notEqual(second.cells, first.cells, "the cells of step 10 are those of step 0");
+    });
     await slider.fill("7");
     const last = await state();
-    ok(last.shown === 1 && last.title === "step 200" && last.label === "step 200" && last.cells !== second.cells,
-       "frames: the slider moved to its end shows the last frame (step 200)", JSON.stringify(last));
+    await test("frames: the slider moved to its end shows the last frame (step 200)", () => {
+      assert.deepEqual({ shown: last.shown, title: last.title, label: last.label },
+                       { shown: 1, title: "step 200", label: "step 200" });
+      assert.notEqual(last.cells, second.cells, "the cells of step 200 are those of step 10");
+    });
     // in presentation mode the arrows on the slider move the slider, not the steps
     const at = await page.evaluate(() => document.querySelector(".frames").closest("section.step").dataset.step);
     await slider.fill("1");
@@ -286,37 +247,37 @@ try {
     await page.locator("section.step.current .frames input[type=range]").focus();
     await page.keyboard.press("ArrowRight");
     const presenting = await state();
-    ok(presenting.step === at && presenting.title === "step 10",
-       `frames: in presentation mode → on the slider moves the slider, the step stays (${at})`, JSON.stringify(presenting));
-    ok(problems.length === 0, "frames: no console error", problems.join("\n"));
+    await test(`frames: in presentation mode → on the slider moves the slider, the step stays (${at})`, () =>
+      assert.deepEqual({ step: presenting.step, title: presenting.title }, { step: at, title: "step 10" }));
+    await test("frames: no console error", () => assert.deepEqual(problems, []));
     await page.close();
   }
 
   // a screenshot of a heatmap step in presentation mode
-  {
-    ok(heatmapStep !== null, "some lesson draws a heatmap");
-    if (heatmapStep) {
-      const { page } = await open(browser, heatmapStep.file, `#present-${heatmapStep.step}`);
-      const svg = page.locator("section.step.current svg.heatmap").first();
-      await svg.scrollIntoViewIfNeeded();
-      const png = await page.screenshot();
-      mkdirSync(join(root, "build", "test-logs"), { recursive: true });
-      const shot = join(root, "build", "test-logs", "browser-heatmap-step.png"); // to look at
-      writeFileSync(shot, png);
-      const w = png.readUInt32BE(16);
-      const h = png.readUInt32BE(20);
-      ok(w === 1280 && h === 800, `screenshot of ${basename(heatmapStep.file)} step ${heatmapStep.step}: 1280×800 (build/test-logs/${basename(shot)})`,
-         `${w}×${h}`);
-      const c = await colours(browser, png);
-      ok(c >= 8, `the screenshot is not blank: ${c} colours`, `${c} colours`);
-      const box = await svg.boundingBox();
-      const one = await svg.screenshot();
-      const [sw, sh] = [one.readUInt32BE(16), one.readUInt32BE(20)];
-      ok(box && Math.abs(sw - box.width) <= 1 && Math.abs(sh - box.height) <= 1 && box.width > 100 &&
-         (await colours(browser, one)) >= 8,
-         `the heatmap alone: ${sw}×${sh}, the size it has on the page, in colour`, JSON.stringify({ sw, sh, box }));
-      await page.close();
-    }
+  await test("some lesson draws a heatmap", () => assert.notEqual(heatmapStep, null));
+  if (heatmapStep) {
+    const { page } = await open(browser, heatmapStep.file, { fragment: `#present-${heatmapStep.step}` });
+    const svg = page.locator("section.step.current svg.heatmap").first();
+    await svg.scrollIntoViewIfNeeded();
+    const png = await page.screenshot();
+    mkdirSync(join(root, "build", "test-logs"), { recursive: true });
+    const shot = join(root, "build", "test-logs", "browser-heatmap-step.png"); // to look at
+    writeFileSync(shot, png);
+    await test(`screenshot of ${basename(heatmapStep.file)} step ${heatmapStep.step}: 1280×800 (build/test-logs/${basename(shot)})`,
+      () => assert.deepEqual(pngSize(png), [1280, 800]));
+    const c = await colours(browser, png, 7);
+    await test(`the screenshot is not blank: ${c} colours`, () => assert.ok(c >= 8, `${c} colours`));
+    const box = await svg.boundingBox();
+    const one = await svg.screenshot();
+    const [sw, sh] = pngSize(one);
+    const oneColours = await colours(browser, one, 7);
+    await test(`the heatmap alone: ${sw}×${sh}, the size it has on the page, in colour`, () => {
+      assert.ok(box && box.width > 100, `its box on the page: ${JSON.stringify(box)}`);
+      assert.ok(Math.abs(sw - box.width) <= 1 && Math.abs(sh - box.height) <= 1,
+                `screenshot ${sw}×${sh}, box ${JSON.stringify(box)}`);
+      assert.ok(oneColours >= 8, `${oneColours} colours`);
+    });
+    await page.close();
   }
 
   // a token that is markup
@@ -328,10 +289,11 @@ try {
       label: [...document.querySelectorAll("svg.heatmap text.row")].map((t) => t.textContent),
       pwned: window.pwned === true,
     }));
-    ok(seen.scripts === 1 && !seen.pwned, "a token <script>alert(1)</script> runs no script", JSON.stringify(seen));
-    ok(seen.text && seen.label.some((l) => l.startsWith("<script>")), "the token shows as text, in the prose and as a label",
-       JSON.stringify(seen));
-    ok(!problems.some((p) => p.startsWith("dialog")), "no alert", problems.join("\n"));
+    await test("a token <script>alert(1)</script> runs no script", () =>
+      assert.deepEqual({ scripts: seen.scripts, pwned: seen.pwned }, { scripts: 1, pwned: false }));
+    await test("the token shows as text, in the prose and as a label", () =>
+      assert.ok(seen.text && seen.label.some((l) => l.startsWith("<script>")), JSON.stringify(seen)));
+    await test("no alert", () => assert.deepEqual(problems.filter((p) => p.startsWith("dialog")), []));
     await page.close();
   }
   // from the REPL: a heatmap as an SVG file, a tracer's stages as a page
@@ -343,12 +305,14 @@ try {
       attention.heatmap(tr.weights, {rows = tr.tokens, cols = {"a", "b", "c"}, svg = ${JSON.stringify(join(out, "w.svg"))}})
       attention.heatmap(tr.weights, {rows = tr.tokens, cols = {"a", "b", "c"}, color = true})`],
       { cwd: root, encoding: "utf8" });
-    ok(made2.status === 0, "tr:save and attention.heatmap{svg =} write their files", made2.stderr);
+    await test("tr:save and attention.heatmap{svg =} write their files", () => assert.equal(made2.status, 0, made2.stderr));
     const drawn = terminalHeatmaps(made2.stdout);
     const svgPage = await open(browser, join(out, "w.svg"));
     const inSvg = await pageHeatmaps(svgPage.page);
-    ok(svgPage.problems.length === 0 && JSON.stringify(inSvg) === JSON.stringify(drawn),
-       "the SVG file opens on its own and holds the values the terminal draws", firstDifference(inSvg, drawn));
+    await test("the SVG file opens on its own and holds the values the terminal draws", () => {
+      assert.deepEqual(svgPage.problems, []);
+      assert.deepEqual(inSvg, drawn, firstDifference(inSvg, drawn));
+    });
     await svgPage.page.close();
     const tracePage = await open(browser, join(out, "trace.html"));
     const seen = await tracePage.page.evaluate(() => ({
@@ -357,13 +321,16 @@ try {
       scripts: document.scripts.length,
       label: document.querySelector("svg.heatmap text.row").textContent,
     }));
-    ok(tracePage.problems.length === 0 && seen.steps === 3 && seen.heatmaps === 1 && seen.scripts === 1,
-       "tr:save's page: the 3 stages, the weights as a heatmap, no console error, no request",
-       JSON.stringify(seen) + "\n" + tracePage.problems.join("\n"));
+    await test("tr:save's page: the 3 stages, the weights as a heatmap, no console error, no request", () => {
+      assert.deepEqual(tracePage.problems, []);
+      assert.deepEqual({ steps: seen.steps, heatmaps: seen.heatmaps, scripts: seen.scripts },
+                       { steps: 3, heatmaps: 1, scripts: 1 });
+    });
     const inTrace = await pageHeatmaps(tracePage.page);
-    ok(JSON.stringify(inTrace) === JSON.stringify(drawn) && seen.label.startsWith("<script>"),
-       "tr:save's heatmap holds the values the terminal draws; a token <script> stays text",
-       firstDifference(inTrace, drawn));
+    await test("tr:save's heatmap holds the values the terminal draws; a token <script> stays text", () => {
+      assert.deepEqual(inTrace, drawn, firstDifference(inTrace, drawn));
+      assert.ok(seen.label.startsWith("<script>"), `the first row's label: ${seen.label}`);
+    });
     await tracePage.page.close();
   }
   // a lesson that steps a tracer backward (fixtures/backward_trace.lua): on its page, the forward steps,
@@ -372,7 +339,8 @@ try {
     const fixture = join(here, "fixtures", "backward_trace.lua");
     const file = join(out, "backward_trace.html");
     const made3 = spawnSync(attn, ["--html", file, fixture], { cwd: root, encoding: "utf8" });
-    ok(made3.status === 0, "attn --html writes the page of a lesson that runs tr:run_backward()", made3.stdout + made3.stderr);
+    await test("attn --html writes the page of a lesson that runs tr:run_backward()", () =>
+      assert.equal(made3.status, 0, made3.stdout + made3.stderr));
     const { page, problems } = await open(browser, file);
     const seen = await page.evaluate(() => {
       const text = document.querySelector("section.step").textContent;
@@ -383,21 +351,21 @@ try {
     });
     const stages = ["queries", "keys", "values", "scores", "masked", "scaled", "weights", "context"];
     const wantBack = stages.slice().reverse().map((s, i) => `${i + 1}/8 ${s}`);
-    ok(problems.length === 0 && JSON.stringify(seen.forward) === JSON.stringify(stages.map((s, i) => `${i + 1}/8 ${s}`)) &&
-       JSON.stringify(seen.back) === JSON.stringify(wantBack),
-       "the page shows the 8 forward steps, then the 8 backward steps from context to queries, no console error",
-       JSON.stringify(seen) + "\n" + problems.join("\n"));
+    await test("the page shows the 8 forward steps, then the 8 backward steps from context to queries, no console error", () => {
+      assert.deepEqual(problems, []);
+      assert.deepEqual(seen.forward, stages.map((s, i) => `${i + 1}/8 ${s}`));
+      assert.deepEqual(seen.back, wantBack);
+    });
     const want = terminalHeatmaps(terminalRun(fixture));
     const got = await pageHeatmaps(page);
-    ok(got.length === 5 && JSON.stringify(got) === JSON.stringify(want) &&
-       seen.labels.every((l) => l === "Your,journey,starts"),
-       "its 5 SVG heatmaps (the weights; ∂L/∂α, ∂L/∂ω_s, ∂L/∂ω_m, ∂L/∂ω) hold the terminal's values, rows labelled with the tokens",
-       firstDifference(got, want) + "\n" + JSON.stringify(seen.labels));
+    await test("its 5 SVG heatmaps (the weights; ∂L/∂α, ∂L/∂ω_s, ∂L/∂ω_m, ∂L/∂ω) hold the terminal's values, rows labelled with the tokens", () => {
+      assert.equal(got.length, 5, "the page's heatmaps");
+      assert.deepEqual(got, want, firstDifference(got, want));
+      assert.ok(seen.labels.every((l) => l === "Your,journey,starts"), JSON.stringify(seen.labels));
+    });
     await page.close();
   }
 } finally {
   await browser.close();
   rmSync(out, { recursive: true, force: true });
 }
-console.log(`1..${n}`);
-process.exit(failed > 0 ? 1 : 0);

@@ -1,7 +1,7 @@
 // test_plots.mjs — attention.plot's SVG in a real browser (Debian's Chromium, headless, driven by
-// playwright-core as test_pages.mjs does). TAP output.
+// playwright-core as test_pages.mjs does). Each check is a node:test test; tests/run.sh asks for TAP:
 //
-//   node tests/browser/test_plots.mjs ATTN [CHROMIUM]
+//   node --test-reporter=tap tests/browser/test_plots.mjs ATTN [CHROMIUM]
 //
 // Lesson 19's page (`attn --html`) shows the plot of the gradient norm against d_k as SVG: it loads with
 // no console error and no request; the picture and its plot area have a size; each series has a marker
@@ -10,43 +10,18 @@
 // and the legend are there and inside the picture; in the dark theme its text follows the page's
 // colour. From the REPL: attention.plot{svg =} writes a file that opens on its own as SVG, a title
 // <script> in it stays text, and a screenshot of it is not blank (build/test-logs/browser-plot.png).
+import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
+import { test } from "node:test";
+import { colours, launch, open } from "./browser.mjs";
 
 const attn = resolve(process.argv[2] || "./attn");
 const browserPath = process.argv[3] || "/usr/bin/chromium";
 const root = resolve(new URL(".", import.meta.url).pathname, "../..");
 const lesson = join(root, "lessons", "19_sqrt_dk_gradients.lua");
-
-let n = 0;
-let failed = 0;
-function ok(cond, what, detail) {
-  n += 1;
-  if (cond) {
-    console.log(`ok ${n} - ${what}`);
-  } else {
-    failed += 1;
-    console.log(`not ok ${n} - ${what}`);
-    if (detail !== undefined) for (const l of String(detail).split("\n")) console.log(`#   ${l}`);
-  }
-}
-
-async function open(browser, file, colorScheme = "light") {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme });
-  const problems = [];
-  const url = pathToFileURL(file).href;
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") problems.push(`console: ${m.text()}`); });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("request", (r) => { if (r.url().split("#")[0] !== url) problems.push(`request: ${r.url()}`); });
-  page.on("dialog", (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
-  await page.goto(url);
-  await page.waitForLoadState("load");
-  return { page, problems };
-}
 
 // What the browser laid out for each plot on the page: boxes in the page's pixels.
 function measure() {
@@ -79,44 +54,42 @@ function tableNorms(text) {
 }
 
 const out = mkdtempSync(join(tmpdir(), "attn-plots-"));
-const browser = await chromium.launch({
-  executablePath: browserPath,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch(browserPath);
 try {
   const html = join(out, "19.html");
   const made = spawnSync(attn, ["--html", html, lesson], { cwd: root, encoding: "utf8" });
-  ok(made.status === 0, "attn --html writes lesson 19's page", made.stdout + made.stderr);
+  await test("attn --html writes lesson 19's page", () => assert.equal(made.status, 0, made.stdout + made.stderr));
   const term = spawnSync(attn, [lesson], { cwd: root, encoding: "utf8", input: "", env: { ...process.env, NO_COLOR: "1" } });
   const table = tableNorms(term.stdout);
-  ok(table.length === 4, `the terminal run prints the table of 4 d_k (${table.map((r) => r.d).join(", ")})`, term.stdout.slice(-2000));
+  await test(`the terminal run prints the table of 4 d_k (${table.map((r) => r.d).join(", ")})`, () =>
+    assert.equal(table.length, 4, term.stdout.slice(-2000)));
 
   const { page, problems } = await open(browser, html);
-  ok(problems.length === 0, "the page loads with no console error and no network request", problems.join("\n"));
+  await test("the page loads with no console error and no network request", () => assert.deepEqual(problems, []));
   const plots = await page.evaluate(measure);
-  ok(plots.length === 1, `the page has the lesson's plot as SVG (${plots.length})`);
+  await test(`the page has the lesson's plot as SVG (${plots.length})`, () => assert.equal(plots.length, 1));
   const p = plots[0];
   if (p) {
-    ok(p.svg.w > 200 && p.svg.h > 100 && inside(p.area, p.svg),
-       `the picture (${Math.round(p.svg.w)}×${Math.round(p.svg.h)}) and its plot area (${Math.round(p.area.w)}×${Math.round(p.area.h)}) have a size, the area inside the picture`,
-       JSON.stringify({ svg: p.svg, area: p.area }));
-    ok(p.series.length === 2 && p.series.every((s) => s.points === 4 && s.markers.length === 4),
-       "two series, each with a marker for each of the 4 d_k", JSON.stringify(p.series.map((s) => [s.name, s.points, s.markers.length])));
+    await test(`the picture (${Math.round(p.svg.w)}×${Math.round(p.svg.h)}) and its plot area (${Math.round(p.area.w)}×${Math.round(p.area.h)}) have a size, the area inside the picture`,
+      () => assert.ok(p.svg.w > 200 && p.svg.h > 100 && inside(p.area, p.svg), JSON.stringify({ svg: p.svg, area: p.area })));
+    await test("two series, each with a marker for each of the 4 d_k", () =>
+      assert.deepEqual(p.series.map((s) => [s.points, s.markers.length]), [[4, 4], [4, 4]]));
     const all = p.series.flatMap((s) => s.markers);
     const outside = all.filter((m) => !inside(m.box, p.area));
-    ok(all.length === 8 && outside.length === 0, "every marker has a size and lies inside the plot area",
-       JSON.stringify(outside));
-    let order = true;
+    await test("every marker has a size and lies inside the plot area", () => {
+      assert.equal(all.length, 8, "the markers");
+      assert.deepEqual(outside, [], "markers outside the plot area");
+    });
+    const disorder = [];
     for (const s of p.series) {
       for (const a of s.markers) {
         for (const b of s.markers) {
-          if (a.x < b.x && !(centre(a.box).x < centre(b.box).x)) order = false;
-          if (a.y > b.y && !(centre(a.box).y < centre(b.box).y)) order = false;
+          if (a.x < b.x && !(centre(a.box).x < centre(b.box).x)) disorder.push(`${s.name}: d_k ${a.x} not left of ${b.x}`);
+          if (a.y > b.y && !(centre(a.box).y < centre(b.box).y)) disorder.push(`${s.name}: norm ${a.y} not above ${b.y}`);
         }
       }
     }
-    ok(order, "a larger d_k is further right, a larger norm higher up");
+    await test("a larger d_k is further right, a larger norm higher up", () => assert.deepEqual(disorder, []));
     const want = { "softmax(S)": "raw", "softmax(S/√d_k)": "scaled" };
     const diffs = [];
     for (const s of p.series) {
@@ -125,19 +98,26 @@ try {
         if (!row || row.d !== m.x || m.y.toFixed(4) !== row[want[s.name]]) diffs.push(`${s.name} ${m.x}: ${m.y} vs ${JSON.stringify(row)}`);
       });
     }
-    ok(diffs.length === 0 && p.series.every((s) => want[s.name]),
-       "the markers' numbers are the table's (d_k, and each norm rounded to the table's 4 decimals)", diffs.join("\n"));
-    ok(p.xlabel === "d_k (log scale)" && p.ylabel === "‖dL/dz‖" &&
-       JSON.stringify(p.legend) === JSON.stringify(["softmax(S)", "softmax(S/√d_k)"]),
-       "the axes' labels and the legend", JSON.stringify({ x: p.xlabel, y: p.ylabel, legend: p.legend }));
-    const ticks = ["3", "64", "768", "4096"].every((t) => p.texts.some((x) => x.text === t));
+    await test("the markers' numbers are the table's (d_k, and each norm rounded to the table's 4 decimals)", () => {
+      assert.deepEqual(p.series.map((s) => s.name).filter((name) => !want[name]), [], "series the lesson does not have");
+      assert.deepEqual(diffs, []);
+    });
+    await test("the axes' labels and the legend", () =>
+      assert.deepEqual({ x: p.xlabel, y: p.ylabel, legend: p.legend },
+                       { x: "d_k (log scale)", y: "‖dL/dz‖", legend: ["softmax(S)", "softmax(S/√d_k)"] }));
+    const ticks = ["3", "64", "768", "4096"].filter((t) => !p.texts.some((x) => x.text === t));
     const strays = p.texts.filter((t) => !inside(t.box, p.svg));
-    ok(ticks && strays.length === 0, "an x tick labelled at each d_k; every text inside the picture",
-       JSON.stringify(strays));
-    const dark = await open(browser, html, "dark");
+    await test("an x tick labelled at each d_k; every text inside the picture", () => {
+      assert.deepEqual(ticks, [], "d_k without a tick label");
+      assert.deepEqual(strays, [], "texts outside the picture");
+    });
+    const dark = await open(browser, html, { colorScheme: "dark" });
     const q = (await dark.page.evaluate(measure))[0];
-    ok(q && q.color !== p.color && q.fill === q.color,
-       `the text follows the page's theme (light ${p.color}, dark ${q?.color})`, JSON.stringify({ light: p.fill, dark: q?.fill }));
+    await test(`the text follows the page's theme (light ${p.color}, dark ${q?.color})`, () => {
+      assert.ok(q, "no plot in the dark theme");
+      assert.notEqual(q.color, p.color, "the text's colour is the same in both themes");
+      assert.equal(q.fill, q.color, "the labels' fill against the page's colour");
+    });
     await dark.page.close();
   }
   await page.close();
@@ -149,7 +129,10 @@ try {
     for i = 1, 60 do xs[i] = i; train[i] = 4 * math.exp(-i / 15) + 0.5; val[i] = 4 * math.exp(-i / 25) + 0.9 end
     attention.plot{x = xs, series = {{"train", train}, {"val", val}}, xlabel = "step", ylabel = "loss",
                    title = "<script>alert(1)</script>", svg = ${JSON.stringify(svgFile)}}`], { cwd: root, encoding: "utf8" });
-  ok(made2.status === 0 && made2.stdout === "", "attention.plot{svg =} writes the file and prints nothing", made2.stderr);
+  await test("attention.plot{svg =} writes the file and prints nothing", () => {
+    assert.equal(made2.status, 0, made2.stderr);
+    assert.equal(made2.stdout, "");
+  });
   const alone = await open(browser, svgFile);
   const seen = await alone.page.evaluate(() => ({
     root: document.documentElement.tagName,
@@ -157,31 +140,20 @@ try {
     scripts: document.querySelectorAll("script").length,
     markers: [...document.querySelectorAll("g.series")].map((g) => g.querySelectorAll(".marker").length),
   }));
-  ok(alone.problems.length === 0 && seen.root === "svg" && seen.scripts === 0 && seen.title === "<script>alert(1)</script>",
-     "the file opens on its own as SVG; the title <script> is text, and runs nothing",
-     JSON.stringify(seen) + "\n" + alone.problems.join("\n"));
-  ok(JSON.stringify(seen.markers) === "[30,30]", `60 steps: 30 markers a series (${JSON.stringify(seen.markers)})`);
+  await test("the file opens on its own as SVG; the title <script> is text, and runs nothing", () => {
+    assert.deepEqual(alone.problems, []);
+    assert.deepEqual({ root: seen.root, scripts: seen.scripts, title: seen.title },
+                     { root: "svg", scripts: 0, title: "<script>alert(1)</script>" });
+  });
+  await test(`60 steps: 30 markers a series (${JSON.stringify(seen.markers)})`, () => assert.deepEqual(seen.markers, [30, 30]));
   const png = await alone.page.locator("svg").screenshot();
   mkdirSync(join(root, "build", "test-logs"), { recursive: true });
   writeFileSync(join(root, "build", "test-logs", "browser-plot.png"), png); // to look at
-  const colours = await alone.page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = "data:image/png;base64," + b64;
-    await img.decode();
-    const c = document.createElementNS("http://www.w3.org/1999/xhtml", "canvas"); // an SVG document's
-    [c.width, c.height] = [img.width, img.height];
-    const ctx = c.getContext("2d");
-    ctx.drawImage(img, 0, 0);
-    const d = ctx.getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set();
-    for (let i = 0; i < d.length; i += 4) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-    return seen.size;
-  }, png.toString("base64"));
-  ok(colours >= 8, `a screenshot of it is not blank: ${colours} colours (build/test-logs/browser-plot.png)`);
+  const c = await colours(browser, png);
+  await test(`a screenshot of it is not blank: ${c} colours (build/test-logs/browser-plot.png)`, () =>
+    assert.ok(c >= 8, `${c} colours`));
   await alone.page.close();
 } finally {
   await browser.close();
   rmSync(out, { recursive: true, force: true });
 }
-console.log(`1..${n}`);
-process.exit(failed > 0 ? 1 : 0);

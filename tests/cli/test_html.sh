@@ -7,14 +7,12 @@ set -u
 
 BIN=${1:-./attn}
 . "$(dirname "$0")/../cmd.sh"
-out_has() { grep -q -- "$1" "$OUT"; }
-err_has() { grep -q -- "$1" "$ERR"; }
 page_has() { grep -q -- "$1" "$TMP/page.html"; }
 page_lacks() { ! grep -q -- "$1" "$TMP/page.html"; }
 
 run --html "$TMP/page.html" lessons/03_causal_attention.lua
 check "--html OUT LESSON writes the page and says where, how big, and the checks" all status_is 0 -- \
-    out_has "lessons/03_causal_attention.lua: $TMP/page.html ([0-9]* bytes; checks: 16 passed, 0 failed)" -- \
+    out_matches "lessons/03_causal_attention.lua: $TMP/page.html ([0-9]* bytes; checks: 16 passed, 0 failed)" -- \
     test -s "$TMP/page.html" -- err_empty
 check "the page is one document: doctype, inline style and script, its steps" all \
     page_has '^<!DOCTYPE html>' -- page_has '<style>' -- page_has '<script>' -- page_has 'id="step-11"' -- \
@@ -36,7 +34,7 @@ check "--html DIR with several lessons writes one page each into DIR" all status
 
 run --html /nonexistent/dir/page.html lessons/03_causal_attention.lua
 check "a page that cannot be written: a clear error, exit 1" all status_is 1 -- \
-    err_has "attn: --html: cannot write /nonexistent/dir/page.html: No such file or directory"
+    err_matches "attn: --html: cannot write /nonexistent/dir/page.html: No such file or directory"
 
 run --lang zh_CN --html "$TMP/zh.html" lessons/03_causal_attention.lua
 zh_has() { grep -q -- "$1" "$TMP/zh.html"; }
@@ -47,24 +45,24 @@ check "--lang zh_CN: the page is in Chinese, its own words too (lang, counts, bu
     page_has '<html lang="en">'
 
 run --html "$TMP/x.html"
-check "--html without a lesson says what it needs" all status_is 1 -- err_has "attn: --html needs a lesson file"
+check "--html without a lesson says what it needs" all status_is 1 -- err_matches "attn: --html needs a lesson file"
 
 run --html
 check "--html without its page's name says it needs an argument" all status_is 1 -- \
-    err_has "'--html' needs argument"
+    err_matches "'--html' needs argument"
 
 run --html "$TMP/y.html" --check lessons/03_causal_attention.lua
 check "--html with --check: one lesson mode at a time" all status_is 1 -- \
-    err_has "cannot go with '--html': one lesson mode at a time"
+    err_matches "cannot go with '--html': one lesson mode at a time"
 
 printf 'lesson.title("broken")\nlesson.step("one", function() error("boom") end)\n' >"$TMP/broken.lua"
 run --html "$TMP/broken.html" "$TMP/broken.lua"
 check "a lesson that stops with an error: the page shows it as a failed check, exit 1" all status_is 1 -- \
-    out_has "checks: 0 passed, 1 failed" -- grep -q "boom" "$TMP/broken.html"
+    out_matches "checks: 0 passed, 1 failed" -- grep -q "boom" "$TMP/broken.html"
 
 run --html "$TMP/missing.html" "$TMP/no_such_lesson.lua"
 check "a lesson file that does not exist: said on the page and in the exit status" all status_is 1 -- \
-    out_has "1 failed" -- grep -q "no_such_lesson.lua" "$TMP/missing.html"
+    out_matches "1 failed" -- grep -q "no_such_lesson.lua" "$TMP/missing.html"
 
 # ---- from the REPL: attention.heatmap{svg =}, tr:save ------------------------------------------------
 W='w = torch.softmax(torch.tensor{{1.0, 2.0}, {3.0, 1.0}}, -1)'
@@ -74,22 +72,22 @@ check "attention.heatmap{svg =} writes an SVG file and prints nothing" all statu
     grep -q '>0.7311<' "$TMP/w.svg"
 run -e "$W" -e "attention.heatmap(w, {svg = '/nonexistent/w.svg'})"
 check "an SVG file that cannot be written: a clear error at the user's line" all status_is 1 -- \
-    err_has "(command line):1: attention.heatmap: cannot write /nonexistent/w.svg: No such file or directory"
+    err_matches "(command line):1: attention.heatmap: cannot write /nonexistent/w.svg: No such file or directory"
 run -e "$W" -e "attention.heatmap(w, {svg = true})"
 check "svg = true: the error says what svg must be" all status_is 1 -- \
-    err_has 'attention.heatmap: svg must be the name of the file to write, such as "w.svg", got true'
+    err_matches 'attention.heatmap: svg must be the name of the file to write, such as "w.svg", got true'
 run -e "attention.heatmap(torch.rand(100, 100), {svg = '$TMP/big.svg'})"
 check "a matrix printed summarised has no cells for an SVG: said, no file" all status_is 1 -- \
-    err_has 'attention.heatmap: a \[100, 100\] matrix has no cells to draw as SVG' -- test ! -e "$TMP/big.svg"
+    err_matches 'attention.heatmap: a \[100, 100\] matrix has no cells to draw as SVG' -- test ! -e "$TMP/big.svg"
 T='tr = attention.trace{x = torch.tensor{{1.0, 0.0}, {0.0, 1.0}}, tokens = {"a", "b"}}'
 run -e "$T" -e 'tr:step()' -e "tr:save('$TMP/trace.html')" -e 'print(tr)'
 check "tr:save writes every stage as a page; the tracer stays where it was" all status_is 0 -- \
-    grep -q 'id="step-3"' "$TMP/trace.html" -- out_has '1 of 3 stages shown'
+    grep -q 'id="step-3"' "$TMP/trace.html" -- out_matches '1 of 3 stages shown'
 run -e "$T" -e "tr:save('/nonexistent/t.html')"
 check "tr:save to a file that cannot be written: a clear error" all status_is 1 -- \
-    err_has "attention.trace: tr:save: cannot write /nonexistent/t.html: No such file or directory"
+    err_matches "attention.trace: tr:save: cannot write /nonexistent/t.html: No such file or directory"
 run -e "$T" -e 'tr:save()'
 check "tr:save without a name says what it needs" all status_is 1 -- \
-    err_has 'attention.trace: tr:save needs the name of the page to write, such as "trace.html", got nil'
+    err_matches 'attention.trace: tr:save needs the name of the page to write, such as "trace.html", got nil'
 
 tap_end

@@ -10,8 +10,6 @@ set -u
 
 BIN=${1:-./attn}
 . "$(dirname "$0")/../cmd.sh"
-out_has() { grep -q -- "$1" "$OUT"; }
-err_has() { grep -q -- "$1" "$ERR"; }
 unset LANGUAGE LC_ALL LC_MESSAGES ATTN_LANG
 export LANG=C.UTF-8
 todo() { grep -qx "$1" src/po/zh_CN/TODO 2>/dev/null; }
@@ -48,36 +46,36 @@ check "--lang en beats LANG=zh_CN.UTF-8" out_is en
 LANG=fr_FR.UTF-8 run -e 'print(attn.lang())'
 check "a language without a catalog is English" out_is en
 run --lang fr -e ''
-check "--lang fr: no catalog, said so" all status_is 1 -- err_has "--lang: no catalog for 'fr' (there are: en, zh_CN)"
+check "--lang fr: no catalog, said so" all status_is 1 -- err_matches "--lang: no catalog for 'fr' (there are: en, zh_CN)"
 run -e 'attn.lang("zh_CN"); help()'
-check "attn.lang('zh_CN') switches help() to Chinese" out_has '注意力'
+check "attn.lang('zh_CN') switches help() to Chinese" out_matches '注意力'
 run -e 'attn.lang("xx")'
-check "attn.lang('xx') is an error naming attn.lang" all status_is 1 -- err_has 'attn.lang: no catalog for xx'
+check "attn.lang('xx') is an error naming attn.lang" all status_is 1 -- err_matches 'attn.lang: no catalog for xx'
 
 # ---- the interface -----------------------------------------------------------------------------
 IN=/dev/null LANG=zh_CN.UTF-8 run --step lessons/01_simple_attention.lua
 check "LANG=zh_CN.UTF-8 --step: Chinese step titles and key line" \
-    all out_has '── 第 1/[0-9]* 步 · ' -- out_has '下一步 · b 后退'
+    all out_matches '── 第 1/[0-9]* 步 · ' -- out_matches '下一步 · b 后退'
 printf 'l\n?\ng\n3\nq\n' >"$TMP/keys"
 IN=$TMP/keys run --lang zh_CN --step lessons/01_simple_attention.lua
 check "--lang zh_CN --step: l, ? and g in Chinese (the list with its mark, the keys, the question)" all \
-    out_has '^本课的步骤（▸ 标出当前这一步）：$' -- out_has '^  ▸   1  输入 x^(1) … x^(6)$' -- \
-    out_has '^  b             后退一步$' -- out_has '^跳到第几步（1 到 15，直接按 Enter：留在这里）：' -- \
-    out_has '^── 第 3/15 步 · '
+    out_matches '^本课的步骤（▸ 标出当前这一步）：$' -- out_matches '^  ▸   1  输入 x^(1) … x^(6)$' -- \
+    out_matches '^  b             后退一步$' -- out_matches '^跳到第几步（1 到 15，直接按 Enter：留在这里）：' -- \
+    out_matches '^── 第 3/15 步 · '
 run --lang zh_CN --list
-check "--list in Chinese keeps a line per lesson" out_has '/lessons/01_simple_attention.lua  '
-check "--list in Chinese names the books by their Chinese titles" out_has '^  *《从零构建大模型》（中译本）第 3 章 §3.3.1'
+check "--list in Chinese keeps a line per lesson" out_matches '/lessons/01_simple_attention.lua  '
+check "--list in Chinese names the books by their Chinese titles" out_matches '^  *《从零构建大模型》（中译本）第 3 章 §3.3.1'
 ATTN_GPT2_DIR=$TMP/no-gpt2 run --lang zh_CN --check lessons/15_real_model.lua
 check "--check in Chinese: a lesson lesson.skip stops is said to be skipped in Chinese" \
-    all status_is 0 -- out_has '^已跳过第 1 个：lessons/15_real_model.lua：' -- out_has '^0 passed, 0 failed, 1 skipped$'
+    all status_is 0 -- out_matches '^已跳过第 1 个：lessons/15_real_model.lua：' -- out_matches '^0 passed, 0 failed, 1 skipped$'
 run --lang zh_CN -e 'help()'
-check "help() in Chinese" all out_has '^张量' -- out_has '注意力，一次一个阶段'
+check "help() in Chinese" all out_matches '^张量' -- out_matches '注意力，一次一个阶段'
 run --lang zh_CN -e 'help("attention.softmax")'
-check "?attention.softmax in Chinese" all out_has '^attention.softmax(s \[, dim\])$' -- out_has '示例：'
+check "?attention.softmax in Chinese" all out_matches '^attention.softmax(s \[, dim\])$' -- out_matches '示例：'
 run --lang zh_CN -e 'help("nn.MultiHeadAttention")'
-check "?nn.MultiHeadAttention in Chinese" all out_has '^nn.MultiHeadAttention(' -- out_has '示例：'
+check "?nn.MultiHeadAttention in Chinese" all out_matches '^nn.MultiHeadAttention(' -- out_matches '示例：'
 run --lang zh_CN -e 'help("glossary")'
-check "?glossary: the terms, English and Chinese" all out_has '^术语表' -- out_has 'attention weight  *注意力权重'
+check "?glossary: the terms, English and Chinese" all out_matches '^术语表' -- out_matches 'attention weight  *注意力权重'
 
 # ---- layout in display columns -----------------------------------------------------------------
 run -e 'local w = require("attn.text.wrap"); for _, l in ipairs(w.line("注意力权重是归一化后的注意力分数，每一行的和为 1。", 20)) do print(l) end'

@@ -7,8 +7,7 @@
 #   sh tests/i18n/test_error_formats.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-n=0
-fail=0
+. tests/tap.sh
 for f in src/core/*.c src/bind/*.c src/cli/*.c; do
     # each call of a keyword: the argument the format is (the 2nd of attn_fail/fail/lt_error, the 1st
     # of attn_tr) must start with a quote; the definitions and declarations of the functions are skipped
@@ -24,13 +23,11 @@ for f in src/core/*.c src/bind/*.c src/cli/*.c; do
             my ($text) = $rest =~ /^([^\n]*)/;
             print "$line: $kw($text\n";
         }' "$f")
-    n=$((n + 1))
     if [ -n "$bad" ]; then
-        echo "not ok $n - $f: a format that is not a string literal"
+        not_ok "$f: a format that is not a string literal"
         echo "$bad" | sed 's/^/#   /'
-        fail=1
     else
-        echo "ok $n - $f"
+        ok "$f"
     fi
 done
 # The Lua library: errors.raise and errors.raisef (and check.lua's fail, gpt/inspect.lua's fail_at)
@@ -45,14 +42,11 @@ for f in $(find src/lua -name '*.lua' ! -path 'src/lua/attention/*' | sort); do
             my $line = 1 + (() = substr($_, 0, pos) =~ /\n/g);
             print "$line: $kw(\"...\" .. a value)\n";
         }' "$f")
-    n=$((n + 1))
     if [ -n "$bad" ]; then
-        echo "not ok $n - $f: a message continued by concatenation (use raisef with a format)"
+        not_ok "$f: a message continued by concatenation (use raisef with a format)"
         echo "$bad" | sed 's/^/#   /'
-        fail=1
     else
-        echo "ok $n - $f"
+        ok "$f"
     fi
 done
-echo "1..$n"
-exit $fail
+tap_end

@@ -11,8 +11,6 @@ BIN=${1:-./attn}
 . "$(dirname "$0")/../cmd.sh"
 unset LANGUAGE LC_ALL LC_MESSAGES ATTN_LANG
 export LANG=C.UTF-8
-err_has() { grep -q -- "$1" "$ERR"; }
-out_has() { grep -q -- "$1" "$OUT"; }
 # the arguments of a message: its digits and its shapes, in order
 args() { sed 's/^[^:]*:[0-9]*: //' "$1" | head -n 1 | grep -o '\[[0-9, ]*\]\|[0-9]\+' | tr '\n' ' '; }
 
@@ -21,10 +19,10 @@ args() { sed 's/^[^:]*:[0-9]*: //' "$1" | head -n 1 | grep -o '\[[0-9, ]*\]\|[0-
 same_args() {
     run -e "$2"
     cp "$ERR" "$TMP/en.err"
-    check "$1: English by default" all status_is 1 -- err_has "$3"
+    check "$1: English by default" all status_is 1 -- err_matches "$3"
     run --lang zh_CN -e "$2"
     cp "$ERR" "$TMP/zh.err"
-    check "$1: Chinese under --lang zh_CN" all status_is 1 -- err_has "$4" -- sh -c "! grep -q -- '$3' '$ERR'"
+    check "$1: Chinese under --lang zh_CN" all status_is 1 -- err_matches "$4" -- sh -c "! grep -q -- '$3' '$ERR'"
     check "$1: the same arguments in both languages ($(args "$TMP/en.err"))" \
         test "$(args "$TMP/en.err")" = "$(args "$TMP/zh.err")"
 }
@@ -46,17 +44,17 @@ same_args "the Lua library's argument checks (check.lua)" 'nn.Linear(0, 2)' \
     'must be a positive integer, got 0' '必须是正整数，实际是 0'
 
 LANG=zh_CN.UTF-8 run -e 'torch.ones(2, 3):matmul(torch.ones(2, 5))'
-check "LANG=zh_CN.UTF-8: the core's errors in Chinese" err_has '无法把 \[2, 3\] 与 \[2, 5\] 相乘'
+check "LANG=zh_CN.UTF-8: the core's errors in Chinese" err_matches '无法把 \[2, 3\] 与 \[2, 5\] 相乘'
 run --lang zh_CN -e 'attn.lang("en"); torch.ones(2, 3):matmul(torch.ones(2, 5))'
-check "attn.lang('en') switches the core's errors back to English" err_has 'matmul: cannot multiply'
+check "attn.lang('en') switches the core's errors back to English" err_matches 'matmul: cannot multiply'
 run -e 'attn.lang("zh_CN"); nn.Dropout(3)'
-check "attn.lang('zh_CN') switches the library's errors to Chinese" err_has 'Dropout: p 必须是'
+check "attn.lang('zh_CN') switches the library's errors to Chinese" err_matches 'Dropout: p 必须是'
 cat >"$TMP/bad.lua" <<'LUA'
 lesson.title("bad", {source = "none"})
 lesson.step("a product", function() torch.ones(2, 3):matmul(torch.ones(2, 5)) end)
 LUA
 run --lang zh_CN --check "$TMP/bad.lua"
-check "--check in Chinese: a lesson's core error is reported in Chinese" all status_is 1 -- out_has '无法把 \[2, 3\] 与 \[2, 5\] 相乘'
+check "--check in Chinese: a lesson's core error is reported in Chinese" all status_is 1 -- out_matches '无法把 \[2, 3\] 与 \[2, 5\] 相乘'
 
 cat >"$TMP/fails.lua" <<'LUA'
 lesson.title("fails", {source = "none"})
@@ -64,31 +62,31 @@ lesson.step("a check", function() lesson.check("two", 1 + 1, 3) end)
 LUA
 run --lang zh_CN --check "$TMP/fails.lua"
 check "--check's report of a failed check in Chinese, the summary line as in English" all status_is 1 -- \
-    out_has '^    期望      3$' -- out_has '^    实际      2$' -- out_has '不相等（给出 {tol = ...} 可在容差内比较）' -- \
-    out_has '^0 passed, 1 failed$'
+    out_matches '^    期望      3$' -- out_matches '^    实际      2$' -- out_matches '不相等（给出 {tol = ...} 可在容差内比较）' -- \
+    out_matches '^0 passed, 1 failed$'
 printf '# n\n\n```lua\nprint(1 + 1)\n```\n\n```output\n3\n```\n\n```lua\nerror("boom")\n```\n' >"$TMP/n.md"
 run --lang zh_CN --verify "$TMP/n.md"
 check "--verify's report in Chinese, the carets under the numbers that differ" all status_is 1 -- \
-    out_has '输出与 ```output 代码块不同（第 3 行的 ```lua 代码块）' -- out_has '^    期望      3$' -- \
-    out_has '^              \^$' -- out_has '最大差值 1.0e+00，在第 8 行：打印出 2，笔记中是 3（允许 ±0.5）' -- \
-    out_has '第 11 行的 ```lua 代码块出错：boom' -- out_has '^1 passed, 2 failed$\|^0 passed, 2 failed$'
+    out_matches '输出与 ```output 代码块不同（第 3 行的 ```lua 代码块）' -- out_matches '^    期望      3$' -- \
+    out_matches '^              \^$' -- out_matches '最大差值 1.0e+00，在第 8 行：打印出 2，笔记中是 3（允许 ±0.5）' -- \
+    out_matches '第 11 行的 ```lua 代码块出错：boom' -- out_matches '^1 passed, 2 failed$\|^0 passed, 2 failed$'
 run --verify "$TMP/n.md"
-check "--verify's report in English" all out_has 'the output differs from the ```output block (the ```lua block at line 3)' -- \
-    out_has '^    expected  3$'
+check "--verify's report in English" all out_matches 'the output differs from the ```output block (the ```lua block at line 3)' -- \
+    out_matches '^    expected  3$'
 
 run --lang zh_CN --bogus
-check "an unknown option in Chinese, the option as given" all status_is 1 -- err_has "无法识别的选项 '--bogus'" -- err_has '^用法：'
+check "an unknown option in Chinese, the option as given" all status_is 1 -- err_matches "无法识别的选项 '--bogus'" -- err_matches '^用法：'
 run --bogus
-check "an unknown option in English" all status_is 1 -- err_has "unrecognized option '--bogus'"
+check "an unknown option in English" all status_is 1 -- err_matches "unrecognized option '--bogus'"
 run --lang zh_CN --help
-check "--help in Chinese, the options as they are" all status_is 0 -- out_has '^用法：attn \[选项\]' -- out_has '^  --check \[LESSON...\]  静默运行课程'
+check "--help in Chinese, the options as they are" all status_is 0 -- out_matches '^用法：attn \[选项\]' -- out_matches '^  --check \[LESSON...\]  静默运行课程'
 LANG=zh_CN.UTF-8 run --help
-check "LANG=zh_CN.UTF-8 --help: Chinese" out_has '^用法：'
+check "LANG=zh_CN.UTF-8 --help: Chinese" out_matches '^用法：'
 run --help
-check "--help in English" out_has '^usage: attn \[options\]'
+check "--help in English" out_matches '^usage: attn \[options\]'
 run --lang zh_CN --from x --step lessons/01_simple_attention.lua
-check "--from with no number, in Chinese" all status_is 1 -- err_has "--from 需要一个步骤编号（1、2……），实际是 'x'"
+check "--from with no number, in Chinese" all status_is 1 -- err_matches "--from 需要一个步骤编号（1、2……），实际是 'x'"
 
 run --lang zh_CN -e 'print(select(2, pcall(torch.set_rng_state, "x")))'
-check "an error caught by pcall is the Chinese text" out_has 'set_rng_state: 状态应为 [0-9]* 字节，实际是 1$'
+check "an error caught by pcall is the Chinese text" out_matches 'set_rng_state: 状态应为 [0-9]* 字节，实际是 1$'
 tap_end

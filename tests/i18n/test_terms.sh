@@ -8,10 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 TERMS=src/po/zh_CN/terms.tsv
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+. tests/tap.sh
 
 # attn's Chinese text, one line per message (file:line: text), quotations removed
 TEXT=$(mktemp)
@@ -58,5 +55,4 @@ for concept in "token" "thought vector" "general attention" "segment embedding" 
         not_ok "the glossary gives $concept as $term (src/po/zh_CN/glossary.tsv)"
     fi
 done
-echo "1..$n"
-exit $fail
+tap_end

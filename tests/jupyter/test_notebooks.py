@@ -7,19 +7,9 @@ import os, subprocess, sys
 
 import nbformat
 
+from support import check, skip, tap_end
+
 attn, work, lessons = sys.argv[1], sys.argv[2], sys.argv[3:]
-n = failed = 0
-
-
-def check(desc, cond, diag=""):
-    global n, failed
-    n += 1
-    print(("ok" if cond else "not ok") + f" {n} - {desc}")
-    if not cond:
-        failed += 1
-        for line in str(diag).splitlines()[:25]:
-            print(f"# {line}")
-    sys.stdout.flush()
 
 
 def outputs(cell):
@@ -59,8 +49,7 @@ for lesson in lessons:
         continue
     if nb.metadata.get("attn", {}).get("skipped"):
         # the lesson skipped itself (what it needs, GPT-2's weights, is not on this machine)
-        print(f"ok {n + 1} - {name}: executed by nbconvert # SKIP the lesson skips itself on this machine")
-        n += 1
+        skip(f"{name}: executed by nbconvert", "the lesson skips itself on this machine")
         continue
     runnable.append((name, path, nb))
 
@@ -97,5 +86,4 @@ for name, path, written in runnable:
                if o.output_type == "display_data" and "image/svg+xml" in o.data)
     if svgs:
         print(f"# {name}: {svgs} figure(s) as SVG (heatmaps, plots)")
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+tap_end()

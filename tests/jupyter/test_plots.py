@@ -4,42 +4,15 @@ with the terminal's drawing as the text/plain fallback; the SVG has a group per 
 point; other output in the cell stays text around it; an error names attention.plot. Expected values:
 what the REPL prints for the same code (./attn -i on a pipe). TAP on stdout.
     test_plots.py ATTN    (with JUPYTER_PATH holding attn's kernelspec: tests/jupyter/with_kernel.sh)"""
-import re, subprocess, sys
+import functools, re, sys
 
 import jupyter_client
 
+import support
+from support import check, of_type, run, stdout_of, tap_end
+
 ATTN = sys.argv[1]
-n = failed = 0
-
-
-def check(desc, cond, diag=""):
-    global n, failed
-    n += 1
-    print(("ok" if cond else "not ok") + f" {n} - {desc}")
-    if not cond:
-        failed += 1
-        for line in str(diag).splitlines()[:20]:
-            print(f"# {line}")
-    sys.stdout.flush()
-
-
-def repl_prints(code):
-    """What ./attn -i prints for code on stdin (the REPL reading a pipe, line by line)."""
-    return subprocess.run([ATTN, "-i"], input=code + "\n", capture_output=True, text=True, timeout=30).stdout
-
-
-def run(kc, code):
-    out = []
-    reply = kc.execute_interactive(code, timeout=30, output_hook=lambda m: out.append((m["msg_type"], m["content"])))
-    return reply, out
-
-
-def of_type(out, t):
-    return [c for (mt, c) in out if mt == t]
-
-
-def stdout_of(out):
-    return "".join(c["text"] for c in of_type(out, "stream") if c["name"] == "stdout")
+repl_prints = functools.partial(support.repl_prints, ATTN)  # what attn -i prints for code
 
 
 def series(svg):
@@ -97,5 +70,4 @@ finally:
     kc.stop_channels()
     km.shutdown_kernel(now=False)
     kc = km = None  # closed now, not by __del__ at the interpreter's exit (when logging is gone)
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+tap_end()

@@ -3,50 +3,17 @@ the kernel handles, signatures, interrupts, and what a hostile or careless clien
 TAP on stdout. Run by tests/jupyter/test_jupyter.sh with JUPYTER_PATH pointing at a kernelspec of the
 attn under test. Expected values: what the REPL prints for the same input (./attn run on a pipe), the
 help text of `?torch.softmax` (./attn), and the protocol's own rules (5.3)."""
-import json, os, subprocess, sys, time, uuid
+import functools, json, os, subprocess, sys, time, uuid
 
 import jupyter_client
 import zmq
 from jupyter_client.session import Session
 
+import support
+from support import check, of_type, run, stdout_of, tap_end
+
 ATTN = sys.argv[1]
-n = 0
-failed = 0
-
-
-def check(desc, cond, diag=""):
-    global n, failed
-    n += 1
-    if cond:
-        print(f"ok {n} - {desc}")
-    else:
-        failed += 1
-        print(f"not ok {n} - {desc}")
-        for line in str(diag).splitlines()[:20]:
-            print(f"# {line}")
-    sys.stdout.flush()
-
-
-def repl_prints(code):
-    """What ./attn -i prints for code on stdin (the REPL reading a pipe, line by line)."""
-    r = subprocess.run([ATTN, "-i"], input=code + "\n", capture_output=True, text=True, timeout=30)
-    return r.stdout
-
-
-def run(kc, code, timeout=30, **kw):
-    """Executes code; returns (reply, [(msg_type, content), ...] from iopub for this request)."""
-    out = []
-    reply = kc.execute_interactive(code, timeout=timeout,
-                                   output_hook=lambda m: out.append((m["msg_type"], m["content"])), **kw)
-    return reply, out
-
-
-def of_type(out, t):
-    return [c for (mt, c) in out if mt == t]
-
-
-def stdout_of(out):
-    return "".join(c["text"] for c in of_type(out, "stream") if c["name"] == "stdout")
+repl_prints = functools.partial(support.repl_prints, ATTN)  # what attn -i prints for code
 
 
 ctx = zmq.Context.instance()
@@ -307,5 +274,4 @@ try:
 except ProcessLookupError:
     gone = True
 check("shutdown: no process left behind", gone)
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+tap_end()

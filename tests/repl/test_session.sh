@@ -113,10 +113,12 @@ check "... which covers the lessons" wait_for '^  \$ \./attn --check +-- every l
 
 # ---- Ctrl-C in the middle of a long staged attention ------------------------------------------------------
 type_line 'q = torch.rand(4, 512, 64)'
-type_line 'for i = 1, 100000 do context = attention.forward{q = q, k = q, v = q, mask = "causal"} end'
+# the Ctrl-C goes once the loop runs (it says so first, as in tests/robust/test_ctrl_c.sh)
+type_line 'print("attending") for i = 1, 100000 do context = attention.forward{q = q, k = q, v = q, mask = "causal"} end'
+wait_for '^attending$' 300 >/dev/null
 sleep 1
 t send-keys -t "$S" C-c
-check "Ctrl-C stops a long staged attention: error: interrupted" wait_for '^error: interrupted$' 30
+check "Ctrl-C stops a long staged attention: error: interrupted" wait_for '^error: interrupted$' 300
 check "... and the prompt comes back" prompt_is 'attn>'
 type_line 'context.shape'
 check "the REPL works after the Ctrl-C" wait_for '^torch\.Size\(\[4, 512, 64\]\)$'

@@ -18,8 +18,6 @@ attempt() {
 clean_end() { # no signal (timeout's KILL is 137), no sanitizer report
     [ "$STATUS" -lt 128 ] && ! grep -q 'runtime error:\|AddressSanitizer\|LeakSanitizer' "$ERR"
 }
-err_has() { grep -qF -- "$1" "$ERR"; }
-out_has() { grep -qF -- "$1" "$OUT"; }
 
 # refused DESCRIPTION CODE MESSAGE: a Lua error whose message holds MESSAGE.
 refused() {

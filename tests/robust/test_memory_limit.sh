@@ -19,8 +19,6 @@ limited() {
     (ulimit -v "$LIMIT_KB" && exec timeout -s KILL 60 "$BIN" -e "$1") </dev/null >"$OUT" 2>"$ERR"
     STATUS=$?
 }
-err_has() { grep -qF -- "$1" "$ERR"; }
-out_has() { grep -qF -- "$1" "$OUT"; }
 
 # refused DESCRIPTION CODE MESSAGE: status 1 (a Lua error, not a signal), MESSAGE on stderr.
 refused() {

@@ -11,10 +11,6 @@ set -u
 BIN=${1:-./attn}
 DIAG_LINES=20
 . "$(dirname "$0")/../cmd.sh"
-out_has() { grep -qF -- "$1" "$OUT"; }
-err_has() { grep -qF -- "$1" "$ERR"; }
-out_lacks() { ! grep -qF -- "$1" "$OUT"; }
-last_line_is() { [ "$(tail -n 1 "$OUT")" = "$1" ]; }
 REPO=$(pwd)
 
 # ---- --verify: notes from strangers -----------------------------------------------------------------

@@ -11,10 +11,6 @@ HANDOUTS=${2:-}
 DIAG_LINES=30
 . "$(dirname "$0")/../cmd.sh"
 DIR=tests/verify
-out_has() { grep -q -F -- "$1" "$OUT"; }
-out_lacks() { ! grep -q -F -- "$1" "$OUT"; }
-last_line_is() { [ "$(tail -n 1 "$OUT")" = "$1" ]; }
-err_has() { grep -q -F -- "$1" "$ERR"; }
 same() { cmp -s "$1" "$2"; }
 # line_of FILE TEXT: the number of the first line of FILE holding TEXT
 line_of() { grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1; }
