@@ -254,7 +254,7 @@ local function compute_to(tr, i)
     while tr.computed < i do
         local k = tr.computed + 1
         local st = list[k]
-        rawset(tr, st.key, errors.call(string.format("attention.trace: stage %d (%s)", k, st.name), st.compute, tr))
+        rawset(tr, st.key, errors.call(trf("attention.trace: stage %d (%s)", k, shown(st.name)), st.compute, tr))
         tr.computed = k
     end
 end
