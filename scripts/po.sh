@@ -46,12 +46,10 @@ pot() {
         d=${d%/}
         if [ "$d" = src/lua ]; then name=attn; files=$(ls src/lua/*.lua); else name=$(basename "$d"); files=$(ls "$d"/*.lua); fi
         [ "$name" = docs ] && continue
-        # errors: errors.raise/raisef (and check.lua's fail, gpt/inspect.lua's fail_at) translate their
-        # message or format, so their literal first argument is a message too. src/lua/attention still
-        # builds its messages by concatenation ("... got " .. x: xgettext would take the first piece
-        # alone), so its raise sites are not extracted until they are formats (its errors stay English).
-        raise_keywords="-kerrors.raise -kerrors.raisef -kraise -kraisef -kfail -kfail_at:2 -klabelled"
-        [ "$name" = attention ] && raise_keywords=
+        # errors: errors.raise/raisef (and check.lua's fail, gpt/inspect.lua's and attention/variants.lua's
+        # fail_at, the attention tracer's fail and spec.fail) translate their message or format, so their
+        # literal first argument (fail_at's second) is a message too
+        raise_keywords="-kerrors.raise -kerrors.raisef -kraise -kraisef -kfail -kspec.fail -kfail_at:2 -klabelled"
         # shellcheck disable=SC2086  # one argument per file, one per keyword
         xgettext --language=Lua --from-code=UTF-8 --force-po --package-name=attn --add-comments=TRANSLATORS: \
             --add-location=file --no-wrap -k -ktr -ktr_ -ktrf -kN -ki18n.tr -ki18n.trf $raise_keywords \

@@ -33,8 +33,8 @@ done
 # The Lua library: errors.raise and errors.raisef (and check.lua's fail, gpt/inspect.lua's fail_at)
 # translate their first argument, which xgettext extracts only when it is one literal: a message
 # begun as a literal and continued by concatenation ("... got " .. x) would be extracted as a
-# fragment and never found. src/lua/attention is still written that way (scripts/po.sh leaves it out).
-for f in $(find src/lua -name '*.lua' ! -path 'src/lua/attention/*' | sort); do
+# fragment and never found.
+for f in $(find src/lua -name '*.lua' | sort); do
     bad=$(perl -0777 -ne '
         my $lit = qr/"(?:[^"\\]|\\.)*"|\[\[.*?\]\]/s;   # "..." .. "..." is one literal to xgettext
         while (/\b(errors\.raisef?|raisef?|fail|fail_at)\s*\(\s*(?:fn\s*,\s*)?(?>(?:$lit)(?:\s*\.\.\s*(?:$lit))*)\s*\.\./gs) {

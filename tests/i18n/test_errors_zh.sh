@@ -42,6 +42,10 @@ same_args "the Lua library: a layer given the wrong input" 'nn.Linear(3, 2)(torc
     'Linear: 输入的最后一维应为 in_features = 3，实际形状是 \[4\]'
 same_args "the Lua library's argument checks (check.lua)" 'nn.Linear(0, 2)' \
     'must be a positive integer, got 0' '必须是正整数，实际是 0'
+same_args "the Lua library: attention.trace's formats (its fail)" \
+    'attention.trace{q = torch.ones(2, 3), k = torch.ones(2, 4), v = torch.ones(2, 3)}' \
+    'attention.trace: q \[2, 3\] and k \[2, 4\] must have the same last dim d' \
+    'attention.trace: q \[2, 3\] 和 k \[2, 4\] 的最后一维 d 必须相同'
 
 LANG=zh_CN.UTF-8 run -e 'torch.ones(2, 3):matmul(torch.ones(2, 5))'
 check "LANG=zh_CN.UTF-8: the core's errors in Chinese" err_matches '无法把 \[2, 3\] 与 \[2, 5\] 相乘'

@@ -28,8 +28,9 @@ local tr_, trf = require("attn.i18n").tr, require("attn.i18n").trf
 
 local backward = {}
 
-local function fail(msg)
-    errors.raise("attention.trace: " .. msg)
+-- fail(fmt, ...): the error of attention.trace, its format translated (scripts/po.sh extracts fail's first argument)
+local function fail(fmt, ...)
+    errors.raisef("%s: %s", "attention.trace", trf(fmt, ...))
 end
 
 -- Whether t takes part in the graph (a leaf that requires grad, or a result of one).
@@ -43,8 +44,8 @@ end
 function backward.prepare_inputs(tr, kind)
     if tr.loss == nil then return end
     if type(tr.loss) ~= "function" then
-        fail(trf("loss must be a function that takes the last stage's tensor and returns the loss, got %s",
-                 check.describe(tr.loss)))
+        fail("loss must be a function that takes the last stage's tensor and returns the loss, got %s",
+             check.describe(tr.loss))
     end
     if kind == "module" then return end
     for _, f in ipairs({"x", "q", "k", "v"}) do
@@ -80,26 +81,26 @@ end
 local function compute(tr, compute_to)
     if rawget(tr, "grads") then return end
     if tr.loss == nil then
-        fail(tr_("tr:backward needs the loss: make the trace with loss = function(out) return ... end, " ..
-                 "a function of the last stage's tensor that returns one number (a tensor of one element)"))
+        fail("tr:backward needs the loss: make the trace with loss = function(out) return ... end, " ..
+             "a function of the last stage's tensor that returns one number (a tensor of one element)")
     end
     local list = tr._stages
     grad_mode.call_with(true, compute_to, tr, #list)
     local last = list[#list]
     local out = rawget(tr, last.key)
     if not in_graph(out) then
-        fail(trf("tr:backward: the last stage (%s) is not part of a graph: it was computed with gradients off " ..
-                 "(torch.no_grad), or nothing it is made from requires grad", last.key))
+        fail("tr:backward: the last stage (%s) is not part of a graph: it was computed with gradients off " ..
+             "(torch.no_grad), or nothing it is made from requires grad", last.key)
     end
     local loss = grad_mode.call_with(true, errors.call, "attention.trace: loss", tr.loss, out)
     if not torch.is_tensor(loss) then
-        fail(trf("loss must return the loss, a tensor of one number, got %s", check.describe(loss)))
+        fail("loss must return the loss, a tensor of one number, got %s", check.describe(loss))
     elseif loss:numel() ~= 1 or loss.dtype ~= torch.float32 then
-        fail(trf("loss must return the loss, a tensor of one number, got a %s tensor of shape %s",
-                 tostring(loss.dtype), check.shape(loss)))
+        fail("loss must return the loss, a tensor of one number, got a %s tensor of shape %s",
+             tostring(loss.dtype), check.shape(loss))
     end
     if not in_graph(loss) then
-        fail(tr_("loss(out) does not depend on out: its result requires no grad"))
+        fail("loss(out) does not depend on out: its result requires no grad")
     end
     local inputs, names = targets(tr)
     -- retain_graph: the tracer's tensors stay usable in the user's own backward afterwards
@@ -173,8 +174,8 @@ local function step_index(list, which)
         if st.key == which then return #list + 1 - i end
         names[#names + 1] = list[#list + 1 - i].key
     end
-    fail(trf("no backward step %s: give 1..%d (1 is the last stage) or one of %s",
-             type(which) == "string" and string.format("%q", which) or tostring(which), #list, table.concat(names, ", ")))
+    fail("no backward step %s: give 1..%d (1 is the last stage) or one of %s",
+         type(which) == "string" and string.format("%q", which) or tostring(which), #list, table.concat(names, ", "))
 end
 
 --- Adds tr:backward and tr:run_backward to the tracer's class (trace.lua passes what they share with

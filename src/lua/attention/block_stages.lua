@@ -16,7 +16,11 @@ local torch = require("attn.bind").torch
 local check = require("attn.check")
 local stages = require("attn.attention.stages")
 
-local function fail(msg) errors.raise("attention.trace: " .. msg) end
+local trf = require("attn.i18n").trf
+-- fail(fmt, ...): the error of attention.trace, its format translated (scripts/po.sh extracts fail's first argument)
+local function fail(fmt, ...)
+    errors.raisef("%s: %s", "attention.trace", trf(fmt, ...))
+end
 
 -- m(x) for a module or a function.
 local function caller(m) return function(x) return m(x) end end
@@ -56,7 +60,7 @@ end
 return function(tr, block, parts)
     local x = tr.x
     if x:dim() ~= 3 then
-        fail("a Transformer block's trace takes x = [batch, n, d], as its forward does, got " .. check.shape(x))
+        fail("a Transformer block's trace takes x = [batch, n, d], as its forward does, got %s", check.shape(x))
     end
     local spec, params, takes = stages.spec_of(tr, parts.att)
     spec.src = {x = "x", h = "x"} -- the block's input is the attention's input (or normed) and the stream

@@ -6,8 +6,10 @@ local errors = require("attn.errors") -- errors point at the user's line, not at
 local check = require("attn.check")
 local pipeline = require("attn.attention.pipeline")
 
-local function fail(msg)
-    errors.raise("attention.forward: " .. msg)
+local trf = require("attn.i18n").trf
+-- fail(fmt, ...): the error of attention.forward, its format translated (scripts/po.sh extracts fail's first argument)
+local function fail(fmt, ...)
+    errors.raisef("%s: %s", "attention.forward", trf(fmt, ...))
 end
 
 local function is_tensor(x)
@@ -21,7 +23,7 @@ local function hidden_of(mask)
         return function(_, q, k) return attention.causal_mask(q.shape[-2] or 1, k.shape[-2] or 1) end
     end
     if is_tensor(mask) then return mask end
-    fail('mask must be a bool tensor (true = hidden) or "causal", got ' .. tostring(mask))
+    fail('mask must be a bool tensor (true = hidden) or "causal", got %s', tostring(mask))
 end
 
 --- attention.forward{q=, k=, v=, mask=, scale=true, dropout=0, heads=1, fill=-inf} -> context, weights
@@ -36,14 +38,14 @@ local function forward(args)
     end
     local heads = args.heads or 1
     if math.type(heads) ~= "integer" or heads < 1 then
-        fail("heads must be a whole number >= 1, got " .. tostring(heads))
+        fail("heads must be a whole number >= 1, got %s", tostring(heads))
     end
     local p = args.dropout or 0
-    if type(p) ~= "number" then fail("dropout must be a probability, got " .. type(p)) end
+    if type(p) ~= "number" then fail("dropout must be a probability, got %s", type(p)) end
     if heads > 1 then
         for _, name in ipairs({"q", "k", "v"}) do
             if args[name]:dim() < 2 then
-                fail(name .. " must be [b, n, d] to split into heads, got " .. tostring(args[name].shape))
+                fail("%s must be [b, n, d] to split into heads, got %s", name, tostring(args[name].shape))
             end
         end
     end
@@ -59,12 +61,12 @@ local FORWARD_OPTIONS = {q = true, k = true, v = true, mask = true, scale = true
 -- A stage's error names attention.forward first: "attention.forward: attention.scores: q [6, 3] ...".
 return function(args)
     if type(args) ~= "table" or is_tensor(args) then
-        fail("expected a table such as {q = q, k = k, v = v}, got " .. type(args))
+        fail("expected a table such as {q = q, k = k, v = v}, got %s", type(args))
     end
     for key in pairs(args) do -- {causal = true} (attention.fused's option) must not be ignored quietly
         if not FORWARD_OPTIONS[key] then
-            fail("unknown option " .. tostring(key) .. ' (known: q, k, v, mask, scale, dropout, heads, fill; '
-                 .. 'for a causal mask, mask = "causal")')
+            fail('unknown option %s (known: q, k, v, mask, scale, dropout, heads, fill; for a causal mask, mask = "causal")',
+                 tostring(key))
         end
     end
     return errors.call("attention.forward", forward, args)

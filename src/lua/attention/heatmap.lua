@@ -22,7 +22,7 @@ local torch = require("attn.bind").torch
 local text = require("attn.text.width")
 local term = require("attn.term")
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
-local raise, raisef = errors.raise, errors.raisef
+local raisef = errors.raisef
 
 local ESC = "\27["
 -- Light to dark: ivory, greens, teals, blues (xterm 256-colour indices).
@@ -105,12 +105,15 @@ end
 -- The matrix checked: a 2-D tensor, and its labels (lists of as many as it has rows and columns).
 local function check_matrix(t, opts)
     if not torch.is_tensor(t) then
-        raise("attention.heatmap: expected a 2-D tensor, got " .. type(t))
+        raisef("attention.heatmap: expected a 2-D tensor, got %s", type(t))
     end
     if t:dim() ~= 2 then
-        local hint = t:dim() > 2 and "; pick one matrix, e.g. t[1]" or "; a vector can be drawn as t:view(1, -1)"
-        raise("attention.heatmap: expected a 2-D tensor (a matrix), got shape " .. tostring(t.shape):match("%[.*%]")
-              .. hint)
+        local shape = tostring(t.shape):match("%[.*%]")
+        if t:dim() > 2 then
+            raisef("attention.heatmap: expected a 2-D tensor (a matrix), got shape %s; pick one matrix, e.g. t[1]", shape)
+        end
+        raisef("attention.heatmap: expected a 2-D tensor (a matrix), got shape %s; a vector can be drawn as t:view(1, -1)",
+               shape)
     end
     local n, m = t.shape[1], t.shape[2]
     return n, m, check_labels("rows", opts.rows, n, "rows"), check_labels("cols", opts.cols, m, "columns")
@@ -120,8 +123,8 @@ end
 local function value_range(values, r)
     if r == nil then return finite_range(values) end
     if type(r) ~= "table" or type(r[1]) ~= "number" or type(r[2]) ~= "number" or not (r[1] <= r[2]) then
-        raise("attention.heatmap: range must be {low, high}, two numbers with low <= high, got "
-              .. (type(r) == "table" and "{" .. tostring(r[1]) .. ", " .. tostring(r[2]) .. "}" or type(r)))
+        raisef("attention.heatmap: range must be {low, high}, two numbers with low <= high, got %s",
+               type(r) == "table" and "{" .. tostring(r[1]) .. ", " .. tostring(r[2]) .. "}" or type(r))
     end
     return r[1], r[2]
 end

@@ -35,8 +35,8 @@ end
 -- {svg = "w.svg"}: the matrix as an SVG file (attention/heatmap_svg.lua) instead of in the terminal.
 local function write_svg(t, opts)
     if type(opts.svg) ~= "string" or opts.svg == "" then
-        errors.raise("attention.heatmap: svg must be the name of the file to write, such as \"w.svg\", got " ..
-                     check.describe(opts.svg))
+        errors.raisef("attention.heatmap: svg must be the name of the file to write, such as \"w.svg\", got %s",
+                      check.describe(opts.svg))
     end
     local o = {}
     for k, v in pairs(opts) do o[k] = v end
@@ -46,8 +46,8 @@ local function write_svg(t, opts)
     drawn:close()
     if not ok then error(text, 0) end
     if not drawn.list[1] then
-        errors.raise("attention.heatmap: a " .. check.shape(t) .. " matrix has no cells to draw as SVG (empty, or " ..
-                     "so big that it prints summarised); draw a part of it, such as t[{{1, 20}, {1, 20}}]")
+        errors.raisef("attention.heatmap: a %s matrix has no cells to draw as SVG (empty, or " ..
+                      "so big that it prints summarised); draw a part of it, such as t[{{1, 20}, {1, 20}}]", check.shape(t))
     end
     local ok, err = require("attn.bind").files.write(opts.svg, '<?xml version="1.0" encoding="UTF-8"?>\n' ..
         heatmap_svg.render(drawn.list[1]) .. "\n", "attention.heatmap") -- src/core/safe_write.c
@@ -58,8 +58,8 @@ end
 --- or writes it as an SVG file.
 function attention.heatmap(t, opts)
     if opts ~= nil and type(opts) ~= "table" then
-        errors.raise("attention.heatmap: options must be a table such as {rows = tokens, cols = tokens}, got " ..
-                     type(opts))
+        errors.raisef("attention.heatmap: options must be a table such as {rows = tokens, cols = tokens}, got %s",
+                      type(opts))
     end
     require("attn.options").check("attention.heatmap", opts, {"rows", "cols", "color", "range", "svg"})
     if opts and opts.svg ~= nil then return write_svg(t, opts) end

@@ -22,7 +22,10 @@ end
 local SHADES = {"·", "░", "▒", "▓", "█"}
 local MAX_TOKENS = 32
 
-local function fail(msg) errors.raise("attention.overview: " .. msg) end
+-- fail(fmt, ...): the error of attention.overview, its format translated (scripts/po.sh extracts fail's first argument)
+local function fail(fmt, ...)
+    errors.raisef("%s: %s", "attention.overview", trf(fmt, ...))
+end
 
 -- One head's map: n lines of n characters.
 local function map_lines(w)
@@ -50,10 +53,10 @@ local function list_option(name, v, max)
         return all
     end
     if type(v) == "number" then v = {v} end
-    if type(v) ~= "table" then fail(name .. " must be a number or a list of numbers, got " .. check.describe(v)) end
+    if type(v) ~= "table" then fail("%s must be a number or a list of numbers, got %s", name, check.describe(v)) end
     for _, i in ipairs(v) do
         if math.type(i) ~= "integer" or i < 1 or i > max then
-            fail(name .. " must be numbers from 1 to " .. max .. ", got " .. check.describe(i))
+            fail("%s must be numbers from 1 to %d, got %s", name, max, check.describe(i))
         end
     end
     return v
@@ -65,17 +68,17 @@ local function overview(args)
     local known = {module = true, text = true, ids = true, tokenizer = true, layers = true, heads = true,
                    width = true, write = true}
     for k in pairs(args) do
-        if not known[k] then fail("unknown option " .. tostring(k) .. " (module, text, ids, tokenizer, layers, heads, width, write)") end
+        if not known[k] then fail("unknown option %s (module, text, ids, tokenizer, layers, heads, width, write)", tostring(k)) end
     end
     local m = args.module
     if not check.is_module(m) or type(m.attention_maps) ~= "function" then
-        fail("module must be a whole model with attention maps (a gpt.GPTModel), got " .. check.describe(m))
+        fail("module must be a whole model with attention maps (a gpt.GPTModel), got %s", check.describe(m))
     end
     local maps = m:attention_maps(args)
     local n = #maps.tokens
     if n > MAX_TOKENS then
-        fail(n .. " tokens make maps too large for one screen (at most " .. MAX_TOKENS .. "): use a shorter text, "
-             .. "or attention.trace{module =, layer =, head =} for one head")
+        fail("%d tokens make maps too large for one screen (at most %d): use a shorter text, "
+             .. "or attention.trace{module =, layer =, head =} for one head", n, MAX_TOKENS)
     end
     local layers = list_option("layers", args.layers, #maps.layers)
     local h = maps.layers[1].shape[1]

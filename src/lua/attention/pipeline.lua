@@ -234,7 +234,7 @@ local REST = {
          local s, scale = get("s"), spec.scale
          if scale == nil or scale == true then return A.scale(s, spec.d_k or get("k").shape[-1]) end
          if type(scale) == "number" then return s * scale end
-         spec.fail("scale must be true (1/sqrt(d_k)), false or a number, got " .. type(scale))
+         spec.fail("scale must be true (1/sqrt(d_k)), false or a number, got %s", type(scale))
      end},
     {key = "biased", name = "ALiBi", reads = {"s"}, writes = {"s"}, lead = "head", rows = "q", cols = "k",
      shape = "[.., h, n, m] + [h, n, m] -> [.., h, n, m]", sym = {"ω_b"}, grad = {s = "{g}"}, -- a constant bias

@@ -11,8 +11,8 @@
 --   plot_data.MARKERS   the series' markers in the terminal, in order (the SVG draws the same shapes)
 --   plot_data.label(v)  a number as the axes label it ("%.4g")
 --
--- The messages are marked with N for the catalogs (lib/attention.po): src/lua/attention's raise sites
--- are not extracted by scripts/po.sh, N is; errors.raisef translates them when raised.
+-- The messages are marked with N for the catalogs (lib/attention.po; scripts/po.sh extracts N's
+-- argument); errors.raisef translates them when raised.
 local check = require("attn.check")
 local errors = require("attn.errors")
 local torch = require("attn.bind").torch

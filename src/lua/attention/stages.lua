@@ -21,8 +21,10 @@ local shape = require("attn.check").shape
 local pipeline = require("attn.attention.pipeline")
 local stages = {}
 
-local function fail(msg)
-    errors.raise("attention.trace: " .. msg)
+local trf = require("attn.i18n").trf
+-- fail(fmt, ...): the error of attention.trace, its format translated (scripts/po.sh extracts fail's first argument)
+local function fail(fmt, ...)
+    errors.raisef("%s: %s", "attention.trace", trf(fmt, ...))
 end
 
 -- The options every trace's spec takes from the tracer: scale, fill, the dropout (tr.p_dropout, drawn
@@ -57,14 +59,14 @@ end
 
 local function check_qkv(tr)
     for _, name in ipairs({"q", "k", "v"}) do
-        if not torch.is_tensor(tr[name]) then fail(name .. " must be a tensor, got " .. type(tr[name])) end
+        if not torch.is_tensor(tr[name]) then fail("%s must be a tensor, got %s", name, type(tr[name])) end
     end
     local q, k, v = tr.q, tr.k, tr.v
     if q.shape[-1] ~= k.shape[-1] then
-        fail("q " .. shape(q) .. " and k " .. shape(k) .. " must have the same last dim d")
+        fail("q %s and k %s must have the same last dim d", shape(q), shape(k))
     end
     if k:dim() < 2 or v:dim() < 2 or k.shape[-2] ~= v.shape[-2] then
-        fail("k " .. shape(k) .. " and v " .. shape(v) .. " must have one row per key")
+        fail("k %s and v %s must have one row per key", shape(k), shape(v))
     end
 end
 
@@ -80,7 +82,7 @@ function stages.qkv(tr)
     local hlead = lead
     if heads > 1 then
         if q.shape[-1] % heads ~= 0 then
-            fail("d = " .. q.shape[-1] .. " is not divisible by " .. heads .. " heads")
+            fail("d = %d is not divisible by %d heads", q.shape[-1], heads)
         end
         hlead = q:dim() == 3 and {"batch", "head"} or {"head"}
     end
@@ -102,8 +104,7 @@ function stages.causal_hidden(mask_buffer)
     return function(_, q, k)
         local n, m = q.shape[-2], k.shape[-2]
         if n > mask_buffer.shape[1] then
-            fail(n .. " tokens, but the module's mask is for at most " .. mask_buffer.shape[1] ..
-                 " (its context_length)")
+            fail("%d tokens, but the module's mask is for at most %d (its context_length)", n, mask_buffer.shape[1])
         end
         return mask_buffer:bool()[{{1, n}, {1, m}}]
     end
@@ -256,11 +257,11 @@ function stages.spec_by_fields(tr, m)
     elseif m.W_query and m.W_key and m.W_value then
         return stages.single_head_spec(tr, m)
     elseif m.att ~= nil and m.norm1 ~= nil then -- Qwen3's and Llama 3's block (llm/model.lua): QK-norm, RoPE
-        fail("module " .. tostring(m.__name) .. " is a Transformer block whose stages the tracer does not " ..
-             "know by itself: trace its model, attention.trace{module = model, layer =, head =, text = or ids =}")
+        fail("module %s is a Transformer block whose stages the tracer does not " ..
+             "know by itself: trace its model, attention.trace{module = model, layer =, head =, text = or ids =}", tostring(m.__name))
     end
-    fail("module " .. tostring(m.__name) .. " is not one of the book's attention classes (it needs W_query, " ..
-         "W_key, W_value, or fc_layers/linears with h)")
+    fail("module %s is not one of the book's attention classes (it needs W_query, " ..
+         "W_key, W_value, or fc_layers/linears with h)", tostring(m.__name))
 end
 
 function stages.by_fields(tr, m) return built(stages.spec_by_fields(tr, m)) end

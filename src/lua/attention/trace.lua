@@ -57,8 +57,9 @@ Trace.__name = "attention.trace"
 local FIELDS = {"x", "q", "k", "v", "module", "tokens", "key_tokens", "mask", "scale", "fill", "dropout",
                 "heads", "color", "write", "layer", "head", "text", "ids", "tokenizer", "use_cache", "loss"}
 
-local function fail(msg)
-    errors.raise("attention.trace: " .. msg)
+-- fail(fmt, ...): the error of attention.trace, its format translated (scripts/po.sh extracts fail's first argument)
+local function fail(fmt, ...)
+    errors.raisef("%s: %s", "attention.trace", trf(fmt, ...))
 end
 
 -- The options each kind of trace uses, besides tokens, key_tokens, color and write; any other is refused
@@ -68,13 +69,15 @@ local KIND_OPTIONS = {
     qkv = {q = true, k = true, v = true, mask = true, scale = true, fill = true, dropout = true, heads = true},
     module = {module = true, x = true},
 }
+-- marked with N for the catalogs, translated where they are raised
+local function N(msgid) return msgid end
 local KIND_HINT = {
-    x = "a trace of x alone is §3.3's attention without weights; for masks, scaling, dropout or heads " ..
-        "trace q = x, k = x, v = x",
-    qkv = "a trace of q, k, v takes mask, scale, fill, dropout and heads",
-    module = "a module's trace computes what the module computes, with its own mask, scale and dropout " ..
+    x = N("a trace of x alone is §3.3's attention without weights; for masks, scaling, dropout or heads " ..
+        "trace q = x, k = x, v = x"),
+    qkv = N("a trace of q, k, v takes mask, scale, fill, dropout and heads"),
+    module = N("a module's trace computes what the module computes, with its own mask, scale and dropout " ..
              "(only Python Deep Learning's MultiHeadedAttention and the EncoderBlock around it take mask =, as " ..
-             "their forwards do)",
+             "their forwards do)"),
 }
 
 -- takes: the options a module's stages take beside module and x ({mask = true}), or nil.
@@ -83,7 +86,7 @@ local function check_kind_options(args, kind, takes)
     for _, f in ipairs({"x", "q", "k", "v", "module", "mask", "scale", "fill", "dropout", "heads", "layer", "head",
                         "text", "ids", "tokenizer", "use_cache"}) do
         if args[f] ~= nil and not allowed[f] and not (takes and takes[f]) then
-            fail("option " .. f .. " does not apply here: " .. KIND_HINT[kind])
+            fail("option %s does not apply here: %s", f, tr_(KIND_HINT[kind]))
         end
     end
     if args.dropout ~= nil then check.probability("attention.trace", "dropout", args.dropout) end
@@ -93,8 +96,8 @@ end
 
 local function check_tokens(tokens, n, what)
     if tokens == nil then return nil end
-    if type(tokens) ~= "table" then fail(what .. " must be a list of strings, got " .. type(tokens)) end
-    if #tokens ~= n then fail(#tokens .. " " .. what .. " for " .. n .. " rows") end
+    if type(tokens) ~= "table" then fail("%s must be a list of strings, got %s", what, type(tokens)) end
+    if #tokens ~= n then fail("%d %s for %d rows", #tokens, what, n) end
     return tokens
 end
 
@@ -106,7 +109,7 @@ local function module_stages(tr)
     local m, x = tr.module, tr.x
     -- a whole model (GPTModel) reads its own input (text = or ids =) and makes x itself
     if type(m.attention_maps) == "function" and type(m.trace_stages) == "function" then return m:trace_stages(tr) end
-    if not torch.is_tensor(x) then fail("x must be the input tensor for the module, got " .. type(x)) end
+    if not torch.is_tensor(x) then fail("x must be the input tensor for the module, got %s", type(x)) end
     if type(m.trace_stages) == "function" then return m:trace_stages(tr) end
     if type(m.trace_spec) == "function" then return stages.from_spec(m:trace_spec(tr)) end
     return stages.by_fields(tr, m)
@@ -115,7 +118,7 @@ end
 -- The stages of the trace that args ask for, and the name of its kind.
 local function stages_of(tr, args)
     if args.module ~= nil then
-        if not check.is_module(args.module) then fail("module must be an nn.Module, got " .. check.describe(args.module)) end
+        if not check.is_module(args.module) then fail("module must be an nn.Module, got %s", check.describe(args.module)) end
         local list, takes = module_stages(tr)
         check_kind_options(args, "module", takes)
         return list, tostring(args.module.__name)
@@ -124,7 +127,7 @@ local function stages_of(tr, args)
         return stages.qkv(tr), "attention"
     elseif torch.is_tensor(args.x) then
         if args.x:dim() ~= 2 and args.x:dim() ~= 3 then
-            fail("x must be [n, d] or [b, n, d], got " .. check.shape(args.x))
+            fail("x must be [n, d] or [b, n, d], got %s", check.shape(args.x))
         end
         check_kind_options(args, "x")
         return stages.plain(tr), "self-attention without weights"
@@ -135,18 +138,18 @@ end
 -- The checks every trace's arguments pass, whatever its kind.
 local function check_args(args)
     if type(args) ~= "table" or torch.is_tensor(args) then
-        fail("expected a table such as {x = inputs, tokens = {...}}, got " .. type(args))
+        fail("expected a table such as {x = inputs, tokens = {...}}, got %s", type(args))
     end
     local known = {}
     for _, f in ipairs(FIELDS) do known[f] = true end
     for k in pairs(args) do
-        if not known[k] then fail("unknown option " .. tostring(k) .. " (known: " .. table.concat(FIELDS, ", ") .. ")") end
+        if not known[k] then fail("unknown option %s (known: %s)", tostring(k), table.concat(FIELDS, ", ")) end
     end
     if args.write ~= nil and type(args.write) ~= "function" then
-        fail("write must be a function that receives each piece of output, got " .. type(args.write))
+        fail("write must be a function that receives each piece of output, got %s", type(args.write))
     end
     if args.color ~= nil and type(args.color) ~= "boolean" then
-        fail("color must be true or false, got " .. tostring(args.color))
+        fail("color must be true or false, got %s", tostring(args.color))
     end
 end
 
@@ -240,8 +243,8 @@ local function stage_index(list, which)
         if st.key == which then return i end
         names[i] = st.key
     end
-    fail("no stage " .. (type(which) == "string" and string.format("%q", which) or tostring(which)) ..
-         ": give 1.." .. #list .. " or one of " .. table.concat(names, ", "))
+    fail("no stage %s: give 1..%d or one of %s", type(which) == "string" and string.format("%q", which) or tostring(which),
+         #list, table.concat(names, ", "))
 end
 
 -- Computes the stages up to i that are not computed yet. An error in one names it, at the user's
@@ -251,7 +254,7 @@ local function compute_to(tr, i)
     while tr.computed < i do
         local k = tr.computed + 1
         local st = list[k]
-        rawset(tr, st.key, errors.call(string.format("attention.trace: stage %d (%s)", k, st.name), st.compute, tr))
+        rawset(tr, st.key, errors.call(trf("attention.trace: stage %d (%s)", k, shown(st.name)), st.compute, tr))
         tr.computed = k
     end
 end
@@ -263,8 +266,7 @@ end
 -- tr.step() (a dot for the colon) calls the method without the tracer.
 local function check_self(self, method)
     if getmetatable(self) ~= Trace then
-        errors.raise("attention.trace: call it as tr:" .. method .. "() with a colon (tr." .. method ..
-                     "() passes no tracer)")
+        errors.raisef("attention.trace: call it as tr:%s() with a colon (tr.%s() passes no tracer)", method, method)
     end
 end
 
@@ -312,10 +314,10 @@ end
 function Trace:save(path)
     check_self(self, "save")
     if type(path) ~= "string" or path == "" then
-        fail("tr:save needs the name of the page to write, such as \"trace.html\", got " .. check.describe(path))
+        fail("tr:save needs the name of the page to write, such as \"trace.html\", got %s", check.describe(path))
     end
     local size, err = trace_page.save(self, path)
-    if not size then errors.raise("attention.trace: " .. err) end
+    if not size then errors.raisef("%s: %s", "attention.trace", err) end -- the system's reason, as it is
 end
 
 backward.install(Trace, {compute_to = compute_to, header = header, check_self = check_self})

@@ -10,10 +10,12 @@
 -- ALiBi: Press, Smith and Lewis, "Train Short, Test Long" (2022).
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
+local i18n = require("attn.i18n")
 local check = require("attn.check")
 local variants = {}
 
-local function fail(fn, fmt, ...) errors.raisef("%s: " .. fmt, fn, ...) end
+-- fail_at(fn, fmt, ...): "fn: " and fmt translated (scripts/po.sh extracts fail_at's second argument)
+local function fail_at(fn, fmt, ...) errors.raisef("%s: %s", fn, i18n.trf(fmt, ...)) end
 
 -- ---- grouped key/value heads -------------------------------------------------------------------
 
@@ -25,7 +27,7 @@ function variants.repeat_interleave(t, r, dim)
     check.tensor(fn, "t", t)
     r = check.size(fn, "repeats", r)
     if math.type(dim) ~= "integer" or dim < 1 or dim > t.ndim then
-        fail(fn, "dim must be a dim of t, 1 to %d, got %s", t.ndim, check.describe(dim))
+        fail_at(fn, "dim must be a dim of t, 1 to %d, got %s", t.ndim, check.describe(dim))
     end
     if r == 1 then return t end
     local sizes = {}
@@ -47,7 +49,7 @@ function variants.kv_groups(num_heads, num_kv)
     local fn = "attention.kv_groups"
     num_heads, num_kv = check.size(fn, "num_heads", num_heads), check.size(fn, "num_kv_groups", num_kv)
     if num_heads % num_kv ~= 0 then
-        fail(fn, "num_heads (%d) must be divisible by num_kv_groups (%d)", num_heads, num_kv)
+        fail_at(fn, "num_heads (%d) must be divisible by num_kv_groups (%d)", num_heads, num_kv)
     end
     local size, out = num_heads // num_kv, {}
     for g = 1, num_kv do
@@ -123,7 +125,7 @@ function variants.layer_pattern(n_layers, sliding, full)
     n_layers = check.size(fn, "n_layers", n_layers)
     if math.type(sliding) ~= "integer" or math.type(full) ~= "integer" or sliding < 0 or full < 0
        or sliding + full == 0 then
-        fail(fn, "sliding and full must be whole numbers >= 0, not both 0, got %s and %s", check.describe(sliding),
+        fail_at(fn, "sliding and full must be whole numbers >= 0, not both 0, got %s and %s", check.describe(sliding),
              check.describe(full))
     end
     local out = {}
@@ -154,9 +156,9 @@ end
 function variants.rope_params(head_dim, theta_base, context_length, freq_config)
     local fn = "attention.rope_params"
     head_dim = check.size(fn, "head_dim", head_dim)
-    if head_dim % 2 ~= 0 then fail(fn, "head_dim must be even, got %d", head_dim) end
+    if head_dim % 2 ~= 0 then fail_at(fn, "head_dim must be even, got %d", head_dim) end
     if type(theta_base) ~= "number" or not (theta_base > 1) then
-        fail(fn, "theta_base must be a number > 1, got %s", check.describe(theta_base))
+        fail_at(fn, "theta_base must be a number > 1, got %s", check.describe(theta_base))
     end
     context_length = check.size(fn, "context_length", context_length)
     local inv_freq = 1.0 / (theta_base ^ (torch.arange(0, head_dim, 2):float() / head_dim))
@@ -175,14 +177,14 @@ function variants.rope(x, opts)
     local fn = "attention.rope"
     check.tensor(fn, "x", x)
     opts = check.options(fn, opts, "{offset = 4}", {"theta_base", "offset", "interleaved", "freq_config"})
-    if x.ndim < 2 then fail(fn, "x must be [..., tokens, head_dim], got %s", check.shape(x)) end
+    if x.ndim < 2 then fail_at(fn, "x must be [..., tokens, head_dim], got %s", check.shape(x)) end
     local d, n = x.shape[-1], x.shape[-2]
-    if d % 2 ~= 0 then fail(fn, "head_dim must be even (dims are rotated in pairs), got %s", check.shape(x)) end
+    if d % 2 ~= 0 then fail_at(fn, "head_dim must be even (dims are rotated in pairs), got %s", check.shape(x)) end
     local theta = opts.theta_base or 10000
-    if type(theta) ~= "number" or not (theta > 1) then fail(fn, "theta_base must be a number > 1, got %s", check.describe(theta)) end
+    if type(theta) ~= "number" or not (theta > 1) then fail_at(fn, "theta_base must be a number > 1, got %s", check.describe(theta)) end
     local offset = opts.offset or 0
     if math.type(offset) ~= "integer" or offset < 0 then
-        fail(fn, "offset must be a whole number >= 0 (the position of the first token), got %s", check.describe(offset))
+        fail_at(fn, "offset must be a whole number >= 0 (the position of the first token), got %s", check.describe(offset))
     end
     local cos, sin = variants.rope_params(d, theta, offset + n, opts.freq_config)
     cos, sin = cos:narrow(1, offset + 1, n), sin:narrow(1, offset + 1, n)
@@ -248,7 +250,7 @@ function variants.online_softmax(scores, v, opts)
     check.tensor(fn, "v", v)
     opts = check.options(fn, opts, "{tile = 2}", {"tile"})
     if scores.ndim < 2 or v.ndim < 2 or scores.shape[-1] ~= v.shape[-2] then
-        fail(fn, "scores [..., n, m] and v [..., m, dv] must agree on m, got %s and %s", check.shape(scores), check.shape(v))
+        fail_at(fn, "scores [..., n, m] and v [..., m, dv] must agree on m, got %s and %s", check.shape(scores), check.shape(v))
     end
     local tile = check.size(fn, "tile", opts.tile or 2)
     local m_keys = scores.shape[-1]
@@ -285,19 +287,19 @@ local DTYPE_BYTES = {fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1}
 function variants.kv_cache_bytes(cfg)
     local fn = "attention.kv_cache_bytes"
     if type(cfg) ~= "table" or torch.is_tensor(cfg) then
-        fail(fn, "expected a table such as {context_length = 32768, emb_dim = 4096, n_heads = 32, n_layers = 32}, got %s",
+        fail_at(fn, "expected a table such as {context_length = 32768, emb_dim = 4096, n_heads = 32, n_layers = 32}, got %s",
              check.describe(cfg))
     end
     local known = {context_length = true, emb_dim = true, n_heads = true, n_layers = true, n_kv_heads = true,
                    batch_size = true, dtype = true, latent_dim = true, sliding_window = true, swa_ratio = true}
     for k in pairs(cfg) do
-        if not known[k] then fail(fn, "unknown option %s", tostring(k)) end
+        if not known[k] then fail_at(fn, "unknown option %s", tostring(k)) end
     end
     local L = check.size(fn, "context_length", cfg.context_length)
     local layers = check.size(fn, "n_layers", cfg.n_layers)
     local batch = check.size(fn, "batch_size", cfg.batch_size or 1)
     local per = DTYPE_BYTES[cfg.dtype or "fp16"]
-    if not per then fail(fn, "dtype must be one of fp32, bf16, fp16, fp8, int8, got %s", check.describe(cfg.dtype)) end
+    if not per then fail_at(fn, "dtype must be one of fp32, bf16, fp16, fp8, int8, got %s", check.describe(cfg.dtype)) end
     if cfg.latent_dim ~= nil then
         return batch * L * layers * check.size(fn, "latent_dim", cfg.latent_dim) * per
     end
@@ -310,7 +312,7 @@ function variants.kv_cache_bytes(cfg)
     local ratio = cfg.swa_ratio or {1, 0}
     if type(ratio) ~= "table" or math.type(ratio[1]) ~= "integer" or math.type(ratio[2]) ~= "integer"
        or ratio[1] < 0 or ratio[2] < 0 or ratio[1] + ratio[2] == 0 then
-        fail(fn, "swa_ratio must be {sliding, full} layers, such as {5, 1}, got %s", check.describe(ratio))
+        fail_at(fn, "swa_ratio must be {sliding, full} layers, such as {5, 1}, got %s", check.describe(ratio))
     end
     -- the estimator's distribution: whole blocks of a + b layers, then the rest sliding first
     local a, b = ratio[1], ratio[2]
