@@ -33,7 +33,11 @@ SANITIZE := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined 
 # back below, so a changed header rebuilds only the objects that include it.
 DEPFLAGS := -MMD -MP
 
-CORE_SRC := $(wildcard src/core/*.c)
+# The core, and the folder of the machine's kind (src/core/isa.h): x86/ (run-time dispatch among its
+# vector kernels) on x86-64, generic/ (the instruction set fixed at build time) everywhere else.
+TARGET_ARCH_NAME := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
+ISA_DIR  := $(if $(filter x86_64,$(TARGET_ARCH_NAME)),x86,generic)
+CORE_SRC := $(wildcard src/core/*.c src/core/$(ISA_DIR)/*.c)
 BIND_SRC := $(wildcard src/bind/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
 LUA_SRC  := $(sort $(wildcard src/lua/*.lua src/lua/*/*.lua))
