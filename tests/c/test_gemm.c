@@ -221,6 +221,26 @@ static void test_every_edge_tile(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* more columns than OpenBLAS's R block (104512 here: its 128 MB buffer less a P x Q block of A) */
+static void test_columns_past_the_r_block(void **state)
+{
+    (void)state;
+    if (!reference_runs())
+        skip();
+    int64_t wrong = 0, products = 0;
+    static const int64_t ms[] = {1, 24, 16, 40};
+    for (int i = 0; i < 8; i++) {
+        shape s = {.ta = i & 1 ? 'T' : 'N', .tb = i & 2 ? 'T' : 'N', .m = ms[i % 4], .n = 104512 + uniform(-13, 30),
+                   .k = uniform(9, 40), .beta = (float)(i & 1)};
+        s.lda = s.ta == 'N' ? s.m : s.k;
+        s.ldb = s.tb == 'N' ? s.k : s.n;
+        s.ldc = s.m;
+        wrong += compare(&s, &products);
+    }
+    fprintf(stderr, "# %ld products by attn, %ld elements differ\n", (long)products, (long)wrong);
+    assert_int_equal(wrong, 0);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -237,6 +257,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_every_edge_tile),
         cmocka_unit_test(test_small_shapes),
         cmocka_unit_test(test_shapes_past_the_blocks),
+        cmocka_unit_test(test_columns_past_the_r_block),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
