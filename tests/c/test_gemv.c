@@ -128,6 +128,7 @@ static int64_t against(const float *ref, int64_t len, run_fn run, void *ctx, con
             bad += wrong;
         }
     }
+    free(out);
     openblas_set_num_threads(1);
     attn_isa_set(widest);
     return bad;
