@@ -127,14 +127,16 @@ void attn_gemv(int64_t rows, int64_t cols, const float *mat, int64_t rs, int64_t
     } else {
         trans = 't', m = cols, n = rows, lda = copied ? max1(cols) : rs;
     }
-    /* gemv: one column needs no leading dimension beyond m; sgemv_ when the sizes fit in an int and both
-     * increments are positive (an expanded vector, stride 0, is not) */
+    /* gemv: one column needs no leading dimension beyond m; sgemv when the sizes fit in an int and both
+     * increments are positive (an expanded vector, stride 0, is not): attn's own, which adds in OpenBLAS's
+     * order on every machine (gemv.c) */
     if (n == 1)
         lda = m;
     if (m <= INT_MAX && n <= INT_MAX && lda <= INT_MAX && incx > 0 && incx <= INT_MAX) {
-        int im = (int)m, in = (int)n, ilda = (int)lda, iincx = (int)incx, one = 1;
-        float alpha = 1.0f, beta = 0.0f;
-        sgemv_(&trans, &im, &in, &alpha, mat, &ilda, x, &iincx, &beta, y, &one);
+        if (trans == 'n')
+            attn_sgemv_n(m, n, mat, lda, x, incx, y);
+        else
+            attn_sgemv_t(m, n, mat, lda, x, incx, y);
         return;
     }
     /* otherwise gemv's own loop: each element the sum of its products in order, from 0, in float (both

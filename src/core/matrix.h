@@ -3,6 +3,7 @@
 #ifndef ATTN_MATRIX_H
 #define ATTN_MATRIX_H
 
+#include "gemv.h"
 #include "ops.h"
 
 /* One operand: a [rows, cols] matrix, or a batch of them ([batch, rows, cols], batch stride bs), with
