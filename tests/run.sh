@@ -191,6 +191,8 @@ if [ -n "$lessons" ]; then
     run_suite "lessons" ./attn --check --tap $lessons
     run_suite "lessons-asan" build/asan/attn --check --tap $lessons
     run_suite "book-tensors" sh tests/lessons/test_book_tensors.sh ./attn
+    # the same bits under other kernels, instruction sets and thread counts (digests of every tensor)
+    run_suite "lessons-same-bits" sh tests/lessons/test_same_bits.sh ./attn
 else
     echo "  lessons                   none yet"
 fi
