@@ -11,16 +11,22 @@
 #ifndef ATTN_EXACTMATH_PAIR_H
 #define ATTN_EXACTMATH_PAIR_H
 
+#include "fmaf_exact.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-/* The one exactly rounded fused multiply-add every function here uses. glibc's fmaf is exact (the
- * FMA instruction where the CPU has one, else an exact software fallback); WebAssembly's C library
- * rounds wrongly in rare halfway cases, so a build for it must route this to an exact fmaf of attn's own. */
+/* The one exactly rounded fused multiply-add every function here uses: attn_fmaf (glibc's fmaf, the FMA
+ * instruction where the CPU has one; in WebAssembly attn's own, as musl's rounds wrongly in rare cases).
+ * scripts/check-exactmath.sh --own-fmaf defines EXACTMATH_OWN_FMAF to check, here, WebAssembly's choice. */
 static inline float em_fma(float a, float b, float c)
 {
-    return fmaf(a, b, c);
+#ifdef EXACTMATH_OWN_FMAF
+    return attn_fmaf_exact(a, b, c);
+#else
+    return attn_fmaf(a, b, c);
+#endif
 }
 
 /* ---- bits ------------------------------------------------------------------------------------- */
