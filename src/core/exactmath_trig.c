@@ -4,9 +4,8 @@
  * Naoki Shibata and contributors, Boost Software License 1.0), written again one float at a time with the
  * same constants and the same float operations in the same order (exactmath_exp.c says how).
  *
- * Two argument reductions: for |x| < 125, x - q pi/2 with pi in three float pieces; otherwise (and for
- * inf and nan) Payne and Hanek's, with x times 1/(2 pi) taken from a table of four-float pieces of
- * 1/(2 pi) for each exponent of x. SLEEF ships that table (src/libm/rempitab.c, made with MPFR by
+ * Two argument reductions: for |x| < 125, x - q pi/2 with pi in three float pieces; otherwise Payne and
+ * Hanek's, with x times 1/(2 pi) taken from a table of four-float pieces of 1/(2 pi) for each exponent of x. SLEEF ships that table (src/libm/rempitab.c, made with MPFR by
  * src/gencoef/mkrempitab.c); attn builds the same table once, from the bits of 2/pi, with integers. */
 #include "exactmath.h"
 #include "exactmath_pair.h"
@@ -53,7 +52,7 @@ static void fixed_negate(fixed *a)
     }
 }
 
-/* a += m * 2^shift (m signed, 0 <= shift < FRAC_BITS - 32), exactly. */
+/* a += m * 2^shift, in units of 2^-FRAC_BITS (|m| < 2^25, 0 <= shift < FRAC_BITS), exactly. */
 static void fixed_add(fixed *a, int64_t m, int shift)
 {
     int neg = m < 0;
@@ -122,10 +121,10 @@ static float clear_low2(float f)
     return em_float(em_bits(f) & 0xFFFFFFFCu);
 }
 
-/* Row r (r = 0 .. 102) is for the exponent 25 + r: the bits of 1/(2 pi) from the (r + 2)th after the point
- * on (what is left of x / (2 pi) after whole turns), times 2^64 for rows past exponent 90 (where rempif
- * scales x down by 2^64), split into four floats: three nearest floats with their two low bits cleared, so
- * that products with x's 24 bits stay exact, and the rest. */
+/* Row r (r = 0 .. 102) is for x of exponent 25 + r (and row 0 for every smaller x): 1/(2 pi) less its first
+ * r + 2 bits after the point, which only add whole turns to x / (2 pi); times 2^64 past exponent 90 (where
+ * the reduction scales x down by 2^64); split into four floats as SLEEF's generator splits it: three nearest
+ * floats (through the nearest double) with their two low bits cleared, and the rest. */
 #define ROWS 103
 static float rempi_table[ROWS][4];
 static atomic_int rempi_state; /* 0 not built, 1 being built, 2 built */
