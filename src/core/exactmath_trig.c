@@ -212,7 +212,7 @@ static reduced reduce_slow(float a)
 
 /* ---- sin and cos --------------------------------------------------------------------------------- */
 
-/* sin(t) on the reduced argument t, |t| <= pi/2, by its odd polynomial; negated for odd q. */
+/* sin(t) for the reduced argument t (|t| <= pi/2), by SLEEF's odd polynomial, t a pair of floats. */
 static float sin_poly(em_pair t)
 {
     em_pair s = em_square(t);
