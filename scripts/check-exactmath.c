@@ -117,13 +117,16 @@ int main(int argc, char **argv)
 {
     uint64_t stride = 1;
     int threads = 2;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--stride") == 0 && i + 1 < argc)
             stride = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
             threads = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--stride N] [--threads T]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--stride N] [--threads T] [--only NAME]\n", argv[0]);
             return 2;
         }
     }
@@ -136,6 +139,9 @@ int main(int argc, char **argv)
            stride == 1 ? "all 2^32" : "every stride-th");
     uint64_t total_differ = 0;
     for (int f = 0; f < checks; f++) {
+        const char *name = f < NFNS ? FNS[f].name : names8[f - NFNS];
+        if (only && strncmp(name, only, strlen(only)) != 0)
+            continue;
         double t0 = now();
         job jobs[64];
         pthread_t tid[64];
@@ -155,7 +161,7 @@ int main(int argc, char **argv)
             for (uint64_t k = 0; k < jobs[t].differ && k < 5 && nfirst < 5; k++)
                 first[nfirst++] = jobs[t].first[k];
         }
-        printf("  %-16s %10llu inputs  %llu differ", f < NFNS ? FNS[f].name : names8[f - NFNS],
+        printf("  %-16s %10llu inputs  %llu differ", name,
                (unsigned long long)checked, (unsigned long long)differ);
         printf("  %.0f s\n", now() - t0);
         for (int k = 0; k < nfirst; k++)

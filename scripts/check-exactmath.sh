@@ -6,7 +6,8 @@
 # two shared cores. With --own-fmaf the functions use attn_fmaf_exact (fmaf_exact.h) instead, the
 # multiply-add of the WebAssembly build, so that its bits are checked here too.
 #
-#   sh scripts/check-exactmath.sh [--own-fmaf] [--stride N] [--threads T]   (N > 1: every N-th float)
+#   sh scripts/check-exactmath.sh [--own-fmaf] [--stride N] [--threads T] [--only NAME]
+#   (N > 1: every N-th float; --only sinf8: only the checks whose name starts so)
 set -eu
 cd "$(dirname "$0")/.."
 CC=${CC:-cc}
