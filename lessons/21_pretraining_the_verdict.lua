@@ -52,13 +52,9 @@ weight is the one PyTorch draws, so the untrained model's text is the book's. Ch
 helpers, text_to_token_ids and token_ids_to_text (gpt.text_to_token_ids and gpt.token_ids_to_text).
 attn's token ids are one more than tiktoken's (Lua counts from 1).]]
 
+lesson.needs{"gpt2 vocabulary"}   -- make run fetches it; else the lesson says where it looked, how to get it
+
 lesson.step("GPT-2's tokenizer", function()
-    local ok = pcall(tiktoken.get_encoding, "gpt2")
-    if not ok then
-        lesson.skip[[
-GPT-2's vocabulary is missing (see ?tiktoken.get_encoding). To run this lesson:
-    sh scripts/fetch-gpt2-vocab.sh ~/.cache/attn/tiktoken]]
-    end
     tokenizer = tiktoken.get_encoding("gpt2")             -- Python: tokenizer = tiktoken.get_encoding("gpt2")
     GPT_CONFIG_124M = gpt.config_124M()
     GPT_CONFIG_124M.context_length = 256                  -- shortened context length (orig: 1024)

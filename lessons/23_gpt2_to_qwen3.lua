@@ -6,9 +6,9 @@
 -- everywhere, and every number of theirs is checked against PyTorch running the same seeded computation
 -- (scripts/lesson_reference_gpt2_qwen3.py, tests/data/torch/lesson_gpt2_qwen3.txt). The real Qwen3-0.6B
 -- comes last, when its files are here (skipped, with how to get them, when not).
--- It needs the two tokenizers: GPT-2's vocabulary (?tiktoken.get_encoding) and Qwen3's tokenizer.json
--- (sh scripts/fetch-hf-tokenizers.sh ~/.cache/attn/hf-tokenizers; make test fetches both into build/ and
--- sets ATTN_HF_TOKENIZERS_DIR); without them its first step says how to get them (--check: skipped).
+-- It needs the two tokenizers: GPT-2's vocabulary (?tiktoken.get_encoding) and Qwen3's tokenizer.json, which
+-- make run and make test fetch into build/ beside attn (attn looks there: src/lua/places.lua); without them
+-- the lesson says where it looked and how to get them (--check: skipped).
 --   ./attn lessons/23_gpt2_to_qwen3.lua           straight through
 --   ./attn --step lessons/23_gpt2_to_qwen3.lua    one step at a time
 
@@ -26,28 +26,12 @@ over the vocabulary. What changed lies inside those parts, and the first change 
 vocabulary. Both tokenizers are byte-level BPE, but GPT-2's tokens were learned from English web
 pages, and Qwen3's, many more, from text in many languages, Chinese among them.]]
 
+lesson.needs{"gpt2 vocabulary", "qwen3 tokenizer"}   -- make run fetches both (?lesson.needs)
+
 lesson.step("the two tokenizers", function()
     sentence = [[你的旅程从一步开始]]   -- a Lua string, as "..." is
-    local ok, enc = pcall(tiktoken.get_encoding, "gpt2")
-    -- Qwen3's tokenizer.json: the real model's (in the Hugging Face cache), else where
-    -- scripts/fetch-hf-tokenizers.sh puts it
-    local found, tok = pcall(tokenizers.Tokenizer.from_pretrained, "Qwen/Qwen3-0.6B")
-    for _, dir in ipairs({os.getenv("ATTN_HF_TOKENIZERS_DIR") or "build/hf-tokenizers",
-                          (os.getenv("HOME") or ".") .. "/.cache/attn/hf-tokenizers"}) do
-        if not found then found, tok = pcall(tokenizers.Tokenizer.from_file, dir .. "/qwen3/tokenizer.json") end
-    end
-    if not ok or not found then
-        lesson.skip([[
-This lesson needs two tokenizers, and %s is not here (%s).
-GPT-2's vocabulary:
-    sh scripts/fetch-gpt2-vocab.sh ~/.cache/attn/tiktoken
-Qwen3's tokenizer.json:
-    sh scripts/fetch-hf-tokenizers.sh ~/.cache/attn/hf-tokenizers
-(or huggingface-cli download Qwen/Qwen3-0.6B, which brings the model's files too)]],
-            not ok and lesson.tr("GPT-2's vocabulary") or lesson.tr("Qwen3's tokenizer.json"),
-            not ok and lesson.tr("see ?tiktoken.get_encoding") or tostring(tok))
-    end
-    gpt2_tok, qwen_tok = enc, tok
+    gpt2_tok = tiktoken.get_encoding("gpt2")
+    qwen_tok = tokenizers.Tokenizer.from_pretrained("Qwen/Qwen3-0.6B")
     lesson.show("gpt2_tok.n_vocab", gpt2_tok.n_vocab)
     lesson.show("qwen_tok:get_vocab_size()", qwen_tok:get_vocab_size())
 end)
@@ -332,20 +316,12 @@ lesson.say[[
 With the real weights the same calls show what a trained model does with the sentence. attn reads
 Qwen3-0.6B from the Hugging Face cache (huggingface-cli download Qwen/Qwen3-0.6B puts it there:
 config.json, tokenizer.json and model.safetensors, in bfloat16, widened to float32 as it is read, so
-it takes twice the file's size in memory) or from the directory in $ATTN_QWEN3_DIR.]]
+it takes twice the file's size in memory), from ~/.cache/attn/qwen3 or from the directory in $ATTN_QWEN3_DIR.]]
 
-lesson.step("where Qwen3-0.6B's files are", function()
-    local where = os.getenv("ATTN_QWEN3_DIR") or "Qwen/Qwen3-0.6B"
-    local ok, model = pcall(qwen3.Qwen3Model.from_pretrained, where)
-    if not ok then
-        lesson.skip([[
-Qwen3-0.6B is not here (%s).
-To run the rest of this lesson, download it into the Hugging Face cache:
-    huggingface-cli download Qwen/Qwen3-0.6B
-(or set ATTN_QWEN3_DIR to a directory with its config.json, model.safetensors and tokenizer.json)]],
-            tostring(model))
-    end
-    real = model
+lesson.needs{"Qwen/Qwen3-0.6B"}   -- not shipped: the rest is skipped, saying how to get it
+
+lesson.step("Qwen3-0.6B, the real weights", function()
+    real = qwen3.Qwen3Model.from_pretrained("Qwen/Qwen3-0.6B")
     lesson.show("real.cfg.n_layers", real.cfg.n_layers)
     lesson.show("parameters", real:num_parameters())
 end)

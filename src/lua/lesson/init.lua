@@ -195,6 +195,13 @@ function lesson.tr(msgid, ...)
     return select("#", ...) > 0 and trf(msgid, ...) or tr(msgid)
 end
 
+-- lesson.printf(fmt, ...): a line of the lesson's own text with its numbers, translated then formatted
+-- (lesson.tr's): lesson.printf("parameters: %d", count).
+function lesson.printf(fmt, ...)
+    check_string("printf", 1, fmt)
+    lesson.print(lesson.tr(fmt, ...))
+end
+
 -- lesson.title(text [, {source = "ch. 3 §3.3"}]): the lesson's title, printed first.
 function lesson.title(text, opts)
     check_string("title", 1, text)
@@ -244,6 +251,14 @@ function lesson.skip(reason, ...)
         os.exit(0, true)
     end
     error(setmetatable({reason = reason:match("^[^\n]*")}, lesson.SKIP), 0)
+end
+
+-- lesson.needs{"gpt2 vocabulary", ...}: the files the lesson needs from here on that attn does not ship
+-- (lesson/needs.lua names them); when one is missing the lesson is skipped (lesson.skip), saying where
+-- attn looked and how to get it. One line outside the steps: the steps show the book's code only.
+function lesson.needs(list)
+    local what, why = require("attn.lesson.needs").missing(list)
+    if what then lesson.skip("%s\n%s", trf("This lesson needs %s, which attn did not find.", tr(what)), why) end
 end
 
 -- What the REPL would print for a value: tensors as PyTorch prints them.

@@ -141,7 +141,8 @@ end
 --- Hugging Face cache (or of a directory)
 function Tokenizer.from_pretrained(name, opts)
     local fn = "Tokenizer.from_pretrained"
-    local dir = hf.model_dir(fn, name, "tokenizer.json", opts)
+    -- also where make run and scripts/fetch-hf-tokenizers.sh put Qwen3's (places.lua)
+    local dir = hf.model_dir(fn, name, "tokenizer.json", opts, require("attn.places").tokenizer(name))
     return Tokenizer.from_file(dir .. "/tokenizer.json")
 end
 
