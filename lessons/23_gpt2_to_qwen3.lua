@@ -140,7 +140,7 @@ lesson.step("norm1 of block 1, on each model's input", function()
         lesson.print(string.format("  %-8s mean %8.4f   std %7.4f   rms %7.4f", label, row:mean():item(),
                                    row:std(-1, false):item(), row:pow(2):mean():sqrt():item()))
     end
-    lesson.print(lesson.tr("token 1, before and after:"))
+    lesson.printf("token 1, before and after:")
     stats("GPT-2 x", gpt_x)
     stats("GPT-2 a", gpt_a)
     stats("Qwen3 x", qwen_x)
