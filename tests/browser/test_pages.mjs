@@ -249,6 +249,16 @@ try {
     const presenting = await state();
     await test(`frames: in presentation mode → on the slider moves the slider, the step stays (${at})`, () =>
       assert.deepEqual({ step: presenting.step, title: presenting.title }, { step: at, title: "step 10" }));
+    // sized for a projector: the frame's numbers at least half as tall as the step's title, not the
+    // page's 13px (they were about 8px under headings of 38px)
+    const sizes = await page.evaluate(() => {
+      const step = document.querySelector("section.step.current");
+      const cell = step.querySelector(".frames .frame:not([hidden]) svg text.v");
+      return { cell: cell.getBoundingClientRect().height,
+               title: parseFloat(getComputedStyle(step.querySelector("h3")).fontSize) };
+    });
+    await test(`frames: in presentation mode the cells' numbers are large (${JSON.stringify(sizes)})`, () =>
+      assert.ok(sizes.cell >= 0.5 * sizes.title, JSON.stringify(sizes)));
     await test("frames: no console error", () => assert.deepEqual(problems, []));
     await page.close();
   }

@@ -242,9 +242,7 @@ end
 -- lesson.skip(reason [, ...]): the lesson cannot run on this machine (the files it needs are not
 -- there). The reason (formatted as lesson.say's) is printed: the lesson says what to do; and the lesson
 -- ends cleanly: --check counts it as skipped, neither passed nor failed.
-function lesson.skip(reason, ...)
-    check_string("skip", 1, reason)
-    reason = prose.dedent(lesson.tr(reason, ...))
+local function skip_because(reason)
     write("\n", reason, "\n")
     if S.name == nil then -- run as a plain script (./attn lessons/NN_name.lua), not by a lesson mode
         io.stdout:flush()
@@ -253,12 +251,17 @@ function lesson.skip(reason, ...)
     error(setmetatable({reason = reason:match("^[^\n]*")}, lesson.SKIP), 0)
 end
 
+function lesson.skip(reason, ...)
+    check_string("skip", 1, reason)
+    skip_because(prose.dedent(lesson.tr(reason, ...)))
+end
+
 -- lesson.needs{"gpt2 vocabulary", ...}: the files the lesson needs from here on that attn does not ship
 -- (lesson/needs.lua names them); when one is missing the lesson is skipped (lesson.skip), saying where
 -- attn looked and how to get it. One line outside the steps: the steps show the book's code only.
 function lesson.needs(list)
     local what, why = require("attn.lesson.needs").missing(list)
-    if what then lesson.skip("%s\n%s", trf("This lesson needs %s, which attn did not find.", tr(what)), why) end
+    if what then skip_because(trf("This lesson needs %s, which attn did not find.", tr(what)) .. "\n" .. why) end
 end
 
 -- What the REPL would print for a value: tensors as PyTorch prints them.
