@@ -213,8 +213,8 @@ lesson.step("the attention weights of block 1", function()
 end)
 
 lesson.say([[
-The overview labels a piece of a character with �: a part of a character cannot be shown as text.
-GPT-2's maps are %d tokens wide for the %d words Qwen3 sees.]], #gpt2_ids, #qwen_ids)
+The overview labels a piece of a character by its bytes (\xE4 ...), as step 2 does: a part of a
+character cannot be shown as text. GPT-2's maps are %d tokens wide for the %d words Qwen3 sees.]], #gpt2_ids, #qwen_ids)
 
 lesson.say[[
 The tracer shows the sharing: head 3 of Qwen3's block 1 reads key/value head 2, which head 4 reads

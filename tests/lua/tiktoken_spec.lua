@@ -125,4 +125,18 @@ describe("GPT-2's tokenizer", function()
     end)
 end)
 
+describe("a token that is a piece of a character", function()
+    it("is labelled by its bytes, \\xE4, in attention.overview as in lesson 23's step 2 (one rendering)", function()
+        local enc = tiktoken.get_encoding("gpt2")
+        torch.manual_seed(1)
+        local m = gpt.GPTModel{vocab_size = 50257, context_length = 16, emb_dim = 8, n_heads = 2, n_layers = 1,
+                               drop_rate = 0, qkv_bias = false}
+        local out = ""
+        attention.overview{module = m, text = "你的旅程", tokenizer = enc, write = function(s) out = out .. s end}
+        assert.matches("tokens: 1=\\xE4\\xBD  2=\\xA0  3=的  4=", out, 1, true)
+        assert.is_nil(out:find("\239\191\189", 1, true)) -- no U+FFFD
+        assert.are.same({"\\xE4\\xBD", "\\xA0", "的"}, m:attention_maps{text = "你的", tokenizer = enc}.tokens)
+    end)
+end)
+
 tiktoken.dirs = real_dirs
