@@ -134,8 +134,15 @@ try {
       assert.deepEqual(problems, []));
     const term = terminalRun(lesson);
     const steps = await page.locator("section.step").count();
+    // a lesson whose files are not here (lesson.needs: GPT-2 small's weights) stops before its first
+    // step, and its page says why, as the terminal does
+    const skipped = term.includes("which attn did not find.");
+    if (skipped) {
+      const said = await page.evaluate(() => document.body.textContent.includes("which attn did not find."));
+      await test(`${name}: skipped, and the page says which files attn did not find`, () => assert.ok(said));
+    }
     await test(`${name}: ${steps} steps, as the terminal prints`, () => {
-      assert.ok(steps > 0, "the page has no step");
+      assert.ok(steps > 0 || skipped, "the page has no step");
       assert.equal(steps, terminalSteps(term), "the page's steps against the terminal's");
     });
     const want = terminalHeatmaps(term);
