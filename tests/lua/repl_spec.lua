@@ -482,3 +482,26 @@ describe("every hint of the English REPL is there under zh_CN, in Chinese", func
         end)
     end
 end)
+
+describe("the prompt's error line in the Chinese edition", function()
+    local i18n = require("attn.i18n")
+    it("says 出错： and Ctrl-C's 已中断, and error: and interrupted in English", function()
+        local got = {}
+        local saved = io.stderr
+        io.stderr = {write = function(self, ...)
+            for _, s in ipairs({...}) do got[#got + 1] = s end
+            return self
+        end}
+        local ok, err = pcall(function()
+            repl.write_error("interrupted", false)
+            i18n.lang("zh_CN")
+            repl.write_error("interrupted", false)
+            repl.write_error("boom", false)
+        end)
+        i18n.lang("en")
+        io.stderr = saved
+        assert(ok, err)
+        local text = table.concat(got):gsub("\27%[[%d;]*m", "")
+        assert.are.equal("error: interrupted\n出错：已中断\n出错：boom\n", text)
+    end)
+end)

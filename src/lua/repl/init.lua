@@ -117,10 +117,12 @@ end
 function repl.write_error(msg, interactive)
     io.stdout:flush()   -- results printed before the error must appear before it
     if interactive and errors.is_interrupt(msg) then io.stderr:write("\n") end
+    -- in the user's language: "错误：" and Ctrl-C's "已中断" (the message of the hook, src/cli/main.c)
+    local line = trf("error: %s", msg == "interrupted" and tr("interrupted") or msg)
     if term.color then
-        io.stderr:write("\27[31merror: ", msg, "\27[0m\n")
+        io.stderr:write("\27[31m", line, "\27[0m\n")
     else
-        io.stderr:write("error: ", msg, "\n")
+        io.stderr:write(line, "\n")
     end
 end
 
