@@ -402,7 +402,8 @@ local function report_check(what, ok, lines, identity, note, pair)
         return
     end
     if ok and identity then
-        write("  ", paint("32", "≡"), " ", what, note and note ~= "" and paint("2", " (" .. note .. ")") or "", "\n")
+        -- TRANSLATORS: the note after an identity, in parentheses: " (largest difference ..., tolerance ...)"
+        write("  ", paint("32", "≡"), " ", what, note and note ~= "" and paint("2", trf(" (%s)", note)) or "", "\n")
     elseif ok then
         write("  ", paint("32", "✓"), " ", what, "\n")
     else
