@@ -163,7 +163,8 @@ lesson.step("the checkpoints, the loss curve and the agreement with PyTorch", fu
     lesson.heatmaps(frames, {frames = lesson.tr("the example's attention weights during training")})
     local steps, ys = {1}, {losses[1]:item()}               -- the loss every 20 steps
     for i = 20, #losses, 20 do steps[#steps + 1], ys[#ys + 1] = i, losses[i]:item() end
-    print(attention.plot{x = steps, series = {{"loss", ys}}, xlabel = lesson.tr("step"), ylabel = "loss", width = 60})
+    print(attention.plot{x = steps, series = {{lesson.tr("loss"), ys}}, xlabel = lesson.tr("step"),
+                         ylabel = lesson.tr("loss"), width = 60})
     lesson.check(lesson.tr("all %d losses, as PyTorch's within 1e-5", #losses), torch.stack(losses),
                  pytorch("losses"), {tol = 1e-5})
     local w = frames[#frames][2]
