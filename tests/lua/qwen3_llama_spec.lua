@@ -202,7 +202,7 @@ describe("from_pretrained refuses a malformed or mismatched directory, naming th
     local Q, L = qwen3.Qwen3Model, llama.Llama3Model
 
     it("not a directory name", function() refused(Q, 42, 'expected a directory or a model name such as "Qwen/Qwen3%-0.6B"') end)
-    it("no config.json", function() refused(Q, TMP .. "/nothing", "has no config.json") end)
+    it("no config.json", function() refused(Q, TMP .. "/nothing", "for " .. TMP .. "/nothing, found no config.json") end)
     it("config.json not JSON", function()
         refused(Q, variant("qwen3-f32", "badjson", {["config.json"] = "{ not json"}), "config.json is not a JSON object")
     end)

@@ -411,9 +411,11 @@ describe("the Hugging Face cache (hf.lua)", function()
     end)
 
     it("says where it looked when the model is not there", function()
-        raises("Tokenizer.from_pretrained: found no tokenizer.json for Qwen/Qwen3-1.7B", tokenizers.Tokenizer.from_pretrained,
+        raises("Tokenizer.from_pretrained: for Qwen/Qwen3-1.7B, found no tokenizer.json", tokenizers.Tokenizer.from_pretrained,
                "Qwen/Qwen3-1.7B", {cache_dir = cache})
-        raises("looked in " .. cache .. "/models--Qwen--Qwen3-1.7B", tokenizers.Tokenizer.from_pretrained,
+        raises("attn looked in:\n    Qwen/Qwen3-1.7B\n    " .. cache .. "/models--Qwen--Qwen3-1.7B",
+               tokenizers.Tokenizer.from_pretrained, "Qwen/Qwen3-1.7B", {cache_dir = cache})
+        raises("To get it:\n    huggingface-cli download Qwen/Qwen3-1.7B", tokenizers.Tokenizer.from_pretrained,
                "Qwen/Qwen3-1.7B", {cache_dir = cache})
         raises("unknown option cache (it has cache_dir, revision)", tokenizers.Tokenizer.from_pretrained, "Qwen/Qwen3-0.6B",
                {cache = cache})

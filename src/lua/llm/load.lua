@@ -189,7 +189,10 @@ function load.from_pretrained(flavour, Model, dir)
     if type(dir) ~= "string" then
         fail(fn, trf('expected a directory or a model name such as "%s", got %s', flavour.example_name, check.describe(dir)))
     end
-    dir = require("attn.hf").resolve(dir, "config.json") -- a name: also the Hugging Face cache's (hf.lua)
+    -- a name that is no directory here: the Hugging Face cache's (hf.lua), else an error listing where it looked
+    local f = io.open(dir, "rb")
+    if f then f:close()
+    else dir = require("attn.hf").model_dir(fn, dir, "config.json", nil, require("attn.places").model(dir)) end
     local cfg, config_path = read_config(fn, dir, flavour)
     local state, from = read_weights(fn, dir)
     local emb = state["model.embed_tokens.weight"]
