@@ -138,6 +138,23 @@ run --html "$TMP/page.fifo" "$TMP/mylesson.lua"
 check "--html refuses a FIFO (it hung opening it)" all status_is 1 -- \
     err_has "--html: will not write $TMP/page.fifo: it is a FIFO, and attn writes only regular files"
 
+# ---- --ipynb follows --html's rule --------------------------------------------------------------------
+cp "$TMP/mylesson.orig" "$TMP/mylesson.lua"
+run --ipynb "$TMP/mylesson.lua" "$TMP/book.ipynb"
+check "--ipynb with its arguments swapped refuses, and the lesson is intact" all status_is 1 -- \
+    err_has "--ipynb: will not write the notebook over $TMP/mylesson.lua: it is a Lua file (the notebook comes first: attn --ipynb NOTEBOOK.ipynb LESSON.lua)" -- \
+    cmp -s "$TMP/mylesson.lua" "$TMP/mylesson.orig"
+cp "$TMP/mylesson.lua" "$TMP/mylesson.txt"
+run --ipynb "$TMP/mylesson.txt" "$TMP/mylesson.txt"
+check "--ipynb refuses to write over its input (status 0 before)" all status_is 1 -- \
+    err_has "--ipynb: will not write the notebook over $TMP/mylesson.txt: it is one of the lessons given" -- \
+    cmp -s "$TMP/mylesson.txt" "$TMP/mylesson.orig"
+ln -s mylesson.lua "$TMP/book.ipynb"
+run --ipynb "$TMP/book.ipynb" "$TMP/mylesson.lua"
+check "--ipynb refuses a notebook that is a symlink to the lesson" all status_is 1 -- \
+    err_has "--ipynb: will not write the notebook over $TMP/book.ipynb" -- cmp -s "$TMP/mylesson.lua" "$TMP/mylesson.orig"
+rm -f "$TMP/book.ipynb"
+
 cp "$TMP/mylesson.orig" "$TMP/mylesson.lua"
 "$BIN" --markdown "$TMP/mylesson.lua" >>"$TMP/mylesson.lua" 2>"$ERR"
 STATUS=$?
