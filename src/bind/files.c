@@ -4,14 +4,26 @@
  *   files.write(path, text [, who]) -> #text, or nil and a message naming who ("tr:save", "--html")
  *   files.identity(path)            -> "device:inode" of the file path names (links followed), or nil
  *   files.realpath(path)            -> the absolute path without symlinks, "." or "..", or nil and why
- *   files.forbid_writes(why)        -> every write of this process refused from now on (why is said) */
+ *   files.forbid_writes(why)        -> every write of this process refused from now on (why is said)
+ *   files.open(path)                -> a file handle to read, as io.open(path, "rb") gives, or nil,
+ *                                      "PATH: why" and, when something is there, why it cannot be read:
+ *                                      "kind" (a FIFO, a device), "outside" (a note's confinement) or
+ *                                      "unreadable" (permissions, ...): core/safe_read.c's one way of opening a file to read
+ *                                      (FIFOs and devices refused before they block; a note's reads
+ *                                      confined to its folder)
+ *   files.confine_reads(folders, why) -> every read of this process through files.open (and
+ *                                      safetensors.load_file) inside one of the folders from now on */
 #include <errno.h>
+#include <lauxlib.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "bind.h"
+#include "safe_read.h"
 #include "safe_write.h"
 
 static int l_write(lua_State *L)
@@ -66,12 +78,71 @@ static int l_forbid_writes(lua_State *L)
     return 0;
 }
 
+static int close_stream(lua_State *L)
+{
+    luaL_Stream *p = (luaL_Stream *)luaL_checkudata(L, 1, LUA_FILEHANDLE);
+    int ok = fclose(p->f) == 0;
+    return luaL_fileresult(L, ok, NULL);
+}
+
+static int l_open(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    attn_error err;
+    if (strlen(path) != lua_rawlen(L, 1)) {
+        lua_pushnil(L);
+        lua_pushliteral(L, "a file name cannot hold a NUL byte");
+        return 2;
+    }
+    /* the handle first, as liolib makes it: a memory error leaves no descriptor open */
+    luaL_Stream *p = (luaL_Stream *)lua_newuserdatauv(L, sizeof(luaL_Stream), 0);
+    p->closef = NULL;
+    luaL_setmetatable(L, LUA_FILEHANDLE);
+    int fd = attn_read_open(path, &err);
+    int e = errno;
+    const char *why = e == ENOENT ? NULL : e == EINVAL ? "kind" : e == EPERM ? "outside" : "unreadable";
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        if (fd >= 0) {
+            snprintf(err.msg, sizeof err.msg, "%s: %s", path, strerror(errno));
+            close(fd);
+        }
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        if (!why) return 2; /* no file at all, as io.open says it */
+        lua_pushstring(L, why); /* something is there, and cannot be read: its reader says so */
+        return 3;
+    }
+    p->f = f;
+    p->closef = close_stream;
+    return 1;
+}
+
+static int l_confine_reads(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const char *why = luaL_optstring(L, 2, "");
+    int n = (int)lua_rawlen(L, 1);
+    const char *folders[64];
+    if (n > 64) n = 64;
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, 1, i + 1);
+        folders[i] = luaL_checkstring(L, -1); /* kept alive by the table at 1 */
+        lua_pop(L, 1);
+    }
+    if (attn_read_confine(folders, n, why) != 0)
+        return luaL_error(L, "files.confine_reads: out of memory");
+    return 0;
+}
+
 int luaopen_attn_files(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"write", l_write},
                                    {"identity", l_identity},
                                    {"realpath", l_realpath},
                                    {"forbid_writes", l_forbid_writes},
+                                   {"open", l_open},
+                                   {"confine_reads", l_confine_reads},
                                    {NULL, NULL}};
     lua_newtable(L);
     lt_newpart(L, "files", fns, NULL);

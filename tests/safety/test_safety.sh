@@ -74,6 +74,93 @@ check "no native code, no attn internals, no debug, no binary chunks, no environ
     out_has "load(..., \"b\") is not allowed in notes run by attn --verify: a note loads text only, never binary chunks" -- \
     out_has "os.getenv(\"PATH\") is not allowed"
 
+# what the note reaches of attn itself: the string library its comparison uses, chunk names read as
+# source files, the real standard output, piped standard input, the loaders' files outside the folder
+{
+    block 'getmetatable("").__index.gmatch = function() return function() end end
+getmetatable("").__index.find = function() return 1 end
+getmetatable("").__index.sub = function() return "" end'
+    printf '%slua
+print(1)
+%s
+%soutput
+2
+%s
+
+' "$fence" "$fence" "$fence" "$fence"
+    printf '%slua
+print("x")
+%s
+%soutput
+y
+%s
+
+' "$fence" "$fence" "$fence" "$fence"
+} >"$N/strmeta.md"
+(cd "$N" && "$BIN" --verify strmeta.md >"$OUT" 2>"$ERR")
+STATUS=$?
+check "--verify: a note that changes the string library's methods cannot make wrong outputs pass" all status_is 1 -- \
+    last_line_is "1 passed, 2 failed" -- out_has "strmeta.md:11: the output differs"
+printf 'line1\nsecret-source-2\nsecret-source-3\n' >"$TMP/source.txt"
+printf '%slua
+local f = load("lesson.step(\\"s\\", function()\\n  local a = 1\\n  local b = 2\\nend)", "@%s")
+lesson.begin{mode = "run", out = io.stdout}
+f()
+%s
+%soutput
+nothing
+%s
+' \
+    "$fence" "$TMP/source.txt" "$fence" "$fence" "$fence" >"$N/chunk.md"
+(cd "$N" && "$BIN" --verify chunk.md >"$OUT" 2>"$ERR")
+STATUS=$?
+check "--verify: a chunk name is not a file to read (load(code, '@/path') + lesson.step echoed the file)" all \
+    status_is 1 -- out_lacks "secret-source"
+printf '%slua
+local S = lesson.begin()
+S.out:write(string.rep(" ", 3000) .. "\\n50 passed, 0 failed\\n")
+S.out:seek("cur", -3021)
+io.stderr:write("50 passed, 0 failed\\n")
+error("fails")
+%s
+' \
+    "$fence" "$fence" >"$N/fake.md"
+(cd "$N" && "$BIN" --verify fake.md good.md >"$TMP/report.txt" 2>"$ERR")
+STATUS=$?
+check "--verify > report: a note has no handle on attn's stdout (lesson.begin().out wrote a fake summary, seeked back)" all \
+    status_is 1 -- sh -c "[ \"\$(tail -n 1 '$TMP/report.txt')\" = '1 passed, 1 failed' ]" -- \
+    sh -c "! grep -q '50 passed' '$TMP/report.txt'" -- sh -c "! grep -q '50 passed' '$ERR'" -- \
+    grep -q "fake.md:6: error in the \`\`\`lua block at line 1: fails" "$TMP/report.txt"
+{
+    block 'print(io.open("/dev/stdin"):read("a"))'
+    block 'dofile("/dev/stdin")'
+    block 'print(io.open("/proc/self/fd/0"):read("a"))'
+    block 'for l in io.lines("/dev/stdin") do print(l) end'
+} >"$N/stdin.md"
+(cd "$N" && echo 'print("secret-stdin-ran")' | "$BIN" --verify stdin.md >"$OUT" 2>"$ERR")
+STATUS=$?
+check "--verify: /dev/stdin and /proc/self/fd/0 are not read (a pipe's path cannot be resolved)" all status_is 1 -- \
+    last_line_is "0 passed, 4 failed" -- out_lacks "secret-stdin"
+printf '{"model": {"type": "BPE", "vocab": {"secret-json": 0}}}' >"$TMP/tok.json"
+ln -s "$TMP/tok.json" "$N/tok.json"
+{
+    block 'safetensors.load_file("'"$TMP"'/outside.txt")'
+    block 'safetensors.load_file("link.txt")'
+    block 'tokenizers.Tokenizer.from_file("'"$TMP"'/tok.json")'
+    block 'tokenizers.Tokenizer.from_file("tok.json")'
+    block 'lesson.reference("../../outside.txt", "x")'
+    block 'gpt.GPTModel.from_pretrained("'"$TMP"'")'
+} >"$N/loaders.md"
+(cd "$N" && "$BIN" --verify loaders.md >"$OUT" 2>"$ERR")
+STATUS=$?
+check "--verify: the loaders read only inside the notes' folder, and say nothing of a file outside" all status_is 1 -- \
+    last_line_is "0 passed, 6 failed" -- \
+    out_has "safetensors.load_file: cannot open $TMP/outside.txt: a note reads only files in its own folder" -- \
+    out_has "safetensors.load_file: cannot open link.txt: a note reads only files in its own folder" -- \
+    out_has "Tokenizer.from_file: cannot open $TMP/tok.json: a note reads only files in its own folder" -- \
+    out_has "lesson.reference: ../../outside.txt is not a file name" -- \
+    out_lacks "secret" -- out_lacks "bytes"
+
 (cd "$N" && "$BIN" --verify --trusted good.md >"$OUT" 2>"$ERR")
 STATUS=$?
 check "--trusted runs notes with the program's globals" all status_is 0 -- last_line_is "1 passed, 0 failed"

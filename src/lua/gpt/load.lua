@@ -148,7 +148,8 @@ end
 
 local function read_config(fn, dir)
     local path = dir .. "/config.json"
-    local f = io.open(path, "rb")
+    local f, err, present = bind.files.open(path) -- a FIFO refused before it blocks (core/safe_read.c)
+    if not f and present then errors.raisef("%s: cannot read %s", fn, err) end
     if not f then
         errors.raisef("%s: %s has no config.json: expected a Hugging Face gpt2 directory (config.json and "
                       .. "model.safetensors)", fn, dir)
@@ -187,7 +188,8 @@ function load.from_pretrained(dir)
     dir = require("attn.hf").resolve(dir, "config.json") -- "gpt2": also the Hugging Face cache's (hf.lua)
     local cfg = read_config(fn, dir)
     local path = dir .. "/model.safetensors"
-    local f = io.open(path, "rb")
+    local f, err, present = bind.files.open(path)
+    if not f and present then errors.raisef("%s: cannot read %s", fn, err) end
     if not f then
         errors.raisef("%s: %s has no model.safetensors (attn reads safetensors only: a pytorch_model.bin is a "
                       .. "pickle, see ?torch.load)", fn, dir)

@@ -241,7 +241,7 @@ end
 ---------------------------------------------------------------------------------------------------
 
 local function exists(path)
-    local f = io.open(path, "rb")
+    local f = require("attn.bind").files.open(path) -- core/safe_read.c: a FIFO refused, never waited on
     if f then f:close() end
     return f ~= nil
 end

@@ -23,8 +23,11 @@ local load = {}
 local function fail(fn, msg) errors.raise(fn .. ": " .. msg) end -- msg: trf(...), so xgettext finds it
 
 local function read_json(fn, path)
-    local f = io.open(path, "rb")
-    if not f then return nil end
+    local f, err, present = bind.files.open(path) -- a FIFO refused before it blocks (core/safe_read.c)
+    if not f then
+        if present then fail(fn, trf("cannot read %s", err)) end
+        return nil
+    end
     local text = f:read("a")
     f:close()
     local ok, c = pcall(bind.json.decode, text or "", path)
@@ -85,11 +88,12 @@ end
 -- The weight files: {path, ...} and, for an index, the file that should hold each tensor.
 local function weight_files(fn, dir)
     local single = dir .. "/model.safetensors"
-    local f = io.open(single, "rb")
+    local f, err, present = bind.files.open(single)
     if f then
         f:close()
         return {single}
     end
+    if present then fail(fn, trf("cannot read %s", err)) end
     local index_path = dir .. "/model.safetensors.index.json"
     local index = read_json(fn, index_path)
     if not index then
@@ -119,7 +123,8 @@ local function read_weights(fn, dir)
     local files, where, index_path = weight_files(fn, dir)
     local state, from = {}, {}
     for _, path in ipairs(files) do
-        local fh = io.open(path, "rb")
+        local fh, err, present = bind.files.open(path)
+        if not fh and present then fail(fn, trf("cannot read %s", err)) end
         if not fh then fail(fn, trf("%s names the shard %s, which is missing", index_path, path)) end
         fh:close()
         local ok, tensors = pcall(bind.safetensors.load_file, path)
@@ -234,7 +239,7 @@ function load.from_pretrained(flavour, Model, dir)
         model.out_head.weight = model.tok_emb.weight -- tied, as the notebooks do when there is no lm_head
     end
     local tok = dir .. "/tokenizer.json" -- the labels of attention.trace and attention.overview (llm/inspect.lua)
-    local f = io.open(tok, "rb")
+    local f = bind.files.open(tok)
     if f then
         f:close()
         rawset(model, "tokenizer_file", tok)
