@@ -2,7 +2,7 @@
  * five ZeroMQ sockets, and messages as frames:
  *     [routing ids...] "<IDS|MSG>" signature header parent_header metadata content [buffers...]
  * A message whose signature does not match is dropped (the protocol's rule: a client without the
- * key cannot run code). */
+ * key cannot run code), and so is one whose signature came before (a replay). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +137,8 @@ void attn_wire_close(attn_wire *w) {
     w->context = NULL;
     free(w->key);
     w->key = NULL;
+    attn_seen_free(w->seen);
+    w->seen = NULL;
 }
 
 void attn_msg_free(attn_msg *m) {
@@ -202,6 +204,10 @@ int attn_wire_recv(attn_wire *w, int channel, attn_msg *m, char *why, size_t why
         if (attn_sign(w->key, w->keylen, parts, lens, 4, hex) != 0 ||
             !attn_signature_equal(hex, strlen(hex), zmq_msg_data(&frames[delim + 1]), zmq_msg_size(&frames[delim + 1]))) {
             snprintf(why, whylen, "a message with a wrong signature: dropped");
+            goto out;
+        }
+        if (attn_signature_seen(&w->seen, hex)) {
+            snprintf(why, whylen, "a message whose signature came before (a replay): dropped");
             goto out;
         }
     }
