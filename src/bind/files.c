@@ -4,13 +4,16 @@
  *   files.write(path, text [, who]) -> #text, or nil and a message naming who ("tr:save", "--html")
  *   files.identity(path)            -> "device:inode" of the file path names (links followed), or nil
  *   files.realpath(path)            -> the absolute path without symlinks, "." or "..", or nil and why
- *   files.forbid_writes(why)        -> every write of this process refused from now on (why is said)
+ *   files.forbid_writes(why)        -> every write of this process refused from now on (why is said);
+ *                                      files.forbid_writes(nil) allows them again
  *   files.open(path)                -> a file handle to read, as io.open(path, "rb") gives, or nil,
  *                                      "PATH: why" and, when something is there, why it cannot be read:
  *                                      "kind" (a FIFO, a device), "outside" (a note's confinement) or
  *                                      "unreadable" (permissions, ...): core/safe_read.c's one way of opening a file to read
  *                                      (FIFOs and devices refused before they block; a note's reads
  *                                      confined to its folder)
+ *   files.lesson_trusted(path)      -> whether the lesson modes run the lesson at path with the program's
+ *                                      globals (attn_set_lesson_trust: --trusted, or one of attn's own)
  *   files.confine_reads(folders, why) -> every read of this process through files.open (and
  *                                      safetensors.load_file) inside one of the folders from now on */
 #include <errno.h>
@@ -72,10 +75,39 @@ static int l_realpath(lua_State *L)
 static int l_forbid_writes(lua_State *L)
 {
     static char why[256]; /* the core keeps the pointer: a copy that outlives the Lua string */
+    if (lua_isnoneornil(L, 1)) { /* writes allowed again (a lesson given by path has ended) */
+        attn_safe_forbid(NULL);
+        return 0;
+    }
     const char *w = luaL_checkstring(L, 1);
     strncpy(why, w, sizeof why - 1);
     attn_safe_forbid(why);
     return 0;
+}
+
+static int lesson_policy = 0; /* 0: every lesson trusted; 1: only --trusted or attn's own */
+static int lessons_all_trusted = 0;
+static char own_lessons[4096];
+
+void attn_set_lesson_trust(int trusted, const char *own_dir)
+{
+    lesson_policy = 1;
+    lessons_all_trusted = trusted;
+    snprintf(own_lessons, sizeof own_lessons, "%s", own_dir ? own_dir : "");
+}
+
+static int l_lesson_trusted(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int trusted = !lesson_policy || lessons_all_trusted;
+    if (!trusted && own_lessons[0]) {
+        char *real = realpath(path, NULL);
+        size_t k = strlen(own_lessons);
+        trusted = real && strncmp(real, own_lessons, k) == 0 && real[k] == '/' && strchr(real + k + 1, '/') == NULL;
+        free(real);
+    }
+    lua_pushboolean(L, trusted);
+    return 1;
 }
 
 static int close_stream(lua_State *L)
@@ -143,6 +175,7 @@ int luaopen_attn_files(lua_State *L)
                                    {"forbid_writes", l_forbid_writes},
                                    {"open", l_open},
                                    {"confine_reads", l_confine_reads},
+                                   {"lesson_trusted", l_lesson_trusted},
                                    {NULL, NULL}};
     lua_newtable(L);
     lt_newpart(L, "files", fns, NULL);

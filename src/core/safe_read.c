@@ -99,8 +99,7 @@ int attn_read_open(const char *path, attn_error *err)
         int ok = !confine_failed && real && inside_roots(real);
         free(real);
         if (!ok) {
-            attn_fail(err, "%s: a note reads only files in its own folder (%s)%s", path,
-                      nroots > 0 ? roots[0] : "?", confine_why);
+            attn_fail(err, "%s: %s", path, confine_why);
             close(fd);
             errno = EPERM;
             return -1;

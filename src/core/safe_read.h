@@ -20,8 +20,8 @@
  * all; EINVAL: not a regular file; EPERM: outside the confinement). */
 int attn_read_open(const char *path, attn_error *err);
 
-/* From now on this process reads only files inside the n folders (resolved now; the first is the one
- * messages name); why ends the message of a refusal. n == 0 lifts the confinement. 0, or -1 (out of
+/* From now on this process reads only files inside the n folders (resolved now); why is the message of
+ * a refusal, after the path (translated by the caller). n == 0 lifts the confinement. 0, or -1 (out of
  * memory: then every read is refused). */
 int attn_read_confine(const char *const *folders, int n, const char *why);
 

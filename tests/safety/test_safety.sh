@@ -280,6 +280,17 @@ check "--list (and --check, the same search) in a folder with its own lessons/ f
 check "--step NAME resolves to attn's own lesson, never ./lessons/NAME.lua" all test ! -e "$TMP/hostile" -- \
     out_has "Simple self-attention"
 (cd "$W" && "$BIN" --check lessons/99_hostile.lua >"$OUT" 2>"$ERR")
-check "a path runs that file" test -e "$TMP/hostile"
+check "a lesson given by path runs restricted, as a note: no file written" all test ! -e "$TMP/hostile" -- \
+    out_has "io.open(\"$TMP/hostile\", \"w\") is not allowed in a lesson given by path (attn's own lessons are trusted)"
+printf 'os.execute("touch %s/ran")\n' "$TMP" >"$W/exec.lua"
+for mode in --check --step --markdown; do
+    (cd "$W" && "$BIN" $mode exec.lua </dev/null >"$OUT" 2>"$ERR")
+done
+(cd "$W" && "$BIN" --html page.html exec.lua </dev/null >"$OUT" 2>"$ERR")
+(cd "$W" && "$BIN" --ipynb book.ipynb exec.lua </dev/null >"$OUT" 2>"$ERR")
+check "--check, --step, --markdown, --html, --ipynb of a lesson given by path: restricted (it ran with full powers)" \
+    test ! -e "$TMP/ran"
+(cd "$W" && "$BIN" --check --trusted lessons/99_hostile.lua >"$OUT" 2>"$ERR")
+check "--trusted: a lesson given by path runs with the program's globals" test -e "$TMP/hostile"
 
 tap_end

@@ -37,8 +37,17 @@ local trf = require("attn.i18n").trf
 
 local sandbox = {}
 
+-- Who runs restricted in this process: "notes" (attn --verify) or "lesson" (a lesson given by path to
+-- --check, --step, --html, --markdown or --ipynb: src/lua/lesson/run.lua). Set by sandbox.env and
+-- sandbox.lesson_env; the refusals name it.
+local who = "notes"
+
 -- The error for something a restricted note may not do (verify/run.lua puts the note's line to it).
 local function refuse(what, why)
+    if who == "lesson" then
+        error(trf("%s is not allowed in a lesson given by path (attn's own lessons are trusted): %s (--trusted lifts this)",
+                  what, why), 0)
+    end
     error(trf("%s is not allowed in notes run by attn --verify: %s (--trusted lifts this)", what, why), 0)
 end
 
@@ -56,7 +65,8 @@ local function reader(folder)
         if type(p) ~= "string" then return io.open(p) end -- io.open's own check reports it
         local f, err, why = bind.files.open(p)
         if why == "outside" then
-            refuse(fn .. "(\"" .. p .. "\")", trf("a note reads only files in its own folder (%s)", folder))
+            refuse(fn .. "(\"" .. p .. "\")", who == "lesson" and trf("a lesson reads only files in its own folder (%s)", folder)
+                                              or trf("a note reads only files in its own folder (%s)", folder))
         end
         return f, err
     end
@@ -266,9 +276,33 @@ end
 -- the notes' own: src/cli/notes.c forks one per file).
 function sandbox.env(path, trusted, write)
     if trusted then return trusted_env(write) end
+    who = "notes"
     local folder = sandbox.folder(path)
-    bind.files.confine_reads(sandbox.read_folders(folder), " " .. trf("(--trusted lifts this)"))
+    bind.files.confine_reads(sandbox.read_folders(folder),
+                             trf("a note reads only files in its own folder (%s) (--trusted lifts this)", folder))
     return restricted(folder, write)
+end
+
+-- A lesson given by path (not one of attn's own, without --trusted): the restricted globals, with the
+-- lesson library's print; sandbox.confine(path) and sandbox.release() around each run of its chunk
+-- (src/lua/lesson/run.lua), so that attn itself (--html's page, --ipynb's notebook) still writes.
+function sandbox.lesson_env(path, print)
+    who = "lesson"
+    local env = restricted(sandbox.folder(path), function(...) io.write(...) end)
+    env.print = print
+    return env
+end
+
+function sandbox.confine(path)
+    local folder = sandbox.folder(path)
+    bind.files.confine_reads(sandbox.read_folders(folder),
+        trf("a lesson given by path reads only files in its own folder (%s) (--trusted lifts this)", folder))
+    bind.files.forbid_writes(trf("a lesson given by path does not write files (--trusted lifts this)"))
+end
+
+function sandbox.release()
+    bind.files.confine_reads({})
+    bind.files.forbid_writes(nil)
 end
 
 return sandbox
