@@ -249,6 +249,55 @@ check "--markdown does not write a handout into a Lua file (>> lesson.lua)" all 
     err_has "--markdown: will not write the handout into $TMP/mylesson.lua (standard output): it is a Lua file" -- \
     cmp -s "$TMP/mylesson.lua" "$TMP/mylesson.orig"
 
+# ---- nothing blocks on a FIFO where attn expects a file ------------------------------------------------
+# each under timeout: before, each of these blocked for ever (status 124 here)
+F=$TMP/fifos
+mkdir -p "$F/cfg" "$F/st" "$F/shard" "$F/q"
+mkfifo "$F/cfg/config.json" "$F/any.fifo"
+cp tests/data/hf_models/qwen3-f32/config.json "$F/st/"
+mkfifo "$F/st/model.safetensors"
+cp tests/data/hf_models/qwen3-bf16-sharded/* "$F/shard/"
+rm "$F/shard/model-00002-of-00002.safetensors"
+mkfifo "$F/shard/model-00002-of-00002.safetensors"
+mkfifo "$F/q/config.json"
+fifo_call() { # fifo_call LUA: runs it under a timeout; STATUS and OUT/ERR as run's
+    timeout 20 "$BIN" -e "$1" </dev/null >"$OUT" 2>"$ERR"
+    STATUS=$?
+}
+fifo_call "print(pcall(safetensors.load_file, '$F/any.fifo'))"
+check "safetensors.load_file of a FIFO: refused at once" all status_is 0 -- \
+    out_has "safetensors.load_file: cannot open $F/any.fifo: it is a FIFO, and attn reads only regular files"
+fifo_call "print(pcall(tokenizers.Tokenizer.from_file, '$F/any.fifo'))"
+check "Tokenizer.from_file of a FIFO: refused at once" all status_is 0 -- \
+    out_has "Tokenizer.from_file: cannot open $F/any.fifo: it is a FIFO"
+fifo_call "print(pcall(gpt.GPTModel.from_pretrained, '$F/cfg'))"
+check "GPT-2's from_pretrained with config.json a FIFO: refused at once" all status_is 0 -- \
+    out_has "GPTModel.from_pretrained: cannot read $F/cfg/config.json: it is a FIFO"
+fifo_call "print(pcall(qwen3.Qwen3Model.from_pretrained, '$F/q'))"
+check "Qwen3's from_pretrained with config.json a FIFO: refused at once" all status_is 0 -- \
+    out_has "Qwen3Model.from_pretrained: cannot read $F/q/config.json: it is a FIFO"
+fifo_call "print(pcall(qwen3.Qwen3Model.from_pretrained, '$F/st'))"
+check "from_pretrained with model.safetensors a FIFO: refused at once" all status_is 0 -- \
+    out_has "Qwen3Model.from_pretrained: cannot read $F/st/model.safetensors: it is a FIFO"
+fifo_call "print(pcall(qwen3.Qwen3Model.from_pretrained, '$F/shard'))"
+check "from_pretrained with a shard a FIFO: refused at once" all status_is 0 -- \
+    out_has "Qwen3Model.from_pretrained: cannot read $F/shard/model-00002-of-00002.safetensors: it is a FIFO"
+timeout 20 "$BIN" --kernel "$F/any.fifo" </dev/null >"$OUT" 2>"$ERR"
+STATUS=$?
+check "--kernel with a FIFO as the connection file: refused at once" all status_is 1 -- \
+    err_has "--kernel: cannot read the connection file: $F/any.fifo: it is a FIFO, and attn reads only regular files"
+timeout 20 "$BIN" --kernel "$F" </dev/null >"$OUT" 2>"$ERR"
+STATUS=$?
+check "--kernel with a folder: says so (it said 'Inappropriate ioctl for device')" all status_is 1 -- \
+    err_has "--kernel: cannot read the connection file: $F: it is a folder"
+mkdir -p "$F/prefix/share/jupyter/kernels/attn"
+mkfifo "$F/prefix/share/jupyter/kernels/attn/kernel.json"
+timeout 20 "$BIN" --install-kernel --prefix "$F/prefix" </dev/null >"$OUT" 2>"$ERR"
+STATUS=$?
+check "--install-kernel with kernel.json a FIFO: refused through the one safe write" all status_is 1 -- \
+    err_has "--install-kernel: will not write $F/prefix/share/jupyter/kernels/attn/kernel.json: it is a FIFO" -- \
+    test -p "$F/prefix/share/jupyter/kernels/attn/kernel.json"
+
 # ---- two saves at once --------------------------------------------------------------------------------
 "$BIN" -e "for i = 1, 30 do safetensors.save_file({a = torch.zeros(300000)}, '$TMP/same.st') end" &
 p1=$!

@@ -202,6 +202,17 @@ function load.from_pretrained(flavour, Model, dir)
         fail(fn, trf("%s says vocab_size %d and hidden_size %d, but model.embed_tokens.weight in %s is %s", config_path,
              cfg.vocab_size, cfg.emb_dim, from["model.embed_tokens.weight"], check.shape(emb)))
     end
+    -- The number of blocks against the weights, before any is built: num_hidden_layers 1e9 built blocks
+    -- for minutes and gigabytes only to find they do not fit (GPT-2's loader checks n_layer the same way).
+    local layers_in_weights = 0
+    for name in pairs(state) do
+        local i = tonumber(name:match("^model%.layers%.(%d+)%."))
+        if i and i + 1 > layers_in_weights then layers_in_weights = i + 1 end
+    end
+    if layers_in_weights ~= cfg.n_layers then
+        fail(fn, trf("%s says num_hidden_layers %d, but the weights have %d layers", config_path, cfg.n_layers,
+             layers_in_weights))
+    end
     -- Built with the generator's state kept: loading a model draws nothing from the user's stream.
     local rng = torch.get_rng_state()
     local built, model = pcall(without_init, Model, cfg)
