@@ -16,6 +16,7 @@
 --                                          list) are looked in after the cache, also.fetch is a command
 --                                          that fetches the file
 local errors = require("attn.errors")
+local files = require("attn.bind").files
 local check = require("attn.check")
 local trf = require("attn.i18n").trf
 
@@ -35,7 +36,7 @@ function hf.cache_dir()
 end
 
 local function exists(path)
-    local f = io.open(path, "rb")
+    local f = files.open(path) -- core/safe_read.c: a FIFO is refused, never waited on
     if f then f:close() end
     return f ~= nil
 end
@@ -54,7 +55,7 @@ function hf.find(name, file, opts)
     local revision = opts.revision or "main"
     local commit = revision
     if not revision:match("^%x+$") or #revision ~= 40 then
-        local f = io.open(folder .. "/refs/" .. revision, "rb")
+        local f = files.open(folder .. "/refs/" .. revision)
         if not f then return nil, folder end
         commit = (f:read("a") or ""):match("^%s*(%x+)%s*$")
         f:close()

@@ -36,7 +36,7 @@ check "--check: an error is a failure naming the lesson and the line; the next l
     out_has "✗ error: error at line 6: matmul: cannot multiply [6, 3] by [2, 3] (3 ≠ 2)" -- \
     out_has "✗ failing: wrong on purpose" -- last_line_is "2 passed, 2 failed"
 
-run --check "$FIX/exits.lua" "$FIX/leak_a.lua"
+run --check --trusted "$FIX/exits.lua" "$FIX/leak_a.lua"
 check "--check: a lesson calling os.exit(0) fails at that line; the next lesson still runs; exit 1" all \
     status_is 1 -- out_has "✗ exits: error at line 7: os.exit(0): a lesson cannot end the program" -- \
     out_has "✗ exits: wrong on purpose" -- last_line_is "1 passed, 2 failed"

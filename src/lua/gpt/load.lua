@@ -149,7 +149,8 @@ end
 
 local function read_config(fn, dir)
     local path = dir .. "/config.json"
-    local f = io.open(path, "rb")
+    local f, err, present = bind.files.open(path) -- a FIFO refused before it blocks (core/safe_read.c)
+    if not f and present then errors.raisef("%s: cannot read %s", fn, err) end
     if not f then
         errors.raisef("%s: %s has no config.json: expected a Hugging Face gpt2 directory (config.json and "
                       .. "model.safetensors)", fn, dir)
@@ -223,7 +224,8 @@ function load.from_pretrained(dir)
     if dir == "gpt2" or dir == "openai-community/gpt2" then dir = load.gpt2_dir(fn, dir) end
     local cfg = read_config(fn, dir)
     local path = dir .. "/model.safetensors"
-    local f = io.open(path, "rb")
+    local f, err, present = bind.files.open(path)
+    if not f and present then errors.raisef("%s: cannot read %s", fn, err) end
     if not f then
         errors.raisef("%s: %s has no model.safetensors (attn reads safetensors only: a pytorch_model.bin is a "
                       .. "pickle, see ?torch.load)", fn, dir)

@@ -29,6 +29,7 @@
 
 local tokenize = require("attn.text.tokens").tokenize
 local tr = require("attn.i18n").tr
+local files = require("attn.bind").files
 local width = require("attn.text.width").of
 
 local source = {}
@@ -193,9 +194,9 @@ end
 
 function source.read(path)
     if cache[path] then return cache[path] end
-    local f, err = io.open(path, "rb")
+    local f, err = files.open(path) -- core/safe_read.c: no FIFO, no device, a note's folder only
     if not f then return nil, err end
-    local text, rerr = f:read("a") -- nil for a directory, which io.open opens
+    local text, rerr = f:read("a") -- nil for a directory, which opens
     f:close()
     if not text then return nil, path .. ": " .. tostring(rerr) end
     local info = analyse(text)

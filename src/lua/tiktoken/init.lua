@@ -48,7 +48,7 @@ function tiktoken.dirs()
 end
 
 local function readable(path)
-    local f = io.open(path, "rb")
+    local f = bind.files.open(path) -- a FIFO refused before it blocks (core/safe_read.c)
     if not f then return nil end
     local text = f:read("a")
     f:close()

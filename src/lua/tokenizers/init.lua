@@ -106,7 +106,7 @@ end
 function Tokenizer.from_file(path)
     local fn = "Tokenizer.from_file"
     if type(path) ~= "string" then raisef(fn, N("expected the name of a tokenizer.json file, got %s"), check.describe(path)) end
-    local f, err = io.open(path, "rb")
+    local f, err = bind.files.open(path) -- a FIFO refused before it blocks (core/safe_read.c)
     if not f then raisef(fn, N("cannot open %s"), tostring(err)) end -- err names the file and the reason
     local _, unreadable = f:read(0) -- a directory opens, and fails here
     local size = not unreadable and f:seek("end")
