@@ -10,10 +10,10 @@
  *                     expf/tanhf/erff) on the last numel % 16 elements of a contiguous tensor.
  *   erf, sin, cos     vml's vec::map over the whole tensor in groups of 8 (SLEEF's u10 functions).
  * SLEEF's sinf8/cosf8 pick their argument reduction once per vector: if any of the 8 lanes has
- * |x| >= 125, every lane takes the slow path, which can differ in the last bit. So sin and cos call the
- * 8-wide AVX2 function on the same groups of 8 PyTorch uses; without AVX2 they fall back to the scalar
- * FMA build, exact except in such mixed groups. (All checked against Debian's torch: tests/c/test_layers.c.) */
+ * |x| >= 125, every lane takes the slow path, which can differ in the last bit. So sin and cos run
+ * the same groups of 8 PyTorch uses, through the 8-wide function where the machine has it (trig8). (All checked against Debian's torch: tests/c/test_layers.c.) */
 #include "layers.h"
+#include "vector_kernels.h"
 #include "vmath.h"
 
 #include <math.h>
@@ -60,38 +60,31 @@ static float sleef_cos1(float x)
     return vmath_exact() ? Sleef_cosf1_u10purecfma(x) : Sleef_cosf1_u10purec(x);
 }
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-__m256 Sleef_sinf8_u10avx2(__m256 x);
-__m256 Sleef_cosf8_u10avx2(__m256 x);
-
-/* One group of 8 through SLEEF's AVX2 function, as Vectorized<float>::sin() runs it. */
-__attribute__((target("avx2,fma"))) static void trig8_avx2(int cosine, const float *in, float *out)
+/* One group of 8 as Sleef_sinf8_u10 / Sleef_cosf8_u10 compute it (see the top of this file): the
+ * vector table's function where this machine has one, else lane by lane through the scalar FMA build,
+ * whose bits are the vector lanes' when the 8 take one path, i.e. all or none of them have |x| >= 125.
+ * A mixed group takes the slow path for every lane there; the scalar build cannot be made to, so such a
+ * group can differ in the last bit here: libsleef exports no scalar form of the slow path. */
+static void trig8(int cosine, const float *in, float *out)
 {
-    __m256 v = _mm256_loadu_ps(in);
-    _mm256_storeu_ps(out, cosine ? Sleef_cosf8_u10avx2(v) : Sleef_sinf8_u10avx2(v));
+    void (*vector)(int, const float *, float *) = attn_vector_kernels_now()->trig8;
+    if (vector) {
+        vector(cosine, in, out);
+        return;
+    }
+    for (int l = 0; l < LANES; l++)
+        out[l] = cosine ? sleef_cos1(in[l]) : sleef_sin1(in[l]);
 }
-#else
-static void trig8_avx2(int cosine, const float *in, float *out)
-{
-    (void)cosine, (void)in, (void)out;
-}
-#endif
 
 /* vec::map(sin/cos) over n contiguous floats in place: groups of 8, the last one padded with zeros (as
  * Vectorized::loadu(ptr, count) pads). */
 static void map_trig(int cosine, float *x, int64_t n)
 {
-    if (!vmath_avx2()) {
-        for (int64_t i = 0; i < n; i++)
-            x[i] = cosine ? sleef_cos1(x[i]) : sleef_sin1(x[i]);
-        return;
-    }
     for (int64_t d = 0; d < n; d += LANES) {
         float group[LANES] = {0};
         int64_t k = n - d < LANES ? n - d : LANES;
         memcpy(group, x + d, sizeof(float) * (size_t)k);
-        trig8_avx2(cosine, group, group);
+        trig8(cosine, group, group);
         memcpy(x + d, group, sizeof(float) * (size_t)k);
     }
 }

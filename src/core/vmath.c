@@ -11,6 +11,7 @@
  * The reductions: vec::reduce_all (ATen/cpu/vec/functional_base.h) keeps 8 lane accumulators and
  * finishes with the AVX2 VecReduceAllSIMD shuffles; emulated below on plain arrays. */
 #include "vmath.h"
+#include "isa.h"
 
 #include <math.h>
 #include <sleef.h>
@@ -28,35 +29,16 @@ float Sleef_tanhf1_u10purecfma(float x);
 
 /* ---- the math functions --------------------------------------------------------------------- */
 
-#if defined(__x86_64__) || defined(__i386__)
-/* libgcc's cpu indicator: "fma" and "avx" are set only when the OS saves the YMM state too. */
+/* SLEEF's FMA build where fmaf is one instruction (isa.h asks the CPU) */
 static int cpu_has_fma(void)
 {
-    return __builtin_cpu_supports("avx") && __builtin_cpu_supports("fma");
+    return attn_cpu_has_fma();
 }
-#else
-static int cpu_has_fma(void)
-{
-    return 1; /* arm64 has FMA everywhere; SLEEF builds purecfma for every target */
-}
-#endif
 
 int vmath_exact(void)
 {
     return cpu_has_fma();
 }
-
-#if defined(__x86_64__) || defined(__i386__)
-int vmath_avx2(void)
-{
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-#else
-int vmath_avx2(void)
-{
-    return 0; /* other CPUs run PyTorch's scalar (DEFAULT) kernels */
-}
-#endif
 
 float vmath_exp(float x)
 {

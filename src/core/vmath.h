@@ -23,11 +23,6 @@ float vmath_sigmoid_tail(float x);
  * non-FMA build: exp then differs in the last bit for 0.04% of all floats, log and tanh for ~1000. */
 int vmath_exact(void);
 
-/* 1 when this CPU would run PyTorch's AVX2 kernels (x86-64 with AVX2 and FMA, "CPU capability: AVX2"):
- * then attn follows them where their results depend on it (sin/cos in groups of 8, the vectorised
- * Box-Muller of randn); elsewhere PyTorch would run its DEFAULT kernels, which attn approximates. */
-int vmath_avx2(void);
-
 /* vec::maximum on one lane: _mm256_max_ps(a, b) (b when either is nan or both are zero), then nan
  * if either was nan (the all-ones pattern, a negative quiet nan). */
 float vmath_max(float a, float b);

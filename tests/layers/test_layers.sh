@@ -12,9 +12,17 @@ no_lines() { # no_lines DESCRIPTION OFFENDING-LINES
 no_lines "src/core has no Lua in it (grep -rn lua_ src/core finds nothing)" \
     "$(grep -rn 'lua_\|lauxlib\|lualib\|<lua\.h>' src/core)"
 no_lines "src/core includes nothing from src/bind or src/cli" \
-    "$(grep -n '#include "\(bind\|attn_lua\|lua_embed\|cli\)\.h"' src/core/*)"
+    "$(grep -rn '#include "\(bind\|attn_lua\|lua_embed\|cli\)\.h"' src/core)"
 no_lines "src/core never prints, aborts or exits" \
-    "$(grep -n '\<printf\s*(\|\<fprintf\|\<puts\s*(\|\<putchar\|\<abort\s*(\|\<exit\s*(' src/core/*.c)"
+    "$(grep -rn --include='*.c' '\<printf\s*(\|\<fprintf\|\<puts\s*(\|\<putchar\|\<abort\s*(\|\<exit\s*(' src/core)"
+# One dispatch (src/core/isa.h): only src/core/x86/dispatch.c asks the CPU, and x86 intrinsics, gcc's
+# target attributes and clones live under src/core/x86/ (compiled on x86-64 only), each with a portable
+# twin that gives its bits; nothing else in src/ is x86's.
+no_lines "only src/core/x86/dispatch.c calls __builtin_cpu_supports (or __builtin_cpu_is)" \
+    "$(grep -rn '__builtin_cpu_\(supports\|is\|init\)' src | grep -v '^src/core/x86/dispatch\.c:')"
+no_lines "x86 intrinsics, target attributes and target_clones appear only under src/core/x86/" \
+    "$(grep -rnE 'intrin\.h|\<__m(128|256|512)[di]?\>|target_clones|__attribute__ *\(\( *target *\(' src |
+        grep -v '^src/core/x86/')"
 no_lines "src/bind includes nothing from src/cli" "$(grep -n '#include "cli\.h"' src/bind/*)"
 # One wiring point (src/bind/init.c): globals are set there and nowhere else, and the library's tables
 # are passed as modules (attn.bind, require), never through registry keys.
