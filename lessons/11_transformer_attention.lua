@@ -371,9 +371,9 @@ end)
 lesson.say[[
 A mask passed to the module is unsqueezed to [b, 1, n, m], the same mask for all h heads. With
 the causal mask nn.subsequent_mask(4) (bool, true = visible: the chapter's convention), each head's
-weights form a lower triangle. attn computes attention without a mask, or with the causal one, in
-a single fused pass that never stores the weights; mha.use_fused = false keeps the staged path,
-so that mha.attn holds them as in PyTorch.
+weights form a lower triangle. attn computes attention by its stages, as PyTorch does, and keeps
+the weights in mha.attn; mha.use_fused = true would ask for a single fused pass that never stores
+them, so the lesson says use_fused = false to be plain about it.
 ]]
 
 lesson.step("the same mask for every head", function()
