@@ -127,7 +127,7 @@ lesson.step("the effect of 1/√d_k on softmax, for growing d_k", function()
         rows[#rows + 1] = torch.stack(row)
     end
     sharpness = torch.stack(rows)                 -- [d_k, unscaled/scaled, measure]
-    print(lesson.tr("        ------ ω = q·k, unscaled ------    ---------- ω / √d_k ----------"))
+    lesson.printf("        ------ ω = q·k, unscaled ------    ---------- ω / √d_k ----------")
     print("   d_k     std   max α    H(α)   1−Σα²       std   max α    H(α)   1−Σα²")
     for i, d_k in ipairs({4, 16, 64, 256, 1024}) do
         local u, c = sharpness[i][1]:tolist(), sharpness[i][2]:tolist()

@@ -10,22 +10,19 @@
  *                     expf/tanhf/erff) on the last numel % 16 elements of a contiguous tensor.
  *   erf, sin, cos     vml's vec::map over the whole tensor in groups of 8 (SLEEF's u10 functions).
  * SLEEF's sinf8/cosf8 pick their argument reduction once per vector: if any of the 8 lanes has
- * |x| >= 125, every lane takes the slow path, which can differ in the last bit. So sin and cos run
- * the same groups of 8 PyTorch uses, through the 8-wide function where the machine has it (trig8). (All checked against Debian's torch: tests/c/test_layers.c.) */
+ * |x| >= 125, every lane takes the slow path, which can differ in the last bit. So sin and cos run on the
+ * same groups of 8 PyTorch uses: through the vector table's 8-wide function where the machine has one
+ * (x86/trig_avx2.c: SLEEF's AVX2 function), else through attn's own (exactmath_trigf8), which groups the
+ * same way. (All checked against Debian's torch: tests/c/test_layers.c.) */
 #include "layers.h"
+#include "exactmath.h"
+#include "sleefmath.h"
 #include "vector_kernels.h"
 #include "vmath.h"
 
 #include <math.h>
-#include <sleef.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef FP_FAST_FMA /* see vmath.c: declared by sleef.h only for FMA targets, exported everywhere */
-float Sleef_erff1_u10purecfma(float x);
-float Sleef_sinf1_u10purecfma(float x);
-float Sleef_cosf1_u10purecfma(float x);
-#endif
 
 #define LANES 8
 
@@ -43,28 +40,7 @@ static uint32_t float_bits(float f)
     return u;
 }
 
-/* ---- SLEEF through the vmath policy (FMA build where the CPU has FMA) ------------------------ */
-
-static float sleef_erf(float x)
-{
-    return vmath_exact() ? Sleef_erff1_u10purecfma(x) : Sleef_erff1_u10purec(x);
-}
-
-static float sleef_sin1(float x)
-{
-    return vmath_exact() ? Sleef_sinf1_u10purecfma(x) : Sleef_sinf1_u10purec(x);
-}
-
-static float sleef_cos1(float x)
-{
-    return vmath_exact() ? Sleef_cosf1_u10purecfma(x) : Sleef_cosf1_u10purec(x);
-}
-
-/* One group of 8 as Sleef_sinf8_u10 / Sleef_cosf8_u10 compute it (see the top of this file): the
- * vector table's function where this machine has one, else lane by lane through the scalar FMA build,
- * whose bits are the vector lanes' when the 8 take one path, i.e. all or none of them have |x| >= 125.
- * A mixed group takes the slow path for every lane there; the scalar build cannot be made to, so such a
- * group can differ in the last bit here: libsleef exports no scalar form of the slow path. */
+/* One group of 8 as Sleef_sinf8_u10 / Sleef_cosf8_u10 compute it (see the top of this file). */
 static void trig8(int cosine, const float *in, float *out)
 {
     void (*vector)(int, const float *, float *) = attn_vector_kernels_now()->trig8;
@@ -72,8 +48,7 @@ static void trig8(int cosine, const float *in, float *out)
         vector(cosine, in, out);
         return;
     }
-    for (int l = 0; l < LANES; l++)
-        out[l] = cosine ? sleef_cos1(in[l]) : sleef_sin1(in[l]);
+    exactmath_trigf8(cosine, in, out);
 }
 
 /* vec::map(sin/cos) over n contiguous floats in place: groups of 8, the last one padded with zeros (as
@@ -134,7 +109,7 @@ static float onednn_gelu(float s)
 
 static const float GELU_BETA = (float)(M_SQRT2 * M_2_SQRTPI * 0.5), GELU_KAPPA = 0.044715f;
 
-static float gelu_v(float x) { return x * 0.5f * (1.0f + sleef_erf(x * (float)M_SQRT1_2)); }
+static float gelu_v(float x) { return x * 0.5f * (1.0f + sleefmath_erff(x * (float)M_SQRT1_2)); }
 static float gelu_s(float x) { return x * 0.5f * (1.0f + erff(x * (float)M_SQRT1_2)); }
 
 /* x + kappa x^3 is one fused multiply-add in Debian's build, in both lambdas */
@@ -248,7 +223,7 @@ static void run_row(attn_activation f, float *v, int64_t n, int vectorised, int 
         case ATTN_ACT_GELU: v[i] = onednn ? onednn_gelu(v[i]) : vec ? gelu_v(v[i]) : gelu_s(v[i]); break;
         case ATTN_ACT_GELU_TANH: v[i] = vec ? gelu_tanh_v(v[i]) : gelu_tanh_s(v[i]); break;
         case ATTN_ACT_SILU: v[i] = vec ? silu_v(v[i]) : silu_s(v[i]); break;
-        case ATTN_ACT_ERF: v[i] = sleef_erf(v[i]); break; /* vml, every element on the vector path */
+        case ATTN_ACT_ERF: v[i] = sleefmath_erff(v[i]); break; /* vml, every element on the vector path */
         default: break;
         }
     }

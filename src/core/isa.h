@@ -28,11 +28,6 @@ int attn_isa_runs(attn_isa isa);
 /* Uses isa from now on (tests, benchmarks); -1, changing nothing, when this CPU cannot run it. */
 int attn_isa_set(attn_isa isa);
 
-/* Whether fmaf is one instruction on this CPU (x86-64 with AVX and FMA, the OS saving the YMM state;
- * aarch64 always): where SLEEF's scalar FMA build may run. Not an instruction set of attn's kernels:
- * ATTN_ISA does not change it. */
-int attn_cpu_has_fma(void);
-
 /* "portable", "avx2", "avx512", "neon"; and the reverse (-1 for an unknown name). */
 const char *attn_isa_name(attn_isa isa);
 int attn_isa_from_name(const char *name);

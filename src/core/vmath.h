@@ -3,7 +3,7 @@
  * PyTorch's float kernels run on Vectorized<float> (8 lanes): exp/log/tanh are SLEEF's u10 functions
  * (Sleef_expf8_u10, ...), sums and maxima accumulate lane-wise and finish with a fixed horizontal
  * order. The last bit of a softmax depends on both, so attn reproduces them here in plain C: the math
- * through SLEEF's scalar FMA build, the reductions as arrays of 8 lanes. */
+ * with the bits of SLEEF's scalar FMA build (sleefmath.h), the reductions as arrays of 8 lanes. */
 #ifndef ATTN_VMATH_H
 #define ATTN_VMATH_H
 
@@ -18,10 +18,6 @@ float vmath_sigmoid(float x); /* 1 / ((0 - x).exp() + 1), sigmoid_kernel's vecto
  * 1 / (1 + std::exp(-x)) with libm's expf; it differs from the vector one for ~0.3% of inputs. */
 float vmath_sigmoid_tail(float x);
 
-/* 1 when the functions above run SLEEF's FMA build, which gives PyTorch's AVX2 bits (x86-64 with AVX and
- * FMA; arm64, where FMA is always there); 0 on an x86-64 CPU without FMA, where they fall back to the
- * non-FMA build: exp then differs in the last bit for 0.04% of all floats, log and tanh for ~1000. */
-int vmath_exact(void);
 
 /* vec::maximum on one lane: _mm256_max_ps(a, b) (b when either is nan or both are zero), then nan
  * if either was nan (the all-ones pattern, a negative quiet nan). */

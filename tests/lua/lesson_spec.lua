@@ -170,6 +170,14 @@ describe("lesson.agree (identities)", function()
         assert.are.equal("  ≡ 3X / 3 = X (largest difference 5.96e-08, tolerance 1e-07)\n",
             lesson.capture(lesson.agree, "3X / 3 = X", x * 3 / 3, x, {tol = 1e-7}))
         assert.are.equal("  ≡ refused\n", lesson.capture(lesson.agree, "refused", false, false))
+        -- the Chinese edition's parentheses around the note, full-width as in Chinese text
+        local i18n = require("attn.i18n")
+        i18n.lang("zh_CN")
+        local zh = lesson.capture(lesson.agree, "3X / 3 = X", x * 3 / 3, x, {tol = 1e-7})
+        local exact = lesson.capture(lesson.agree, "Xᵀᵀ = X", x.T.T, x)
+        i18n.lang("en")
+        assert.are.equal("  ≡ 3X / 3 = X（最大差值 5.96e-08，容差 1e-07）\n", zh)
+        assert.are.equal("  ≡ Xᵀᵀ = X（逐位相同）\n", exact)
     end)
 
     it("counts as a check, and as an identity", function()

@@ -2,8 +2,6 @@
  * aarch64 always has Advanced SIMD and FMA; anything else (WebAssembly, RISC-V, ...) runs the portable C. */
 #include "isa.h"
 
-#include <math.h>
-
 #if defined(__aarch64__)
 #define WIDEST ATTN_ISA_NEON
 #else
@@ -18,14 +16,4 @@ int attn_isa_runs(attn_isa isa)
 attn_isa attn_isa_widest(void)
 {
     return WIDEST;
-}
-
-/* math.h defines FP_FAST_FMAF where fmaf is one instruction (aarch64 always; WebAssembly never) */
-int attn_cpu_has_fma(void)
-{
-#if defined(FP_FAST_FMAF) || defined(__aarch64__)
-    return 1;
-#else
-    return 0;
-#endif
 }

@@ -24,8 +24,3 @@ attn_isa attn_isa_widest(void)
            : attn_isa_runs(ATTN_ISA_AVX2) ? ATTN_ISA_AVX2
                                            : ATTN_ISA_PORTABLE;
 }
-
-int attn_cpu_has_fma(void)
-{
-    return __builtin_cpu_supports("avx") && __builtin_cpu_supports("fma");
-}
