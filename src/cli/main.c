@@ -371,10 +371,6 @@ static int pmain(lua_State *L) {
         l_message(progname, attn_tr("--trusted goes with --verify, --check, --step, --html, --markdown or --ipynb"));
         return 0;
     }
-    {   /* a lesson given by path runs restricted, as a note does, unless --trusted; attn's own do not */
-        char own[4096];
-        attn_set_lesson_trust(step_options.trusted, attn_own_lessons_dir(own, sizeof own));
-    }
     if (kernel_file) { /* attn as a Jupyter kernel, instead of a script and the REPL */
         lua_pushboolean(L, attn_kernel(L, kernel_file));
         return 1;
@@ -388,6 +384,12 @@ static int pmain(lua_State *L) {
         if (!install_kernel) l_message(progname, "--user and --prefix go with --install-kernel");
         lua_pushboolean(L, install_kernel && attn_install_kernel(L, kernel_where));
         return 1;
+    }
+    if (ipynb_out || (args & has_lesson)) {
+        /* the lesson modes: a lesson given by path runs restricted, as a note does, unless --trusted;
+         * attn's own lessons do not (a script run by attn, busted's specs included, is not a lesson) */
+        char own[4096];
+        attn_set_lesson_trust(step_options.trusted, attn_own_lessons_dir(own, sizeof own));
     }
     if (ipynb_out) {
         lua_pushboolean(L, attn_ipynb(ipynb_out, argv + script, argc - script));
