@@ -197,6 +197,14 @@ run --markdown tests/lessons/fixtures/failing.lua
 check "--markdown: a failed check is in the handout with its ✗ and explanation; exit 1, said on stderr" all \
     status_is 1 -- out_has "- ✗ wrong on purpose" -- out_has "largest difference 1.0e-04 at [5]" -- \
     err_has "failing.lua: 1 check(s) failed" -- sh -c "! grep -q traceback '$ERR'"
+"$BIN" --markdown lessons/01_simple_attention.lua >/dev/full 2>"$ERR"
+STATUS=$?
+check "--markdown > /dev/full: says it could not write, status 1 (it said nothing and exited 0)" all status_is 1 -- \
+    err_has "--markdown: cannot write the handout of lessons/01_simple_attention.lua to standard output: No space left on device"
+"$BIN" --markdown lessons/01_simple_attention.lua >&- 2>"$ERR"
+STATUS=$?
+check "--markdown with stdout closed: says so, status 1" all status_is 1 -- \
+    err_has "--markdown: cannot write the handout of lessons/01_simple_attention.lua to standard output"
 run --markdown "$TMP/no_such_lesson.lua"
 check "--markdown: a missing lesson writes nothing and says so" all status_is 1 -- out_is "" -- \
     err_has "cannot open $TMP/no_such_lesson.lua"
