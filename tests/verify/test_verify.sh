@@ -79,6 +79,11 @@ check "a \`\`\`text block after a \`\`\`lua block is its output; a word changed 
     status_is 1 -- out_has "✗ $TMP/text.md:8: the output differs" -- \
     out_has "the text differs at line 8, column 7"
 
+printf '# Python\n\n```lua\ninputs = torch.ones(2, 2)\nprint(inputs @ inputs)\n```\n' >"$TMP/python.md"
+run --verify "$TMP/python.md"
+check "a Python habit in a block gets the prompt's hint (Lua has no @)" all status_is 1 -- \
+    out_has "near '@'  (Lua has no @: the matrix product is a:matmul(b))"
+
 printf '```lua\nx = 1\n```\n\n```lua skip\nx = 2\n```\n\n```python\nx = 3\n```\n\n    x = 4\n\n```lua\nprint(x)\n```\n```output\n1\n```\n' >"$TMP/kinds.md"
 run --verify "$TMP/kinds.md"
 check "\`\`\`lua skip, other languages and indented code are not run; globals stay for the next block" all \

@@ -115,7 +115,9 @@ local function report_problem(path, cell, problem, opts)
                    problem.skipped, path) .. "\n")
         return "skipped", true
     end
-    fail(path, problem.line, trf("error in the ```lua block at line %d: %s", cell.code.line, problem.message))
+    -- a Python habit gets the prompt's hint (repl.hint: "Lua has no @: ...")
+    local message = require("attn.repl").hint(problem.message, cell.code.code or "")
+    fail(path, problem.line, trf("error in the ```lua block at line %d: %s", cell.code.line, message))
     return "failed", false
 end
 
