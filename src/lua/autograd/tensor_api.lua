@@ -227,7 +227,7 @@ function M.retain_grad(t)
         m.grad_fn.retained = m.grad_fn.retained or setmetatable({}, {__mode = "k"})
         m.grad_fn.retained[t] = true
     end
-    return nil
+    -- returns nothing, as PyTorch's returns None (which its prompt does not print)
 end
 
 local function size_text(shape)
