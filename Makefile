@@ -192,5 +192,8 @@ install-lua: attn.so
 	install -d $(DESTDIR)$(LUA_CMOD_DIR)
 	install -m 755 attn.so $(DESTDIR)$(LUA_CMOD_DIR)/attn.so
 
+# make web: the page in build/web/ (src/web/web.mk)
+include src/web/web.mk
+
 clean:
 	rm -rf build attn attn.so
