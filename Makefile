@@ -5,6 +5,7 @@
 #   make test     install missing packages (and the browser tests' Chromium and playwright-core),
 #                 build, run every test (also under ASan+UBSan)
 #   make bench    performance budgets (ratios against baselines measured in the same run)
+#   make web      the page: attn in a browser, static files in build/web/ (src/web/web.mk)
 #   make install  install attn, its man page, the lessons, attn.so (the library as a Lua 5.4 C
 #                 module) and the Jupyter kernelspecs (share/jupyter/kernels/attn, attn-zh_cn) under
 #                 PREFIX (default /usr/local), staged under DESTDIR when given
@@ -55,7 +56,7 @@ rel_obj  = $(patsubst %.c,build/release/%.o,$(1))
 asan_obj = $(patsubst %.c,build/asan/%.o,$(1))
 pic_obj  = $(patsubst %.c,build/pic/%.o,$(1))
 
-.PHONY: all run test check-tests bench clean deps pot po-update install install-lua
+.PHONY: all run test check-tests bench clean deps pot po-update install install-lua web web-and-node
 all: attn
 
 attn: $(call rel_obj,$(APP_SRC))
@@ -153,7 +154,9 @@ run: deps
 test: deps
 	@sh scripts/install-browser-tests.sh
 	@sh scripts/install-jupyter-tests.sh
+	@sh scripts/install-web-deps.sh
 	@$(MAKE) --no-print-directory -j$(JOBS) check-tests
+	@if command -v emcc >/dev/null 2>&1; then $(MAKE) --no-print-directory -j$(JOBS) web-and-node; fi
 	@sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab
 	@sh scripts/fetch-hf-tokenizers.sh build/hf-tokenizers
 	@sh tests/run.sh

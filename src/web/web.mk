@@ -60,8 +60,8 @@ build/wasm/%.o: %.c | $(WEB_SRC_DIR)/.fetched build/gen/lua_embed.c build/gen/da
 
 # attn's command line under node (files through node's, -sNODERAWFS): what tests/web runs against ./attn.
 WASM_LINK := -O2 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sWASM_ASYNC_COMPILATION=0
-build/wasm/attn.js: $(call wasm_obj,$(WEB_ATTN_SRC) src/cli/main.c) build/wasm/libs.a
-	$(EMENV) $(EMCC) $(WASM_LINK) -sNODERAWFS=1 -sEXIT_RUNTIME=1 -o $@ $^ -lm
+build/wasm/attn.js: $(call wasm_obj,$(WEB_ATTN_SRC) src/cli/main.c) build/wasm/libs.a src/web/node_env.js
+	$(EMENV) $(EMCC) $(WASM_LINK) -sNODERAWFS=1 -sEXIT_RUNTIME=1 --pre-js src/web/node_env.js -o $@ $(filter %.o %.a,$^) -lm
 
 # TEMPORARY, goes when the exact kernels of issue 34 land on main (attn's own sgemm/sgemv/sdot and SLEEF
 # functions, portable twins of the x86 paths): until then the core still includes OpenBLAS's cblas.h and
@@ -76,3 +76,53 @@ build/wasm/include/.linked:
 $(call wasm_obj,$(WEB_ATTN_SRC)): | build/wasm/include/.linked
 build/wasm/src/core/adam_step.o: WASM_CFLAGS += '-D__builtin_cpu_supports(x)=0'
 build/wasm/src/core/backward.o: WASM_CFLAGS += '-Dtarget_clones(...)=unused'
+
+# ---- the page: build/web/ ------------------------------------------------------------------------------
+# Its module (attn-page.js/.wasm) links the same objects as the node build, with the page's terminal, Ctrl-C
+# and entry point (src/web/page/*.c) in place of src/cli's term.c, interrupt.c and main.c. The lessons and
+# their PyTorch references are preloaded in make install's layout (/attn/lessons, /attn/data/torch) into
+# attn-page.data. xterm.js and coi-serviceworker come from npm (src/web/package-lock.json), installed in
+# build/web-npm, never in the source tree.
+WEB_PAGE_C   := $(wildcard src/web/page/*.c)
+WEB_PAGE_OBJ := $(call wasm_obj,$(filter-out src/cli/term.c src/cli/interrupt.c,$(WEB_ATTN_SRC)) $(WEB_PAGE_C))
+WEB_PAGE_FILES := $(addprefix build/web/,index.html page.js worker.js style.css)
+WEB_EXPORTS  := _attn_page_start,_attn_page_eval,_attn_page_complete,_attn_page_lesson,_attn_page_lang,_malloc,_free
+WEB_LESSONS  := $(wildcard lessons/*.lua)
+
+build/web/attn-page.js: $(WEB_PAGE_OBJ) build/wasm/libs.a build/wasm/page-data.stamp
+	@mkdir -p $(dir $@)
+	$(EMENV) $(EMCC) -O2 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sMODULARIZE=1 -sEXPORT_NAME=createAttn \
+		-sENVIRONMENT=worker -sEXPORTED_FUNCTIONS=$(WEB_EXPORTS) -sEXPORTED_RUNTIME_METHODS=ccall,FS \
+		--preload-file build/wasm/page-data/attn@/attn -o $@ $(filter %.o %.a,$^) -lm
+$(call wasm_obj,$(WEB_PAGE_C)): WARN += -Wno-dollar-in-identifier-extension
+build/wasm/page-data.stamp: $(WEB_LESSONS) $(wildcard lessons/data/*) $(wildcard tests/data/torch/lesson*_*.txt)
+	rm -rf build/wasm/page-data
+	mkdir -p build/wasm/page-data/attn/lessons/data build/wasm/page-data/attn/data/torch
+	cp $(WEB_LESSONS) build/wasm/page-data/attn/lessons/
+	cp lessons/data/* build/wasm/page-data/attn/lessons/data/
+	cp tests/data/torch/lessons_*.txt tests/data/torch/lesson_*.txt build/wasm/page-data/attn/data/torch/
+	touch $@
+build/web/lessons.txt: $(WEB_LESSONS)
+	@mkdir -p $(dir $@)
+	for f in $(notdir $(WEB_LESSONS)); do echo "/attn/lessons/$$f"; done > $@
+build/web/%: src/web/page/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+build/web-npm/node_modules/.package-lock.json: src/web/package.json src/web/package-lock.json
+	@mkdir -p build/web-npm
+	cp src/web/package.json src/web/package-lock.json build/web-npm/
+	cd build/web-npm && npm ci --no-audit --no-fund --loglevel=error
+build/web/xterm.js: build/web-npm/node_modules/.package-lock.json
+	@mkdir -p $(dir $@)
+	cp build/web-npm/node_modules/@xterm/xterm/lib/xterm.js build/web/xterm.js
+	cp build/web-npm/node_modules/@xterm/xterm/css/xterm.css build/web/xterm.css
+	cp build/web-npm/node_modules/coi-serviceworker/coi-serviceworker.min.js build/web/
+
+web: $(WEB_PAGE_FILES) build/web/lessons.txt build/web/xterm.js build/web/attn-page.js
+	@echo "make web: build/web/ is the page; try it with: cd build/web && python3 -m http.server"
+web-and-node: web build/wasm/attn.js
+
+build/web/attn-page.js build/wasm/attn.js: | web-deps
+web-deps:
+	@sh scripts/install-web-deps.sh
+.PHONY: web-deps
