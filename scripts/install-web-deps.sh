@@ -14,6 +14,8 @@ missing=""
 command -v emcc >/dev/null 2>&1 || missing="emscripten"
 command -v dpkg-source >/dev/null 2>&1 || missing="$missing dpkg-dev"
 command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
+# Chinese glyphs for the page's screenshots in headless Chromium (tests/browser/test_web.mjs)
+[ -d /usr/share/fonts/truetype/wqy ] || missing="$missing fonts-wqy-microhei"
 if [ -n "$missing" ]; then
     # shellcheck disable=SC2086  # one argument per package
     sh scripts/install-deps.sh $missing ||

@@ -20,7 +20,8 @@
 #             Chromium (tests/browser/test_pages.mjs and test_plots.mjs: node:test tests, run with
 #             node's TAP reporter)
 #   verify/   notes in Markdown (--verify, --update) and lessons as handouts (--markdown)
-#   web/      the WebAssembly build (make web) under node against ./attn, and its page in Chromium
+#   web/      the WebAssembly build (make web) under node against ./attn; browser/test_web.mjs its page
+#             in Chromium
 #   safety/   the safety reproducers: notes from strangers, writes that never destroy, lessons by name
 #   jupyter/  the Jupyter kernel (attn --kernel) through Jupyter's own clients, --ipynb, --install-kernel
 set -u
@@ -196,6 +197,16 @@ fi
 # (scripts/install-web-deps.sh); on CI its absence is a failure.
 if command -v node >/dev/null 2>&1 && [ -f build/wasm/attn.js ]; then
     run_suite "web-node" sh tests/web/test_node.sh ./attn build/wasm/attn.js
+    # the page itself in the browser suite's Chromium (tests/browser/test_web.mjs; screenshots
+    # build/test-logs/web-*.png)
+    if command -v chromium >/dev/null 2>&1 && [ -d tests/browser/node_modules/playwright-core ] &&
+        [ -f build/web/attn-page.wasm ]; then
+        run_suite "web-browser" node --test-reporter=tap tests/browser/test_web.mjs ./attn "$(command -v chromium)"
+    elif [ -n "${CI:-}" ]; then
+        run_suite "web-browser" sh -c 'echo "not ok 1 - Chromium, playwright-core or build/web missing on CI"'
+    else
+        echo "  web-browser            SKIP: no Chromium or playwright-core here (scripts/install-browser-tests.sh)"
+    fi
 elif [ -n "${CI:-}" ]; then
     run_suite "web-node" sh -c 'echo "not ok 1 - emscripten or node missing on CI: build/wasm/attn.js was not built (scripts/install-web-deps.sh)"'
 else

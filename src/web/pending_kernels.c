@@ -5,24 +5,33 @@
  * OpenBLAS's or SLEEF's: tests/web compares the wasm build's output with ./attn's and reports what differs. */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
-/* C = alpha·op(A)·op(B) + beta·C, column-major (Fortran's sgemm_): one fused chain over k per element. */
+/* C = alpha·op(A)·op(B) + beta·C, column-major (Fortran's sgemm_): one fused chain over k per element, over
+ * copies of op(A)'s rows and op(B)'s columns made contiguous first (the cache). */
 void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const float *alpha,
             const float *a, const int *lda, const float *b, const int *ldb, const float *beta, float *c,
             const int *ldc) {
     int at = *ta == 'T' || *ta == 't' || *ta == 'C' || *ta == 'c';
     int bt = *tb == 'T' || *tb == 't' || *tb == 'C' || *tb == 'c';
+    size_t K = (size_t)(*k > 0 ? *k : 1);
+    float *ar = malloc(sizeof(float) * (size_t)(*m > 0 ? *m : 1) * K);
+    float *bc = malloc(sizeof(float) * (size_t)(*n > 0 ? *n : 1) * K);
+    if (ar == NULL || bc == NULL) abort(); /* temporary code: see the top of the file */
+    for (int i = 0; i < *m; i++)
+        for (int p = 0; p < *k; p++) ar[i * K + p] = at ? a[p + (size_t)i * *lda] : a[i + (size_t)p * *lda];
+    for (int j = 0; j < *n; j++)
+        for (int p = 0; p < *k; p++) bc[j * K + p] = bt ? b[j + (size_t)p * *ldb] : b[p + (size_t)j * *ldb];
     for (int j = 0; j < *n; j++)
         for (int i = 0; i < *m; i++) {
             float acc = 0.0f;
-            for (int p = 0; p < *k; p++) {
-                float x = at ? a[p + (size_t)i * *lda] : a[i + (size_t)p * *lda];
-                float y = bt ? b[j + (size_t)p * *ldb] : b[p + (size_t)j * *ldb];
-                acc = fmaf(x, y, acc);
-            }
+            const float *x = ar + i * K, *y = bc + j * K;
+            for (int p = 0; p < *k; p++) acc = fmaf(x[p], y[p], acc);
             float *out = &c[i + (size_t)j * *ldc];
             *out = (*beta == 0.0f ? 0.0f : *beta * *out) + *alpha * acc;
         }
+    free(ar);
+    free(bc);
 }
 
 /* y = alpha·op(A)·x + beta·y, column-major (sgemv_). */

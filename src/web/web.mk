@@ -78,13 +78,13 @@ build/wasm/src/core/adam_step.o: WASM_CFLAGS += '-D__builtin_cpu_supports(x)=0'
 build/wasm/src/core/backward.o: WASM_CFLAGS += '-Dtarget_clones(...)=unused'
 
 # ---- the page: build/web/ ------------------------------------------------------------------------------
-# Its module (attn-page.js/.wasm) links the same objects as the node build, with the page's terminal, Ctrl-C
-# and entry point (src/web/page/*.c) in place of src/cli's term.c, interrupt.c and main.c. The lessons and
+# Its module (attn-page.js/.wasm) links the same objects as the node build, with the page's terminal, Ctrl-C,
+# notes and entry point (src/web/page/*.c) in place of src/cli's term.c, interrupt.c, notes.c and main.c. The lessons and
 # their PyTorch references are preloaded in make install's layout (/attn/lessons, /attn/data/torch) into
 # attn-page.data. xterm.js and coi-serviceworker come from npm (src/web/package-lock.json), installed in
 # build/web-npm, never in the source tree.
 WEB_PAGE_C   := $(wildcard src/web/page/*.c)
-WEB_PAGE_OBJ := $(call wasm_obj,$(filter-out src/cli/term.c src/cli/interrupt.c,$(WEB_ATTN_SRC)) $(WEB_PAGE_C))
+WEB_PAGE_OBJ := $(call wasm_obj,$(filter-out src/cli/term.c src/cli/interrupt.c src/cli/notes.c,$(WEB_ATTN_SRC)) $(WEB_PAGE_C))
 WEB_PAGE_FILES := $(addprefix build/web/,index.html page.js worker.js style.css)
 WEB_EXPORTS  := _attn_page_start,_attn_page_eval,_attn_page_complete,_attn_page_lesson,_attn_page_lang,_malloc,_free
 WEB_LESSONS  := $(wildcard lessons/*.lua)

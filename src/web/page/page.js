@@ -30,9 +30,10 @@ let lang = (navigator.language || "en").toLowerCase().startsWith("zh") ? "zh_CN"
 const params = new URLSearchParams(location.search);
 if (params.get("lang")) lang = params.get("lang") === "zh_CN" ? "zh_CN" : "en";
 
-const term = new Terminal({ cols: 100, rows: 32, convertEol: true, cursorBlink: true, fontSize: 14,
+const term = new Terminal({ cols: 100, rows: 32, convertEol: true, cursorBlink: true, fontSize: 14, lineHeight: 1.15,
                             fontFamily: "DejaVu Sans Mono, Menlo, Consolas, monospace" });
 term.open(document.getElementById("terminal"));
+window.attnTerminal = term; // for the page's tests (tests/browser/test_web.mjs), which read its buffer
 term.focus();
 
 const shared = self.crossOriginIsolated ? new SharedArrayBuffer(16 + 4096) : null;
@@ -85,6 +86,7 @@ function onWorker(e) {
       delete pending[m.id];
       if (f) f(m.text);
     } else if (m.what === "lesson") {
+      if (m.updated !== undefined) offerDownload(m.updated);
       prompt();
     }
   }
@@ -270,6 +272,35 @@ document.getElementById("key-jump").onclick = () => {
   const wait = setInterval(() => { if (wanting === "line") { clearInterval(wait); give(n); } }, 20);
 };
 
+// ---- notes: --verify on a pasted or dropped Markdown note, and its --update'd text to download ------
+const note = document.getElementById("note");
+document.getElementById("verify").onclick = () => {
+  if (busy || note.value.trim() === "") return;
+  term.write("\r\n");
+  busy = true;
+  document.body.dataset.state = "busy";
+  worker.postMessage({ type: "verify", name: noteName, text: note.value });
+  term.focus();
+};
+let noteName = "note.md";
+note.addEventListener("dragover", (e) => { e.preventDefault(); note.classList.add("over"); });
+note.addEventListener("dragleave", () => note.classList.remove("over"));
+note.addEventListener("drop", (e) => {
+  e.preventDefault();
+  note.classList.remove("over");
+  const file = e.dataTransfer.files[0];
+  if (!file) return;
+  noteName = file.name.replace(/[^\w.-]/g, "_") || "note.md";
+  file.text().then((t) => { note.value = t; });
+});
+function offerDownload(text) {
+  const a = document.getElementById("download");
+  if (a.href) URL.revokeObjectURL(a.href);
+  a.href = URL.createObjectURL(new Blob([text], { type: "text/markdown" }));
+  a.download = noteName;
+  a.hidden = false;
+}
+
 // ---- language -------------------------------------------------------------------------------------
 function label() {
   const w = WORDS[lang];
@@ -282,6 +313,7 @@ document.getElementById("lang").onclick = () => {
   lang = lang === "zh_CN" ? "en" : "zh_CN";
   label();
   worker.postMessage({ type: "lang", lang });
+  term.focus();
   if (lessonFiles.length) captureLesson(MODE.LIST, lessonFiles.join("\n"), showLessons);
 };
 

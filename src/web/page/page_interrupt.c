@@ -10,6 +10,7 @@
 #include <lua.h>
 
 #include "cli.h"
+#include "page.h"
 #include "tensor.h"
 
 /* 1 when the page asked to stop since the last call (and clears the request): worker.js's flag. */
@@ -19,9 +20,26 @@ EM_JS(int, attn_page_interrupted, (void), {
 
 #define HOOK_EVERY 4096 /* Lua instructions between two looks at the flag */
 
+static double deadline;   /* emscripten_get_now()'s milliseconds; 0: none */
+static int deadline_spent;
+
+void attn_page_deadline(double seconds) {
+    deadline = seconds > 0 ? emscripten_get_now() + seconds * 1000 : 0;
+    deadline_spent = 0;
+}
+
+int attn_page_deadline_passed(void) {
+    return deadline_spent;
+}
+
 static void poll_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
-    if (!attn_page_interrupted()) return;
+    int spent = deadline > 0 && emscripten_get_now() > deadline;
+    if (spent) { /* once, as the child's alarm in src/cli/notes.c: run.lua then runs no more blocks */
+        deadline = 0;
+        deadline_spent = 1;
+    }
+    if (!attn_page_interrupted() && !spent) return;
     attn_interrupt_requested = 1;
     lua_pushliteral(L, "interrupted"); /* no position: it is nobody's line, as in interrupt.c */
     lua_error(L);

@@ -83,6 +83,21 @@ onmessage = async (e) => {
     const text = capture;
     capture = null;
     postMessage({ type: "done", what: m.type, ok, text, id: m.id });
+  } else if (m.type === "verify") {
+    // the note as a file of the module's memory file system, checked (the report goes to the terminal),
+    // then --update'd on a copy, whose text goes back to the page to download
+    attn.FS.mkdirTree("/notes");
+    attn.FS.chdir("/notes");
+    attn.FS.writeFile(m.name, m.text);
+    const ok = attn.ccall("attn_page_lesson", "number", ["number", "string", "number"], [7, m.name, 0]);
+    flush();
+    capture = "";
+    attn.FS.writeFile("updated-" + m.name, m.text);
+    attn.ccall("attn_page_lesson", "number", ["number", "string", "number"], [8, "updated-" + m.name, 0]);
+    flush();
+    capture = null;
+    const updated = attn.FS.readFile("updated-" + m.name, { encoding: "utf8" });
+    postMessage({ type: "done", what: "lesson", ok, updated });
   } else if (m.type === "lang") {
     attn.ccall("attn_page_lang", "number", ["string"], [m.lang]);
     postMessage({ type: "done", what: "lang" });
