@@ -59,6 +59,7 @@ function prompt() {
   busy = false;
   line = "";
   cursor = 0;
+  cursorRow = 0;
   term.write(chunk === null ? PROMPT : PROMPT2);
   document.body.dataset.state = "prompt";
 }
@@ -93,13 +94,24 @@ function onWorker(e) {
 }
 
 // ---- the line editor ------------------------------------------------------------------------------
+// The prompt and the line again, from the row the line starts on (a line longer than the terminal wraps:
+// the cursor may be rows below its start), the cursor put back where it was.
+let cursorRow = 0; // the row of the cursor below the line's first row, as last drawn
 function redraw() {
-  term.write("\r\x1b[K" + (chunk === null ? PROMPT : PROMPT2) + line);
-  const back = line.length - cursor;
-  if (back > 0) term.write(`\x1b[${back}D`);
+  const cols = term.cols, plen = 6; // "attn> " and "  ..> " take 6 columns
+  if (cursorRow > 0) term.write(`\x1b[${cursorRow}A`);
+  term.write("\r\x1b[J" + (chunk === null ? PROMPT : PROMPT2) + line);
+  const endRow = Math.floor((plen + line.length) / cols), row = Math.floor((plen + cursor) / cols);
+  // xterm keeps the cursor on the last column after a full row: step to the next one as readline does
+  if ((plen + line.length) % cols === 0 && line.length > 0) term.write("\r\n");
+  if (endRow > row) term.write(`\x1b[${endRow - row}A`);
+  term.write("\r" + ((plen + cursor) % cols > 0 ? `\x1b[${(plen + cursor) % cols}C` : ""));
+  cursorRow = row;
 }
 
 function submit() {
+  cursor = line.length;
+  redraw();
   term.write("\r\n");
   if (line.trim() !== "") history.push(line);
   historyAt = history.length;
@@ -125,6 +137,7 @@ function completed(list) {
     insert(common.slice(word.length));
   } else if (list.length > 1) {
     term.write("\r\n" + list.join("  ") + "\r\n");
+    cursorRow = 0;
     redraw();
   }
 }
@@ -184,8 +197,8 @@ term.onData((data) => {
     return;
   }
   if (data === "\x7f") { if (cursor > 0) { line = line.slice(0, cursor - 1) + line.slice(cursor); cursor--; redraw(); } return; }
-  if (data === "\x1b[D") { if (cursor > 0) { cursor--; term.write(data); } return; }
-  if (data === "\x1b[C") { if (cursor < line.length) { cursor++; term.write(data); } return; }
+  if (data === "\x1b[D") { if (cursor > 0) { cursor--; redraw(); } return; }
+  if (data === "\x1b[C") { if (cursor < line.length) { cursor++; redraw(); } return; }
   if (data === "\x1b[A" || data === "\x1b[B") {
     historyAt = Math.max(0, Math.min(history.length, historyAt + (data === "\x1b[A" ? -1 : 1)));
     line = history[historyAt] || "";
