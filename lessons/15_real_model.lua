@@ -4,8 +4,8 @@
 -- generation one token at a time.
 --   ./attn lessons/15_real_model.lua           straight through
 --   ./attn --step lessons/15_real_model.lua    one step at a time
--- It needs GPT-2 small's files, which attn does not ship (about 550 MB): without them the first step
--- says how to get them and the lesson ends there (--check counts it as skipped, not failed).
+-- It needs GPT-2 small's files, which attn does not ship (about 550 MB): without them lesson.needs says
+-- where attn looked and how to get them, and the lesson ends there (--check counts it as skipped).
 -- Checks: the book's numbers (chapter 2's token ids; chapter 4's parameter counts) and identities
 -- (the traced stages composed give what the model computes).
 
@@ -18,33 +18,12 @@ lesson.say[[
 Every lesson so far worked on matrices small enough to read. GPT-2 small has 12 layers of 12 heads
 each, 768 dimensions and a vocabulary of 50,257 tokens. attn loads it into chapter 4's GPTModel from
 the two files of Hugging Face's download of "gpt2" (openai-community/gpt2): config.json and
-model.safetensors (weights as data: safetensors, never a pickle). It reads them from the directory
-$ATTN_GPT2_DIR, or ~/.cache/attn/gpt2. The tokenizer needs GPT-2's vocabulary too (see ?tiktoken).
+model.safetensors (weights as data: safetensors, never a pickle). It finds them in $ATTN_GPT2_DIR,
+~/.cache/attn/gpt2 or the Hugging Face cache (where huggingface-cli and transformers download gpt2).
+The tokenizer needs GPT-2's vocabulary too (see ?tiktoken).
 ]]
 
-lesson.step("where GPT-2 small's files are", function()
-    gpt2_dir = os.getenv("ATTN_GPT2_DIR") or ((os.getenv("HOME") or ".") .. "/.cache/attn/gpt2")
-    local function has(path) local f = io.open(path, "rb") if f then f:close() end return f ~= nil end
-    local missing = {}
-    for _, name in ipairs({"config.json", "model.safetensors"}) do
-        if not has(gpt2_dir .. "/" .. name) then missing[#missing + 1] = name end
-    end
-    local vocab_ok = pcall(tiktoken.get_encoding, "gpt2")
-    if #missing > 0 or not vocab_ok then
-        lesson.skip([[
-GPT-2 small is not here (%s).
-To run this lesson, put Hugging Face's gpt2 files in %s:
-    mkdir -p %s && cd %s
-    curl -LO https://huggingface.co/openai-community/gpt2/resolve/main/config.json
-    curl -LO https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors
-(or set ATTN_GPT2_DIR to a directory that has them), and GPT-2's vocabulary:
-    sh scripts/fetch-gpt2-vocab.sh ~/.cache/attn/tiktoken]],
-            #missing > 0 and lesson.tr("missing in %s: %s", gpt2_dir, table.concat(missing, ", "))
-                          or lesson.tr("its vocabulary is missing: see ?tiktoken.get_encoding"),
-            gpt2_dir, gpt2_dir, gpt2_dir)
-    end
-    print("found " .. gpt2_dir .. "/config.json and model.safetensors")
-end)
+lesson.needs{"gpt2", "gpt2 vocabulary"}   -- not shipped: without them the lesson says how to get them
 
 lesson.section("Tokens")
 
@@ -69,8 +48,8 @@ end)
 lesson.section("The model")
 
 lesson.say[[
-from_pretrained reads config.json (12 layers, 12 heads, 768 dimensions, 1024 positions), maps the
-file's memory, and puts every weight where chapter 5's load_weights_into_gpt puts it: GPT-2's Conv1D
+from_pretrained reads config.json (12 layers, 12 heads, 768 dimensions, 1024 positions), reads the
+weights, and puts every weight where chapter 5's load_weights_into_gpt puts it: GPT-2's Conv1D
 layers store [in, out], so each weight is transposed, and the fused c_attn is split into W_query,
 W_key and W_value. GPT-2's output head is its token embedding (weight tying), which is why chapter 4
 counts 163,009,536 parameters for GPTModel and 124,412,160 for GPT-2. Both counts are for
@@ -79,7 +58,7 @@ sets qkv_bias = true to load it), 2,304 more numbers in each of the 12 layers.
 ]]
 
 lesson.step("GPT-2 small in chapter 4's GPTModel", function()
-    model = gpt.GPTModel.from_pretrained(gpt2_dir)
+    model = gpt.GPTModel.from_pretrained("gpt2")
     local total = model:num_parameters()
     local qkv_biases = 0                                    -- GPT-2 has them; GPT_CONFIG_124M (qkv_bias = false) not
     for _, block in ipairs(model.trf_blocks) do

@@ -49,7 +49,7 @@ the dot products would have variance about 1.]]
 
 lesson.step("the variance of q·k at d_k = 3, 64, 768, 4096", function()
     dot_var = {}
-    lesson.print(lesson.tr("  d_k    var(q·k)    var(q·k) / d_k"))
+    lesson.printf("  d_k    var(q·k)    var(q·k) / d_k")
     for _, d in ipairs({3, 64, 768, 4096}) do
         torch.manual_seed(7)
         local q, k = torch.randn(1000, d), torch.randn(1000, d)
@@ -125,10 +125,10 @@ lesson.step("d_k = 3: the weights with and without the scaling", function()
                         gz = (z.grad * z.grad):sum():sqrt(), gs = (scores.grad * scores.grad):sum():sqrt()}
         end
         rows[#rows + 1] = row
-        lesson.print(lesson.tr("  %s: largest weight %.4f, ‖dL/dz‖ %.4f, ‖dL/dS‖ %.4f", "softmax(S)",
-                     row.raw.max:item(), row.raw.gz:item(), row.raw.gs:item()))
-        lesson.print(lesson.tr("  %s: largest weight %.4f, ‖dL/dz‖ %.4f, ‖dL/dS‖ %.4f", "softmax(S/√d_k)",
-                     row.scaled.max:item(), row.scaled.gz:item(), row.scaled.gs:item()))
+        lesson.printf("  %s: largest weight %.4f, ‖dL/dz‖ %.4f, ‖dL/dS‖ %.4f", "softmax(S)",
+                     row.raw.max:item(), row.raw.gz:item(), row.raw.gs:item())
+        lesson.printf("  %s: largest weight %.4f, ‖dL/dz‖ %.4f, ‖dL/dS‖ %.4f", "softmax(S/√d_k)",
+                     row.scaled.max:item(), row.scaled.gz:item(), row.scaled.gs:item())
         local names = {"q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8"}
         local keys = {"k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8"}
         lesson.heatmaps{{"softmax(S)", row.raw.alpha, {rows = names, cols = keys}},
@@ -176,7 +176,7 @@ weight is the largest of all 64; at d_k = 64 a few rows are not one-hot yet, whi
 gradient there is still large. The heatmaps above show which.)]]
 
 lesson.step("the table: largest weight and gradient norm against d_k, and a plot", function()
-    lesson.print(lesson.tr("  d_k   max α (S)   max α (S/√d_k)   ‖dL/dz‖ (S)   ‖dL/dz‖ (S/√d_k)"))
+    lesson.printf("  d_k   max α (S)   max α (S/√d_k)   ‖dL/dz‖ (S)   ‖dL/dz‖ (S/√d_k)")
     for _, r in ipairs(rows) do
         lesson.print(string.format("%5d   %9.4f   %14.4f   %11.4f   %16.4f", r.d, r.raw.max:item(),
                                    r.scaled.max:item(), r.raw.gz:item(), r.scaled.gz:item()))

@@ -52,7 +52,7 @@ lesson.step("the model: embeddings, W_q, W_k, W_v and an output layer", function
     lesson.show("model", model)
     local count = 0
     for _, p in ipairs(model:parameters()) do count = count + p:numel() end
-    lesson.print(lesson.tr("parameters: %d", count))
+    lesson.printf("parameters: %d", count)
     lesson.agree("10·16 + 6·16 + 3·16·16 + 16·10 + 10 parameters", count, 10 * 16 + 6 * 16 + 3 * 16 * 16 + 16 * 10 + 10)
 end)
 
@@ -79,7 +79,7 @@ lesson.step("before training: the untrained attention, and the right one", funct
         local w = weights_now()
         frames[#frames + 1] = {lesson.tr("step %d", step), w, labels}
         lesson.heatmaps{{lesson.tr("weights after %d steps", step), w, labels}}
-        lesson.print(lesson.tr("mean weight on the right position: %.4f", on_right(w)))
+        lesson.printf("mean weight on the right position: %.4f", on_right(w))
         lesson.check(lesson.tr("the weights after %d steps, as PyTorch computes them", step), w,
                      pytorch("weights." .. step), {tol = 0})
         return w
@@ -138,7 +138,7 @@ lesson.step("train to step 10", function()
     function train_to(n, first, tol)
         while #losses < n do train_step() end
         checkpoint(n)
-        lesson.print(lesson.tr("loss at step %d: %.6f", n, losses[n]:item()))
+        lesson.printf("loss at step %d: %.6f", n, losses[n]:item())
         local part = {}
         for i = first, n do part[#part + 1] = losses[i] end
         local what = tol == 0 and lesson.tr("the losses of steps %d to %d, bit for bit as PyTorch's", first, n)
@@ -163,7 +163,8 @@ lesson.step("the checkpoints, the loss curve and the agreement with PyTorch", fu
     lesson.heatmaps(frames, {frames = lesson.tr("the example's attention weights during training")})
     local steps, ys = {1}, {losses[1]:item()}               -- the loss every 20 steps
     for i = 20, #losses, 20 do steps[#steps + 1], ys[#ys + 1] = i, losses[i]:item() end
-    print(attention.plot{x = steps, series = {{"loss", ys}}, xlabel = lesson.tr("step"), ylabel = "loss", width = 60})
+    print(attention.plot{x = steps, series = {{lesson.tr("loss"), ys}}, xlabel = lesson.tr("step"),
+                         ylabel = lesson.tr("loss"), width = 60})
     lesson.check(lesson.tr("all %d losses, as PyTorch's within 1e-5", #losses), torch.stack(losses),
                  pytorch("losses"), {tol = 1e-5})
     local w = frames[#frames][2]

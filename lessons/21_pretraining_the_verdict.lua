@@ -18,6 +18,11 @@ lesson.title("Pretraining on \"The Verdict\"",
 local function pytorch(name)
     return lesson.reference("lesson_verdict.txt", "verdict." .. name)
 end
+-- PyTorch's number when its reference run went that far (it holds the first steps only), else nil
+local function pytorch_if_any(name)
+    local ok, t = pcall(pytorch, name)
+    return ok and t or nil
+end
 
 -- The ten epochs run only when the lesson runs by itself (a plain run or step mode). --check, --html,
 -- --markdown and a notebook run everything before the training loop (about ten model evaluations of
@@ -52,13 +57,9 @@ weight is the one PyTorch draws, so the untrained model's text is the book's. Ch
 helpers, text_to_token_ids and token_ids_to_text (gpt.text_to_token_ids and gpt.token_ids_to_text).
 attn's token ids are one more than tiktoken's (Lua counts from 1).]]
 
+lesson.needs{"gpt2 vocabulary"}   -- make run fetches it; else the lesson says where it looked, how to get it
+
 lesson.step("GPT-2's tokenizer", function()
-    local ok = pcall(tiktoken.get_encoding, "gpt2")
-    if not ok then
-        lesson.skip[[
-GPT-2's vocabulary is missing (see ?tiktoken.get_encoding). To run this lesson:
-    sh scripts/fetch-gpt2-vocab.sh ~/.cache/attn/tiktoken]]
-    end
     tokenizer = tiktoken.get_encoding("gpt2")             -- Python: tokenizer = tiktoken.get_encoding("gpt2")
     GPT_CONFIG_124M = gpt.config_124M()
     GPT_CONFIG_124M.context_length = 256                  -- shortened context length (orig: 1024)
@@ -163,8 +164,7 @@ attn ships it as lesson data (lessons/data/the-verdict.txt, from the book's repo
 part's tokens into windows of 256 (the context), with the targets one token later.]]
 
 lesson.step("the text and its tokens", function()
-    local ok, f = pcall(function() return assert(io.open(lesson.data("the-verdict.txt"), "r")) end)
-    if not ok then lesson.skip("\"The Verdict\" cannot be read here: %s", tostring(f)) end
+    local f = assert(io.open(lesson.data("the-verdict.txt"), "r"))   -- Python: with open(file_path, "r", encoding="utf-8") as file:
     text_data = f:read("a")
     f:close()
     print(text_data:sub(1, 99))                           -- Python: text_data[:99]
@@ -308,8 +308,8 @@ lesson.step("train_model_simple", function()
                 tokens_seen = tokens_seen + input_batch:numel()
                 global_step = global_step + 1
                 step_losses[global_step + 1] = loss:detach()
-                lesson.print(lesson.tr("  [step %d of %d: loss %.4f, %d s so far]", global_step + 1, total,
-                                       loss:item(), os.time() - started))
+                lesson.printf("  [step %d of %d: loss %.4f, %d s so far]", global_step + 1, total,
+                                       loss:item(), os.time() - started)
                 if global_step % eval_freq == 0 then
                     local train_loss, val_loss = evaluate_model(model, train_loader, val_loader, eval_iter)
                     train_losses[#train_losses + 1] = train_loss
@@ -329,7 +329,7 @@ lesson.step("ten epochs on \"The Verdict\"", function()
     num_epochs = 10
     if not whole_run then -- the quick run (--check, --html, ...: see the top of the lesson) trains nothing
         train_losses, val_losses, tokens_seen, step_losses, samples = {}, {}, {}, {}, {}
-        print(lesson.tr("(The quick run stops here, before the first of the %d steps.)", num_epochs * #train_loader))
+        lesson.printf("(The quick run stops here, before the first of the %d steps.)", num_epochs * #train_loader)
         return
     end
     model = nil
@@ -363,8 +363,8 @@ lesson.step("the losses against PyTorch's", function()
     -- lessons/README.md quote come from this summary)
     local exact, first_apart, largest, largest_at = 0, nil, 0, nil
     for k, loss_k in ipairs(step_losses) do
-        local ok, expected = pcall(pytorch, string.format("train.step.%d.loss", k - 1))
-        if not ok then
+        local expected = pytorch_if_any(string.format("train.step.%d.loss", k - 1))
+        if not expected then
             lesson.say("PyTorch's reference run stops after step %d; the steps after it are not checked.", k - 2)
             break
         end
@@ -376,8 +376,8 @@ lesson.step("the losses against PyTorch's", function()
     end
     local eval_largest, eval_largest_at = 0, nil
     for i = 1, #train_losses do
-        local ok, expected_train = pcall(pytorch, string.format("train.eval.%d.train_loss", i - 1))
-        if not ok then break end
+        local expected_train = pytorch_if_any(string.format("train.eval.%d.train_loss", i - 1))
+        if not expected_train then break end
         local expected_val = pytorch(string.format("train.eval.%d.val_loss", i - 1))
         local tol = (i - 1) * 5 < EXACT_STEPS and EVAL_TOL or DRIFT_TOL
         lesson.check(lesson.tr("evaluation %d's training loss, as PyTorch computes it", i - 1),
@@ -390,8 +390,8 @@ lesson.step("the losses against PyTorch's", function()
         end
     end
     for epoch, ids in ipairs(samples) do
-        local ok, expected = pcall(pytorch, string.format("train.epoch.%d.sample", epoch))
-        if not ok then break end
+        local expected = pytorch_if_any(string.format("train.epoch.%d.sample", epoch))
+        if not expected then break end
         -- greedy decoding: a drift far below the gap between the two likeliest tokens picks the same ones
         lesson.check(lesson.tr("epoch %d's sample, as PyTorch generates it", epoch), ids - 1, expected, {tol = 0})
     end
@@ -413,7 +413,7 @@ end)
 
 lesson.step("the loss curves", function()
     if #train_losses == 0 then
-        print(lesson.tr("(No evaluation in the quick run: the whole run plots its 18 evaluations here.)"))
+        lesson.printf("(No evaluation in the quick run: the whole run plots its 18 evaluations here.)")
         return
     end
     -- Python: epochs_seen = torch.linspace(0, num_epochs, len(train_losses))

@@ -6,9 +6,9 @@
 -- everywhere, and every number of theirs is checked against PyTorch running the same seeded computation
 -- (scripts/lesson_reference_gpt2_qwen3.py, tests/data/torch/lesson_gpt2_qwen3.txt). The real Qwen3-0.6B
 -- comes last, when its files are here (skipped, with how to get them, when not).
--- It needs the two tokenizers: GPT-2's vocabulary (?tiktoken.get_encoding) and Qwen3's tokenizer.json
--- (sh scripts/fetch-hf-tokenizers.sh ~/.cache/attn/hf-tokenizers; make test fetches both into build/ and
--- sets ATTN_HF_TOKENIZERS_DIR); without them its first step says how to get them (--check: skipped).
+-- It needs the two tokenizers: GPT-2's vocabulary (?tiktoken.get_encoding) and Qwen3's tokenizer.json, which
+-- make run and make test fetch into build/ beside attn (attn looks there: src/lua/places.lua); without them
+-- the lesson says where it looked and how to get them (--check: skipped).
 --   ./attn lessons/23_gpt2_to_qwen3.lua           straight through
 --   ./attn --step lessons/23_gpt2_to_qwen3.lua    one step at a time
 
@@ -26,28 +26,12 @@ over the vocabulary. What changed lies inside those parts, and the first change 
 vocabulary. Both tokenizers are byte-level BPE, but GPT-2's tokens were learned from English web
 pages, and Qwen3's, many more, from text in many languages, Chinese among them.]]
 
+lesson.needs{"gpt2 vocabulary", "qwen3 tokenizer"}   -- make run fetches both (?lesson.needs)
+
 lesson.step("the two tokenizers", function()
     sentence = [[你的旅程从一步开始]]   -- a Lua string, as "..." is
-    local ok, enc = pcall(tiktoken.get_encoding, "gpt2")
-    -- Qwen3's tokenizer.json: the real model's (in the Hugging Face cache), else where
-    -- scripts/fetch-hf-tokenizers.sh puts it
-    local found, tok = pcall(tokenizers.Tokenizer.from_pretrained, "Qwen/Qwen3-0.6B")
-    for _, dir in ipairs({os.getenv("ATTN_HF_TOKENIZERS_DIR") or "build/hf-tokenizers",
-                          (os.getenv("HOME") or ".") .. "/.cache/attn/hf-tokenizers"}) do
-        if not found then found, tok = pcall(tokenizers.Tokenizer.from_file, dir .. "/qwen3/tokenizer.json") end
-    end
-    if not ok or not found then
-        lesson.skip([[
-This lesson needs two tokenizers, and %s is not here (%s).
-GPT-2's vocabulary:
-    sh scripts/fetch-gpt2-vocab.sh ~/.cache/attn/tiktoken
-Qwen3's tokenizer.json:
-    sh scripts/fetch-hf-tokenizers.sh ~/.cache/attn/hf-tokenizers
-(or huggingface-cli download Qwen/Qwen3-0.6B, which brings the model's files too)]],
-            not ok and lesson.tr("GPT-2's vocabulary") or lesson.tr("Qwen3's tokenizer.json"),
-            not ok and lesson.tr("see ?tiktoken.get_encoding") or tostring(tok))
-    end
-    gpt2_tok, qwen_tok = enc, tok
+    gpt2_tok = tiktoken.get_encoding("gpt2")
+    qwen_tok = tokenizers.Tokenizer.from_pretrained("Qwen/Qwen3-0.6B")
     lesson.show("gpt2_tok.n_vocab", gpt2_tok.n_vocab)
     lesson.show("qwen_tok:get_vocab_size()", qwen_tok:get_vocab_size())
 end)
@@ -156,7 +140,7 @@ lesson.step("norm1 of block 1, on each model's input", function()
         lesson.print(string.format("  %-8s mean %8.4f   std %7.4f   rms %7.4f", label, row:mean():item(),
                                    row:std(-1, false):item(), row:pow(2):mean():sqrt():item()))
     end
-    lesson.print(lesson.tr("token 1, before and after:"))
+    lesson.printf("token 1, before and after:")
     stats("GPT-2 x", gpt_x)
     stats("GPT-2 a", gpt_a)
     stats("Qwen3 x", qwen_x)
@@ -229,8 +213,8 @@ lesson.step("the attention weights of block 1", function()
 end)
 
 lesson.say([[
-The overview labels a piece of a character with �: a part of a character cannot be shown as text.
-GPT-2's maps are %d tokens wide for the %d words Qwen3 sees.]], #gpt2_ids, #qwen_ids)
+The overview labels a piece of a character by its bytes (\xE4 ...), as step 2 does: a part of a
+character cannot be shown as text. GPT-2's maps are %d tokens wide for the %d words Qwen3 sees.]], #gpt2_ids, #qwen_ids)
 
 lesson.say[[
 The tracer shows the sharing: head 3 of Qwen3's block 1 reads key/value head 2, which head 4 reads
@@ -332,20 +316,12 @@ lesson.say[[
 With the real weights the same calls show what a trained model does with the sentence. attn reads
 Qwen3-0.6B from the Hugging Face cache (huggingface-cli download Qwen/Qwen3-0.6B puts it there:
 config.json, tokenizer.json and model.safetensors, in bfloat16, widened to float32 as it is read, so
-it takes twice the file's size in memory) or from the directory in $ATTN_QWEN3_DIR.]]
+it takes twice the file's size in memory), from ~/.cache/attn/qwen3 or from the directory in $ATTN_QWEN3_DIR.]]
 
-lesson.step("where Qwen3-0.6B's files are", function()
-    local where = os.getenv("ATTN_QWEN3_DIR") or "Qwen/Qwen3-0.6B"
-    local ok, model = pcall(qwen3.Qwen3Model.from_pretrained, where)
-    if not ok then
-        lesson.skip([[
-Qwen3-0.6B is not here (%s).
-To run the rest of this lesson, download it into the Hugging Face cache:
-    huggingface-cli download Qwen/Qwen3-0.6B
-(or set ATTN_QWEN3_DIR to a directory with its config.json, model.safetensors and tokenizer.json)]],
-            tostring(model))
-    end
-    real = model
+lesson.needs{"Qwen/Qwen3-0.6B"}   -- not shipped: the rest is skipped, saying how to get it
+
+lesson.step("Qwen3-0.6B, the real weights", function()
+    real = qwen3.Qwen3Model.from_pretrained("Qwen/Qwen3-0.6B")
     lesson.show("real.cfg.n_layers", real.cfg.n_layers)
     lesson.show("parameters", real:num_parameters())
 end)

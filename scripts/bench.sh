@@ -10,7 +10,8 @@
 #   GPT-2's tokenizer on a 10,000-letter word against the quadratic algorithm it replaced
 #   (scripts/bench_tokenizer.lua; give it 40000 by hand for the 40,000-letter figure: the old one takes minutes)
 #   the autograd budgets: MultiHeadAttention forward + backward (scripts/bench_autograd.sh) and chapter 5's
-#   training step on GPT-2 small, time and peak memory (scripts/bench-train-step.sh)
+#   training step on GPT-2 small, time and peak memory (scripts/bench-train-step.sh); attn's own SLEEF
+#   functions against libsleef's (scripts/bench-exactmath.sh)
 # Prints timings and ratios only; timings are never test assertions. `make bench` runs this.
 set -eu
 cd "$(dirname "$0")/.."
@@ -21,3 +22,4 @@ sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab >/dev/null
 ATTN_TIKTOKEN_DIR="$(pwd)/build/gpt2-vocab" ./attn scripts/bench_tokenizer.lua 10000
 sh scripts/bench_autograd.sh
 sh scripts/bench-train-step.sh
+sh scripts/bench-exactmath.sh

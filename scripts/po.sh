@@ -27,7 +27,7 @@ pot() {
     for f in lessons/*.lua; do
         xgettext --language=Lua --from-code=UTF-8 --force-po --package-name=attn --add-comments=TRANSLATORS: \
             --add-location=file --no-wrap -k -klesson.title -klesson.section -klesson.say -klesson.step -klesson.check -klesson.agree \
-            -klesson.show -klesson.tr -klesson.skip -o "$out/lessons/$(basename "$f" .lua).pot" "$f"
+            -klesson.show -klesson.tr -klesson.printf -klesson.skip -o "$out/lessons/$(basename "$f" .lua).pot" "$f"
         # lesson.title's {source = "..."}, the texts a lesson comes from, is a table field xgettext cannot
         # see: it goes into the lesson's template as if the lesson had called lesson.tr on it
         src_pot="$out/lessons/$(basename "$f" .lua).source.pot"
@@ -41,6 +41,18 @@ pot() {
             rm -f "$src_pot"
         fi
         rm -f "$out/source.lua"
+        # the comments inside its steps, which the lesson library shows translated (lesson/source.lua):
+        # lesson.tr lines written by scripts/po-lesson-comments.lua, merged in the same way
+        "$attn" scripts/po-lesson-comments.lua "$f" >"$out/comments.lua"
+        if [ -s "$out/comments.lua" ]; then
+            xgettext --language=Lua --from-code=UTF-8 --force-po --add-location=file --no-wrap -klesson.tr \
+                --add-comments=TRANSLATORS: -o "$src_pot" "$out/comments.lua"
+            sed -i "s|^#: $out/comments.lua|#. a comment in the code of a step\n#: $f|" "$src_pot"
+            msgcat --use-first --no-wrap --add-location=file -o "$out/lessons/$(basename "$f" .lua).pot" \
+                "$out/lessons/$(basename "$f" .lua).pot" "$src_pot"
+            rm -f "$src_pot"
+        fi
+        rm -f "$out/comments.lua"
     done
     for d in src/lua src/lua/*/; do
         d=${d%/}

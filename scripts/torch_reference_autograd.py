@@ -79,6 +79,7 @@ OPS = {
     "stack": lambda a, b: torch.stack((a, b), dim=0),
     "masked_fill": lambda a: a.masked_fill(torch.triu(torch.ones(a.shape[-2], a.shape[-1]), diagonal=1).bool(), -torch.inf).softmax(-1),
     "layer_norm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b),
+    "layer_norm_plain": lambda x: F.layer_norm(x, (x.shape[-1],)),
     "x_times_x": lambda a: a * a + a,
     "attention": lambda q, k, v: torch.softmax((q @ k.transpose(-2, -1)) / k.shape[-1] ** 0.5, dim=-1) @ v,
 }
@@ -108,6 +109,8 @@ CASES = [
     ("select", [(3, 5)]), ("expand", [(1, 5)]), ("unsqueeze", [(3, 5)]), ("cat", [(3, 2), (3, 4)]),
     ("stack", [(3, 4), (3, 4)]), ("masked_fill", [(6, 6)]), ("masked_fill", [(2, 2, 5, 5)]),
     ("layer_norm", [(2, 3, 8), (8,), (8,)]), ("layer_norm", [(4, 33), (33,), (33,)]),
+    ("layer_norm", [(3, 5), (5,), (5,)]), ("layer_norm", [(2, 768), (768,), (768,)]),
+    ("layer_norm_plain", [(2, 3, 8)]), ("layer_norm_plain", [(3, 7)]), ("layer_norm_plain", [(2, 130)]),
     ("x_times_x", [(5, 17)]),
     ("attention", [(6, 2), (6, 2), (6, 2)]), ("attention", [(2, 6, 4), (2, 6, 4), (2, 6, 3)]),
     ("attention", [(2, 2, 9, 8), (2, 2, 9, 8), (2, 2, 9, 8)]),

@@ -21,7 +21,7 @@ attn_tensor *lt_test(lua_State *L, int idx)
 const char *lt_typename(lua_State *L, int idx)
 {
     if (lua_isnone(L, idx))
-        return "no value";
+        return attn_tr("no value"); /* prose, in the user's language (a type's name stays code) */
     if (luaL_testudata(L, idx, ATTN_TENSOR_MT))
         return "tensor";
     if (lt_is_size(L, idx))

@@ -10,6 +10,7 @@
  * would take the place of the user's frame, and the error would lose the user's line. */
 #include "attn_lua.h"
 #include "bind.h"
+#include "layers.h"
 #include "ops.h"
 
 static int requires_grad(lua_State *L, int meta, int idx)
@@ -153,6 +154,29 @@ static int f_softmax_backward(lua_State *L)
     return lt_finish(L, slot, attn_softmax_backward(g, y, dim, &err), &err);
 }
 
+/* autograd.layer_norm_backward(grad, x, nnorm, weight or nil, eps) -> dx, dweight, dbias (nil, nil without a
+ * weight): src/core/layers.c, PyTorch's kernel */
+static int f_layer_norm_backward(lua_State *L)
+{
+    attn_tensor *g = lt_check(L, 1, "layer_norm_backward", "grad");
+    attn_tensor *x = lt_check(L, 2, "layer_norm_backward", "input");
+    int nnorm = (int)lt_check_integer(L, 3, "layer_norm_backward", "nnorm");
+    attn_tensor *w = lua_isnil(L, 4) ? NULL : lt_check(L, 4, "layer_norm_backward", "weight");
+    double eps = lt_check_number(L, 5, "layer_norm_backward", "eps");
+    attn_tensor **slots[3] = {lt_newslot(L), lt_newslot(L), lt_newslot(L)};
+    attn_tensor *dx, *dw, *db;
+    attn_error err;
+    if (attn_layer_norm_backward(g, x, nnorm, w, eps, &dx, &dw, &db, &err))
+        return lt_finish(L, slots[0], NULL, &err);
+    *slots[0] = dx, *slots[1] = dw, *slots[2] = db;
+    if (!dw) {
+        lua_pop(L, 2);
+        lua_pushnil(L);
+        lua_pushnil(L);
+    }
+    return 3;
+}
+
 /* autograd.wrap(orig, impl, graph, caller): orig's C function is run directly only when it has no
  * upvalues (it would read the dispatch's own); otherwise caller(...) runs it. */
 static int f_wrap(lua_State *L)
@@ -180,7 +204,7 @@ int luaopen_attn_autograd(lua_State *L)
                                    {"shares_storage", tensor_shares_storage}, {"alias", tensor_alias},
                                    {"is_whole", tensor_is_whole}, {"is_sole", tensor_is_sole},
                                    {"tanh_backward", f_tanh_backward},
-                                   {"softmax_backward", f_softmax_backward}, {NULL, NULL}};
+                                   {"softmax_backward", f_softmax_backward}, {"layer_norm_backward", f_layer_norm_backward}, {NULL, NULL}};
     lua_newtable(L);
     lt_newpart(L, "autograd", fns, NULL);
     return 1;

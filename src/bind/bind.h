@@ -96,6 +96,7 @@ int luaopen_attn_variance(lua_State *L);  /* bind/variance.c: var and std */
 int luaopen_attn_random(lua_State *L);    /* bind/random.c */
 int luaopen_attn_attention(lua_State *L); /* bind/attention.c: the stages */
 int luaopen_attn_fused(lua_State *L);     /* bind/fused.c: attention.fused */
+int luaopen_attn_threads(lua_State *L);   /* bind/threads.c: torch.set_num_threads, get_num_threads, kernels */
 int luaopen_attn_layers(lua_State *L);    /* bind/layers.c */
 int luaopen_attn_safetensors(lua_State *L); /* bind/safetensors.c: safetensors.load_file/save_file, json.decode */
 int luaopen_attn_regex(lua_State *L);       /* bind/regex.c: regex.compile (PCRE2), for GPT-2's tokenizer */

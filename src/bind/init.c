@@ -84,7 +84,7 @@ static const luaL_Reg BINDINGS[] = {
     {"fused", luaopen_attn_fused}, {"layers", luaopen_attn_layers}, {"safetensors", luaopen_attn_safetensors},
     {"regex", luaopen_attn_regex}, {"unicode", luaopen_attn_unicode}, {"sampling", luaopen_attn_sampling}, {"learn", luaopen_attn_learn},
     {"markdown", luaopen_attn_markdown}, {"errors", luaopen_attn_errors}, {"i18n", luaopen_attn_i18n},
-    {"files", luaopen_attn_files}, {"autograd", luaopen_attn_autograd},
+    {"files", luaopen_attn_files}, {"threads", luaopen_attn_threads}, {"autograd", luaopen_attn_autograd},
     {NULL, NULL}};
 
 /* Adds the fields of the table on top of the stack to the table at index `into`, and pops it. */

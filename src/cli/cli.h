@@ -41,9 +41,12 @@ typedef struct {
     long from;
     int clear;
     const char *out;
-    int trusted; /* --trusted: --verify runs notes with the program's globals (notes.c) */
+    int trusted; /* --trusted: --verify runs notes, and the lesson modes lessons given by path, with the
+                  * program's globals (notes.c; src/lua/lesson/run.lua) */
 } attn_step_options;
 int attn_lessons(lua_State *L, int mode, char **files, int nfiles, const attn_step_options *step);
+/* attn's own lessons' folder (beside the executable; never the working folder) into buf, or NULL. */
+const char *attn_own_lessons_dir(char *buf, size_t size);
 /* The Markdown modes (notes.c): --verify [--update] [--trusted] notes.md..., --markdown lesson.lua...
  * Each file runs in a Lua state of its own (--verify: in a process of its own; L, attn's own state,
  * only translates its lines). Return 1 on success, 0 on a failure. */

@@ -14,8 +14,6 @@
 #include "cli.h"
 #include "safe_write.h"
 
-/* The one place a notebook reaches the disk: a plain write today; to become the project's safe write
- * (a temporary file, then rename) when that routine exists. Returns 1 on success. */
 /* Through the one way attn writes a file (core/safe_write.c: a temporary beside it, fsync, rename;
  * never over a folder, FIFO or device, never through a planted link). */
 static int write_notebook(const char *path, const char *text, size_t len) {
@@ -34,7 +32,30 @@ static void notebook_path(char *out, size_t n, const char *dir, const char *less
     snprintf(out, n, "%s/%.*s.ipynb", dir, (int)len, base);
 }
 
-static int one(const char *lesson, const char *path) {
+/* html.refusal(path, inputs, "--ipynb") in L (src/lua/lesson/html.lua): the rule --html follows, never
+ * over a Lua file or one of the lessons given (a swapped pair, OUT == LESSON, a symlink to it). Returns 1
+ * when path may be written; else prints why. */
+static int may_write(lua_State *L, const char *path, char **files, int nfiles) {
+    int top = lua_gettop(L), ok = 0;
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "attn.lesson.html");
+    if (attn_pcall(L, 1, 1, 0) == LUA_OK) {
+        lua_getfield(L, -1, "refusal");
+        lua_pushstring(L, path);
+        lua_createtable(L, nfiles, 0);
+        for (int i = 0; i < nfiles; i++) {
+            lua_pushstring(L, files[i]);
+            lua_rawseti(L, -2, i + 1);
+        }
+        lua_pushliteral(L, "--ipynb");
+        if (attn_pcall(L, 3, 1, 0) == LUA_OK && lua_isnil(L, -1)) ok = 1;
+    }
+    if (!ok) fprintf(stderr, "attn: %s\n", lua_tostring(L, -1) ? lua_tostring(L, -1) : "--ipynb");
+    lua_settop(L, top);
+    return ok;
+}
+
+static int one(const char *lesson, const char *path, char **files, int nfiles) {
     lua_State *L = luaL_newstate();
     int ok = 0;
     if (L == NULL) return 0;
@@ -47,6 +68,10 @@ static int one(const char *lesson, const char *path) {
     lua_gc(L, LUA_GCRESTART);
     attn_term_setup(L, 0);
     attn_json_preload(L);
+    if (!may_write(L, path, files, nfiles)) {
+        lua_close(L);
+        return 0;
+    }
     lua_getglobal(L, "require");
     lua_pushliteral(L, "attn.kernel.ipynb");
     if (attn_pcall(L, 1, 1, 0) == LUA_OK) {
@@ -78,7 +103,7 @@ int attn_ipynb(const char *out, char **files, int nfiles) {
         fprintf(stderr, "attn: --ipynb needs lesson files (attn --ipynb out.ipynb lessons/01_simple_attention.lua)\n");
         return 0;
     }
-    if (nfiles == 1) return one(files[0], out);
+    if (nfiles == 1) return one(files[0], out, files, nfiles);
     if (mkdir(out, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "attn: --ipynb: cannot make the folder %s: %s\n", out, strerror(errno));
         return 0;
@@ -86,7 +111,7 @@ int attn_ipynb(const char *out, char **files, int nfiles) {
     for (int i = 0; i < nfiles; i++) {
         char path[4096];
         notebook_path(path, sizeof path, out, files[i]);
-        ok = one(files[i], path) && ok;
+        ok = one(files[i], path, files, nfiles) && ok;
     }
     return ok;
 }

@@ -33,6 +33,10 @@ int attn_sign(const char *key, size_t keylen, const char *const *parts, const si
               char hex[ATTN_SIGNATURE_HEX]);
 /* Compares two signatures in constant time; 1 when they are equal. */
 int attn_signature_equal(const char *a, size_t alen, const char *b, size_t blen);
+/* Whether the signature hex (a valid one, lowercase) was seen before; records it. *seen starts NULL. */
+typedef struct attn_seen attn_seen;
+int attn_signature_seen(attn_seen **seen, const char hex[ATTN_SIGNATURE_HEX]);
+void attn_seen_free(attn_seen *seen);
 
 /* ---- kernel_wire.c ---- */
 enum { ATTN_SHELL, ATTN_CONTROL, ATTN_STDIN, ATTN_IOPUB, ATTN_HB, ATTN_NCHANNELS };
@@ -43,6 +47,7 @@ typedef struct {
     size_t keylen;
     char session[37];   /* this kernel's session id, a UUID */
     char endpoints[ATTN_NCHANNELS][300];
+    struct attn_seen *seen; /* the signatures received (kernel_sign.c): a replay is dropped */
 } attn_wire;
 /* A message as it comes off a socket: the routing identities, then the four JSON parts. */
 typedef struct {

@@ -17,6 +17,7 @@
 #include <lauxlib.h>
 
 #include "cli.h"
+#include "safe_write.h"
 
 /* mkdir -p */
 static int make_dirs(char *path) {
@@ -40,12 +41,13 @@ static int data_dir(const char *where, char *out, size_t n) {
     return -1;
 }
 
+/* Through the one way attn writes a file (core/safe_write.c): a FIFO planted as kernel.json is refused
+ * (fopen blocked on it for ever), a symlink is written through, never a half-written file. */
 static int write_file(const char *path, const char *data, size_t len) {
-    FILE *f = fopen(path, "wb");
-    int ok = f != NULL && fwrite(data, 1, len, f) == len;
-    if (f != NULL && fclose(f) != 0) ok = 0;
-    if (!ok) fprintf(stderr, "attn: --install-kernel: cannot write %s: %s\n", path, strerror(errno));
-    return ok;
+    attn_error err;
+    if (attn_write_file("--install-kernel", path, data, len, &err) == 0) return 1;
+    fprintf(stderr, "attn: %s\n", err.msg);
+    return 0;
 }
 
 int attn_install_kernel(lua_State *L, const char *where) {

@@ -2,16 +2,19 @@
  * five ZeroMQ sockets, and messages as frames:
  *     [routing ids...] "<IDS|MSG>" signature header parent_header metadata content [buffers...]
  * A message whose signature does not match is dropped (the protocol's rule: a client without the
- * key cannot run code). */
+ * key cannot run code), and so is one whose signature came before (a replay). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <zmq.h>
 
 #include "kernel.h"
+#include "safe_read.h"
 
 #define DELIMITER "<IDS|MSG>"
 #define MAX_FRAMES 64
@@ -37,34 +40,47 @@ void attn_uuid(char out[37]) {
              b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long n;
-    if (f == NULL) return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n < (1 << 20) && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)n + 1)) != NULL) {
-        if (fread(text, 1, (size_t)n, f) != (size_t)n) {
-            free(text);
-            text = NULL;
-        } else {
-            text[n] = '\0';
-        }
+/* Through the one way attn opens a file to read (core/safe_read.c): a FIFO given as the connection file
+ * is refused at once (fopen blocked on it for ever). NULL, and why, when the file cannot be read. */
+static char *read_file(const char *path, char *why, size_t whylen) {
+    attn_error err;
+    struct stat st = {0};
+    int fd = attn_read_open(path, &err);
+    if (fd < 0) {
+        snprintf(why, whylen, "%s", err.msg);
+        return NULL;
     }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size >= (1 << 20)) {
+        snprintf(why, whylen, S_ISDIR(st.st_mode) ? attn_tr("%s: it is a folder") : attn_tr("%s: it is larger than 1 MB"),
+                 path);
+        close(fd);
+        return NULL;
+    }
+    char *text = malloc((size_t)st.st_size + 1);
+    FILE *f = fdopen(fd, "rb");
+    if (text == NULL || f == NULL || fread(text, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+        snprintf(why, whylen, "%s: %s", path, strerror(errno ? errno : EIO));
+        free(text);
+        if (f) fclose(f);
+        else close(fd);
+        return NULL;
+    }
+    text[st.st_size] = '\0';
     fclose(f);
     return text;
 }
 
 /* The endpoints and the key, from the connection file. */
 static int read_connection(attn_wire *w, const char *path, char *why, size_t whylen) {
-    char *text = read_file(path);
+    char reason[600];
+    char *text = read_file(path, reason, sizeof reason);
     cJSON *c = text ? cJSON_Parse(text) : NULL;
     const cJSON *transport, *ip, *key, *scheme;
     int ok = 0;
     free(text);
     if (c == NULL) {
-        snprintf(why, whylen, "cannot read the connection file %s: %s", path,
-                 text ? "it is not JSON" : strerror(errno));
+        if (text) snprintf(why, whylen, attn_tr("cannot read the connection file %s: it is not JSON"), path);
+        else snprintf(why, whylen, attn_tr("cannot read the connection file: %s"), reason);
         return -1;
     }
     transport = cJSON_GetObjectItemCaseSensitive(c, "transport");
@@ -137,6 +153,8 @@ void attn_wire_close(attn_wire *w) {
     w->context = NULL;
     free(w->key);
     w->key = NULL;
+    attn_seen_free(w->seen);
+    w->seen = NULL;
 }
 
 void attn_msg_free(attn_msg *m) {
@@ -202,6 +220,10 @@ int attn_wire_recv(attn_wire *w, int channel, attn_msg *m, char *why, size_t why
         if (attn_sign(w->key, w->keylen, parts, lens, 4, hex) != 0 ||
             !attn_signature_equal(hex, strlen(hex), zmq_msg_data(&frames[delim + 1]), zmq_msg_size(&frames[delim + 1]))) {
             snprintf(why, whylen, "a message with a wrong signature: dropped");
+            goto out;
+        }
+        if (attn_signature_seen(&w->seen, hex)) {
+            snprintf(why, whylen, "a message whose signature came before (a replay): dropped");
             goto out;
         }
     }

@@ -329,9 +329,13 @@ static int pmain(lua_State *L) {
         l_message(progname, attn_tr("--update goes with --verify"));
         return 0;
     }
-    if (step_options.trusted && lesson_mode != ATTN_LESSON_VERIFY) {
-        l_message(progname, "--trusted goes with --verify");
+    if (step_options.trusted && lesson_mode == ATTN_LESSON_NONE && !ipynb_out) {
+        l_message(progname, attn_tr("--trusted goes with --verify, --check, --step, --html, --markdown or --ipynb"));
         return 0;
+    }
+    {   /* a lesson given by path runs restricted, as a note does, unless --trusted; attn's own do not */
+        char own[4096];
+        attn_set_lesson_trust(step_options.trusted, attn_own_lessons_dir(own, sizeof own));
     }
     if (kernel_file) { /* attn as a Jupyter kernel, instead of a script and the REPL */
         lua_pushboolean(L, attn_kernel(L, kernel_file));

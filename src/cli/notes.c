@@ -3,6 +3,7 @@
  * is in Lua (src/lua/verify/run.lua, src/lua/lesson/markdown.lua); this file gives each file a fresh
  * Lua state, so that one file's globals, or its error, or its Ctrl-C, never reach the next. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,8 +35,22 @@ static int push_function(lua_State *L, const char *module, const char *name) {
     return 1;
 }
 
+static int report_fd = -1; /* in the notes' process: the pipe of its report (below) */
+static void report_text(const char *text, size_t n);
+
 static void report_error(lua_State *L, const char *path) {
     const char *msg = lua_tostring(L, -1);
+    if (report_fd >= 0) { /* in the notes' process: a line of its report */
+        char line[1024];
+        int n;
+        if (msg && (strcmp(msg, "interrupted") == 0 || strstr(msg, ": interrupted") != NULL))
+            n = snprintf(line, sizeof line, attn_tr("✗ %s: interrupted (Ctrl-C)\n"), path);
+        else
+            n = snprintf(line, sizeof line, "✗ %s: %s\n", path, msg ? msg : "(error object is not a string)");
+        report_text(line, n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        lua_pop(L, 1);
+        return;
+    }
     fflush(stdout);
     if (msg && (strcmp(msg, "interrupted") == 0 || strstr(msg, ": interrupted") != NULL))
         printf(attn_tr("✗ %s: interrupted (Ctrl-C)\n"), path);
@@ -145,8 +160,29 @@ static void write_all(int fd, const char *p, size_t n) {
     }
 }
 
-/* The child: runs run.file on path and writes "passed failed skipped new_len line_len has_new\n", the
- * new text and the update line to fd; never returns. */
+/* The child's report to attn's process, through the pipe fd: each line of the report as it is made,
+ * "L<length>\n<bytes>", then once at the end "E passed failed skipped new_len line_len has_new\n", the new
+ * text and the update line. attn prints the lines; the notes' process itself has /dev/null as its
+ * standard input, output and error (unless --trusted): no handle a note could write a fake summary to,
+ * seek back on, or read piped input from. */
+static void write_all(int fd, const char *p, size_t n);
+
+static void report_text(const char *text, size_t n) {
+    char head[32];
+    int k = snprintf(head, sizeof head, "L%zu\n", n);
+    write_all(report_fd, head, (size_t)k);
+    write_all(report_fd, text, n);
+}
+
+/* report(text): run.lua's lines of the report */
+static int l_report(lua_State *L) {
+    size_t n;
+    const char *text = luaL_checklstring(L, 1, &n);
+    report_text(text, n);
+    return 0;
+}
+
+/* The child: runs run.file on path and reports to fd (above); never returns. */
 /* the budget's name in messages (src/core/memlimit.h), translated when one needs it */
 static const char *notes_budget_name(void) {
     return attn_tr("the memory budget of a notes file (--trusted lifts it)");
@@ -154,6 +190,15 @@ static const char *notes_budget_name(void) {
 
 static void child(const char *path, const verify_options *o, int fd) {
     setpgid(0, 0); /* a terminal's Ctrl-C reaches attn only, which passes it on once (wait_child) */
+    report_fd = fd;
+    if (!o->trusted) {
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null < 0) _exit(3);
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+        close(null);
+    }
     long passed = 0, failed = 0, skipped = 0;
     size_t new_len = 0, line_len = 0;
     const char *new_text = NULL, *line = NULL;
@@ -193,6 +238,8 @@ static void child(const char *path, const verify_options *o, int fd) {
         lua_setfield(L, -2, "seconds");
         lua_pushcfunction(L, l_over_time);
         lua_setfield(L, -2, "over_time");
+        lua_pushcfunction(L, l_report);
+        lua_setfield(L, -2, "report");
         if (!o->trusted) {
             lua_pushinteger(L, (lua_Integer)o->megabytes);
             lua_setfield(L, -2, "megabytes");
@@ -213,7 +260,7 @@ static void child(const char *path, const verify_options *o, int fd) {
     }
     fflush(stdout);
     char head[128];
-    int n = snprintf(head, sizeof head, "%ld %ld %ld %zu %zu %d\n", passed, failed, skipped, new_len, line_len, has_new);
+    int n = snprintf(head, sizeof head, "E %ld %ld %ld %zu %zu %d\n", passed, failed, skipped, new_len, line_len, has_new);
     write_all(fd, head, (size_t)n);
     if (new_text) write_all(fd, new_text, new_len);
     if (line) write_all(fd, line, line_len);
@@ -314,13 +361,23 @@ static void verify_one(const char *path, const verify_options *o, long *passed, 
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     long p = 0, f = 0, s = 0;
-    size_t new_len = 0, line_len = 0;
+    size_t new_len = 0, line_len = 0, at = 0;
     int has_new = 0, head = 0;
-    char *nl = buf ? memchr(buf, '\n', len) : NULL;
-    if (nl && sscanf(buf, "%ld %ld %ld %zu %zu %d", &p, &f, &s, &new_len, &line_len, &has_new) == 6 &&
+    fflush(stdout);
+    /* the report's lines, as the child made them */
+    while (buf && at < len && buf[at] == 'L') {
+        char *end;
+        char *eol = memchr(buf + at, '\n', len - at);
+        unsigned long long n = eol ? strtoull(buf + at + 1, &end, 10) : 0;
+        if (!eol || end != eol || n > len - (size_t)(eol + 1 - buf)) break;
+        fwrite(eol + 1, 1, (size_t)n, stdout);
+        at = (size_t)(eol + 1 - buf) + (size_t)n;
+    }
+    char *nl = buf && at < len ? memchr(buf + at, '\n', len - at) : NULL;
+    if (nl && buf[at] == 'E' &&
+        sscanf(buf + at, "E %ld %ld %ld %zu %zu %d", &p, &f, &s, &new_len, &line_len, &has_new) == 6 &&
         (size_t)(nl + 1 - buf) + new_len + line_len == len)
         head = 1;
-    fflush(stdout);
     if (!head) { /* the child ended without its report */
         char detail[64];
         if (killed) {

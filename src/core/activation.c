@@ -10,22 +10,17 @@
  *                     expf/tanhf/erff) on the last numel % 16 elements of a contiguous tensor.
  *   erf, sin, cos     vml's vec::map over the whole tensor in groups of 8 (SLEEF's u10 functions).
  * SLEEF's sinf8/cosf8 pick their argument reduction once per vector: if any of the 8 lanes has
- * |x| >= 125, every lane takes the slow path, which can differ in the last bit. So sin and cos call the
- * 8-wide AVX2 function on the same groups of 8 PyTorch uses; without AVX2 they fall back to the scalar
- * FMA build, exact except in such mixed groups. (All checked against Debian's torch: tests/c/test_layers.c.) */
+ * |x| >= 125, every lane takes the slow path, which can differ in the last bit. So sin and cos run on the
+ * same groups of 8 PyTorch uses: through the 8-wide AVX2 function, or without AVX2 through attn's own
+ * (exactmath_trigf8), which groups the same way. (All checked against Debian's torch: tests/c/test_layers.c.) */
 #include "layers.h"
+#include "exactmath.h"
+#include "sleefmath.h"
 #include "vmath.h"
 
 #include <math.h>
-#include <sleef.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef FP_FAST_FMA /* see vmath.c: declared by sleef.h only for FMA targets, exported everywhere */
-float Sleef_erff1_u10purecfma(float x);
-float Sleef_sinf1_u10purecfma(float x);
-float Sleef_cosf1_u10purecfma(float x);
-#endif
 
 #define LANES 8
 
@@ -41,23 +36,6 @@ static uint32_t float_bits(float f)
     uint32_t u;
     memcpy(&u, &f, sizeof u);
     return u;
-}
-
-/* ---- SLEEF through the vmath policy (FMA build where the CPU has FMA) ------------------------ */
-
-static float sleef_erf(float x)
-{
-    return vmath_exact() ? Sleef_erff1_u10purecfma(x) : Sleef_erff1_u10purec(x);
-}
-
-static float sleef_sin1(float x)
-{
-    return vmath_exact() ? Sleef_sinf1_u10purecfma(x) : Sleef_sinf1_u10purec(x);
-}
-
-static float sleef_cos1(float x)
-{
-    return vmath_exact() ? Sleef_cosf1_u10purecfma(x) : Sleef_cosf1_u10purec(x);
 }
 
 #if defined(__x86_64__)
@@ -82,16 +60,15 @@ static void trig8_avx2(int cosine, const float *in, float *out)
  * Vectorized::loadu(ptr, count) pads). */
 static void map_trig(int cosine, float *x, int64_t n)
 {
-    if (!vmath_avx2()) {
-        for (int64_t i = 0; i < n; i++)
-            x[i] = cosine ? sleef_cos1(x[i]) : sleef_sin1(x[i]);
-        return;
-    }
+    int avx2 = vmath_avx2();
     for (int64_t d = 0; d < n; d += LANES) {
         float group[LANES] = {0};
         int64_t k = n - d < LANES ? n - d : LANES;
         memcpy(group, x + d, sizeof(float) * (size_t)k);
-        trig8_avx2(cosine, group, group);
+        if (avx2)
+            trig8_avx2(cosine, group, group);
+        else
+            exactmath_trigf8(cosine, group, group);
         memcpy(x + d, group, sizeof(float) * (size_t)k);
     }
 }
@@ -141,7 +118,7 @@ static float onednn_gelu(float s)
 
 static const float GELU_BETA = (float)(M_SQRT2 * M_2_SQRTPI * 0.5), GELU_KAPPA = 0.044715f;
 
-static float gelu_v(float x) { return x * 0.5f * (1.0f + sleef_erf(x * (float)M_SQRT1_2)); }
+static float gelu_v(float x) { return x * 0.5f * (1.0f + sleefmath_erff(x * (float)M_SQRT1_2)); }
 static float gelu_s(float x) { return x * 0.5f * (1.0f + erff(x * (float)M_SQRT1_2)); }
 
 /* x + kappa x^3 is one fused multiply-add in Debian's build, in both lambdas */
@@ -255,7 +232,7 @@ static void run_row(attn_activation f, float *v, int64_t n, int vectorised, int 
         case ATTN_ACT_GELU: v[i] = onednn ? onednn_gelu(v[i]) : vec ? gelu_v(v[i]) : gelu_s(v[i]); break;
         case ATTN_ACT_GELU_TANH: v[i] = vec ? gelu_tanh_v(v[i]) : gelu_tanh_s(v[i]); break;
         case ATTN_ACT_SILU: v[i] = vec ? silu_v(v[i]) : silu_s(v[i]); break;
-        case ATTN_ACT_ERF: v[i] = sleef_erf(v[i]); break; /* vml, every element on the vector path */
+        case ATTN_ACT_ERF: v[i] = sleefmath_erff(v[i]); break; /* vml, every element on the vector path */
         default: break;
         }
     }

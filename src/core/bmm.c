@@ -1,20 +1,18 @@
 /* bmm.c — the BLAS calls under attn_matmul and attn_addmm (matmul.c), made as PyTorch 1.13 makes them on
  * the CPU: the same routine (the Fortran sgemm_ / sgemv_ that PyTorch calls, not the CBLAS row-major
- * wrappers), with the same transposition flags, sizes and leading dimensions. OpenBLAS picks its kernel
- * from these (its small-matrix kernels, for one, by the flags and sizes), and different kernels add the
- * products in different orders: on a CPU where OpenBLAS uses its SkylakeX kernels, a row-major call that
- * describes the same product gave results that differ from PyTorch's in the last bit.
+ * wrappers), with the same transposition flags, sizes and leading dimensions. The order in which each
+ * element is summed follows from these (which operand is first, how the product is tiled), so a row-major
+ * call that describes the same product gives other last bits. The sgemm_ calls go to attn_sgemm
+ * (gemm.c), which sums as OpenBLAS's Haswell kernels do on one thread, on every machine.
  * Also PyTorch's bmm (bmm_out_or_baddbmm_): the batch of products, each either its plain loop or one
  * sgemm. */
+#include "gemm.h"
 #include "matrix.h"
 
 #include <limits.h>
 #include <string.h>
 
 /* The Fortran BLAS interface (OpenBLAS exports it; cblas.h does not declare it). */
-void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const float *alpha,
-            const float *a, const int *lda, const float *b, const int *ldb, const float *beta, float *c,
-            const int *ldc);
 void sgemv_(const char *trans, const int *m, const int *n, const float *alpha, const float *a, const int *lda,
             const float *x, const int *incx, const float *beta, float *y, const int *incy);
 
@@ -73,10 +71,12 @@ void attn_gemm_plan(const mat_operand *A, const mat_operand *B, gemm_plan *p)
 
 /* cpublas::gemm first normalizes the leading dimensions BLAS ignores (internal::normalize_last_dims):
  * a single column of C gets ldc = m; a transposed a with one row, or a plain one with one column
- * (k = 1), gets k or m; likewise b with n. Then it calls sgemm_ (when every size fits in an int, which
- * attn checks before). */
-static void sgemm_call(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-                       const float *b, int64_t ldb, float beta, float *c, int64_t ldc)
+ * (k = 1), gets k or m; likewise b with n. Then it calls sgemm_, which attn_sgemm (gemm.c) computes as
+ * OpenBLAS 0.3.21's Haswell kernels do on one thread, whatever this machine and its number of threads:
+ * the bits of PyTorch's reference data everywhere. attn_sgemm checks for Ctrl-C between its output tiles
+ * (a product of 30000-row matrices runs for minutes), which changes no element's order. */
+static int sgemm_call(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                      const float *b, int64_t ldb, float beta, float *c, int64_t ldc)
 {
     if (n == 1)
         ldc = m;
@@ -92,55 +92,13 @@ static void sgemm_call(char ta, char tb, int64_t m, int64_t n, int64_t k, const 
     } else if (n == 1) {
         ldb = k;
     }
-    int im = (int)m, in = (int)n, ik = (int)k, ilda = (int)lda, ildb = (int)ldb, ildc = (int)ldc;
-    float alpha = 1.0f;
-    sgemm_(&ta, &tb, &im, &in, &ik, &alpha, a, &ilda, b, &ildb, &beta, c, &ildc);
-}
-
-/* One sgemm call cannot be stopped, and a product of 30000-row matrices runs for minutes. So a product of
- * more than 2^34 multiply-adds (a quarter of a second here) goes to BLAS in blocks of about 2^33,
- * checking for Ctrl-C between them. Smaller products, every one the books and lessons make among them,
- * are the one call PyTorch makes. A split changes how OpenBLAS tiles the product, and with it the last
- * bit of some elements (as its number of threads does); both are BLAS's rounding of the same product.
- * Each call packs (copies) all of its part of both operands, so the blocks cut the larger dimension of
- * the (column-major) result: GPT-2's output layer, [1024, 768] times a [768, 50257] weight, went to BLAS
- * one row at a time once, packing the 154 MB weight 1024 times: 47 s instead of 2. Never fewer than 256
- * of the larger or 64 of the smaller dimension at a time. */
-#define ONE_CALL_MACS ((int64_t)1 << 34)
-
-/* want rounded down to whole tiles of `tile`, at least one tile, at most all (up to `all`). */
-static int64_t blocks_of(int64_t want, int64_t tile, int64_t all)
-{
-    int64_t b = want / tile * tile;
-    if (b < tile)
-        b = tile;
-    return b < all ? b : all;
+    return attn_sgemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
 }
 
 int attn_gemm_run(const gemm_plan *p, const float *a, const float *b, float beta, float *c)
 {
-    const float *pa = p->swap ? b : a, *pb = p->swap ? a : b;
-    int64_t m = p->m, n = p->n, k = p->k, mblock = m, nblock = n;
-    if ((double)m * (double)n * (double)k > (double)ONE_CALL_MACS) {
-        if (m >= n) {
-            mblock = blocks_of(ONE_CALL_MACS / 2 / (n * k), 256, m);
-            nblock = blocks_of(ONE_CALL_MACS / 2 / (mblock * k), 64, n);
-        } else {
-            nblock = blocks_of(ONE_CALL_MACS / 2 / (m * k), 256, n);
-            mblock = blocks_of(ONE_CALL_MACS / 2 / (nblock * k), 64, m);
-        }
-    }
-    for (int64_t i = 0; i < m; i += mblock)
-        for (int64_t j = 0; j < n; j += nblock) {
-            if (attn_interrupt_requested)
-                return -1;
-            int64_t rows = m - i < mblock ? m - i : mblock, cols = n - j < nblock ? n - j : nblock;
-            /* row i of op(a): i down a plain a, i columns along a transposed one; column j of op(b):
-             * j columns along a plain b, j down a transposed one; C is column-major */
-            sgemm_call(p->ta, p->tb, rows, cols, k, pa + i * (p->ta == 'N' ? 1 : p->lda), p->lda,
-                       pb + j * (p->tb == 'N' ? p->ldb : 1), p->ldb, beta, c + i + j * p->ldc, p->ldc);
-        }
-    return 0;
+    return sgemm_call(p->ta, p->tb, p->m, p->n, p->k, p->swap ? b : a, p->lda, p->swap ? a : b, p->ldb, beta, c,
+                      p->ldc);
 }
 
 /* ---- sgemv: PyTorch 1.13's addmv_impl_cpu (Blas.cpp) and gemv (BlasKernel.cpp) ---- */
@@ -169,14 +127,16 @@ void attn_gemv(int64_t rows, int64_t cols, const float *mat, int64_t rs, int64_t
     } else {
         trans = 't', m = cols, n = rows, lda = copied ? max1(cols) : rs;
     }
-    /* gemv: one column needs no leading dimension beyond m; sgemv_ when the sizes fit in an int and both
-     * increments are positive (an expanded vector, stride 0, is not) */
+    /* gemv: one column needs no leading dimension beyond m; sgemv when the sizes fit in an int and both
+     * increments are positive (an expanded vector, stride 0, is not): attn's own, which adds in OpenBLAS's
+     * order on every machine (gemv.c) */
     if (n == 1)
         lda = m;
     if (m <= INT_MAX && n <= INT_MAX && lda <= INT_MAX && incx > 0 && incx <= INT_MAX) {
-        int im = (int)m, in = (int)n, ilda = (int)lda, iincx = (int)incx, one = 1;
-        float alpha = 1.0f, beta = 0.0f;
-        sgemv_(&trans, &im, &in, &alpha, mat, &ilda, x, &iincx, &beta, y, &one);
+        if (trans == 'n')
+            attn_sgemv_n(m, n, mat, lda, x, incx, y);
+        else
+            attn_sgemv_t(m, n, mat, lda, x, incx, y);
         return;
     }
     /* otherwise gemv's own loop: each element the sum of its products in order, from 0, in float (both

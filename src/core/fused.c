@@ -18,6 +18,7 @@
  *
  * This file plans a call; fused_task.c runs its tasks. */
 #include "fused_plan.h"
+#include "parallel.h"
 
 #include <cblas.h>
 #include <limits.h>
@@ -182,7 +183,7 @@ static void choose_blocks(plan *p)
 
 static int choose_threads(const plan *p)
 {
-    int t = cfg_threads ? cfg_threads : openblas_get_num_threads();
+    int t = cfg_threads ? cfg_threads : attn_threads();
     double flops = 2.0 * (double)p->batches * (double)p->n * (double)p->m * (double)(p->d + p->dv);
     if (flops < 4e6) /* less than ~50 µs of work: starting a thread would cost about as much */
         t = 1;

@@ -14,6 +14,12 @@
 attn_tensor *attn_layer_norm(const attn_tensor *x, int nnorm, const attn_tensor *weight, const attn_tensor *bias,
                              double eps, attn_error *err);
 
+/* layer_norm's backward (NativeLayerNormBackward0) for the gradient grad of its output, bit for bit as PyTorch
+ * 1.13's CPU kernel on one thread: dx always, and the weight's and bias's gradients (dweight, dbias) when weight
+ * is given (else they are NULL). 0, or -1 with err set (and nothing to free). */
+int attn_layer_norm_backward(const attn_tensor *grad, const attn_tensor *x, int nnorm, const attn_tensor *weight,
+                             double eps, attn_tensor **dx, attn_tensor **dweight, attn_tensor **dbias, attn_error *err);
+
 /* The mean and the biased variance of one row of n floats, in the order of PyTorch's RowwiseMoments
  * (Welford over 8 lanes in chunks of 16, merged as a cascade). Exposed for the C tests. */
 void attn_row_moments(const float *x, int64_t n, float *mean, float *var);

@@ -1,7 +1,7 @@
 /* matmul.c — matrix products with PyTorch's torch.matmul semantics, computed as PyTorch 1.13 computes
  * them on the CPU (aten/src/ATen/native/LinearAlgebra.cpp: matmul, bmm_out_or_baddbmm_):
  *
- *   [k]       · [k]        -> []          dot product (cblas_sdot)
+ *   [k]       · [k]        -> []          dot product (sdot: attn_sdot, dot.c)
  *   [n, k]    · [k, m]     -> [n, m]      one sgemm (PyTorch's mm)
  *   [k]       · [k, m]     -> [m]         the vector is a 1-row matrix (sgemm), the row is dropped
  *   [n, k]    · [k]        -> [n]         matrix times vector: sgemv (PyTorch's mv)
@@ -18,8 +18,6 @@
  * int64 products (both operands int64) run the plain loop, exactly; PyTorch refuses mixed dtypes.
  * The batched product (bmm, its plain loop) is in bmm.c; matrix.h is how both see an operand. */
 #include "matrix.h"
-
-#include <cblas.h>
 
 #include <limits.h>
 #include <string.h>
@@ -57,9 +55,8 @@ attn_tensor *attn_dot(const attn_tensor *a, const attn_tensor *b, attn_error *er
         return out;
     }
     out->storage->data[0] = a->shape[0] == 0 ? 0.0f
-                                             : cblas_sdot((int)a->shape[0], a->storage->data + a->offset,
-                                                          (int)a->stride[0], b->storage->data + b->offset,
-                                                          (int)b->stride[0]);
+                                             : attn_sdot(a->shape[0], a->storage->data + a->offset, a->stride[0],
+                                                         b->storage->data + b->offset, b->stride[0]);
     return out;
 }
 

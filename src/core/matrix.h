@@ -3,6 +3,7 @@
 #ifndef ATTN_MATRIX_H
 #define ATTN_MATRIX_H
 
+#include "gemv.h"
 #include "ops.h"
 
 /* One operand: a [rows, cols] matrix, or a batch of them ([batch, rows, cols], batch stride bs), with
@@ -27,7 +28,7 @@ void attn_gemm_plan(const mat_operand *A, const mat_operand *B, gemm_plan *p);
 
 /* Runs the plan on one product: a and b point at A's and B's matrix (the copies when the plan copies),
  * c at the contiguous result, which BLAS scales by beta (0: overwritten) before adding the product.
- * -1 when interrupted between the blocks of a very large product. */
+ * -1 when interrupted (attn_sgemm checks between its output tiles). */
 int attn_gemm_run(const gemm_plan *p, const float *a, const float *b, float beta, float *c);
 
 /* PyTorch 1.13's mv (addmv_impl_cpu, Blas.cpp, and gemv, BlasKernel.cpp) for y [rows] = M · x, y contiguous:

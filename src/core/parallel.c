@@ -51,10 +51,26 @@ void attn_threads_init(void)
     unsetenv("OPENBLAS_THREAD_TIMEOUT"); /* programs attn starts get the user's environment */
 }
 
+static int threads_set; /* 0 until torch.set_num_threads */
+
 int attn_threads(void)
 {
-    int t = openblas_get_num_threads();
+    int t = threads_set ? threads_set : openblas_get_num_threads();
     return t < 1 ? 1 : t > MAX_THREADS ? MAX_THREADS : t;
+}
+
+int attn_max_threads(void)
+{
+    return MAX_THREADS;
+}
+
+int attn_set_threads(int n)
+{
+    if (n < 1 || n > MAX_THREADS)
+        return -1;
+    threads_set = n;
+    openblas_set_num_threads(n);
+    return 0;
 }
 
 static void *work(void *arg)

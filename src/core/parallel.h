@@ -22,8 +22,14 @@ int attn_parallel_for(int64_t n, int64_t grain, attn_range_fn fn, void *ctx);
  * after a product. An OPENBLAS_THREAD_TIMEOUT in the environment is left to decide. */
 void attn_threads_init(void);
 
-/* The number of threads attn computes with: as many as OpenBLAS uses (OPENBLAS_NUM_THREADS, else
- * the cores). */
+/* The number of threads attn computes with: what attn_set_threads set, else as many as OpenBLAS uses
+ * (OPENBLAS_NUM_THREADS, else the cores). Every kernel gives the same bits on any number of threads:
+ * the number changes only the time. */
 int attn_threads(void);
+
+/* torch.set_num_threads: n threads from now on (OpenBLAS's too, for the products it still computes);
+ * -1, changing nothing, unless 1 <= n <= attn_max_threads(). */
+int attn_set_threads(int n);
+int attn_max_threads(void);
 
 #endif

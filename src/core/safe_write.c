@@ -4,6 +4,7 @@
  * had its target overwritten, a symlinked file became a plain one, a 0600 file became 0644, a FIFO or
  * a device was replaced, and two saves at once corrupted each other. */
 #include "safe_write.h"
+#include "safe_read.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,13 +30,6 @@ static const char *forbidden; /* attn_safe_forbid's reason, or NULL */
 void attn_safe_forbid(const char *why)
 {
     forbidden = why;
-}
-
-static const char *kind_of(mode_t m)
-{
-    /* part of an error message: translated (attn_tr) like the message's format */
-    return S_ISDIR(m) ? attn_tr("a folder") : S_ISFIFO(m) ? attn_tr("a FIFO") : S_ISCHR(m) ? attn_tr("a character device")
-         : S_ISBLK(m) ? attn_tr("a block device") : S_ISSOCK(m) ? attn_tr("a socket") : attn_tr("not a regular file");
 }
 
 /* The file a write to path replaces, into *target (malloc'ed), and the mode the new file gets. A
@@ -71,7 +65,7 @@ static int find_target(const char *fn, const char *path, char **target, mode_t *
     }
     if (!S_ISREG(st.st_mode)) {
         attn_fail(err, "%s: will not write %s: it is %s, and attn writes only regular files", fn, path,
-                  kind_of(st.st_mode));
+                  attn_file_kind(st.st_mode));
         free(*target);
         *target = NULL;
         return -1;

@@ -4,6 +4,7 @@
  * offsets inside the data, no two tensors sharing a byte and no byte left unused (the format's own
  * rule: it keeps a weights file from doubling as another kind of file). */
 #include "safetensors.h"
+#include "safe_read.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -422,9 +423,10 @@ static cJSON *parse_header(const char *fn, const char *path, int fd, uint64_t n,
 
 attn_st_file *attn_st_load(const char *fn, const char *path, attn_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    attn_error why;
+    int fd = attn_read_open(path, &why); /* a FIFO refused before it blocks; a note's reads confined */
     if (fd < 0)
-        return attn_fail(err, "%s: cannot open %s: %s", fn, path, strerror(errno));
+        return attn_fail(err, "%s: cannot open %s", fn, why.msg);
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);

@@ -5,46 +5,20 @@
  * and the scalar "purecfma" variant run the same operations with the same fused multiply-adds, so
  * Sleef_expf1_u10purecfma gives the AVX2 lanes' bits one float at a time. (Checked on all 2^32 inputs:
  * expf, logf and tanhf purecfma equal the 8-wide dispatcher everywhere; SLEEF's plain scalar and non-FMA
- * builds do not, nor does glibc.) purecfma uses FMA instructions, so on an x86-64 CPU without FMA attn
- * falls back to the non-FMA build (vmath_exact() says which).
+ * builds do not, nor does glibc.) sleefmath.h gives those bits on every machine, from libsleef or attn's own.
  *
  * The reductions: vec::reduce_all (ATen/cpu/vec/functional_base.h) keeps 8 lane accumulators and
  * finishes with the AVX2 VecReduceAllSIMD shuffles; emulated below on plain arrays. */
 #include "vmath.h"
 
-#include <math.h>
-#include <sleef.h>
-#include <string.h>
+#include "sleefmath.h"
 
-/* sleef.h declares the purecfma variants only under FP_FAST_FMA (when this file is compiled for an FMA
- * target); the library exports them on every build, and attn calls them only after checking the CPU. */
-#ifndef FP_FAST_FMA
-float Sleef_expf1_u10purecfma(float x);
-float Sleef_logf1_u10purecfma(float x);
-float Sleef_tanhf1_u10purecfma(float x);
-#endif
+#include <math.h>
+#include <string.h>
 
 #define LANES 8 /* Vectorized<float>::size() with AVX2 */
 
 /* ---- the math functions --------------------------------------------------------------------- */
-
-#if defined(__x86_64__) || defined(__i386__)
-/* libgcc's cpu indicator: "fma" and "avx" are set only when the OS saves the YMM state too. */
-static int cpu_has_fma(void)
-{
-    return __builtin_cpu_supports("avx") && __builtin_cpu_supports("fma");
-}
-#else
-static int cpu_has_fma(void)
-{
-    return 1; /* arm64 has FMA everywhere; SLEEF builds purecfma for every target */
-}
-#endif
-
-int vmath_exact(void)
-{
-    return cpu_has_fma();
-}
 
 #if defined(__x86_64__) || defined(__i386__)
 int vmath_avx2(void)
@@ -60,17 +34,17 @@ int vmath_avx2(void)
 
 float vmath_exp(float x)
 {
-    return cpu_has_fma() ? Sleef_expf1_u10purecfma(x) : Sleef_expf1_u10purec(x);
+    return sleefmath_expf(x);
 }
 
 float vmath_log(float x)
 {
-    return cpu_has_fma() ? Sleef_logf1_u10purecfma(x) : Sleef_logf1_u10purec(x);
+    return sleefmath_logf(x);
 }
 
 float vmath_tanh(float x)
 {
-    return cpu_has_fma() ? Sleef_tanhf1_u10purecfma(x) : Sleef_tanhf1_u10purec(x);
+    return sleefmath_tanhf(x);
 }
 
 /* sigmoid_kernel's vector lambda (UnaryOpsKernel.cpp): a = 0 - a; a = a.exp(); a = a + 1; a.reciprocal().

@@ -3,7 +3,7 @@
  * PyTorch's float kernels run on Vectorized<float> (8 lanes): exp/log/tanh are SLEEF's u10 functions
  * (Sleef_expf8_u10, ...), sums and maxima accumulate lane-wise and finish with a fixed horizontal
  * order. The last bit of a softmax depends on both, so attn reproduces them here in plain C: the math
- * through SLEEF's scalar FMA build, the reductions as arrays of 8 lanes. */
+ * with the bits of SLEEF's scalar FMA build (sleefmath.h), the reductions as arrays of 8 lanes. */
 #ifndef ATTN_VMATH_H
 #define ATTN_VMATH_H
 
@@ -17,11 +17,6 @@ float vmath_sigmoid(float x); /* 1 / ((0 - x).exp() + 1), sigmoid_kernel's vecto
 /* torch.sigmoid computes the last numel % 16 elements of a contiguous tensor with its scalar lambda,
  * 1 / (1 + std::exp(-x)) with libm's expf; it differs from the vector one for ~0.3% of inputs. */
 float vmath_sigmoid_tail(float x);
-
-/* 1 when the functions above run SLEEF's FMA build, which gives PyTorch's AVX2 bits (x86-64 with AVX and
- * FMA; arm64, where FMA is always there); 0 on an x86-64 CPU without FMA, where they fall back to the
- * non-FMA build: exp then differs in the last bit for 0.04% of all floats, log and tanh for ~1000. */
-int vmath_exact(void);
 
 /* 1 when this CPU would run PyTorch's AVX2 kernels (x86-64 with AVX2 and FMA, "CPU capability: AVX2"):
  * then attn follows them where their results depend on it (sin/cos in groups of 8, the vectorised

@@ -102,11 +102,17 @@ local function name_of(f)
     return nil
 end
 
+local NO_FIELD = "tensor has no method or field '%s' (see help(\"Tensor\"))"
 function errors.explain(msg)
     if type(msg) ~= "string" or errors.is_interrupt(msg) then return msg end
     -- only Lua's own failures inside the method are the slip's symptoms; a message attn worded already
     -- (tr.step's "call it as tr:step() with a colon") says what went wrong better
-    if not (msg:find("attempt to ", 1, true) or msg:find("has no method or field", 1, true)) then return msg end
+    -- (the bindings' message in the user's language: src/bind/index.c's msgid, translated by lib/core.po)
+    local no_field = i18n.tr(NO_FIELD):match("^(.-)'%%s'")
+    if not (msg:find("attempt to ", 1, true) or msg:find("has no method or field", 1, true)
+            or (no_field and no_field ~= "" and msg:find(no_field, 1, true))) then
+        return msg
+    end
     for level = 3, 8 do
         local info = debug.getinfo(level, "Snf")
         if not info then return msg end

@@ -11,8 +11,12 @@
 --   hf.resolve(name, file)                 name itself when it is a file or directory on the disk (the user's
 --                                          directory always wins), else the cache's directory when it has
 --                                          the file, else name (the caller's own error then says what is missing)
---   hf.model_dir(fn, name, file [, opts])  hf.resolve, but an error naming both places when neither has file
+--   hf.model_dir(fn, name, file [, opts [, also]])  hf.resolve, but an error listing every place looked in and
+--                                          how to get the file when none has it; also.dirs (places.dirs's
+--                                          list) are looked in after the cache, also.fetch is a command
+--                                          that fetches the file
 local errors = require("attn.errors")
+local files = require("attn.bind").files
 local check = require("attn.check")
 local trf = require("attn.i18n").trf
 
@@ -32,7 +36,7 @@ function hf.cache_dir()
 end
 
 local function exists(path)
-    local f = io.open(path, "rb")
+    local f = files.open(path) -- core/safe_read.c: a FIFO is refused, never waited on
     if f then f:close() end
     return f ~= nil
 end
@@ -51,7 +55,7 @@ function hf.find(name, file, opts)
     local revision = opts.revision or "main"
     local commit = revision
     if not revision:match("^%x+$") or #revision ~= 40 then
-        local f = io.open(folder .. "/refs/" .. revision, "rb")
+        local f = files.open(folder .. "/refs/" .. revision)
         if not f then return nil, folder end
         commit = (f:read("a") or ""):match("^%s*(%x+)%s*$")
         f:close()
@@ -81,18 +85,29 @@ local function check_opts(fn, opts)
     return opts
 end
 
-function hf.model_dir(fn, name, file, opts)
+function hf.model_dir(fn, name, file, opts, also)
     opts = check_opts(fn, opts)
     if type(name) ~= "string" then
         errors.raise(fn .. ": " .. trf('expected a directory or a model name such as "Qwen/Qwen3-0.6B", got %s',
                                        check.describe(name)))
     end
     if exists(name .. "/" .. file) then return name end
-    local dir, looked = hf.find(name, file, opts)
+    local dir, in_cache = hf.find(name, file, opts)
     if dir then return dir end
-    errors.raise(fn .. ": " .. trf("found no %s for %s: not in a directory of that name, nor in the Hugging Face "
-                                   .. "cache (looked in %s; the cache is $HF_HUB_CACHE, $HF_HOME/hub or "
-                                   .. "~/.cache/huggingface/hub)", file, name, looked))
+    local looked = {"    " .. name}
+    if is_repo_id(name) then
+        looked[2] = "    " .. in_cache .. "  " .. trf("(the Hugging Face cache: $HF_HUB_CACHE, $HF_HOME/hub or "
+                                                    .. "~/.cache/huggingface/hub)")
+    end
+    for _, d in ipairs(also and also.dirs or {}) do
+        if exists(d.dir .. "/" .. file) then return d.dir end
+        looked[#looked + 1] = "    " .. d.dir .. (d.why and ("  (" .. d.why .. ")") or "")
+    end
+    local how = {}
+    if also and also.fetch then how[#how + 1] = "    " .. also.fetch end
+    if is_repo_id(name) then how[#how + 1] = "    huggingface-cli download " .. name end
+    errors.raise(fn .. ": " .. trf("for %s, found no %s. attn looked in:\n%s", name, file, table.concat(looked, "\n"))
+                 .. (#how > 0 and ("\n" .. trf("To get it:") .. "\n" .. table.concat(how, "\n")) or ""))
 end
 
 return hf

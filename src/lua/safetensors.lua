@@ -27,7 +27,7 @@ then load it here with safetensors.load_file("model.safetensors")]]
 -- Whether the file at path is a safetensors file: 8 bytes of little-endian header length, then the
 -- header, a JSON object (its first byte "{"). A pickle starts with 0x80, a zip checkpoint with "PK".
 local function is_safetensors(path)
-    local f = io.open(path, "rb")
+    local f = bind.files.open(path)
     if not f then return false end
     local head = f:read(9)
     f:close()
@@ -40,7 +40,7 @@ function safetensors.torch_load(path)
     if type(path) ~= "string" then
         errors.raisef("torch.load: expected a file name, got %s", type(path))
     end
-    local f, err = io.open(path, "rb")
+    local f, err = bind.files.open(path)
     if not f then errors.raisef("torch.load: cannot read %s (%s)", path, tostring(err)) end
     f:close()
     if is_safetensors(path) then

@@ -134,8 +134,15 @@ try {
       assert.deepEqual(problems, []));
     const term = terminalRun(lesson);
     const steps = await page.locator("section.step").count();
+    // a lesson whose files are not here (lesson.needs: GPT-2 small's weights) stops before its first
+    // step, and its page says why, as the terminal does
+    const skipped = term.includes("which attn did not find.");
+    if (skipped) {
+      const said = await page.evaluate(() => document.body.textContent.includes("which attn did not find."));
+      await test(`${name}: skipped, and the page says which files attn did not find`, () => assert.ok(said));
+    }
     await test(`${name}: ${steps} steps, as the terminal prints`, () => {
-      assert.ok(steps > 0, "the page has no step");
+      assert.ok(steps > 0 || skipped, "the page has no step");
       assert.equal(steps, terminalSteps(term), "the page's steps against the terminal's");
     });
     const want = terminalHeatmaps(term);
@@ -249,6 +256,16 @@ try {
     const presenting = await state();
     await test(`frames: in presentation mode → on the slider moves the slider, the step stays (${at})`, () =>
       assert.deepEqual({ step: presenting.step, title: presenting.title }, { step: at, title: "step 10" }));
+    // sized for a projector: the frame's numbers at least half as tall as the step's title, not the
+    // page's 13px (they were about 8px under headings of 38px)
+    const sizes = await page.evaluate(() => {
+      const step = document.querySelector("section.step.current");
+      const cell = step.querySelector(".frames .frame:not([hidden]) svg text.v");
+      return { cell: cell.getBoundingClientRect().height,
+               title: parseFloat(getComputedStyle(step.querySelector("h3")).fontSize) };
+    });
+    await test(`frames: in presentation mode the cells' numbers are large (${JSON.stringify(sizes)})`, () =>
+      assert.ok(sizes.cell >= 0.5 * sizes.title, JSON.stringify(sizes)));
     await test("frames: no console error", () => assert.deepEqual(problems, []));
     await page.close();
   }

@@ -6,9 +6,9 @@
  *   layer_norm shape=S nnorm=K affine=0 eps=E : X -> Y
  *   act fn=F layout=L n=N : X -> Y      F(x) for a contiguous 1-D x, for N one-element tensors (single),
  *                                       or for the transpose of the [2, N/2] tensor X (transposed)
- * Every value must match bit for bit (a nan matches any nan). On a CPU without FMA (vmath_exact() == 0)
- * the SLEEF functions fall back to another build, and without AVX2 sin and cos to the scalar one: there a
- * few ulps are let through. layer_norm uses no SLEEF: exact everywhere. Run from the repository root. */
+ * Every value must match bit for bit (a nan matches any nan), on every CPU: SLEEF's functions have their
+ * FMA build's bits everywhere (sleefmath.h), and sin and cos group by 8 with or without AVX2. Run from the
+ * repository root. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,21 +17,15 @@
 #include "layers.h"
 #include "refdata.h"
 #include "tensor.h"
-#include "vmath.h"
 
 #define LAYERS_FILE REF_DIR "layers.txt"
 #define MAX_REPORTED 5
 
-static int same(float want, float got, int exact)
+static int same(float want, float got)
 {
     if (isnan(want) || isnan(got))
         return isnan(want) && isnan(got);
-    if (float_to_bits(want) == float_to_bits(got))
-        return 1;
-    if (exact || isinf(want) || isinf(got) || signbit(want) != signbit(got))
-        return 0;
-    int64_t ulps = (int64_t)(float_to_bits(want) & 0x7FFFFFFF) - (int64_t)(float_to_bits(got) & 0x7FFFFFFF);
-    return ulps >= -4 && ulps <= 4;
+    return float_to_bits(want) == float_to_bits(got);
 }
 
 typedef struct {
@@ -42,13 +36,12 @@ typedef struct {
     int reported;
 } tally;
 
-static void count(tally *t, const char *line, const float *in, const float *want, const float *got, int64_t n,
-                  int exact)
+static void count(tally *t, const char *line, const float *in, const float *want, const float *got, int64_t n)
 {
     int ok = 1;
     for (int64_t i = 0; i < n; i++) {
         t->elems++;
-        if (same(want[i], got[i], exact)) {
+        if (same(want[i], got[i])) {
             t->elems_ok++;
             continue;
         }
@@ -64,8 +57,8 @@ static void count(tally *t, const char *line, const float *in, const float *want
 
 static void finish(const tally *t, const char *what)
 {
-    print_message("# %s: %d of %d cases, %lld of %lld elements bit for bit%s\n", what, t->cases_ok, t->cases,
-                  (long long)t->elems_ok, (long long)t->elems, vmath_exact() ? "" : " (non-FMA CPU: within 4 ulps)");
+    print_message("# %s: %d of %d cases, %lld of %lld elements bit for bit\n", what, t->cases_ok, t->cases,
+                  (long long)t->elems_ok, (long long)t->elems);
     assert_true(t->cases > 0);
     assert_int_equal(t->cases_ok, t->cases);
 }
@@ -125,7 +118,7 @@ static void one_layer_norm(const ref_line *l, void *ctx)
         fail_msg("%s: %s", l->head, err.msg);
     float *got = result(y, len[0]);
     assert_int_equal(len[inputs], len[0]);
-    count(t, l->head, part[0], part[inputs], got, len[0], 1); /* no SLEEF inside: exact on every CPU */
+    count(t, l->head, part[0], part[inputs], got, len[0]);
     free(got);
     for (int i = 0; i <= inputs; i++)
         free(part[i]);
@@ -181,15 +174,6 @@ static void test_layer_norm_errors(void **state)
 
 /* ---- activations ----------------------------------------------------------------------------------- */
 
-static int cpu_has_avx2(void)
-{
-#if defined(__x86_64__)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return 0;
-#endif
-}
-
 static attn_activation activation_named(const char *name)
 {
     static const struct {
@@ -242,10 +226,8 @@ static void one_activation(const ref_line *l, void *ctx)
             attn_free(v);
         attn_free(x), attn_free(y);
     }
-    /* sin and cos are exact only through SLEEF's AVX2 functions (activation.c); elsewhere within 4 ulps */
-    int exact = vmath_exact() && (f != ATTN_ACT_SIN && f != ATTN_ACT_COS ? 1 : cpu_has_avx2());
     /* the transposed input's numbers in the result's order, for messages */
-    count(t, l->head, strcmp(layout, "transposed") == 0 ? NULL : part[0], part[1], got, n, exact);
+    count(t, l->head, strcmp(layout, "transposed") == 0 ? NULL : part[0], part[1], got, n);
     free(got);
     free(part[0]), free(part[1]);
 }

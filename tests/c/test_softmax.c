@@ -34,18 +34,12 @@ typedef struct {
 static ref_case cases[MAX_CASES];
 static int ncases;
 
-/* Bit-for-bit equality; any nan matches any nan (their payloads are not PyTorch's contract). On a CPU
- * where vmath falls back to SLEEF's non-FMA build (vmath_exact() == 0), a few ulps are let through. */
+/* Bit-for-bit equality, on every CPU; any nan matches any nan (their payloads are not PyTorch's contract). */
 static int same(float want, float got)
 {
     if (isnan(want) || isnan(got))
         return isnan(want) && isnan(got);
-    if (float_to_bits(want) == float_to_bits(got))
-        return 1;
-    if (vmath_exact() || isinf(want) || isinf(got) || signbit(want) != signbit(got))
-        return 0;
-    int64_t ulps = (int64_t)(float_to_bits(want) & 0x7FFFFFFF) - (int64_t)(float_to_bits(got) & 0x7FFFFFFF);
-    return ulps >= -4 && ulps <= 4;
+    return float_to_bits(want) == float_to_bits(got);
 }
 
 /* One line of SOFTMAX_FILE into cases[]. */
@@ -123,10 +117,9 @@ static void count(tally *t, const ref_case *c, const float *got)
 
 static void finish(const tally *t, const char *what)
 {
-    print_message("# %s: %d of %d cases, %lld of %lld elements (%.2f%%) bit for bit%s\n", what, t->cases_ok,
+    print_message("# %s: %d of %d cases, %lld of %lld elements (%.2f%%) bit for bit\n", what, t->cases_ok,
                   t->cases, (long long)t->elems_ok, (long long)t->elems,
-                  t->elems ? 100.0 * (double)t->elems_ok / (double)t->elems : 0.0,
-                  vmath_exact() ? "" : " (non-FMA CPU: within 4 ulps)");
+                  t->elems ? 100.0 * (double)t->elems_ok / (double)t->elems : 0.0);
     assert_true(t->cases > 0);
     assert_int_equal(t->cases_ok, t->cases);
 }

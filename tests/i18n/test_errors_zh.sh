@@ -84,6 +84,12 @@ run --bogus
 check "an unknown option in English" all status_is 1 -- err_matches "unrecognized option '--bogus'"
 run --lang zh_CN --help
 check "--help in Chinese, the options as they are" all status_is 0 -- out_matches '^用法：attn \[选项\]' -- out_matches '^  --check \[LESSON...\]  静默运行课程'
+# the last line of --check and --verify is for tools and stays "N passed, N failed" in every language: the
+# Chinese help says so, and says nothing a run does not print
+check "--help in Chinese says --check and --verify end with \"N passed, N failed\", as they do" all \
+    out_has "“N passed, N failed”" -- out_lacks "项通过"
+run --lang zh_CN --check lessons/01_simple_attention.lua
+check "--check in Chinese: the last line is \"N passed, N failed\"" last_line_is "26 passed, 0 failed"
 LANG=zh_CN.UTF-8 run --help
 check "LANG=zh_CN.UTF-8 --help: Chinese" out_matches '^用法：'
 run --help

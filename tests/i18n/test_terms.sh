@@ -46,8 +46,29 @@ while IFS= read -r line; do
 done <"$TEXT.rows"
 rm -f "$TEXT.rows"
 
+# sentences a native reader writes otherwise, and ASCII punctuation inside Chinese (issue 37): what attn
+# must not say (a regex), then what it says instead
+grep -n '中文' src/lua/kernel/spec.lua | sed 's/^/src\/lua\/kernel\/spec.lua:/' >>"$TEXT"
+while IFS='|' read -r bad good; do
+    hits=$(grep -P -- "$bad" "$TEXT" | head -n 3)
+    if [ -n "$hits" ]; then
+        not_ok "wording: $good, not $bad"
+        echo "$hits" | cut -c1-200 | sed 's/^/#   /'
+    else
+        ok "wording: $good, never $bad"
+    fi
+done <<'WORDING'
+看注意力学会|看注意力如何学会
+键相遇|它的查询与 N 个键分别计算分数
+所以求和和书中|所以这里的求和与书中一样用 float32 计算
+已跳过第|跳过 N 课：
+逐行跟读一本|用来逐行跟读用 PyTorch 讲解的书
+中文, Lua|attn（中文，Lua 5.4）
+[\x{4e00}-\x{9fff}]GPT-2|这里没有 GPT-2 的词表 (a space between Chinese and Latin)
+WORDING
+
 # the glossary's rows for the table's concepts give attn's term
-for concept in "token" "thought vector" "general attention" "segment embedding" "scoring function" "batch"; do
+for concept in "token" "thought vector" "general attention" "segment embedding" "scoring function" "batch" "vocabulary"; do
     term=$(awk -F '\t' -v c="$concept" '$1 == c { print $2 }' "$TERMS")
     if awk -F '\t' -v c="$concept" -v t="$term" '$1 == c && $2 == t { found = 1 } END { exit !found }' src/po/zh_CN/glossary.tsv; then
         ok "the glossary gives $concept as $term"

@@ -141,6 +141,27 @@ try:
     check("signatures: a message with a wrong signature is ignored (its code never ran)",
           of_type(out, "execute_result") == [] or of_type(out, "execute_result")[0]["data"]["text/plain"] == "nil", out)
 
+    # a correctly signed message sent again (captured on the wire, replayed): dropped, as jupyter_client's
+    # Session drops a signature it has seen
+    replay = ctx.socket(zmq.DEALER)
+    replay.linger = 0
+    replay.connect(f"{km.transport}://{km.ip}:{km.shell_port}")
+    m = kc.session.msg("execute_request", {"code": "replayed = (replayed or 0) + 1", "silent": False,
+                                           "store_history": True, "user_expressions": {}, "allow_stdin": False,
+                                           "stop_on_error": True})
+    wire = kc.session.serialize(m)
+    replay.send_multipart(wire)
+    first = replay.poll(5000)
+    if first:
+        replay.recv_multipart()
+    replay.send_multipart(wire)
+    second = replay.poll(1500)
+    replay.close()
+    reply, out = run(kc, "replayed")
+    results = of_type(out, "execute_result")
+    check("signatures: a replayed, correctly signed execute_request is dropped (its code ran once)",
+          first and not second and results and results[0]["data"]["text/plain"] == "1", (first, second, out))
+
     # ---- malformed messages ----
     raw = ctx.socket(zmq.DEALER)
     raw.linger = 0

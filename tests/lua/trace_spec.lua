@@ -370,6 +370,28 @@ describe("attention.heatmap", function()
         assert.are.equal("(empty matrix [0, 3])", heatmap.render(torch.zeros(0, 3)))
     end)
 
+    it("weights after training: fixed decimals chosen from the range, never 7.8426e-05 in a cell", function()
+        -- PyTorch prints this matrix in scientific notation (its largest / smallest > 1000)
+        local w = torch.tensor{{0.99984312, 7.8426e-05, 7.8426e-05}, {1.2e-07, 0.9999, 1e-4}}
+        assert.matches("e%-05", tostring(w))
+        local s = heatmap.render(w, {shade = false})
+        assert.is_nil(s:find("e-", 1, true), s)
+        assert.are.equal("0.9998  0.0001  0.0001\n0.0000  0.9999  0.0001", s)
+        -- on the page (--html) the cell shows 0.0001 and its tooltip PyTorch's 7.8426e-05
+        local fig
+        local saved = heatmap.record(function(d) fig = d return "marker" end)
+        heatmap.render(w, {})
+        heatmap.record(saved)
+        local svg = require("attn.attention.heatmap_svg").render(fig)
+        assert.matches("<g><title>7%.8426e%-05</title><rect [^>]*/><text [^>]*>0%.0001</text></g>", svg)
+        -- fewer decimals as the largest value grows (five digits in all); -0.0 is 0.0
+        assert.are.equal("  12.3     0.0\n1234.5     0.0", heatmap.render(torch.tensor{{12.3456, -1e-7}, {1234.5, 1e-3}},
+                                                                           {shade = false}))
+        -- a matrix PyTorch prints without an exponent is left as it prints it
+        assert.are.equal("  1.  -inf\n  3.   nan", heatmap.render(attention.mask(torch.tensor{{1, 2}, {3, 0 / 0}},
+                                                                                   attention.causal_mask(2)), {shade = false}))
+    end)
+
     it("labels wide (CJK) tokens by their display width and shortens long ones", function()
         local s = heatmap.render(torch.eye(2), {rows = {"你好", "a"}, cols = {"x", "abcdefghijklmnop"}, shade = false})
         assert.matches("^ +x +abcdefghijk…\n你好  ", s)

@@ -74,6 +74,93 @@ check "no native code, no attn internals, no debug, no binary chunks, no environ
     out_has "load(..., \"b\") is not allowed in notes run by attn --verify: a note loads text only, never binary chunks" -- \
     out_has "os.getenv(\"PATH\") is not allowed"
 
+# what the note reaches of attn itself: the string library its comparison uses, chunk names read as
+# source files, the real standard output, piped standard input, the loaders' files outside the folder
+{
+    block 'getmetatable("").__index.gmatch = function() return function() end end
+getmetatable("").__index.find = function() return 1 end
+getmetatable("").__index.sub = function() return "" end'
+    printf '%slua
+print(1)
+%s
+%soutput
+2
+%s
+
+' "$fence" "$fence" "$fence" "$fence"
+    printf '%slua
+print("x")
+%s
+%soutput
+y
+%s
+
+' "$fence" "$fence" "$fence" "$fence"
+} >"$N/strmeta.md"
+(cd "$N" && "$BIN" --verify strmeta.md >"$OUT" 2>"$ERR")
+STATUS=$?
+check "--verify: a note that changes the string library's methods cannot make wrong outputs pass" all status_is 1 -- \
+    last_line_is "1 passed, 2 failed" -- out_has "strmeta.md:11: the output differs"
+printf 'line1\nsecret-source-2\nsecret-source-3\n' >"$TMP/source.txt"
+printf '%slua
+local f = load("lesson.step(\\"s\\", function()\\n  local a = 1\\n  local b = 2\\nend)", "@%s")
+lesson.begin{mode = "run", out = io.stdout}
+f()
+%s
+%soutput
+nothing
+%s
+' \
+    "$fence" "$TMP/source.txt" "$fence" "$fence" "$fence" >"$N/chunk.md"
+(cd "$N" && "$BIN" --verify chunk.md >"$OUT" 2>"$ERR")
+STATUS=$?
+check "--verify: a chunk name is not a file to read (load(code, '@/path') + lesson.step echoed the file)" all \
+    status_is 1 -- out_lacks "secret-source"
+printf '%slua
+local S = lesson.begin()
+S.out:write(string.rep(" ", 3000) .. "\\n50 passed, 0 failed\\n")
+S.out:seek("cur", -3021)
+io.stderr:write("50 passed, 0 failed\\n")
+error("fails")
+%s
+' \
+    "$fence" "$fence" >"$N/fake.md"
+(cd "$N" && "$BIN" --verify fake.md good.md >"$TMP/report.txt" 2>"$ERR")
+STATUS=$?
+check "--verify > report: a note has no handle on attn's stdout (lesson.begin().out wrote a fake summary, seeked back)" all \
+    status_is 1 -- sh -c "[ \"\$(tail -n 1 '$TMP/report.txt')\" = '1 passed, 1 failed' ]" -- \
+    sh -c "! grep -q '50 passed' '$TMP/report.txt'" -- sh -c "! grep -q '50 passed' '$ERR'" -- \
+    grep -q "fake.md:6: error in the \`\`\`lua block at line 1: fails" "$TMP/report.txt"
+{
+    block 'print(io.open("/dev/stdin"):read("a"))'
+    block 'dofile("/dev/stdin")'
+    block 'print(io.open("/proc/self/fd/0"):read("a"))'
+    block 'for l in io.lines("/dev/stdin") do print(l) end'
+} >"$N/stdin.md"
+(cd "$N" && echo 'print("secret-stdin-ran")' | "$BIN" --verify stdin.md >"$OUT" 2>"$ERR")
+STATUS=$?
+check "--verify: /dev/stdin and /proc/self/fd/0 are not read (a pipe's path cannot be resolved)" all status_is 1 -- \
+    last_line_is "0 passed, 4 failed" -- out_lacks "secret-stdin"
+printf '{"model": {"type": "BPE", "vocab": {"secret-json": 0}}}' >"$TMP/tok.json"
+ln -s "$TMP/tok.json" "$N/tok.json"
+{
+    block 'safetensors.load_file("'"$TMP"'/outside.txt")'
+    block 'safetensors.load_file("link.txt")'
+    block 'tokenizers.Tokenizer.from_file("'"$TMP"'/tok.json")'
+    block 'tokenizers.Tokenizer.from_file("tok.json")'
+    block 'lesson.reference("../../outside.txt", "x")'
+    block 'gpt.GPTModel.from_pretrained("'"$TMP"'")'
+} >"$N/loaders.md"
+(cd "$N" && "$BIN" --verify loaders.md >"$OUT" 2>"$ERR")
+STATUS=$?
+check "--verify: the loaders read only inside the notes' folder, and say nothing of a file outside" all status_is 1 -- \
+    last_line_is "0 passed, 6 failed" -- \
+    out_has "safetensors.load_file: cannot open $TMP/outside.txt: a note reads only files in its own folder" -- \
+    out_has "safetensors.load_file: cannot open link.txt: a note reads only files in its own folder" -- \
+    out_has "Tokenizer.from_file: cannot open $TMP/tok.json: a note reads only files in its own folder" -- \
+    out_has "lesson.reference: ../../outside.txt is not a file name" -- \
+    out_lacks "secret" -- out_lacks "bytes"
+
 (cd "$N" && "$BIN" --verify --trusted good.md >"$OUT" 2>"$ERR")
 STATUS=$?
 check "--trusted runs notes with the program's globals" all status_is 0 -- last_line_is "1 passed, 0 failed"
@@ -138,12 +225,78 @@ run --html "$TMP/page.fifo" "$TMP/mylesson.lua"
 check "--html refuses a FIFO (it hung opening it)" all status_is 1 -- \
     err_has "--html: will not write $TMP/page.fifo: it is a FIFO, and attn writes only regular files"
 
+# ---- --ipynb follows --html's rule --------------------------------------------------------------------
+cp "$TMP/mylesson.orig" "$TMP/mylesson.lua"
+run --ipynb "$TMP/mylesson.lua" "$TMP/book.ipynb"
+check "--ipynb with its arguments swapped refuses, and the lesson is intact" all status_is 1 -- \
+    err_has "--ipynb: will not write the notebook over $TMP/mylesson.lua: it is a Lua file (the notebook comes first: attn --ipynb NOTEBOOK.ipynb LESSON.lua)" -- \
+    cmp -s "$TMP/mylesson.lua" "$TMP/mylesson.orig"
+cp "$TMP/mylesson.lua" "$TMP/mylesson.txt"
+run --ipynb "$TMP/mylesson.txt" "$TMP/mylesson.txt"
+check "--ipynb refuses to write over its input (status 0 before)" all status_is 1 -- \
+    err_has "--ipynb: will not write the notebook over $TMP/mylesson.txt: it is one of the lessons given" -- \
+    cmp -s "$TMP/mylesson.txt" "$TMP/mylesson.orig"
+ln -s mylesson.lua "$TMP/book.ipynb"
+run --ipynb "$TMP/book.ipynb" "$TMP/mylesson.lua"
+check "--ipynb refuses a notebook that is a symlink to the lesson" all status_is 1 -- \
+    err_has "--ipynb: will not write the notebook over $TMP/book.ipynb" -- cmp -s "$TMP/mylesson.lua" "$TMP/mylesson.orig"
+rm -f "$TMP/book.ipynb"
+
 cp "$TMP/mylesson.orig" "$TMP/mylesson.lua"
 "$BIN" --markdown "$TMP/mylesson.lua" >>"$TMP/mylesson.lua" 2>"$ERR"
 STATUS=$?
 check "--markdown does not write a handout into a Lua file (>> lesson.lua)" all status_is 1 -- \
     err_has "--markdown: will not write the handout into $TMP/mylesson.lua (standard output): it is a Lua file" -- \
     cmp -s "$TMP/mylesson.lua" "$TMP/mylesson.orig"
+
+# ---- nothing blocks on a FIFO where attn expects a file ------------------------------------------------
+# each under timeout: before, each of these blocked for ever (status 124 here)
+F=$TMP/fifos
+mkdir -p "$F/cfg" "$F/st" "$F/shard" "$F/q"
+mkfifo "$F/cfg/config.json" "$F/any.fifo"
+cp tests/data/hf_models/qwen3-f32/config.json "$F/st/"
+mkfifo "$F/st/model.safetensors"
+cp tests/data/hf_models/qwen3-bf16-sharded/* "$F/shard/"
+rm "$F/shard/model-00002-of-00002.safetensors"
+mkfifo "$F/shard/model-00002-of-00002.safetensors"
+mkfifo "$F/q/config.json"
+fifo_call() { # fifo_call LUA: runs it under a timeout; STATUS and OUT/ERR as run's
+    timeout 20 "$BIN" -e "$1" </dev/null >"$OUT" 2>"$ERR"
+    STATUS=$?
+}
+fifo_call "print(pcall(safetensors.load_file, '$F/any.fifo'))"
+check "safetensors.load_file of a FIFO: refused at once" all status_is 0 -- \
+    out_has "safetensors.load_file: cannot open $F/any.fifo: it is a FIFO, and attn reads only regular files"
+fifo_call "print(pcall(tokenizers.Tokenizer.from_file, '$F/any.fifo'))"
+check "Tokenizer.from_file of a FIFO: refused at once" all status_is 0 -- \
+    out_has "Tokenizer.from_file: cannot open $F/any.fifo: it is a FIFO"
+fifo_call "print(pcall(gpt.GPTModel.from_pretrained, '$F/cfg'))"
+check "GPT-2's from_pretrained with config.json a FIFO: refused at once" all status_is 0 -- \
+    out_has "GPTModel.from_pretrained: cannot read $F/cfg/config.json: it is a FIFO"
+fifo_call "print(pcall(qwen3.Qwen3Model.from_pretrained, '$F/q'))"
+check "Qwen3's from_pretrained with config.json a FIFO: refused at once" all status_is 0 -- \
+    out_has "Qwen3Model.from_pretrained: cannot read $F/q/config.json: it is a FIFO"
+fifo_call "print(pcall(qwen3.Qwen3Model.from_pretrained, '$F/st'))"
+check "from_pretrained with model.safetensors a FIFO: refused at once" all status_is 0 -- \
+    out_has "Qwen3Model.from_pretrained: cannot read $F/st/model.safetensors: it is a FIFO"
+fifo_call "print(pcall(qwen3.Qwen3Model.from_pretrained, '$F/shard'))"
+check "from_pretrained with a shard a FIFO: refused at once" all status_is 0 -- \
+    out_has "Qwen3Model.from_pretrained: cannot read $F/shard/model-00002-of-00002.safetensors: it is a FIFO"
+timeout 20 "$BIN" --kernel "$F/any.fifo" </dev/null >"$OUT" 2>"$ERR"
+STATUS=$?
+check "--kernel with a FIFO as the connection file: refused at once" all status_is 1 -- \
+    err_has "--kernel: cannot read the connection file: $F/any.fifo: it is a FIFO, and attn reads only regular files"
+timeout 20 "$BIN" --kernel "$F" </dev/null >"$OUT" 2>"$ERR"
+STATUS=$?
+check "--kernel with a folder: says so (it said 'Inappropriate ioctl for device')" all status_is 1 -- \
+    err_has "--kernel: cannot read the connection file: $F: it is a folder"
+mkdir -p "$F/prefix/share/jupyter/kernels/attn"
+mkfifo "$F/prefix/share/jupyter/kernels/attn/kernel.json"
+timeout 20 "$BIN" --install-kernel --prefix "$F/prefix" </dev/null >"$OUT" 2>"$ERR"
+STATUS=$?
+check "--install-kernel with kernel.json a FIFO: refused through the one safe write" all status_is 1 -- \
+    err_has "--install-kernel: will not write $F/prefix/share/jupyter/kernels/attn/kernel.json: it is a FIFO" -- \
+    test -p "$F/prefix/share/jupyter/kernels/attn/kernel.json"
 
 # ---- two saves at once --------------------------------------------------------------------------------
 "$BIN" -e "for i = 1, 30 do safetensors.save_file({a = torch.zeros(300000)}, '$TMP/same.st') end" &
@@ -176,6 +329,17 @@ check "--list (and --check, the same search) in a folder with its own lessons/ f
 check "--step NAME resolves to attn's own lesson, never ./lessons/NAME.lua" all test ! -e "$TMP/hostile" -- \
     out_has "Simple self-attention"
 (cd "$W" && "$BIN" --check lessons/99_hostile.lua >"$OUT" 2>"$ERR")
-check "a path runs that file" test -e "$TMP/hostile"
+check "a lesson given by path runs restricted, as a note: no file written" all test ! -e "$TMP/hostile" -- \
+    out_has "io.open(\"$TMP/hostile\", \"w\") is not allowed in a lesson given by path (attn's own lessons are trusted)"
+printf 'os.execute("touch %s/ran")\n' "$TMP" >"$W/exec.lua"
+for mode in --check --step --markdown; do
+    (cd "$W" && "$BIN" $mode exec.lua </dev/null >"$OUT" 2>"$ERR")
+done
+(cd "$W" && "$BIN" --html page.html exec.lua </dev/null >"$OUT" 2>"$ERR")
+(cd "$W" && "$BIN" --ipynb book.ipynb exec.lua </dev/null >"$OUT" 2>"$ERR")
+check "--check, --step, --markdown, --html, --ipynb of a lesson given by path: restricted (it ran with full powers)" \
+    test ! -e "$TMP/ran"
+(cd "$W" && "$BIN" --check --trusted lessons/99_hostile.lua >"$OUT" 2>"$ERR")
+check "--trusted: a lesson given by path runs with the program's globals" test -e "$TMP/hostile"
 
 tap_end

@@ -17,7 +17,8 @@
 --                                      the figure {kind = "plot", plot = d, plain = text}
 --   figures.svg(fig) -> the figure as an <svg> element (attention/heatmap_svg.lua, plot_svg.lua)
 --
---   a figure: {kind = "heatmap", cells = {{"0.19", ...}, ...} (PyTorch's print of each cell),
+--   a figure: {kind = "heatmap", cells = {{"0.19", ...}, ...} (each cell as shown: heatmap.lua's),
+--              exact = (PyTorch's print of each cell, the tooltip when it differs),
 --              values = {{0.19, ...}, ...}, rows =, cols = (labels or nil), lo =, hi = (the colour
 --              scale's ends), title = (the one lesson.heatmaps gives it, or nil), frames = (the
 --              title of the frames it is one of: lesson.heatmaps' {frames =}), plain = the
@@ -40,7 +41,7 @@ local function figure_of(d)
     local saved = heatmap.record(nil)
     local ok, plain = pcall(heatmap.render, d.t, opts)
     heatmap.record(saved)
-    return {kind = "heatmap", cells = d.cells, values = d.values, rows = d.rows, cols = d.cols, lo = d.lo,
+    return {kind = "heatmap", cells = d.cells, exact = d.exact, values = d.values, rows = d.rows, cols = d.cols, lo = d.lo,
             hi = d.hi, title = d.opts.title, frames = d.opts.frames, plain = ok and plain or ""}
 end
 

@@ -9,13 +9,14 @@
 --       range        {lo, hi}: the values mapped to the lightest and darkest cell (default: the
 --                    smallest and largest finite value of t)
 --
--- The numbers are PyTorch's print of t, cell by cell (so precision and scientific notation follow
--- torch.set_printoptions, and -inf / nan show as such); the colour only adds to them.
+-- The numbers are PyTorch's print of t, cell by cell (so precision follows torch.set_printoptions, and
+-- -inf / nan show as such), except that a matrix PyTorch would print in scientific notation gets fixed
+-- decimals (fixed_cells below); the colour only adds to them.
 --
 --   heatmap.level(v, lo, hi) -> where v lies in the colour scale, 0..1 (nil for -inf, inf and nan)
 --   heatmap.record(fn) -> the recorder it replaces. While one is set (lesson/record.lua, for --html),
 --       every shaded matrix render would draw is handed to fn as data instead: fn{t =, opts =, cells =,
---       values =, rows =, cols =, lo =, hi =} returns the text render returns in its place (a marker
+--       exact = (the cells as PyTorch prints them), values =, rows =, cols =, lo =, hi =} returns the text render returns in its place (a marker
 --       the recorder finds again in what was printed), or nil to have it drawn as text after all.
 local heatmap = {}
 local torch = require("attn.bind").torch
@@ -56,6 +57,42 @@ local function cells_of(t)
     if #rows ~= t.shape[1] or s:find("...", 1, true) then return nil end
     return rows
 end
+
+-- A matrix PyTorch prints in scientific notation (its largest value over its smallest is above 1000, as
+-- attention weights are after training) is hard to read cell by cell: its cells are written instead
+-- with fixed decimals chosen from the largest magnitude, five digits in all and at most four decimals
+-- (0.9998, 0.0001, 12.346, 1234.5), so every cell has the same format; -inf, inf and nan stay as
+-- PyTorch prints them. The exact numbers are PyTorch's print of the tensor (and the page's tooltips).
+local function fixed_cells(cells, values)
+    local sci = false
+    for _, row in ipairs(cells) do
+        for _, c in ipairs(row) do if c:find("e", 1, true) and c:find("%d") then sci = true end end
+    end
+    if not sci then return cells end
+    local top = 0
+    for _, row in ipairs(values) do
+        for _, v in ipairs(row) do
+            if v == v and v ~= math.huge and v ~= -math.huge then top = math.max(top, math.abs(v)) end
+        end
+    end
+    if top >= 1e5 then return cells end -- too large for fixed decimals to stay narrow
+    local decimals = top > 0 and math.max(0, math.min(4, 4 - math.floor(math.log(top, 10)))) or 4
+    local fmt = "%." .. decimals .. "f"
+    local out = {}
+    for i, row in ipairs(values) do
+        out[i] = {}
+        for j, v in ipairs(row) do
+            if v == v and v ~= math.huge and v ~= -math.huge then
+                local c = string.format(fmt, v)
+                out[i][j] = c:match("^%-[0.]+$") and c:sub(2) or c
+            else
+                out[i][j] = cells[i][j]
+            end
+        end
+    end
+    return out
+end
+heatmap.fixed_cells = fixed_cells
 
 -- Where v lies between lo and hi, 0..1 (nil for -inf, inf and nan); heatmap_svg.lua shades by it too.
 local function level(v, lo, hi)
@@ -189,8 +226,11 @@ function heatmap.render(t, opts)
         color = term.color
     end
     local lo, hi = value_range(values, opts.range)
+    local exact = cells
+    cells = fixed_cells(cells, values)
     local marker = recorder and shade and
-        recorder{t = t, opts = opts, cells = cells, values = values, rows = rows, cols = cols, lo = lo, hi = hi}
+        recorder{t = t, opts = opts, cells = cells, exact = exact, values = values, rows = rows, cols = cols, lo = lo,
+                 hi = hi}
     if marker then return marker end
     return draw{n = n, m = m, cells = cells, values = values, rows = rows, cols = cols, lo = lo, hi = hi,
                 shade = shade, color = color}

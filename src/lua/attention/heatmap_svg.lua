@@ -4,7 +4,8 @@
 --
 --   heatmap_svg.render(fig [, {title =}]) -> the <svg> element as text (title: above the matrix;
 --       default fig.title)
---       fig: what heatmap.record's recorder receives: {cells =, values =, rows =, cols =, lo =, hi =}
+--       fig: what heatmap.record's recorder receives: {cells =, values =, rows =, cols =, lo =, hi =}; a cell
+--       whose exact (PyTorch's print) differs from what it shows has it as its tooltip (<title>)
 --
 -- The colour scale runs from light yellow through green to dark blue (ColorBrewer's YlGnBu, which
 -- people with red-green colour blindness read the same way: it changes in lightness, not only in
@@ -73,9 +74,12 @@ function svg.render(fig, opts)
             local v = fig.values[i][j]
             local fill, ink = colours(v, level(v, fig.lo, fig.hi))
             local x = left + (j - 1) * cw
-            out[#out + 1] = string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>' ..
-                '<text class="v" x="%d" y="%d" text-anchor="middle" fill="%s">%s</text>',
-                x, y, cw, CELL_H, fill, x + cw // 2, y + 17, ink, escape(fig.cells[i][j]))
+            -- the exact number on hover when the cell shows it rounded (heatmap.lua's fixed decimals)
+            local exact = fig.exact and fig.exact[i][j] ~= fig.cells[i][j] and fig.exact[i][j]
+            out[#out + 1] = string.format('%s<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>' ..
+                '<text class="v" x="%d" y="%d" text-anchor="middle" fill="%s">%s</text>%s',
+                exact and ("<g><title>" .. escape(exact) .. "</title>") or "",
+                x, y, cw, CELL_H, fill, x + cw // 2, y + 17, ink, escape(fig.cells[i][j]), exact and "</g>" or "")
         end
         out[#out + 1] = '</g>'
     end

@@ -3,8 +3,9 @@
 --
 -- The lines are drawn in Unicode braille: each character cell holds 2 × 4 dots, so a plot of w × h
 -- cells has 2w × 4h points of resolution. Each data point is marked with its series' marker (●, ○, ▲,
--- △, ■, □), which the legend names, so several series stay apart without colour. The y axis is labelled
--- at its top, middle and bottom, the x axis at each data point's x that fits (or at both ends). The
+-- △, ■, □), which the legend names, so several series stay apart without colour. The y axis runs from a
+-- round number to a round number and is labelled at round numbers (1, 2 or 5 times a power of ten, as
+-- the SVG's), each on the row it falls in; the x axis at each data point's x that fits (or at both ends). The
 -- options are checked in plot_data.lua, which the SVG of the same plot (plot_svg.lua) reads too.
 local i18n = require("attn.i18n")
 local plot_data = require("attn.attention.plot_data")
@@ -28,6 +29,9 @@ local function draw(d)
     end
     if xmax == xmin then xmax = xmin + 1 end
     if ymax == ymin then ymax = ymin + 1 end
+    -- the y axis from a round number below the data to one above it, labelled at round numbers
+    local _, step = plot_data.ticks(ymin, ymax, math.max(2, h // 2))
+    ymin, ymax = math.floor(ymin / step + 1e-9) * step, math.ceil(ymax / step - 1e-9) * step
     local W, H = 2 * w, 4 * h -- dots
     local function dot_x(v) return math.floor((fx(v) - xmin) / (xmax - xmin) * (W - 1) + 0.5) end
     local function dot_y(v) return math.floor((ymax - v) / (ymax - ymin) * (H - 1) + 0.5) end
@@ -50,7 +54,11 @@ local function draw(d)
             end
         end
     end
-    local ylabels = {[0] = label(ymax), [h // 2] = label((ymax + ymin) / 2), [h - 1] = label(ymin)}
+    local ylabels = {}
+    for _, v in ipairs(plot_data.ticks(ymin, ymax, math.max(2, h // 2))) do
+        local row = dot_y(v) // 4
+        if not ylabels[row] then ylabels[row] = label(v) end
+    end
     local lw = 0
     for _, l in pairs(ylabels) do lw = math.max(lw, #l) end
     local lines = {}

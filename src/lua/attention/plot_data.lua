@@ -10,6 +10,7 @@
 --   plot_data.is_description(v) -> whether v is describe's result
 --   plot_data.MARKERS   the series' markers in the terminal, in order (the SVG draws the same shapes)
 --   plot_data.label(v)  a number as the axes label it ("%.4g")
+--   plot_data.ticks(lo, hi, want) -> round numbers from lo to hi (1, 2 or 5 times a power of ten), step
 --
 -- The messages are marked with N for the catalogs (lib/attention.po; scripts/po.sh extracts N's
 -- argument); errors.raisef translates them when raised.
@@ -27,6 +28,23 @@ local KNOWN = {x = true, series = true, xlabel = true, ylabel = true, title = tr
                height = true, svg = true}
 
 function plot_data.label(v) return string.format("%.4g", v) end
+
+-- Round numbers from lo to hi, about `want` of them: a step of 1, 2 or 5 times a power of ten; and the step.
+function plot_data.ticks(lo, hi, want)
+    local raw = (hi - lo) / want
+    local p = 10 ^ math.floor(math.log(raw, 10))
+    local step = 10 * p
+    for _, m in ipairs({1, 2, 5}) do
+        if m * p >= raw then step = m * p break end
+    end
+    local out = {}
+    for k = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9) do
+        local v = k * step
+        if math.abs(v) < step * 1e-9 then v = 0 end
+        out[#out + 1] = v
+    end
+    return out, step
+end
 
 local function numbers(name, list, n)
     if type(list) ~= "table" or #list == 0 then

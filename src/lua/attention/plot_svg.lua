@@ -28,22 +28,7 @@ local plot_svg = {}
 local COLOURS = {"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#b8860b", "#8c8c8c"}
 local CHAR, LINE, R = 8, 20, 4.5  -- pixels: a character at 13px, a line of text, a marker's radius
 
--- Round numbers from lo to hi, about `want` of them: a step of 1, 2 or 5 times a power of ten.
-local function ticks(lo, hi, want)
-    local raw = (hi - lo) / want
-    local p = 10 ^ math.floor(math.log(raw, 10))
-    local step = 10 * p
-    for _, m in ipairs({1, 2, 5}) do
-        if m * p >= raw then step = m * p break end
-    end
-    local out = {}
-    for k = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9) do
-        local v = k * step
-        if math.abs(v) < step * 1e-9 then v = 0 end
-        out[#out + 1] = v
-    end
-    return out
-end
+local ticks = plot_data.ticks
 
 -- A marker's shape at (x, y): the terminal's ● ○ ▲ △ ■ □ (filled, then open, for each shape).
 local function marker(i, x, y, colour)

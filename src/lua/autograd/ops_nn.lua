@@ -68,32 +68,10 @@ end)
 
 -- ---- layer_norm -----------------------------------------------------------------------------------
 
--- NativeLayerNormBackward0, written as PyTorch's CPU kernel computes it per row of N numbers:
--- ds = sum(dy * gamma * x), db = sum(dy * gamma), b = (db * mean - ds) * rstd^3 / N,
--- c = -b * mean - db * rstd / N, dx = rstd * dy * gamma + b * x + c.
+-- NativeLayerNormBackward0: PyTorch's CPU kernel, in C (src/core/layers.c: the row's mean and rstd as the
+-- forward computed them, and its sums in its order, so every bit is PyTorch's).
 local function layer_norm_backward(g, x, n_norm, weight, eps)
-    local rows = {-1}
-    local N = 1
-    for d = x.ndim - n_norm + 1, x.ndim do N = N * x.shape[d] end
-    local x2 = x:reshape(-1, N)
-    local g2 = g:reshape(-1, N)
-    local w2 = weight and weight:reshape(1, N) or nil
-    local mean = x2:mean(2, true)
-    local var = ((x2 - mean) * (x2 - mean)):mean(2, true)
-    local rstd = (var + eps):sqrt():pow(-1)
-    local dyg = w2 and g2 * w2 or g2
-    local ds = (dyg * x2):sum(2, true)
-    local db = dyg:sum(2, true)
-    local b = (db * mean - ds) * rstd * rstd * rstd / N
-    local c = (b * mean):neg() - db * rstd / N
-    local dx = (rstd * dyg + b * x2 + c):reshape(x.shape)
-    local dw, dbias
-    if weight then
-        local xhat = (x2 - mean) * rstd
-        dw = (g2 * xhat):sum(1):reshape(weight.shape)
-        dbias = g2:sum(1):reshape(weight.shape)
-    end
-    return dx, dw, dbias
+    return C.autograd.layer_norm_backward(g, x, n_norm, weight, eps)
 end
 
 registry.wrap(torch, "layer_norm", function(orig, x, shape, weight, bias, eps)

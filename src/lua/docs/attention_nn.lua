@@ -7,15 +7,13 @@ local def, class, mdef = D.def, D.class, D.mdef
 local nn = require("attn.nn")
 
 -- What every class's forward does; said once here, referred to in each entry.
-local paths = [=[Attention is computed one of two ways. Staged, the default: scores, scale, mask,
-softmax, dropout, weighted sum, each an attention.* stage, exactly the operations of the book's
+local paths = [=[Attention is computed one of two ways. Staged, the default at every size: scores, scale,
+mask, softmax, dropout, weighted sum, each an attention.* stage, exactly the operations of the book's
 forward, so every number is PyTorch's to the last bit (and prints PyTorch's digits); the weights are
-kept in m.last_weights. Fused: attention.fused, one pass on all cores that never holds the score
-matrix, within 1e-5 of the stages (it adds in another order); taken by itself only when the score
-matrices of one call hold more than 2^20 numbers in all (a long GPT-2-sized batch, far beyond the
-books' examples) and it computes the same thing (eval mode or dropout 0, the causal mask or none);
-m.last_weights is then nil. m.use_fused = true takes the fused pass whenever it applies, whatever the
-size; m.use_fused = false never.]=]
+kept in m.last_weights. Fused, only when asked for with m.use_fused = true: attention.fused, one pass
+on all cores that never holds the score matrix, within 1e-5 of the stages (it adds in another order),
+taken when it computes the same thing (eval mode or dropout 0, the causal mask or none);
+m.last_weights is then nil. attn never switches by itself.]=]
 
 local keywords = [=[Python's keyword arguments go in a trailing options table:
 num_heads=2 is {num_heads = 2}, qkv_bias=True is {qkv_bias = true} (or the value in its place).]=]

@@ -93,15 +93,16 @@ m:num_parameters()
 
 def("gpt.GPTModel.from_pretrained", "gpt.GPTModel.from_pretrained(dir) -> model", [=[
 A GPTModel with OpenAI's GPT-2 weights from a Hugging Face gpt2 directory: config.json (n_embd,
-n_head, n_layer, n_positions, vocab_size) and model.safetensors (memory-mapped, see
+n_head, n_layer, n_positions, vocab_size) and model.safetensors (read into memory, see
 ?safetensors.load_file; a pytorch_model.bin is a pickle and is refused). Conv1D weights are
 transposed, the fused c_attn split into W_query, W_key and W_value, the output head tied to the token
 embedding, dropout off (eval mode). The user's random stream is left as it was. A config that does
 not match the tensors, a missing or malformed file, or a model larger than the memory available is
 refused with what is wrong. GPT-2 small: the files config.json and model.safetensors of Hugging
-Face's "gpt2" (openai-community/gpt2), about 550 MB. When no directory has the name, a model's name
-("gpt2", "openai-community/gpt2") is looked up in the Hugging Face cache (see
-?tokenizers.Tokenizer.from_pretrained for where that is).]=], [=[
+Face's "gpt2" (openai-community/gpt2), about 550 MB. When no directory has the name, "gpt2" (or
+"openai-community/gpt2") is looked for in $ATTN_GPT2_DIR, ~/.cache/attn/gpt2, build/gpt2 beside attn
+and the Hugging Face cache (see ?tokenizers.Tokenizer.from_pretrained for where that is); when none
+has it, the error lists them and the commands that download the files.]=], [=[
 tiny = gpt.GPTModel.from_pretrained("tests/data/gpt2/tiny")   -- attn's test model: 2 layers, 4 heads
 tiny.cfg.emb_dim, tiny.cfg.n_layers, tiny.training
 --> 64	2	false]=], gpt.GPTModel.from_pretrained)

@@ -133,6 +133,24 @@ path = lesson.data("the-verdict.txt")             -- chapter 5's "The Verdict" (
 #assert(io.open(path)):read("a")
 --> 20479]=])
 
+ldef("needs", "lesson.needs{name, ...}", [=[
+The files a lesson needs from here on that attn does not ship, one line outside the steps, so that
+the steps show the book's code only: "gpt2 vocabulary" (tiktoken.get_encoding("gpt2")), "qwen3
+tokenizer" (tokenizers.Tokenizer.from_pretrained("Qwen/Qwen3-0.6B")), "gpt2" (GPT-2 small's weights,
+gpt.GPTModel.from_pretrained("gpt2")) and "Qwen/Qwen3-0.6B" (its weights). When one is missing the
+lesson ends there, as lesson.skip ends it: the loader's message says where attn looked and the
+command that gets the files, and --check counts the lesson as skipped. make run and make test fetch
+the first two into build/ beside attn, where attn looks.]=], [=[
+lesson.needs{"gpt2 vocabulary", "qwen3 tokenizer"}   -- lesson 23, before its first step]=])
+
+ldef("printf", "lesson.printf(fmt, ...)", [=[
+A line of the lesson's own text with the numbers it computed: fmt translated (the lesson's catalog),
+then formatted as string.format does, then printed as the lesson's print prints (nothing in --check
+mode). For a sentence with numbers inside a step, where print(lesson.tr(fmt, ...)) would show the
+translating on the projector.]=], [=[
+lesson.capture(lesson.printf, "parameters: %d", 1194)
+--> parameters: 1194]=])
+
 ldef("heatmaps", "lesson.heatmaps{{title, t [, opts]}, ...}", [=[
 Draws matrices with attention.heatmap (opts as there: rows, cols, range, ...), each under its
 title, next to each other when they fit in lesson.width (80) columns, else one below the other:

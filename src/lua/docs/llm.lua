@@ -48,10 +48,11 @@ m.trf_blocks[1].att.W_query.weight.shape, m.trf_blocks[1].att.W_key.weight.shape
 def("qwen3.Qwen3Model.from_pretrained", "qwen3.Qwen3Model.from_pretrained(dir) -> model", [=[
 A Qwen3Model with the weights of a Hugging Face Qwen3 directory: config.json (hidden_size,
 num_attention_heads, num_key_value_heads, head_dim, intermediate_size, rope_theta, ...) and
-model.safetensors, or model.safetensors.index.json and its shards; memory-mapped, BF16 and F16 weights
-widened to float32 as they are read. The output head is tied to the embedding when there is no
+model.safetensors, or model.safetensors.index.json and its shards, read into memory; BF16 and F16
+weights widened to float32 as they are read. The output head is tied to the embedding when there is no
 lm_head; dropout has nothing to turn off, the model is in eval mode; the user's random stream is left
-as it was. A name ("Qwen/Qwen3-0.6B") is also looked up in the Hugging Face cache. A missing or
+as it was. A name ("Qwen/Qwen3-0.6B") is also looked up in the Hugging Face cache (and that one in
+$ATTN_QWEN3_DIR and ~/.cache/attn/qwen3). A missing or
 malformed file, weights that do not match config.json, or a model larger than the memory available is
 refused with the file and the reason. The real weights: huggingface-cli download Qwen/Qwen3-0.6B.]=], [=[
 tiny = qwen3.Qwen3Model.from_pretrained("tests/data/hf_models/qwen3-bf16-sharded") -- attn's test model

@@ -54,7 +54,7 @@ refs/REVISION; a 40-digit commit is taken as it is). CACHE is $HF_HUB_CACHE, els
 nothing: when the file is not there the error says where it looked. (huggingface-cli download
 Qwen/Qwen3-0.6B puts a model there.)]=], [=[
 ok, err = pcall(tokenizers.Tokenizer.from_pretrained, "no-such-org/no-such-model", {cache_dir = "/nonexistent"})
-err:match("found no tokenizer.json for no%-such%-org/no%-such%-model") ~= nil
+err:match("for no%-such%-org/no%-such%-model, found no tokenizer.json") ~= nil
 --> true]=], Tokenizer.from_pretrained)
 
 def("tokenizers.Tokenizer:encode", "tok:encode(text [, {add_special_tokens = true}]) -> {id, ...}", [=[

@@ -153,6 +153,29 @@ x = torch.zeros(1000)
 torch.memory_allocated() >= 4000
 --> true]=])
 
+-- ---- threads and kernels ------------------------------------------------------------------------
+
+fn("set_num_threads", "torch.set_num_threads(n)", [=[
+Computes with n threads from now on (1 <= n <= 64). As in PyTorch it changes the time only; unlike
+PyTorch, attn's numbers are the same bits on any number of threads, because each number of a product
+or a sum is computed by one thread in one fixed order (threads share out the numbers, never a sum).
+The default is OPENBLAS_NUM_THREADS, else one thread per core.]=], [=[
+torch.set_num_threads(2)
+torch.get_num_threads()
+--> 2]=])
+
+fn("get_num_threads", "torch.get_num_threads()", [=[
+The number of threads attn computes with (see torch.set_num_threads).]=], [=[
+torch.get_num_threads() >= 1
+--> true]=])
+
+fn("kernels", "torch.kernels()", [=[
+The instruction set attn's exact kernels run with on this machine: "avx512", "avx2", "neon" or
+"portable" (plain C: what a browser or an older CPU runs). Every one of them gives the same bits; the
+environment variable ATTN_ISA=portable (or avx2) asks for a narrower one, to compare. Not in PyTorch.]=], [=[
+type(torch.kernels())
+--> string]=])
+
 -- ---- random numbers ---------------------------------------------------------------------------
 
 fn("manual_seed", "torch.manual_seed(seed)", [=[

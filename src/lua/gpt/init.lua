@@ -9,7 +9,8 @@
 local gpt = {}
 for _, part in ipairs({"model", "load", "generate", "step", "cached"}) do
     for name, value in pairs(require("attn.gpt." .. part)) do
-        if name ~= "check_ids" and name ~= "check_config" and name ~= "internal" and not name:find("_class$") then
+        if name ~= "check_ids" and name ~= "check_config" and name ~= "internal" and name ~= "gpt2_dir"
+            and not name:find("_class$") then
             assert(gpt[name] == nil, "gpt." .. name .. " is defined twice")
             gpt[name] = value
         end

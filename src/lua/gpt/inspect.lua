@@ -42,9 +42,8 @@ function inspect.input(fn, model, args)
     for i = 1, ids.shape[2] do
         local id = ids[1][i]
         if id < 1 or id > vocab then fail_at(fn, "token id %d is outside the vocabulary (1 to %d)", id, vocab) end
-        local ok, piece = false, nil
-        if tokenizer then ok, piece = pcall(tokenizer.decode, tokenizer, {id}) end
-        tokens[i] = ok and piece or ("#" .. id)
+        -- a piece of a character as its bytes, \xE4, as everywhere (text/token_label.lua)
+        tokens[i] = tokenizer and require("attn.text.token_label").of(tokenizer, id) or ("#" .. id)
     end
     return ids, tokens
 end

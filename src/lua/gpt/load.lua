@@ -5,7 +5,8 @@
 --   gpt.params_from_hf(state)                  a Hugging Face GPT-2 state (safetensors.load_file of
 --                                              model.safetensors) in that nested form
 --   gpt.GPTModel.from_pretrained(dir)          config.json + model.safetensors of a Hugging Face gpt2
---                                              directory -> a GPTModel in eval mode
+--                                              directory -> a GPTModel in eval mode; "gpt2": found where
+--                                              load.gpt2_dir looks
 -- GPT-2's Conv1D layers store weights as [in, out], nn.Linear as [out, in]: each is transposed; the
 -- fused c_attn ([emb, 3·emb]) is split into W_query, W_key and W_value, as the book does with np.split.
 -- The output head shares the token embedding's tensor (GPT-2's weight tying), so the parameter count
@@ -148,7 +149,8 @@ end
 
 local function read_config(fn, dir)
     local path = dir .. "/config.json"
-    local f = io.open(path, "rb")
+    local f, err, present = bind.files.open(path) -- a FIFO refused before it blocks (core/safe_read.c)
+    if not f and present then errors.raisef("%s: cannot read %s", fn, err) end
     if not f then
         errors.raisef("%s: %s has no config.json: expected a Hugging Face gpt2 directory (config.json and "
                       .. "model.safetensors)", fn, dir)
@@ -180,14 +182,50 @@ local function read_config(fn, dir)
     return cfg
 end
 
+-- How to get GPT-2 small's two files (about 550 MB), into attn's place for them.
+local GPT2_HOW = [[
+    mkdir -p %s && cd %s
+    curl -LO https://huggingface.co/openai-community/gpt2/resolve/main/config.json
+    curl -LO https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors
+    huggingface-cli download gpt2    (the same files, into the Hugging Face cache)]]
+
+-- The folder of "gpt2": a folder of that name, attn's places for it ($ATTN_GPT2_DIR, ~/.cache/attn/gpt2,
+-- build/gpt2 beside attn: places.lua), the Hugging Face cache's gpt2 or openai-community/gpt2; else an
+-- error listing them all and how to get the files.
+function load.gpt2_dir(fn, name)
+    local hf = require("attn.hf")
+    local places = require("attn.places")
+    local function has(d) local f = io.open(d .. "/config.json", "rb") if f then f:close() end return f ~= nil end
+    local looked = {}
+    local function try(d, why)
+        looked[#looked + 1] = "    " .. d .. (why and ("  (" .. why .. ")") or "")
+        return has(d)
+    end
+    if try(name) then return name end
+    for _, d in ipairs(places.dirs("gpt2")) do
+        if try(d.dir, d.why) then return d.dir end
+    end
+    for _, repo in ipairs({"gpt2", "openai-community/gpt2"}) do
+        local found, where = hf.find(repo, "config.json")
+        if found then return found end
+        looked[#looked + 1] = "    " .. where
+    end
+    local home = places.dirs("gpt2")
+    local default = home[#home > 0 and (home[1].why and 2 or 1)].dir
+    errors.raisef("%s: found no GPT-2 small (config.json and model.safetensors) for %s. attn looked in:\n%s\n"
+                  .. "To get the files:\n%s", fn, name, table.concat(looked, "\n"),
+                  string.format(GPT2_HOW, default, default))
+end
+
 --- GPTModel.from_pretrained(dir): a Hugging Face gpt2 directory -> GPTModel (eval mode, tied head).
 function load.from_pretrained(dir)
     local fn = "GPTModel.from_pretrained"
     if type(dir) ~= "string" then errors.raisef("%s: expected a directory name, got %s", fn, check.describe(dir)) end
-    dir = require("attn.hf").resolve(dir, "config.json") -- "gpt2": also the Hugging Face cache's (hf.lua)
+    if dir == "gpt2" or dir == "openai-community/gpt2" then dir = load.gpt2_dir(fn, dir) end
     local cfg = read_config(fn, dir)
     local path = dir .. "/model.safetensors"
-    local f = io.open(path, "rb")
+    local f, err, present = bind.files.open(path)
+    if not f and present then errors.raisef("%s: cannot read %s", fn, err) end
     if not f then
         errors.raisef("%s: %s has no model.safetensors (attn reads safetensors only: a pytorch_model.bin is a "
                       .. "pickle, see ?torch.load)", fn, dir)

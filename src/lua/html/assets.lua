@@ -63,6 +63,7 @@ body.presenting section.step { display: none; border: 0; margin: 0; }
 body.presenting section.step.current { display: block; }
 body.presenting pre, body.presenting .check { font-size: clamp(14px, 1.5vw, 30px); }
 body.presenting h3.step-title { font-size: 1.4em; }
+body.presenting .frames svg { height: 45vh; width: auto; max-width: 90vw; } /* the slider's heatmap: projector-sized */
 @media (min-width: 1000px) { body.presenting .figures svg { zoom: 1.5; } }
 @media (min-width: 1600px) { body.presenting .figures svg { zoom: 2; } }
 body.presenting .bar { display: flex; gap: 1rem; align-items: center; position: fixed; bottom: 0; left: 0;

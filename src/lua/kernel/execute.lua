@@ -36,6 +36,22 @@ local function error_content(msg)
     return {ename = ename, evalue = output.clean(msg), traceback = json.array{output.clean("error: " .. msg)}}
 end
 
+-- Whether lines[from..#lines], after "return ", load as an expression. The parser is fed line by line
+-- (load's reader), so that it stops at its first error having read only that far: joining each tail
+-- into one string made a cell of N lines cost N² (32,000 lines with a syntax error at the end: 36 s).
+local function tail_is_expression(lines, from)
+    local i, started = from - 1, false
+    return load(function()
+        if not started then
+            started = true
+            return "return "
+        end
+        i = i + 1
+        if i > #lines then return nil end
+        return lines[i] .. "\n" -- never "", which would end the chunk early
+    end, "=cell", "t") ~= nil
+end
+
 -- The chunks a cell runs as. A cell is one chunk, as a paste at the prompt; but a cell of statements
 -- that ends in an expression ("y = 41\ny + 1"), which Lua cannot load as one chunk, runs as the
 -- statements and then the expression, whose value is shown (as IPython shows a cell's last value).
@@ -44,11 +60,14 @@ function execute.chunks(code)
     if load("return " .. body, "=cell", "t") or load(repl.rewrite_locals(body), "=cell", "t") then return {code} end
     local lines = {}
     for line in (code .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = line end
-    for k = #lines - 1, 1, -1 do
-        local head = table.concat(lines, "\n", 1, k)
-        local tail = table.concat(lines, "\n", k + 1)
-        if tail:find("%S") and load("return " .. tail, "=cell", "t") and load(repl.rewrite_locals(head), "=cell", "t") then
-            return {head, tail, tail_line = k}
+    local last = #lines -- the last line that is not blank: a tail must reach it
+    while last > 0 and not lines[last]:find("%S") do last = last - 1 end
+    for k = math.min(#lines, last) - 1, 1, -1 do
+        if tail_is_expression(lines, k + 1) then
+            local head = table.concat(lines, "\n", 1, k)
+            if load(repl.rewrite_locals(head), "=cell", "t") then
+                return {head, table.concat(lines, "\n", k + 1), tail_line = k}
+            end
         end
     end
     return {code}

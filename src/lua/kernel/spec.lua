@@ -23,7 +23,7 @@ end
 
 function spec.files(attn_path)
     local files = {}
-    local kernels = {{"attn", "attn (Lua 5.4)", nil}, {"attn-zh_cn", "attn（中文, Lua 5.4）", {ATTN_LANG = "zh_CN"}}}
+    local kernels = {{"attn", "attn (Lua 5.4)", nil}, {"attn-zh_cn", "attn（中文，Lua 5.4）", {ATTN_LANG = "zh_CN"}}}
     for _, k in ipairs(kernels) do
         files[#files + 1] = {name = k[1] .. "/kernel.json", data = kernel_json(attn_path, k[2], k[3])}
         for _, logo in ipairs(LOGOS) do

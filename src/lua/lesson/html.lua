@@ -16,18 +16,33 @@ local html = {}
 -- Why out must not be written, or nil. `attn --html mylesson.lua page.html` (the two swapped, an easy
 -- slip) used to write the page over the lesson's source; the page would now be written safely, but
 -- the lesson would be gone all the same, so a Lua file, or any file given as an input, is refused.
-function html.refusal(out, inputs)
-    if out:match("%.[Ll][Uu][Aa]$") then
-        return trf("--html: will not write the page over %s: it is a Lua file (the page comes first: " ..
-                   "attn --html PAGE.html LESSON.lua)", out)
-    end
+-- mode: "--html" (the default) or "--ipynb", which follows the same rule (src/cli/ipynb.c).
+local function N(msgid) return msgid end -- marks a msgid for xgettext; translated where it is used
+local REFUSALS = {
+    ["--html"] = {
+        lua = N("--html: will not write the page over %s: it is a Lua file (the page comes first: " ..
+              "attn --html PAGE.html LESSON.lua)"),
+        input = N("--html: will not write the page over %s: it is one of the lessons given " ..
+                "(the page comes first: attn --html PAGE.html LESSON.lua)"),
+    },
+    ["--ipynb"] = {
+        lua = N("--ipynb: will not write the notebook over %s: it is a Lua file (the notebook comes first: " ..
+              "attn --ipynb NOTEBOOK.ipynb LESSON.lua)"),
+        input = N("--ipynb: will not write the notebook over %s: it is one of the lessons given " ..
+                "(the notebook comes first: attn --ipynb NOTEBOOK.ipynb LESSON.lua)"),
+    },
+}
+
+function html.refusal(out, inputs, mode)
+    local msg = REFUSALS[mode or "--html"]
+    local function is_lua(p) return p ~= nil and p:match("%.[Ll][Uu][Aa]$") ~= nil end
+    if is_lua(out) then return trf(msg.lua, out) end
     local id = bind.files.identity(out)
     for _, input in ipairs(inputs or {}) do
-        if input == out or (id and bind.files.identity(input) == id) then
-            return trf("--html: will not write the page over %s: it is one of the lessons given " ..
-                       "(the page comes first: attn --html PAGE.html LESSON.lua)", out)
-        end
+        if input == out or (id and bind.files.identity(input) == id) then return trf(msg.input, out) end
     end
+    -- a symlink to a Lua file is refused as the file itself
+    if is_lua(bind.files.realpath(out)) then return trf(msg.lua, out) end
 end
 
 function html.file(path, out, inputs)

@@ -195,6 +195,13 @@ function lesson.tr(msgid, ...)
     return select("#", ...) > 0 and trf(msgid, ...) or tr(msgid)
 end
 
+-- lesson.printf(fmt, ...): a line of the lesson's own text with its numbers, translated then formatted
+-- (lesson.tr's): lesson.printf("parameters: %d", count).
+function lesson.printf(fmt, ...)
+    check_string("printf", 1, fmt)
+    lesson.print(lesson.tr(fmt, ...))
+end
+
 -- lesson.title(text [, {source = "ch. 3 §3.3"}]): the lesson's title, printed first.
 function lesson.title(text, opts)
     check_string("title", 1, text)
@@ -235,15 +242,26 @@ end
 -- lesson.skip(reason [, ...]): the lesson cannot run on this machine (the files it needs are not
 -- there). The reason (formatted as lesson.say's) is printed: the lesson says what to do; and the lesson
 -- ends cleanly: --check counts it as skipped, neither passed nor failed.
-function lesson.skip(reason, ...)
-    check_string("skip", 1, reason)
-    reason = prose.dedent(lesson.tr(reason, ...))
+local function skip_because(reason)
     write("\n", reason, "\n")
     if S.name == nil then -- run as a plain script (./attn lessons/NN_name.lua), not by a lesson mode
         io.stdout:flush()
         os.exit(0, true)
     end
     error(setmetatable({reason = reason:match("^[^\n]*")}, lesson.SKIP), 0)
+end
+
+function lesson.skip(reason, ...)
+    check_string("skip", 1, reason)
+    skip_because(prose.dedent(lesson.tr(reason, ...)))
+end
+
+-- lesson.needs{"gpt2 vocabulary", ...}: the files the lesson needs from here on that attn does not ship
+-- (lesson/needs.lua names them); when one is missing the lesson is skipped (lesson.skip), saying where
+-- attn looked and how to get it. One line outside the steps: the steps show the book's code only.
+function lesson.needs(list)
+    local what, why = require("attn.lesson.needs").missing(list)
+    if what then skip_because(trf("This lesson needs %s, which attn did not find.", tr(what)) .. "\n" .. why) end
 end
 
 -- What the REPL would print for a value: tensors as PyTorch prints them.
@@ -384,7 +402,8 @@ local function report_check(what, ok, lines, identity, note, pair)
         return
     end
     if ok and identity then
-        write("  ", paint("32", "≡"), " ", what, note and note ~= "" and paint("2", " (" .. note .. ")") or "", "\n")
+        -- TRANSLATORS: the note after an identity, in parentheses: " (largest difference ..., tolerance ...)"
+        write("  ", paint("32", "≡"), " ", what, note and note ~= "" and paint("2", trf(" (%s)", note)) or "", "\n")
     elseif ok then
         write("  ", paint("32", "✓"), " ", what, "\n")
     else

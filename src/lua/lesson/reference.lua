@@ -6,6 +6,7 @@
 --       the entry `name` of the file (nil, path when the file has none); a file that cannot be
 --       found, or a line that is not an entry, is an error at the user's line
 local errors = require("attn.errors")
+local files = require("attn.bind").files
 local reference = {}
 
 -- The files already read: path -> {name -> {shape = {...}, values = {...}}}.
@@ -17,7 +18,7 @@ local references = {}
 -- The first path of the list that can be opened, or nil and the list.
 local function first_readable(candidates)
     for _, path in ipairs(candidates) do
-        local f = io.open(path, "r")
+        local f = files.open(path) -- core/safe_read.c: no FIFO, no device, a note's folder only
         if f then f:close() return path end
     end
     return nil, table.concat(candidates, ", ")
@@ -34,7 +35,16 @@ local function lesson_dir()
     end
 end
 
+-- A reference or data file is named, never given as a path: "../" or a folder would reach any file
+-- (a note run by --verify read /etc files through lesson.reference).
+local function plain_name(fn, file)
+    if file:find("/", 1, true) or file == "." or file == ".." or file == "" then
+        errors.raisef("%s: %s is not a file name (a name such as lessons_variants.txt, without a folder)", fn, file)
+    end
+end
+
 local function reference_path(file)
+    plain_name("lesson.reference", file)
     local candidates = {}
     local dir = lesson_dir()
     if dir then
@@ -50,6 +60,7 @@ end
 -- $ATTN_LESSON_DATA, else lessons/data of the current directory; an error naming the places looked in
 -- when none has it.
 function reference.data_path(file)
+    plain_name("lesson.data", file)
     local candidates = {}
     local dir = lesson_dir()
     if dir then candidates[#candidates + 1] = dir .. "/data/" .. file end
@@ -67,7 +78,9 @@ end
 local function read_reference(path)
     local by_name = {}
     local n = 0
-    for line in io.lines(path) do
+    local f, err = files.open(path)
+    if not f then errors.raisef("lesson.reference: cannot read %s", tostring(err)) end
+    for line in f:lines() do
         n = n + 1
         if not line:match("^#") and line:match("%S") then
             local kind, name, shape, values = line:match("^(%w+) name=(%S+) shape=(%S*) : ?(.*)$")
@@ -83,6 +96,7 @@ local function read_reference(path)
             by_name[name] = {shape = dims, values = vals}
         end
     end
+    f:close()
     return by_name
 end
 

@@ -21,10 +21,15 @@
 --                         step's own first or last line (--step=line does not stop there)
 --   info.continues[l]     line l continues a statement begun on an earlier line (inside brackets
 --                         or a long string): --step=line shows it with the line it continues
+--   info.step_lines       {{first, last}, ...}: the lines of each lesson.step call
+--   info.comments[l]      the comment ending line l: {at = its byte, text = after "-- "} (not "-- Python: ...")
+--   source.line(info, l)  line l with its comment in the reader's language
 --   source.code_lines(lines, dim) -> the echo of a step's code: each line two spaces in, the
 --                         `-- Python: ...` comments aligned in one column and passed through dim
 
 local tokenize = require("attn.text.tokens").tokenize
+local tr = require("attn.i18n").tr
+local files = require("attn.bind").files
 local width = require("attn.text.width").of
 
 local source = {}
@@ -107,6 +112,7 @@ local function note_call(info, tokens, k, last, name, first_arg, starts_line)
     local first_line, last_line = tokens[k].line, tokens[last].last
     if name == "step" then
         info.steps = info.steps + 1
+        info.step_lines[#info.step_lines + 1] = {first_line, last_line}
         info.step_titles[info.steps] = string_value(first_arg)
         info.library[first_line] = true
         info.library[last_line] = true
@@ -153,21 +159,44 @@ local function find_calls(info, tokens)
     end
 end
 
+-- The comment at the end of each line ("-- ..." after the line's last token, or a whole line of it), as
+-- {at = its byte in the line, text = what follows "-- "}; never one inside a string, a long comment or a
+-- "-- Python: ..." (the book's code, which stays as the book wrote it).
+local function find_comments(info, tokens)
+    local ends = {}   -- line -> the byte in that line just after its last token
+    local starts, pos = {}, 1
+    for l, line in ipairs(info.lines) do starts[l] = pos; pos = pos + #line + 1 end
+    for _, t in ipairs(tokens) do
+        if starts[t.last] then ends[t.last] = math.max(ends[t.last] or 0, t.e - starts[t.last] + 2) end
+    end
+    for l, line in ipairs(info.lines) do
+        local from = ends[l] or 1
+        local at, text = line:match("^%s*()%-%-%s?(.-)%s*$", from)
+        -- "-- words  -- Python: code": the words only (the book's code after them stays as it is)
+        local words, tail = (text or ""):match("^(.-)(%s*%-%-%s*Python:.*)$")
+        if words then text = words end
+        if at and not text:match("^%[=*%[") and not text:match("^Python:") and text:find("%a") then
+            info.comments[l] = {at = at, text = text, tail = tail or ""}
+        end
+    end
+end
+
 local function analyse(text)
     local info = {lines = split_lines(text), steps = 0, step_titles = {}, sections = {}, hidden = {},
-                  library = {}, continues = {}, checks = {}}
+                  library = {}, continues = {}, checks = {}, comments = {}, step_lines = {}}
     local tokens = tokenize(text)
     number_lines(text, tokens)
     mark_continues(tokens, info.continues)
     find_calls(info, tokens)
+    find_comments(info, tokens)
     return info
 end
 
 function source.read(path)
     if cache[path] then return cache[path] end
-    local f, err = io.open(path, "rb")
+    local f, err = files.open(path) -- core/safe_read.c: no FIFO, no device, a note's folder only
     if not f then return nil, err end
-    local text, rerr = f:read("a") -- nil for a directory, which io.open opens
+    local text, rerr = f:read("a") -- nil for a directory, which opens
     f:close()
     if not text then return nil, path .. ": " .. tostring(rerr) end
     local info = analyse(text)
@@ -179,6 +208,25 @@ end
 function source.get(chunkname)
     if type(chunkname) ~= "string" or chunkname:sub(1, 1) ~= "@" then return nil end
     return (source.read(chunkname:sub(2)))
+end
+
+-- Line l as the reader sees it: its comment in the reader's language (the lesson's catalog, where
+-- scripts/po.sh puts every comment of a step: scripts/po-lesson-comments.lua).
+function source.line(info, l)
+    local line, c = info.lines[l] or "", info.comments[l]
+    if not c then return line end
+    local text = tr(c.text)
+    if text == c.text then return line end
+    return line:sub(1, c.at - 1) .. "-- " .. text .. c.tail
+end
+
+-- Every comment of the lines first..last (po-lesson-comments.lua's messages).
+function source.comments(info, first, last)
+    local list = {}
+    for l = first or 1, last or #info.lines do
+        if info.comments[l] then list[#list + 1] = info.comments[l].text end
+    end
+    return list
 end
 
 -- The lines of a step's function (as debug.getinfo(fn, "S") describes it) to echo before it runs:
@@ -194,7 +242,7 @@ function source.body(info, first, last, hide)
         return out
     end
     for l = first + 1, last - 1 do
-        if not hide[l] then out[#out + 1] = info.lines[l] or "" end
+        if not hide[l] then out[#out + 1] = source.line(info, l) end
     end
     while out[1] and out[1]:match("^%s*$") do table.remove(out, 1) end
     while out[#out] and out[#out]:match("^%s*$") do out[#out] = nil end

@@ -23,8 +23,11 @@ local load = {}
 local function fail(fn, msg) errors.raise(fn .. ": " .. msg) end -- msg: trf(...), so xgettext finds it
 
 local function read_json(fn, path)
-    local f = io.open(path, "rb")
-    if not f then return nil end
+    local f, err, present = bind.files.open(path) -- a FIFO refused before it blocks (core/safe_read.c)
+    if not f then
+        if present then fail(fn, trf("cannot read %s", err)) end
+        return nil
+    end
     local text = f:read("a")
     f:close()
     local ok, c = pcall(bind.json.decode, text or "", path)
@@ -85,11 +88,12 @@ end
 -- The weight files: {path, ...} and, for an index, the file that should hold each tensor.
 local function weight_files(fn, dir)
     local single = dir .. "/model.safetensors"
-    local f = io.open(single, "rb")
+    local f, err, present = bind.files.open(single)
     if f then
         f:close()
         return {single}
     end
+    if present then fail(fn, trf("cannot read %s", err)) end
     local index_path = dir .. "/model.safetensors.index.json"
     local index = read_json(fn, index_path)
     if not index then
@@ -119,7 +123,8 @@ local function read_weights(fn, dir)
     local files, where, index_path = weight_files(fn, dir)
     local state, from = {}, {}
     for _, path in ipairs(files) do
-        local fh = io.open(path, "rb")
+        local fh, err, present = bind.files.open(path)
+        if not fh and present then fail(fn, trf("cannot read %s", err)) end
         if not fh then fail(fn, trf("%s names the shard %s, which is missing", index_path, path)) end
         fh:close()
         local ok, tensors = pcall(bind.safetensors.load_file, path)
@@ -189,13 +194,27 @@ function load.from_pretrained(flavour, Model, dir)
     if type(dir) ~= "string" then
         fail(fn, trf('expected a directory or a model name such as "%s", got %s', flavour.example_name, check.describe(dir)))
     end
-    dir = require("attn.hf").resolve(dir, "config.json") -- a name: also the Hugging Face cache's (hf.lua)
+    -- a name that is no directory here: the Hugging Face cache's (hf.lua), else an error listing where it looked
+    local f = io.open(dir, "rb")
+    if f then f:close()
+    else dir = require("attn.hf").model_dir(fn, dir, "config.json", nil, require("attn.places").model(dir)) end
     local cfg, config_path = read_config(fn, dir, flavour)
     local state, from = read_weights(fn, dir)
     local emb = state["model.embed_tokens.weight"]
     if emb and (emb.ndim ~= 2 or emb.shape[1] ~= cfg.vocab_size or emb.shape[2] ~= cfg.emb_dim) then
         fail(fn, trf("%s says vocab_size %d and hidden_size %d, but model.embed_tokens.weight in %s is %s", config_path,
              cfg.vocab_size, cfg.emb_dim, from["model.embed_tokens.weight"], check.shape(emb)))
+    end
+    -- The number of blocks against the weights, before any is built: num_hidden_layers 1e9 built blocks
+    -- for minutes and gigabytes only to find they do not fit (GPT-2's loader checks n_layer the same way).
+    local layers_in_weights = 0
+    for name in pairs(state) do
+        local i = tonumber(name:match("^model%.layers%.(%d+)%."))
+        if i and i + 1 > layers_in_weights then layers_in_weights = i + 1 end
+    end
+    if layers_in_weights ~= cfg.n_layers then
+        fail(fn, trf("%s says num_hidden_layers %d, but the weights have %d layers", config_path, cfg.n_layers,
+             layers_in_weights))
     end
     -- Built with the generator's state kept: loading a model draws nothing from the user's stream.
     local rng = torch.get_rng_state()
@@ -234,7 +253,7 @@ function load.from_pretrained(flavour, Model, dir)
         model.out_head.weight = model.tok_emb.weight -- tied, as the notebooks do when there is no lm_head
     end
     local tok = dir .. "/tokenizer.json" -- the labels of attention.trace and attention.overview (llm/inspect.lua)
-    local f = io.open(tok, "rb")
+    local f = bind.files.open(tok)
     if f then
         f:close()
         rawset(model, "tokenizer_file", tok)

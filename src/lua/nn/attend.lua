@@ -7,10 +7,11 @@
 --           stay in m.last_weights (and in m.attn for the annotated transformer, whose field it is);
 --   fused   attention.fused(q, k, v, {causal = ...}): one pass that never holds the score matrix, on
 --           all cores, within 1e-5 of the stages (it adds in another order).
--- The rule: the stages, unless the score matrices are large (more than FUSED_ABOVE numbers in all, far
--- beyond every example of the books) and the fused pass computes the same thing (pipeline.fusable asks
--- each stage: no dropout (eval mode or p = 0), the causal mask or none, plain dot-product scores). m.use_fused = true takes the
--- fused pass whenever it applies, whatever the size; m.use_fused = false never.
+-- The rule: the stages, always, unless the user asks for the fused pass (m.use_fused = true) and it
+-- computes the same thing (pipeline.fusable asks each stage: no dropout (eval mode or p = 0), the causal
+-- mask or none, plain dot-product scores). attn never switches by itself: a switch at some size would
+-- change the last bits of a result that is PyTorch's at every other size (chapter 5's evaluation batch
+-- crossed the old 2^20-score threshold, and 81% of its logits moved by up to 1.9e-6).
 local torch = require("attn.bind").torch
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local check = require("attn.check")
@@ -139,16 +140,13 @@ end
 -- attention/pipeline.lua from scores to context. spec:
 --   hidden   bool mask broadcastable to the scores [..., n, m], true = hidden; or
 --   causal   a causal-mask buffer (ch. 3's self.mask, 1 = hidden), cut to [n, m] when needed; the
---            fused path takes it to be the triu mask it was made as (a user who edits m.mask sets
---            m.use_fused = false)
+--            fused path (m.use_fused = true) takes it to be the triu mask it was made as
 --   fill     the value of hidden scores: -inf (ch. 3), -1e9 (annotated transformer), -1e6 (d2l)
 --   scores   scores computed elsewhere (MLPAttention's additive ones): not scaled, never fused
 --   dropout  the module's nn.Dropout, applied to the weights
 --   positions  true: the causal (or, with window, band) mask made from the positions of the queries and keys
 --   rope, cache, window, kv_repeat, alibi   the variants' options of attention/pipeline.lua's spec
 --   q_start  the position of the first query (0-based) when the caller keeps the cache itself (MLA's latent)
-local FUSED_ABOVE = 2 ^ 20 -- numbers in all the score matrices of one forward (4 MB of float32)
-
 function attend.attend(self, q, k, v, spec)
     local drop = spec.dropout
     local p = {scores = spec.scores, fill = spec.fill, dropout = (drop and drop.training) and drop.p or nil,
@@ -168,8 +166,7 @@ function attend.attend(self, q, k, v, spec)
     p.hidden, p.causal = hidden, spec.causal ~= nil and qs == 0
     -- 1. scores ω = q·kᵀ, 2. scaled by √d, 3. hidden scores get `fill`, so that 4. softmax gives them
     -- weight 0, 5. dropout (training mode only; draws as nn.Dropout does), 6. the weighted sum of the values
-    local large = q ~= nil and q:numel() / math.max(q.shape[-1], 1) * m > FUSED_ABOVE
-    if self.use_fused == true or (self.use_fused == nil and large) then
+    if self.use_fused == true then
         local fusable, opts = pipeline.fusable(p, q, k)
         if fusable then
             rawset(self, "last_weights", nil) -- none on this path; stale ones would mislead

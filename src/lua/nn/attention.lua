@@ -6,8 +6,8 @@
 -- Each keeps its Python original's constructor arguments (keywords become a trailing options table),
 -- field names, parameter registration order and initialisation, so after the same torch.manual_seed
 -- it computes the book's numbers.
--- Every forward computes attention with nn/attend.lua: by its stages, exactly PyTorch's numbers, or, for
--- score matrices beyond 2^20 numbers, the fused pass; each class tells attention.trace its stages
+-- Every forward computes attention with nn/attend.lua: by its stages, exactly PyTorch's numbers, or, when
+-- the user sets use_fused = true, the fused pass; each class tells attention.trace its stages
 -- (trace_stages, with attention/stages.lua).
 -- Module attn.nn.attention: returns the classes, which nn/init.lua puts into nn.
 

@@ -117,10 +117,12 @@ end
 function repl.write_error(msg, interactive)
     io.stdout:flush()   -- results printed before the error must appear before it
     if interactive and errors.is_interrupt(msg) then io.stderr:write("\n") end
+    -- in the user's language: "错误：" and Ctrl-C's "已中断" (the message of the hook, src/cli/main.c)
+    local line = trf("error: %s", msg == "interrupted" and tr("interrupted") or msg)
     if term.color then
-        io.stderr:write("\27[31merror: ", msg, "\27[0m\n")
+        io.stderr:write("\27[31m", line, "\27[0m\n")
     else
-        io.stderr:write("error: ", msg, "\n")
+        io.stderr:write(line, "\n")
     end
 end
 
@@ -140,10 +142,15 @@ local PYTHON = {
     isinstance = "torch.is_tensor(x), type(x)", super = N("nothing: __init needs no super().__init__()"),
 }
 
+-- The bindings' words for a missing argument (src/bind/args.c's lt_typename), in the user's language.
+local NO_VALUE_MSGID = "no value"
+local function NO_VALUE() return tr(NO_VALUE_MSGID) end
+
 -- A hint after the message when the chunk looks like Python that Lua reads differently.
 function repl.hint(msg, chunk)
     local builtin = msg:match("attempt to call a nil value %(global '([%w_]+)'%)")
-    local method = msg:match("^([%w_]+): [%w_ ()]+ must be a tensor, got no value")
+    -- "sum: input must be a tensor, got no value" in the user's language: the call's name, and no argument
+    local method = msg:sub(-#NO_VALUE()) == NO_VALUE() and msg:match("^([%w_]+): ") or nil
     local hint
     if msg:find("near '@'", 1, true) then
         hint = tr("Lua has no @: the matrix product is a:matmul(b)")
@@ -158,7 +165,8 @@ function repl.hint(msg, chunk)
     elseif msg:find("attempt to call a torch.Size value (method 'shape')", 1, true) then
         hint = tr("x.shape is a property: no colon, no ()")
     end
-    return hint and (msg .. "  (" .. hint .. ")") or msg
+    -- TRANSLATORS: a message, then a hint after it in parentheses
+    return hint and trf("%s  (%s)", msg, hint) or msg
 end
 
 -- One-line chunks do not need "stdin:1: " in front of every message; longer ones keep their

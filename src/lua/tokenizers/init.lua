@@ -106,7 +106,7 @@ end
 function Tokenizer.from_file(path)
     local fn = "Tokenizer.from_file"
     if type(path) ~= "string" then raisef(fn, N("expected the name of a tokenizer.json file, got %s"), check.describe(path)) end
-    local f, err = io.open(path, "rb")
+    local f, err = bind.files.open(path) -- a FIFO refused before it blocks (core/safe_read.c)
     if not f then raisef(fn, N("cannot open %s"), tostring(err)) end -- err names the file and the reason
     local _, unreadable = f:read(0) -- a directory opens, and fails here
     local size = not unreadable and f:seek("end")
@@ -141,7 +141,8 @@ end
 --- Hugging Face cache (or of a directory)
 function Tokenizer.from_pretrained(name, opts)
     local fn = "Tokenizer.from_pretrained"
-    local dir = hf.model_dir(fn, name, "tokenizer.json", opts)
+    -- also where make run and scripts/fetch-hf-tokenizers.sh put Qwen3's (places.lua)
+    local dir = hf.model_dir(fn, name, "tokenizer.json", opts, require("attn.places").tokenizer(name))
     return Tokenizer.from_file(dir .. "/tokenizer.json")
 end
 
@@ -284,26 +285,8 @@ function Tokenizer:decode(ids, opts)
     return replace_invalid(table.concat(parts))
 end
 
--- A token's bytes as a label: the text when they are UTF-8; otherwise the UTF-8 characters in them as
--- they are and each byte of a cut character as \xHH (Lua's escape), so "从" cut in two is "\xE4\xBB"
--- and "\xBE".
-local function label(bytes)
-    if utf8.len(bytes) then return bytes end
-    local out, i, n = {}, 1, #bytes
-    while i <= n do
-        local c = bytes:byte(i)
-        local len = c < 0x80 and 1 or c >= 0xF0 and 4 or c >= 0xE0 and 3 or c >= 0xC0 and 2 or 0
-        local ch = len > 0 and bytes:sub(i, i + len - 1)
-        if ch and #ch == len and utf8.len(ch) then
-            out[#out + 1] = ch
-            i = i + len
-        else
-            out[#out + 1] = string.format("\\x%02X", c)
-            i = i + 1
-        end
-    end
-    return table.concat(out)
-end
+-- A token's bytes as a label (text/token_label.lua: "从" cut in two is "\xE4\xBB" and "\xBE").
+local label = require("attn.text.token_label").of_bytes
 
 --- tok:tokens(text [, {add_special_tokens = true}]) -> {label, ...}: each token of encode(text) as text
 function Tokenizer:tokens(text, opts)

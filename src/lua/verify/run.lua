@@ -7,6 +7,7 @@
 --     rest of the file does not run, and it counts as neither passed nor failed)
 --     trusted: the notes get the program's globals, not verify/sandbox.lua's restricted ones
 --     over_time(): true once the file's time budget (seconds) is spent (src/cli/notes.c)
+--     report(text): where the lines of the report go (src/cli/notes.c's pipe; default io.stdout)
 --     new_text, update_line: with update, the file's new text (nil when unchanged) and the line to
 --     print once src/cli/notes.c has written it
 --
@@ -28,11 +29,15 @@ local errors = require("attn.errors")
 local tr, trf = require("attn.i18n").tr, require("attn.i18n").trf
 
 local run = {}
-local stdout = io.stdout
+
+-- Where the report's lines go: opts.report (src/cli/notes.c's pipe to attn's process, which prints them:
+-- the notes' process has no handle on attn's standard output), else io.stdout.
+local report = function(text) io.stdout:write(text) end
 
 local function fail(path, line, message, lines)
-    stdout:write("✗ ", path, ":", tostring(line), ": ", message, "\n")
-    for _, l in ipairs(lines or {}) do stdout:write("    ", l, "\n") end
+    local out = {"✗ ", path, ":", tostring(line), ": ", message, "\n"}
+    for _, l in ipairs(lines or {}) do out[#out + 1] = "    " .. l .. "\n" end
+    report(table.concat(out))
 end
 
 -- The innermost line of the notes on the stack (the error handler's caller is level 2).
@@ -85,7 +90,7 @@ local function run_block(path, cell, env, opts)
 end
 
 local function read_file(path)
-    local f, err = io.open(path, "rb")
+    local f, err = require("attn.bind").files.open(path)
     if not f then return nil, err end
     local text, rerr = f:read("a")
     f:close()
@@ -106,8 +111,8 @@ local function report_problem(path, cell, problem, opts)
         return "failed", true
     elseif problem.skipped then
         -- lesson.skip: what the notes need is not on this machine (a model's files)
-        stdout:write(trf("skipped: %s:%s: %s — the rest of %s is not run", path, tostring(problem.line),
-                         problem.skipped, path), "\n")
+        report(trf("skipped: %s:%s: %s — the rest of %s is not run", path, tostring(problem.line),
+                   problem.skipped, path) .. "\n")
         return "skipped", true
     end
     fail(path, problem.line, trf("error in the ```lua block at line %d: %s", cell.code.line, problem.message))
@@ -139,7 +144,7 @@ end
 -- the file is written: the notes' process writes nothing.
 local function update_file(path, text, notes, outputs, errored, result)
     if errored then
-        stdout:write(trf("%s: not updated (a block stopped before its end)", path), "\n")
+        report(trf("%s: not updated (a block stopped before its end)", path) .. "\n")
         return
     end
     local new, changed, added = rewrite.apply(notes, outputs)
@@ -165,6 +170,7 @@ end
 
 function run.file(path, opts)
     opts = opts or {}
+    if opts.report then report = opts.report end
     local result = {passed = 0, failed = 0, skipped = 0}
     local text, err = read_file(path)
     if not text then

@@ -19,18 +19,35 @@
 --     reading of stdin;
 --   - no leaving early: os.exit raises an error that ends the block (src/cli/notes.c also replaces
 --     the real os.exit in the process, so no saved reference or library path reaches it);
---   - reading (io.open, io.lines, loadfile, dofile, require) only inside the notes' own folder,
---     symlinks resolved first.
--- What attn's loaders read (safetensors.load_file, gpt's, qwen3's and llama's from_pretrained, tiktoken's
--- vocabulary, a tokenizers.Tokenizer's tokenizer.json) is
--- parsed as data and never run, wherever it is. A time and memory budget per file is src/cli/notes.c's.
+--   - reading (io.open, io.lines, loadfile, dofile, require, and every loader: safetensors.load_file,
+--     from_pretrained, Tokenizer.from_file, lesson.reference) only through core/safe_read.c's one
+--     opener, confined in the process (files.confine_reads) to the notes' own folder and the folders
+--     attn itself keeps data in (the vocabularies' and models' caches, the folders ATTN_* variables
+--     name, the lessons' reference data): the file opened is resolved through its descriptor, so no
+--     symlink, "..", /dev/stdin or /proc path leads out, and a FIFO or a device is refused;
+--   - no way to change what attn itself relies on: the string library behind every string's methods
+--     (getmetatable("") gives a copy), the lesson table (a copy: verify/run.lua keeps the real one);
+--   - chunk names are only names: load(code, "@/etc/passwd") does not make lesson.step or an error
+--     message read that file (the name is given to Lua as "=/etc/passwd").
+-- What attn's loaders read is parsed as data and never run. No handle on attn's real standard output
+-- (src/cli/notes.c sends the report through its own pipe, and the notes' process has /dev/null as its
+-- stdin, stdout and stderr). A time and memory budget per file is src/cli/notes.c's.
 local bind = require("attn.bind")
 local trf = require("attn.i18n").trf
 
 local sandbox = {}
 
+-- Who runs restricted in this process: "notes" (attn --verify) or "lesson" (a lesson given by path to
+-- --check, --step, --html, --markdown or --ipynb: src/lua/lesson/run.lua). Set by sandbox.env and
+-- sandbox.lesson_env; the refusals name it.
+local who = "notes"
+
 -- The error for something a restricted note may not do (verify/run.lua puts the note's line to it).
 local function refuse(what, why)
+    if who == "lesson" then
+        error(trf("%s is not allowed in a lesson given by path (attn's own lessons are trusted): %s (--trusted lifts this)",
+                  what, why), 0)
+    end
     error(trf("%s is not allowed in notes run by attn --verify: %s (--trusted lifts this)", what, why), 0)
 end
 
@@ -40,17 +57,29 @@ local function copy(t)
     return c
 end
 
--- A file the notes may read: its real path inside the folder of the notes (both without symlinks).
+-- Opens a file the notes may read, through core/safe_read.c's opener (confined by sandbox.env): the
+-- handle, or nil, "PATH: why" as io.open gives. A path the confinement refuses is an error naming the
+-- call, as the sandbox's other refusals.
 local function reader(folder)
     return function(fn, p)
-        if type(p) ~= "string" then return p end -- the function's own check reports it
-        local real = bind.files.realpath(p)
-        -- no real path: no such file (the function itself says so), as nothing is found outside either
-        if real and real ~= folder and real:sub(1, #folder + 1) ~= folder .. "/" then
-            refuse(fn .. "(\"" .. p .. "\")", trf("a note reads only files in its own folder (%s)", folder))
+        if type(p) ~= "string" then return io.open(p) end -- io.open's own check reports it
+        local f, err, why = bind.files.open(p)
+        if why == "outside" then
+            refuse(fn .. "(\"" .. p .. "\")", who == "lesson" and trf("a lesson reads only files in its own folder (%s)", folder)
+                                              or trf("a note reads only files in its own folder (%s)", folder))
         end
-        return p
+        return f, err
     end
+end
+
+-- The whole text of the file at p, read through open (reader's), or nil and why.
+local function read_text(open, fn, p)
+    local f, err = open(fn, p)
+    if not f then return nil, err end
+    local text, rerr = f:read("a")
+    f:close()
+    if not text then return nil, p .. ": " .. tostring(rerr) end
+    return text
 end
 
 -- A file handle that writes to the block's output, for io.stdout, io.stderr and io.output(): a note
@@ -65,7 +94,7 @@ local function output_handle(write)
     return setmetatable(h, {__name = "FILE*", __tostring = function() return "file (notes' output)" end})
 end
 
-local function restricted_io(write, may_read)
+local function restricted_io(write, open)
     local out = output_handle(write)
     local io_ = {stdout = out, stderr = out, type = function(f) return f == out and "file" or io.type(f) end}
     function io_.write(...) write(...) return out end
@@ -77,12 +106,13 @@ local function restricted_io(write, may_read)
         if mode ~= nil and (type(mode) ~= "string" or not mode:match("^r") or mode:find("+", 1, true)) then
             refuse("io.open(\"" .. tostring(p) .. "\", \"" .. tostring(mode) .. "\")", trf("a note does not write files"))
         end
-        may_read("io.open", p)
-        return io.open(p, mode)
+        return open("io.open", p)
     end
     function io_.lines(p, ...)
         if p == nil then refuse("io.lines()", trf("a note does not read its standard input")) end
-        return io.lines(may_read("io.lines", p), ...)
+        local f, err = open("io.lines", p)
+        if not f then error(err, 2) end
+        return f:lines(...)
     end
     function io_.close(f)
         if f == nil or f == out then return true end -- the note's output: it stays open for attn
@@ -115,7 +145,7 @@ end
 -- The restricted globals of the notes in folder.
 local function restricted(folder, write)
     local env = {}
-    local may_read = reader(folder)
+    local open = reader(folder)
     for _, name in ipairs({"assert", "error", "ipairs", "next", "pairs", "pcall", "select", "tonumber", "tostring",
                            "type", "xpcall", "rawequal", "rawget", "rawlen", "rawset", "setmetatable",
                            "getmetatable", "collectgarbage", "_VERSION"}) do
@@ -126,7 +156,16 @@ local function restricted(folder, write)
         env[name] = _G[name]
     end
     for _, name in ipairs({"string", "table", "math", "utf8", "coroutine"}) do env[name] = copy(_G[name]) end
-    env.io, env.os = restricted_io(write, may_read), restricted_os()
+    -- every string's methods are the real string library, which attn's own comparison of the outputs
+    -- uses: the note sees (and may change) a metatable of its own, over its copy of the library
+    local string_meta = {__index = env.string}
+    env.getmetatable = function(v)
+        if type(v) == "string" then return string_meta end
+        return getmetatable(v)
+    end
+    -- verify/run.lua calls lesson.begin around each block: the note's lesson table is a copy
+    env.lesson = copy(_G.lesson)
+    env.io, env.os = restricted_io(write, open), restricted_os()
     env.print = function(...)
         local parts = {}
         for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
@@ -136,12 +175,21 @@ local function restricted(folder, write)
     env.load = function(chunk, name, mode, e)
         if mode ~= nil and mode ~= "t" then refuse("load(..., \"" .. tostring(mode) .. "\")", trf("a note loads text only, never binary chunks")) end
         if e == nil then e = env end
+        -- "@path" would make lesson.step and error messages read that file as the chunk's source, and
+        -- "=[attn]/..." would dress the note's code as attn's library: a name stays a name
+        if type(name) == "string" then
+            name = name:gsub("^[@=]+", "")
+            if name:sub(1, 6) == "[attn]" then name = "note " .. name end
+            name = "=" .. name
+        end
         return load(chunk, name, "t", e)
     end
     env.loadfile = function(p, mode, e)
         if p == nil then refuse("loadfile()", trf("a note does not read its standard input")) end
         if mode ~= nil and mode ~= "t" then refuse("loadfile(..., \"" .. tostring(mode) .. "\")", trf("a note loads text only, never binary chunks")) end
-        return loadfile(may_read("loadfile", p), "t", e == nil and env or e)
+        local text, err = read_text(open, "loadfile", p)
+        if not text then return nil, err end
+        return load(text, "@" .. p, "t", e == nil and env or e)
     end
     env.dofile = function(p)
         local f, err = env.loadfile(p)
@@ -163,7 +211,9 @@ local function restricted(folder, write)
             refuse("require(\"" .. name .. "\")", trf("a note can require attn's tables, Lua's own libraries and " ..
                                                      "Lua files of its own folder (%s)", folder))
         end
-        local f, err = loadfile(real, "t", env)
+        local text, err = read_text(open, "require", real)
+        local f
+        if text then f, err = load(text, "@" .. real, "t", env) end
         if not f then error(err, 2) end
         local v = f(name, real)
         if v == nil then v = true end
@@ -204,9 +254,55 @@ function sandbox.folder(path)
     return bind.files.realpath(dir) or dir
 end
 
+-- The folders a restricted note's process may read in: the notes' own, then those attn keeps its own
+-- data in (named by the user's environment, not by the note): GPT-2's vocabulary (tiktoken.dirs), the
+-- Hugging Face cache's hub (not its token, one level up), the folders of ATTN_HF_TOKENIZERS_DIR and
+-- ATTN_LESSON_DATA, and the lessons' reference data of the working folder (lesson.reference and
+-- lesson.data take plain file names, never paths).
+function sandbox.read_folders(folder)
+    local folders = {folder}
+    for _, d in ipairs(require("attn.tiktoken").dirs()) do folders[#folders + 1] = d end
+    folders[#folders + 1] = require("attn.hf").cache_dir()
+    for _, name in ipairs({"ATTN_HF_TOKENIZERS_DIR", "ATTN_LESSON_DATA"}) do
+        local v = os.getenv(name)
+        if v and v ~= "" then folders[#folders + 1] = v end
+    end
+    folders[#folders + 1] = "tests/data/torch"
+    folders[#folders + 1] = "lessons/data"
+    return folders
+end
+
+-- The globals of the notes at path; restricted, this process's reads are confined from now on (it is
+-- the notes' own: src/cli/notes.c forks one per file).
 function sandbox.env(path, trusted, write)
     if trusted then return trusted_env(write) end
-    return restricted(sandbox.folder(path), write)
+    who = "notes"
+    local folder = sandbox.folder(path)
+    bind.files.confine_reads(sandbox.read_folders(folder),
+                             trf("a note reads only files in its own folder (%s) (--trusted lifts this)", folder))
+    return restricted(folder, write)
+end
+
+-- A lesson given by path (not one of attn's own, without --trusted): the restricted globals, with the
+-- lesson library's print; sandbox.confine(path) and sandbox.release() around each run of its chunk
+-- (src/lua/lesson/run.lua), so that attn itself (--html's page, --ipynb's notebook) still writes.
+function sandbox.lesson_env(path, print)
+    who = "lesson"
+    local env = restricted(sandbox.folder(path), function(...) io.write(...) end)
+    env.print = print
+    return env
+end
+
+function sandbox.confine(path)
+    local folder = sandbox.folder(path)
+    bind.files.confine_reads(sandbox.read_folders(folder),
+        trf("a lesson given by path reads only files in its own folder (%s) (--trusted lifts this)", folder))
+    bind.files.forbid_writes(trf("a lesson given by path does not write files (--trusted lifts this)"))
+end
+
+function sandbox.release()
+    bind.files.confine_reads({})
+    bind.files.forbid_writes(nil)
 end
 
 return sandbox

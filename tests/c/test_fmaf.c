@@ -1,0 +1,186 @@
+/* test_fmaf.c — attn_fmaf_exact (src/core/fmaf_exact.c), the fused multiply-add the portable kernels use
+ * on WebAssembly, against the hardware's: x86's vfmadd231ss (its result is the exactly rounded one), or the
+ * C library's fmaf on a CPU without FMA (glibc's is exact). Triples of every kind: random bit patterns (NaN,
+ * infinities, subnormals among them), sums that cancel, sums aimed at the halfway point between two floats
+ * (where rounding twice goes wrong), subnormal results, overflow, and every triple of special values.
+ * make test runs 10^6 triples; scripts/check-fmaf.sh builds this file with TRIPLES=100000000. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "fmaf_exact.h"
+#include "isa.h"
+
+#ifndef TRIPLES
+#define TRIPLES 1000000
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("fma"))) static float hardware_fma(float a, float b, float c)
+{
+    return _mm_cvtss_f32(_mm_fmadd_ss(_mm_set_ss(a), _mm_set_ss(b), _mm_set_ss(c)));
+}
+#endif
+
+/* the reference: the instruction where the CPU has it, else the C library's */
+static float reference(float a, float b, float c)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (attn_isa_runs(ATTN_ISA_AVX2))
+        return hardware_fma(a, b, c);
+#endif
+    return fmaf(a, b, c);
+}
+
+static uint64_t rng_state = 0x2545f4914f6cdd1du;
+
+static uint64_t next(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static float from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint32_t bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* a float of random significand and sign, its exponent in [lo, hi] */
+static float random_float(int lo, int hi)
+{
+    uint64_t r = next();
+    float m = from_bits(0x3f800000u | (uint32_t)(r & 0x7fffff)); /* [1, 2) */
+    float f = ldexpf(m, lo + (int)((r >> 23) % (uint64_t)(hi - lo + 1)));
+    return (r >> 40) & 1 ? -f : f;
+}
+
+/* c such that a*b + c lies at, or a hair from, the halfway point between the two floats around a*b */
+static float aimed_at_halfway(float a, float b)
+{
+    double p = (double)a * (double)b;
+    float f = (float)p;
+    if (!isfinite(f) || f == 0.0f)
+        return random_float(-149, 127);
+    float g = nextafterf(f, (double)f < p ? INFINITY : -INFINITY);
+    double half = ((double)f + (double)g) / 2.0; /* exact: the two floats are neighbours */
+    float c = (float)(half - p);
+    switch (next() % 4) {
+    case 0:
+        return c;
+    case 1:
+        return nextafterf(c, INFINITY);
+    case 2:
+        return nextafterf(c, -INFINITY);
+    default:
+        return c + (float)ldexp((double)random_float(0, 0), ilogb(p) - 60 - (int)(next() % 40));
+    }
+}
+
+static void make_triple(uint64_t i, float *a, float *b, float *c)
+{
+    switch (i % 8) {
+    case 0: /* any bit patterns */
+        *a = from_bits((uint32_t)next()), *b = from_bits((uint32_t)next()), *c = from_bits((uint32_t)next());
+        break;
+    case 1: /* ordinary sizes */
+        *a = random_float(-20, 20), *b = random_float(-20, 20), *c = random_float(-40, 40);
+        break;
+    case 2: /* cancellation: c near -a*b */
+        *a = random_float(-30, 30), *b = random_float(-30, 30);
+        *c = -(float)((double)*a * (double)*b);
+        if (next() & 1)
+            *c = nextafterf(*c, (next() & 1) ? INFINITY : -INFINITY);
+        break;
+    case 3:
+    case 4: /* halfway cases */
+        *a = random_float(-60, 60), *b = random_float(-60, 60);
+        *c = aimed_at_halfway(*a, *b);
+        break;
+    case 5: /* subnormal results, and halfway ones among them */
+        *a = random_float(-90, -60), *b = random_float(-90, -60);
+        *c = (next() & 1) ? aimed_at_halfway(*a, *b) : random_float(-149, -120);
+        break;
+    case 6: /* overflow and the largest floats */
+        *a = random_float(60, 127), *b = random_float(0, 70);
+        *c = (next() & 1) ? random_float(120, 127) : aimed_at_halfway(*a, *b);
+        break;
+    default: /* a subnormal operand */
+        *a = from_bits((uint32_t)(next() & 0x807fffffu)), *b = random_float(-10, 40), *c = random_float(-149, -100);
+        break;
+    }
+}
+
+static int same(float x, float y)
+{
+    return (isnan(x) && isnan(y)) || bits(x) == bits(y);
+}
+
+static void test_random_and_aimed_triples(void **state)
+{
+    (void)state;
+    uint64_t wrong = 0, naive_wrong = 0;
+    for (uint64_t i = 0; i < TRIPLES; i++) {
+        float a, b, c;
+        make_triple(i, &a, &b, &c);
+        float want = reference(a, b, c);
+        if (!same(attn_fmaf_exact(a, b, c), want)) {
+            if (wrong++ < 5)
+                print_message("# fmaf(%a, %a, %a): attn %a, hardware %a\n", a, b, c, attn_fmaf_exact(a, b, c), want);
+        }
+        if (!same(attn_fmaf(a, b, c), want))
+            wrong++;
+        if (!same((float)((double)a * (double)b + (double)c), want))
+            naive_wrong++;
+    }
+    print_message("# %llu triples; rounding the double sum to float (twice) is wrong in %llu\n",
+                  (unsigned long long)TRIPLES, (unsigned long long)naive_wrong);
+    assert_int_equal(wrong, 0);
+    assert_true(naive_wrong > 0); /* the triples do reach the cases that need the fix */
+}
+
+static void test_special_values(void **state)
+{
+    (void)state;
+    const float v[] = {0.0f,      -0.0f,     INFINITY,  -INFINITY, NAN,         1.0f,         -1.0f, 1.5f,
+                       FLT_MAX,   -FLT_MAX,  FLT_MIN,   -FLT_MIN,  FLT_TRUE_MIN, -FLT_TRUE_MIN, 0x1p-75f, 0x1p64f,
+                       0x1.000002p0f, -0x1.fffffep-1f};
+    const int n = sizeof v / sizeof v[0];
+    int wrong = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < n; k++)
+                if (!same(attn_fmaf_exact(v[i], v[j], v[k]), reference(v[i], v[j], v[k]))) {
+                    if (wrong++ < 5)
+                        print_message("# fmaf(%a, %a, %a): attn %a, hardware %a\n", v[i], v[j], v[k],
+                                      attn_fmaf_exact(v[i], v[j], v[k]), reference(v[i], v[j], v[k]));
+                }
+    assert_int_equal(wrong, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_special_values),
+        cmocka_unit_test(test_random_and_aimed_triples),
+    };
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
