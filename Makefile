@@ -170,6 +170,7 @@ bench: deps
 	@sh scripts/bench.sh
 	@sh scripts/bench-kv-cache.sh
 	@sh scripts/bench-qwen3.sh
+	@if command -v emcc >/dev/null 2>&1; then $(MAKE) --no-print-directory -j$(JOBS) web-and-node && sh scripts/bench-web.sh; fi
 
 # Where `make install` puts things. attn finds its lessons in ../share/attn/lessons relative to itself, so
 # an install staged under DESTDIR can be tried in place; the lessons' PyTorch reference numbers go
