@@ -183,11 +183,13 @@ else
     echo "  jupyter                SKIP: no jupyter_client, nbformat or nbconvert here (scripts/install-jupyter-tests.sh)"
 fi
 # web/: the WebAssembly build (make web; src/web/web.mk) against ./attn under node, byte for byte: every
-# lesson in check mode, the chapter-3 lessons' prints, the command line's words (tests/web/test_node.sh).
+# lesson in check mode, the chapter-3 lessons' prints, the command line's words (tests/web/test_node.sh),
+# the Lua tests of tests/lua that start no process, each spec file's TAP output (tests/web/test_lua.sh).
 # Skipped, with a line that says so, only where emscripten could not be installed
 # (scripts/install-web-deps.sh); on CI its absence is a failure.
 if command -v node >/dev/null 2>&1 && [ -f build/wasm/attn.js ]; then
     run_suite "web-node" sh tests/web/test_node.sh ./attn build/wasm/attn.js
+    run_suite "web-lua" sh tests/web/test_lua.sh ./attn build/wasm/attn.js
     # the page itself in the browser suite's Chromium (tests/browser/test_web.mjs; screenshots
     # build/test-logs/web-*.png)
     if command -v chromium >/dev/null 2>&1 && [ -d tests/browser/node_modules/playwright-core ] &&
