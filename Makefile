@@ -5,6 +5,7 @@
 #   make test     install missing packages (and the browser tests' Chromium and playwright-core),
 #                 build, run every test (also under ASan+UBSan)
 #   make bench    performance budgets (ratios against baselines measured in the same run)
+#   make web      the page: attn in a browser, static files in build/web/ (src/web/web.mk)
 #   make install  install attn, its man page, the lessons, attn.so (the library as a Lua 5.4 C
 #                 module) and the Jupyter kernelspecs (share/jupyter/kernels/attn, attn-zh_cn) under
 #                 PREFIX (default /usr/local), staged under DESTDIR when given
@@ -67,7 +68,7 @@ aarch64_obj = $(patsubst %.c,build/aarch64/%.o,$(1))
 asan_obj = $(patsubst %.c,build/asan/%.o,$(1))
 pic_obj  = $(patsubst %.c,build/pic/%.o,$(1))
 
-.PHONY: all run test check-tests check-tests-aarch64 bench clean deps pot po-update install install-lua
+.PHONY: all run test check-tests check-tests-aarch64 bench clean deps pot po-update install install-lua web web-and-node
 all: attn
 
 attn: $(call rel_obj,$(APP_SRC))
@@ -186,10 +187,12 @@ test: deps
 	@sh scripts/install-browser-tests.sh
 	@sh scripts/install-jupyter-tests.sh
 	@sh scripts/install-arm64-cross.sh
+	@sh scripts/install-web-deps.sh
 	@$(MAKE) --no-print-directory -j$(JOBS) check-tests
 	@# the aarch64 build (tests/arm64), where the cross compiler is installed; a failed build is reported there
 	@if command -v $(AARCH64_CC) >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory -j$(JOBS) check-tests-aarch64 || echo "make: the aarch64 build failed"; fi
+	@if command -v emcc >/dev/null 2>&1; then $(MAKE) --no-print-directory -j$(JOBS) web-and-node; fi
 	@sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab
 	@sh scripts/fetch-hf-tokenizers.sh build/hf-tokenizers
 	@sh tests/run.sh
@@ -199,6 +202,7 @@ bench: deps
 	@sh scripts/bench.sh
 	@sh scripts/bench-kv-cache.sh
 	@sh scripts/bench-qwen3.sh
+	@if command -v emcc >/dev/null 2>&1; then $(MAKE) --no-print-directory -j$(JOBS) web-and-node && sh scripts/bench-web.sh; fi
 
 # Where `make install` puts things. attn finds its lessons in ../share/attn/lessons relative to itself, so
 # an install staged under DESTDIR can be tried in place; the lessons' PyTorch reference numbers go
@@ -234,6 +238,9 @@ install: attn install-lua
 install-lua: attn.so
 	install -d $(DESTDIR)$(LUA_CMOD_DIR)
 	install -m 755 attn.so $(DESTDIR)$(LUA_CMOD_DIR)/attn.so
+
+# make web: the page in build/web/ (src/web/web.mk)
+include src/web/web.mk
 
 clean:
 	rm -rf build attn attn.so

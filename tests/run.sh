@@ -22,6 +22,8 @@
 #             Chromium (tests/browser/test_pages.mjs and test_plots.mjs: node:test tests, run with
 #             node's TAP reporter)
 #   verify/   notes in Markdown (--verify, --update) and lessons as handouts (--markdown)
+#   web/      the WebAssembly build (make web) under node against ./attn; browser/test_web.mjs its page
+#             in Chromium
 #   safety/   the safety reproducers: notes from strangers, writes that never destroy, lessons by name
 #   jupyter/  the Jupyter kernel (attn --kernel) through Jupyter's own clients, --ipynb, --install-kernel
 set -u
@@ -193,6 +195,29 @@ elif [ -n "${CI:-}" ]; then
     run_suite "jupyter" sh -c 'echo "not ok 1 - Jupyter packages missing on CI (scripts/install-jupyter-tests.sh)"'
 else
     echo "  jupyter                SKIP: no jupyter_client, nbformat or nbconvert here (scripts/install-jupyter-tests.sh)"
+fi
+# web/: the WebAssembly build (make web; src/web/web.mk) against ./attn under node, byte for byte: every
+# lesson in check mode, the chapter-3 lessons' prints, the command line's words (tests/web/test_node.sh),
+# the Lua tests of tests/lua that start no process, each spec file's TAP output (tests/web/test_lua.sh).
+# Skipped, with a line that says so, only where emscripten could not be installed
+# (scripts/install-web-deps.sh); on CI its absence is a failure.
+if command -v node >/dev/null 2>&1 && [ -f build/wasm/attn.js ]; then
+    run_suite "web-node" sh tests/web/test_node.sh ./attn build/wasm/attn.js
+    run_suite "web-lua" sh tests/web/test_lua.sh ./attn build/wasm/attn.js
+    # the page itself in the browser suite's Chromium (tests/browser/test_web.mjs; screenshots
+    # build/test-logs/web-*.png)
+    if command -v chromium >/dev/null 2>&1 && [ -d tests/browser/node_modules/playwright-core ] &&
+        [ -f build/web/attn-page.wasm ]; then
+        run_suite "web-browser" node --test-reporter=tap tests/browser/test_web.mjs ./attn "$(command -v chromium)"
+    elif [ -n "${CI:-}" ]; then
+        run_suite "web-browser" sh -c 'echo "not ok 1 - Chromium, playwright-core or build/web missing on CI"'
+    else
+        echo "  web-browser            SKIP: no Chromium or playwright-core here (scripts/install-browser-tests.sh)"
+    fi
+elif [ -n "${CI:-}" ]; then
+    run_suite "web-node" sh -c 'echo "not ok 1 - emscripten or node missing on CI: build/wasm/attn.js was not built (scripts/install-web-deps.sh)"'
+else
+    echo "  web-node               SKIP: no emscripten here (scripts/install-web-deps.sh could not install it)"
 fi
 run_suite "verify" sh tests/verify/test_verify.sh ./attn handouts
 run_suite "verify-asan" sh tests/verify/test_verify.sh build/asan/attn

@@ -1,0 +1,223 @@
+// test_web.mjs — the page of `make web` (build/web/) in Debian's headless Chromium, served as a static
+// host serves it (web_server.mjs: plain files, no special headers, as `python3 -m http.server`). Each check
+// is a node:test test; tests/run.sh asks for TAP:
+//
+//   node --test-reporter=tap tests/browser/test_web.mjs ATTN [CHROMIUM]
+//
+// The expected side is never typed here: the book's prints come from tests/data/book/ch3_tensors.txt,
+// the rest from ./attn itself run natively on the same input (the page must print what it prints). The
+// screenshots go to build/test-logs/web-*.png.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { launch } from "./browser.mjs";
+import { serve } from "./web_server.mjs";
+
+const attn = resolve(process.argv[2] || "./attn");
+const browserPath = process.argv[3] || "/usr/bin/chromium";
+const root = resolve(new URL(".", import.meta.url).pathname, "../..");
+const logs = join(root, "build", "test-logs");
+mkdirSync(logs, { recursive: true });
+
+// The book's prints (tests/data/book/ch3_tensors.txt), by number.
+const book = {};
+{
+  let k = null;
+  for (const line of readFileSync(join(root, "tests/data/book/ch3_tensors.txt"), "utf8").split("\n")) {
+    const head = line.match(/^=== (\d+)/);
+    if (head) { k = head[1]; book[k] = []; } else if (k && !line.startsWith("#")) book[k].push(line);
+  }
+  for (const key of Object.keys(book)) book[key] = book[key].join("\n").replace(/\n+$/, "");
+}
+
+// ./attn natively, for the expected side of the checks that are not the book's.
+function native(args, { env = {}, cwd = root } = {}) {
+  const r = spawnSync(attn, args, { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env } });
+  return r.stdout + r.stderr;
+}
+
+let server, browser;
+before(async () => {
+  server = await serve(join(root, "build", "web"));
+  browser = await launch(browserPath);
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+// A page at the prompt, with its problems (console errors, page errors, requests off the page's host).
+async function openPage({ locale = "en-US" } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 850 }, locale });
+  const page = await context.newPage();
+  const problems = [];
+  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("request", (r) => { if (!r.url().startsWith(server.url)) problems.push(`request: ${r.url()}`); });
+  await page.goto(server.url);
+  await page.waitForSelector("body[data-state=prompt]", { timeout: 120000 });
+  return { page, problems, context };
+}
+const atPrompt = (page) => page.waitForSelector("body[data-state=prompt]", { timeout: 300000 });
+
+// The terminal's whole buffer as text (colours dropped by xterm.js), lines the terminal wrapped joined
+// again, trailing blank lines removed.
+function screen(page) {
+  return page.evaluate(() => {
+    const b = window.attnTerminal.buffer.active, out = [];
+    for (let i = 0; i < b.length; i++) {
+      const line = b.getLine(i);
+      if (line.isWrapped && out.length) out[out.length - 1] += line.translateToString(true);
+      else out.push(line.translateToString(true));
+    }
+    return out.join("\n").replace(/\n+$/, "");
+  });
+}
+// What the terminal shows after its last prompt-free mark: the text after the last occurrence of s.
+const after_ = (text, s) => text.slice(text.lastIndexOf(s) + s.length);
+
+async function type(page, line) {
+  await page.keyboard.type(line);
+  await page.keyboard.press("Enter");
+  await atPrompt(page);
+}
+
+test("the page starts offline from a static host: the banner and a prompt, cross-origin isolated", async () => {
+  const { page, problems, context } = await openPage();
+  const text = await screen(page);
+  const banner = native(["-e", "io.write(require('attn.repl').banner('0.1', _VERSION))"]);
+  assert.ok(text.startsWith(banner.trim()), `the banner: ${text.slice(0, 200)}`);
+  assert.match(text, /attn> $/);
+  assert.equal(await page.evaluate(() => self.crossOriginIsolated), true, "coi-serviceworker isolates the page");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the 6-token example typed at the prompt prints the book's numbers", async () => {
+  const { page, problems, context } = await openPage();
+  // the inputs as lesson 01 writes them (the embedded words of "Your journey starts with one step")
+  const src = readFileSync(join(root, "lessons/01_simple_attention.lua"), "utf8");
+  const rows = [...src.match(/inputs = torch\.tensor\{([\s\S]*?)\n\s*\}/)[1].matchAll(/\{[-0-9., ]+\}/g)].map((m) => m[0]);
+  assert.equal(rows.length, 6, "lesson 01's six rows");
+  await type(page, `inputs = torch.tensor{${rows.join(", ")}}`);
+  await type(page, "attn_scores = inputs:matmul(inputs.T)");
+  await type(page, "attn_scores");
+  assert.equal(after_(await screen(page), "attn> attn_scores\n").replace(/\nattn> $/, ""), book[8]);
+  await type(page, "torch.softmax(attn_scores, -1)");
+  assert.equal(after_(await screen(page), "attn> torch.softmax(attn_scores, -1)\n").replace(/\nattn> $/, ""), book[9]);
+  await type(page, "_");
+  assert.equal(after_(await screen(page), "attn> _\n").replace(/\nattn> $/, ""), book[9], "_ is the last value");
+  await page.screenshot({ path: join(logs, "web-six-tokens.png") });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("Tab completes a name; ?name shows its help; a chunk may span lines", async () => {
+  const { page, context } = await openPage();
+  await page.keyboard.type("torch.softm");
+  await page.keyboard.press("Tab");
+  await page.waitForFunction(() => document.body.dataset.state === "prompt");
+  await page.waitForTimeout(200);
+  assert.match(await screen(page), /attn> torch\.softmax$/);
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type("?");
+  await page.keyboard.press("Enter");
+  await atPrompt(page);
+  const help = native(["-e", "require('attn.repl').eval('?torch.softmax', {})"]).trim();
+  assert.ok((await screen(page)).includes(help), "?torch.softmax as ./attn prints it");
+  await type(page, "for i = 1, 3 do");
+  await type(page, "print(i * i) end");
+  assert.match(await screen(page), /  \.\.> print\(i \* i\) end\n1\n4\n9\nattn> $/);
+  await context.close();
+});
+
+test("Ctrl-C stops `while true do end` and keeps the variables", async () => {
+  const { page, context } = await openPage();
+  await type(page, "x = 6 * 7");
+  await page.keyboard.type("while true do end");
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(1500);
+  assert.equal(await page.evaluate(() => document.body.dataset.state), "busy", "the loop runs");
+  await page.keyboard.press("Control+C");
+  await atPrompt(page);
+  assert.match(await screen(page), /interrupted\nattn> $/);
+  await type(page, "x");
+  assert.match(await screen(page), /attn> x\n42\nattn> $/);
+  await page.screenshot({ path: join(logs, "web-ctrl-c.png") });
+  await context.close();
+});
+
+test("a lesson in step mode: forward with next, back with back", async () => {
+  const { page, context } = await openPage();
+  await page.click("#lesson-list li:first-child button.step");
+  const wantKey = () => page.waitForSelector("body[data-state=want-key]", { timeout: 60000 });
+  await wantKey();
+  const lastStep = async () => [...(await screen(page)).matchAll(/step (\d+)\/(\d+)/g)].pop().slice(1, 3).join("/");
+  const steps = native(["--list", "lessons/01_simple_attention.lua"]); // (the number of steps: the page's own)
+  assert.ok(steps.length > 0);
+  assert.match(await lastStep(), /^1\/\d+$/);
+  await page.click("#key-next");
+  await page.waitForFunction(() => document.body.dataset.state === "busy" || true);
+  await wantKey();
+  await page.waitForTimeout(300);
+  assert.match(await lastStep(), /^2\/\d+$/);
+  await page.click("#key-next");
+  await page.waitForTimeout(300);
+  await wantKey();
+  assert.match(await lastStep(), /^3\/\d+$/);
+  await page.click("#key-back");
+  await page.waitForTimeout(1000);
+  await wantKey();
+  assert.match(await lastStep(), /^2\/\d+$/, "back shows step 2 again");
+  await page.screenshot({ path: join(logs, "web-step.png") });
+  await page.click("#key-quit");
+  await atPrompt(page);
+  await context.close();
+});
+
+test("a pasted note with one wrong number: the --verify report names its line, as ./attn's does", async () => {
+  const { page, context } = await openPage();
+  // tests/verify's note, one digit changed (as tests/verify/test_verify.sh does)
+  const good = readFileSync(join(root, "tests/verify/six_tokens.md"), "utf8");
+  const bad = good.replace("0.1385, 0.2379, 0.2333", "0.1385, 0.2378, 0.2333");
+  assert.notEqual(bad, good);
+  const line = bad.split("\n").findIndex((l) => l.includes("0.2378")) + 1;
+  const dir = mkdtempSync(join(tmpdir(), "attn-web-"));
+  writeFileSync(join(dir, "note.md"), bad);
+  const expected = native(["--verify", "note.md"], { cwd: dir }).trim();
+  rmSync(dir, { recursive: true });
+  assert.match(expected, new RegExp(`note\\.md:${line}`), "./attn names the line");
+  await page.fill("#note", bad);
+  await page.click("#verify");
+  await page.waitForSelector("body[data-state=busy]").catch(() => {});
+  await atPrompt(page);
+  const text = await screen(page);
+  assert.ok(text.includes(expected), `the page's report is ./attn's:\n${expected}\n--- page:\n${text.slice(-1500)}`);
+  assert.equal(await page.isVisible("#download"), true, "the --update'd note can be downloaded");
+  const updated = await page.evaluate(() => fetch(document.getElementById("download").href).then((r) => r.text()));
+  assert.ok(updated.includes("0.1385, 0.2379, 0.2333") && !updated.includes("0.2378"), "the update puts the computed number back");
+  await page.screenshot({ path: join(logs, "web-note.png") });
+  await context.close();
+});
+
+test("the language follows the browser (zh-CN) and switches to English and back", async () => {
+  const { page, context } = await openPage({ locale: "zh-CN" });
+  const zhTitle = native(["--list", "lessons/01_simple_attention.lua"], { env: { ATTN_LANG: "zh_CN" } })
+    .split("\n")[0].replace(/^\S+\s+/, "");
+  const enTitle = native(["--list", "lessons/01_simple_attention.lua"]).split("\n")[0].replace(/^\S+\s+/, "");
+  await page.waitForFunction((t) => document.querySelector("#lesson-list li .title")?.textContent === t, zhTitle);
+  await type(page, 'torch.zeros(2) + "a"');
+  const zhError = native(["-e", 'require("attn.repl").eval(\'torch.zeros(2) + "a"\', {})'], { env: { ATTN_LANG: "zh_CN" } }).trim();
+  assert.ok((await screen(page)).includes(zhError), `the error in Chinese: ${zhError}`);
+  await page.screenshot({ path: join(logs, "web-zh.png") });
+  await page.click("#lang");
+  await page.waitForFunction((t) => document.querySelector("#lesson-list li .title")?.textContent === t, enTitle);
+  await type(page, 'torch.zeros(2) + "a"');
+  const enError = native(["-e", 'require("attn.repl").eval(\'torch.zeros(2) + "a"\', {})']).trim();
+  assert.ok(after_(await screen(page), "+ \"a\"\n").includes(enError), "then in English");
+  await page.screenshot({ path: join(logs, "web-en.png") });
+  await context.close();
+});

@@ -1,0 +1,53 @@
+#!/bin/sh
+# test_node.sh — the WebAssembly build against the native one: attn's command line compiled with emcc
+# (build/wasm/attn.js, run by node) must print, byte for byte, what ./attn prints (stdout, stderr and the
+# exit status), for every lesson in check mode and for the chapter-3 lessons run straight through (the book's
+# prints). A diff, not a tolerance: the same kernels in the same order give the same bits. TAP output.
+#   sh tests/web/test_node.sh ./attn build/wasm/attn.js
+# While src/web/pending_kernels.c stands in for issue 34's exact kernels (OpenBLAS's and libsleef's bits are
+# not reproduced there), a lesson that differs is reported with its count of differing lines as a TODO; once
+# that file is gone (the kernels landed), any difference fails.
+set -u
+NATIVE=${1:-./attn}
+WASM=${2:-build/wasm/attn.js}
+. "$(dirname "$0")/../tap.sh"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pending=""
+[ -f src/web/pending_kernels.c ] && pending=1
+
+# same NAME ARGS...: ./attn ARGS and node attn.js ARGS print the same bytes and end with the same status.
+same() {
+    name=$1
+    shift
+    NO_COLOR=1 "$NATIVE" "$@" >"$TMP/native.out" 2>"$TMP/native.err" </dev/null
+    echo "status $?" >>"$TMP/native.err"
+    NO_COLOR=1 node "$WASM" "$@" >"$TMP/wasm.out" 2>"$TMP/wasm.err" </dev/null
+    echo "status $?" >>"$TMP/wasm.err"
+    cat "$TMP/native.out" "$TMP/native.err" >"$TMP/native"
+    cat "$TMP/wasm.out" "$TMP/wasm.err" >"$TMP/wasm"
+    if cmp -s "$TMP/native" "$TMP/wasm"; then
+        ok "$name: byte-identical"
+        return
+    fi
+    lines=$(diff "$TMP/native" "$TMP/wasm" | grep -c '^>')
+    if [ -n "$pending" ]; then
+        ok "$name: $lines lines differ # TODO src/web/pending_kernels.c stands in for the exact kernels"
+    else
+        not_ok "$name: $lines lines differ from ./attn's"
+        diff "$TMP/native" "$TMP/wasm" | head -n 20 | sed 's/^/#   /'
+    fi
+}
+
+for f in lessons/*.lua; do
+    same "$(basename "$f" .lua) --check" --check "$f"
+done
+for f in lessons/0[1-6]_*.lua; do # the chapter-3 lessons, as the book prints them
+    same "$(basename "$f" .lua) straight through" "$f"
+done
+# the command line's own words, in both languages
+same "--help" --help
+ATTN_LANG=zh_CN same "--help in Chinese" --help
+same "an error names the user's line" -e 'local x = torch.zeros(2)
+return x + "a"'
+echo "1..$n"
