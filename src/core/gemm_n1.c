@@ -50,7 +50,7 @@ typedef struct {
     const float *a, *b;
     float beta;
     float *c;
-    int vector;
+    attn_isa isa;
 } job;
 
 static int rows_range(void *ctx, int64_t begin, int64_t end)
@@ -63,9 +63,10 @@ static int rows_range(void *ctx, int64_t begin, int64_t end)
     const float *a = j->a + begin * (j->ta == 'N' ? 1 : j->lda);
     int64_t vec_rows = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (j->vector) {
+    if (j->isa != ATTN_ISA_PORTABLE) {
         vec_rows = rows / 8 * 8;
-        attn_gemm_n1_rows_avx2(j->ta, vec_rows, j->k, a, j->lda, j->b, j->incb, c);
+        (j->isa == ATTN_ISA_AVX512 ? attn_gemm_n1_rows_avx512 : attn_gemm_n1_rows_avx2)(j->ta, vec_rows, j->k, a,
+                                                                                        j->lda, j->b, j->incb, c);
     }
 #endif
     if (vec_rows == rows)
@@ -85,7 +86,7 @@ void attn_sgemm_n1(char ta, int64_t m, int64_t k, const float *a, int64_t lda, c
     if (m <= 0)
         return;
     ta = ta == 'n' ? 'N' : ta == 'N' ? 'N' : 'T';
-    job j = {ta, k, lda, incb, a, b, beta, c, attn_isa_current() != ATTN_ISA_PORTABLE};
+    job j = {ta, k, lda, incb, a, b, beta, c, attn_isa_current()};
     /* rows in multiples of 8 per thread, at least ~64K multiply-adds each */
     int64_t grain = k > 0 ? 65536 / k : m;
     grain = (grain + 7) / 8 * 8;

@@ -25,9 +25,11 @@ static inline int64_t attn_gemm_n1_block_len(int64_t left)
     return left;
 }
 
-/* for src/core/x86/gemm_n1_avx2.c: c[0, rows) += each block's chain in turn (a at row 0, ta 'N' or 'T'),
+/* for src/core/x86/gemm_n1_avx2.c and _avx512.c: c[0, rows) += each block's chain in turn (a at row 0, ta 'N' or 'T'),
  * c already scaled by beta; rows a multiple of 8 */
 void attn_gemm_n1_rows_avx2(char ta, int64_t rows, int64_t k, const float *a, int64_t lda, const float *b,
                             int64_t incb, float *c);
+void attn_gemm_n1_rows_avx512(char ta, int64_t rows, int64_t k, const float *a, int64_t lda, const float *b,
+                              int64_t incb, float *c);
 
 #endif
