@@ -119,7 +119,7 @@ static float n_tail_row(int64_t m, int64_t n, const float *a, int64_t lda, const
 }
 
 /* 'T': one block's dot of the column a (its rows [0, nb), x contiguous), the kinds "2" and "1" */
-static float t_dot_sse(int two, int64_t nb, const float *a, const float *x)
+static float t_dot_unfused(int two, int64_t nb, const float *a, const float *x)
 {
     float first[4] = {0}, second[4] = {0};
     int64_t off = nb & 4;
@@ -259,7 +259,7 @@ static int t_range(void *ctx, int64_t begin, int64_t end)
         if (begin < j4)
             g->cols(nb, j4 - begin, ab + begin * g->lda, g->lda, xb, g->y + begin);
         for (int64_t j = begin > n4 ? begin : n4; j < end; j++) /* the two (n & 2), then the one (n & 1) */
-            g->y[j] = g->y[j] + t_dot_sse((g->n & 2) && j < n4 + 2, nb, ab + j * g->lda, xb);
+            g->y[j] = g->y[j] + t_dot_unfused((g->n & 2) && j < n4 + 2, nb, ab + j * g->lda, xb);
     }
     if (mm < g->m) {
         const float *xt = g->x + mm * g->incx;
