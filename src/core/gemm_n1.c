@@ -87,8 +87,8 @@ void attn_sgemm_n1(char ta, int64_t m, int64_t k, const float *a, int64_t lda, c
         return;
     ta = ta == 'n' ? 'N' : ta == 'N' ? 'N' : 'T';
     job j = {ta, k, lda, incb, a, b, beta, c, attn_isa_current()};
-    /* rows in multiples of 8 per thread, at least ~64K multiply-adds each */
-    int64_t grain = k > 0 ? 65536 / k : m;
+    /* rows in multiples of 8 per thread, at least 2^20 multiply-adds each (gemv.c says why) */
+    int64_t grain = k > 0 ? ((int64_t)1 << 20) / k : m;
     grain = (grain + 7) / 8 * 8;
     attn_parallel_for(m, grain < 8 ? 8 : grain, rows_range, &j);
 }

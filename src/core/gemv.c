@@ -211,10 +211,13 @@ static int n_range(void *ctx, int64_t begin, int64_t end)
     return 0;
 }
 
-/* about 32768 multiply-adds per thread at least: below that a thread costs more than it saves */
+/* about 2^20 multiply-adds per thread at least (some 50 us): threads are started for each call (parallel.c),
+ * and below that starting one costs more than it saves (a 3072 x 768 product took 5 times as long on 2
+ * threads as on 1 with a grain of 2^15, on a busy machine) */
 static int64_t grain_for(int64_t per_item)
 {
-    return per_item >= 32768 ? 1 : 32768 / (per_item > 0 ? per_item : 1);
+    const int64_t least = (int64_t)1 << 20;
+    return per_item >= least ? 1 : least / (per_item > 0 ? per_item : 1);
 }
 
 void attn_sgemv_n(int64_t m, int64_t n, const float *a, int64_t lda, const float *x, int64_t incx, float *y)
@@ -226,8 +229,7 @@ void attn_sgemv_n(int64_t m, int64_t n, const float *a, int64_t lda, const float
         return;
     }
     n_job g = {m, n, lda, incx, a, x, y, n_rows_kernel()};
-    int64_t grain = grain_for(n);
-    attn_parallel_for(m, grain < 64 ? 64 : grain, n_range, &g);
+    attn_parallel_for(m, grain_for(n), n_range, &g);
 }
 
 /* ---- 'T': threads across columns ---- */
