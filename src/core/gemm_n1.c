@@ -13,6 +13,8 @@
  * Vectors and threads run across i only. */
 #include "gemm_n1.h"
 
+#include "gemv.h"
+
 #include "fmaf_exact.h"
 #include "isa.h"
 #include "parallel.h"
@@ -88,7 +90,7 @@ void attn_sgemm_n1(char ta, int64_t m, int64_t k, const float *a, int64_t lda, c
     ta = ta == 'n' ? 'N' : ta == 'N' ? 'N' : 'T';
     job j = {ta, k, lda, incb, a, b, beta, c, attn_isa_current()};
     /* rows in multiples of 8 per thread, at least 2^20 multiply-adds each (gemv.c says why) */
-    int64_t grain = k > 0 ? ((int64_t)1 << 20) / k : m;
+    int64_t grain = k > 0 ? attn_gemv_thread_work / k : m;
     grain = (grain + 7) / 8 * 8;
     attn_parallel_for(m, grain < 8 ? 8 : grain, rows_range, &j);
 }

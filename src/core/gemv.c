@@ -214,9 +214,11 @@ static int n_range(void *ctx, int64_t begin, int64_t end)
 /* about 2^20 multiply-adds per thread at least (some 50 us): threads are started for each call (parallel.c),
  * and below that starting one costs more than it saves (a 3072 x 768 product took 5 times as long on 2
  * threads as on 1 with a grain of 2^15, on a busy machine) */
+int64_t attn_gemv_thread_work = (int64_t)1 << 20;
+
 static int64_t grain_for(int64_t per_item)
 {
-    const int64_t least = (int64_t)1 << 20;
+    int64_t least = attn_gemv_thread_work;
     return per_item >= least ? 1 : least / (per_item > 0 ? per_item : 1);
 }
 

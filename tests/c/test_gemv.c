@@ -332,6 +332,7 @@ int main(int argc, char **argv)
         perror("test_gemv: cannot start itself again with OPENBLAS_CORETYPE=Haswell");
         return 1;
     }
+    attn_gemv_thread_work = 64; /* every product shared by every thread, however small */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sgemv_n),
         cmocka_unit_test(test_sgemv_t),
