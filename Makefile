@@ -166,6 +166,11 @@ build/release/bench: tests/bench/bench.c $(call rel_obj,$(filter-out src/cli/%,$
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(PKG_LIBS) -lutil -lm
 
+# One-row products against OpenBLAS's (scripts/bench-gemv.sh): the core and libopenblas only.
+build/release/bench_gemv: tests/bench/bench_gemv.c $(call rel_obj,$(CORE_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lm
+
 CTESTS := $(patsubst tests/c/%.c,%,$(CTEST_SRC))
 check-tests: attn attn.so build/asan/attn $(addprefix build/release/tests/,$(CTESTS)) $(addprefix build/asan/tests/,$(CTESTS))
 
@@ -201,6 +206,7 @@ bench: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) attn
 	@sh scripts/bench.sh
 	@sh scripts/bench-kv-cache.sh
+	@sh scripts/bench-gemv.sh
 	@sh scripts/bench-qwen3.sh
 	@if command -v emcc >/dev/null 2>&1; then $(MAKE) --no-print-directory -j$(JOBS) web-and-node && sh scripts/bench-web.sh; fi
 

@@ -3,7 +3,8 @@
  * wrappers), with the same transposition flags, sizes and leading dimensions. The order in which each
  * element is summed follows from these (which operand is first, how the product is tiled), so a row-major
  * call that describes the same product gives other last bits. The sgemm_ calls go to attn_sgemm
- * (gemm.c), which sums as OpenBLAS's Haswell kernels do on one thread, on every machine.
+ * (gemm.c), the sgemv_ ones to attn_sgemv_n and _t (gemv.c), which sum as OpenBLAS's Haswell kernels do
+ * on one thread, on every machine.
  * Also PyTorch's bmm (bmm_out_or_baddbmm_): the batch of products, each either its plain loop or one
  * sgemm. */
 #include "gemm.h"
@@ -11,10 +12,6 @@
 
 #include <limits.h>
 #include <string.h>
-
-/* The Fortran BLAS interface (OpenBLAS exports it; cblas.h does not declare it). */
-void sgemv_(const char *trans, const int *m, const int *n, const float *alpha, const float *a, const int *lda,
-            const float *x, const int *incx, const float *beta, float *y, const int *incy);
 
 static int64_t max1(int64_t x)
 {
