@@ -8,6 +8,7 @@
  * Also PyTorch's bmm (bmm_out_or_baddbmm_): the batch of products, each either its plain loop or one
  * sgemm. */
 #include "gemm.h"
+#include "gemm_n1.h"
 #include "matrix.h"
 
 #include <limits.h>
@@ -88,6 +89,12 @@ static int sgemm_call(char ta, char tb, int64_t m, int64_t n, int64_t k, const f
             ldb = n;
     } else if (n == 1) {
         ldb = k;
+    }
+    /* one column (a one-row product: Linear on one token, the KV cache's decode step): the same order
+     * without packing the whole matrix first, as OpenBLAS and attn_sgemm do (gemm_n1.c) */
+    if (n == 1) {
+        attn_sgemm_n1(ta, m, k, a, lda, b, tb == 'N' ? 1 : ldb, beta, c);
+        return attn_interrupt_requested ? -1 : 0;
     }
     return attn_sgemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
 }
