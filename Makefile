@@ -166,6 +166,11 @@ build/release/bench: tests/bench/bench.c $(call rel_obj,$(filter-out src/cli/%,$
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(PKG_LIBS) -lutil -lm
 
+# attn's exact sgemm against OpenBLAS's (scripts/bench-gemm.sh): the core objects only.
+build/release/bench-gemm: tests/bench/bench_gemm.c $(call rel_obj,$(CORE_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lm
+
 CTESTS := $(patsubst tests/c/%.c,%,$(CTEST_SRC))
 check-tests: attn attn.so build/asan/attn $(addprefix build/release/tests/,$(CTESTS)) $(addprefix build/asan/tests/,$(CTESTS))
 

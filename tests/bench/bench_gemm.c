@@ -1,0 +1,121 @@
+/* bench_gemm.c — attn's exact sgemm (src/core/gemm.c) against OpenBLAS's sgemm_ in the same run, on the
+ * calls GPT-2 small's Linear layers and the MHA benchmark (batch 8, 1024 tokens, 768 dims, 12 heads) make,
+ * on 1 and 2 threads: GFLOP/s of each (best of a few runs), attn's rate over OpenBLAS's, and whether it
+ * reaches the target (0.9x) on the widest instruction set this CPU runs and with AVX2 forced; the portable
+ * C path's rate is printed for one shape (it is what a browser gets). OpenBLAS runs with the kernels it
+ * picks for this CPU (OPENBLAS_CORETYPE, when set, chooses them). Timings are printed, never asserted.
+ * scripts/bench-gemm.sh runs it; `make bench` runs that. ./bench-gemm quick: the smaller shapes only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gemm.h"
+#include "isa.h"
+
+void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const float *alpha,
+            const float *a, const int *lda, const float *b, const int *ldb, const float *beta, float *c,
+            const int *ldc);
+void openblas_set_num_threads(int n);
+char *openblas_get_corename(void);
+
+typedef struct {
+    const char *what;
+    char ta, tb;
+    int m, n, k;
+    int big; /* skipped by `quick` */
+} call;
+
+/* The column-major calls PyTorch makes: nn.Linear(in, out) on [rows, in] is sgemm_('T', 'N', out, rows, in)
+ * (the weight [out, in] read transposed); the attention's scores Q Kᵀ per head ('T', 'N', 1024, 1024, 64)
+ * and weights times V ('N', 'N', 64, 1024, 1024). */
+static const call CALLS[] = {
+    {"GPT-2 Linear 768->2304 (qkv), 1024 rows", 'T', 'N', 2304, 1024, 768, 0},
+    {"GPT-2 Linear 768->3072 (mlp up), 1024 rows", 'T', 'N', 3072, 1024, 768, 0},
+    {"GPT-2 Linear 3072->768 (mlp down), 1024 rows", 'T', 'N', 768, 1024, 3072, 0},
+    {"GPT-2 Linear 768->50257 (logits), 1024 rows", 'T', 'N', 50257, 1024, 768, 1},
+    {"MHA projection 768->768, 8x1024 rows", 'T', 'N', 768, 8192, 768, 0},
+    {"MHA scores Q K^T, one head (1024x64x1024)", 'T', 'N', 1024, 1024, 64, 0},
+    {"MHA weights x V, one head (1024x1024x64)", 'N', 'N', 64, 1024, 1024, 0},
+};
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct {
+    const call *c;
+    float *a, *b, *out;
+} operands;
+
+/* GFLOP/s of the best of `runs` (OpenBLAS's when attn is 0, else attn's under the current ISA) */
+static double rate(const operands *o, int attn, int runs)
+{
+    const call *c = o->c;
+    int lda = c->ta == 'N' ? c->m : c->k, ldb = c->tb == 'N' ? c->k : c->n;
+    double best = 1e30;
+    for (int r = 0; r < runs; r++) {
+        double t0 = now();
+        if (attn) {
+            attn_sgemm(c->ta, c->tb, c->m, c->n, c->k, o->a, lda, o->b, ldb, 0.0f, o->out, c->m);
+        } else {
+            float one = 1.0f, zero = 0.0f;
+            sgemm_(&c->ta, &c->tb, &c->m, &c->n, &c->k, &one, o->a, &lda, o->b, &ldb, &zero, o->out, &c->m);
+        }
+        double t = now() - t0;
+        best = t < best ? t : best;
+    }
+    return 2.0 * c->m * c->n * (double)c->k / best * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+    attn_isa widest = attn_isa_current();
+    printf("attn's exact sgemm against OpenBLAS's sgemm_ (OpenBLAS kernels: %s), GFLOP/s, best of 3\n",
+           openblas_get_corename());
+    printf("  target: attn >= 0.9x OpenBLAS on the widest ISA (%s) and with AVX2 forced; portable printed\n",
+           attn_isa_name(widest));
+    int met = 0, measured = 0;
+    for (size_t i = 0; i < sizeof CALLS / sizeof CALLS[0]; i++) {
+        const call *c = &CALLS[i];
+        if (quick && c->big)
+            continue;
+        size_t na = (size_t)c->m * c->k, nb = (size_t)c->k * c->n, nc = (size_t)c->m * c->n;
+        operands o = {c, malloc(na * sizeof(float)), malloc(nb * sizeof(float)), malloc(nc * sizeof(float))};
+        if (!o.a || !o.b || !o.out) {
+            printf("  %-46s  not measured (no memory)\n", c->what);
+            continue;
+        }
+        for (size_t j = 0; j < na; j++)
+            o.a[j] = (float)((j * 7919) % 1000) / 1000.0f - 0.5f;
+        for (size_t j = 0; j < nb; j++)
+            o.b[j] = (float)((j * 104729) % 1000) / 1000.0f - 0.5f;
+        int runs = c->big ? 2 : 3;
+        for (int threads = 1; threads <= 2; threads++) {
+            openblas_set_num_threads(threads);
+            double blas = rate(&o, 0, runs);
+            attn_isa_set(widest);
+            double ours = rate(&o, 1, runs);
+            printf("  %-46s %d thread%s  OpenBLAS %6.1f  attn %-6s %6.1f  %.2fx %s", c->what, threads,
+                   threads > 1 ? "s" : " ", blas, attn_isa_name(widest), ours, ours / blas,
+                   ours >= 0.9 * blas ? "met" : "not met");
+            measured++, met += ours >= 0.9 * blas;
+            if (widest != ATTN_ISA_AVX2 && attn_isa_set(ATTN_ISA_AVX2) == 0) {
+                double avx2 = rate(&o, 1, runs);
+                printf("  avx2 %6.1f  %.2fx %s", avx2, avx2 / blas, avx2 >= 0.9 * blas ? "met" : "not met");
+                measured++, met += avx2 >= 0.9 * blas;
+            }
+            if (i == 0 && threads == 1 && attn_isa_set(ATTN_ISA_PORTABLE) == 0)
+                printf("  portable %.2f", rate(&o, 1, 1));
+            printf("\n");
+            attn_isa_set(widest);
+        }
+        free(o.a), free(o.b), free(o.out);
+    }
+    printf("  sgemm >= 0.9x OpenBLAS: %d of %d measurements met\n", met, measured);
+    return 0;
+}
