@@ -1,9 +1,8 @@
-/* gemm_portable.c — the tile kernels of gemm.c in plain C: any machine, WebAssembly, and the reference the
- * vector kernels are tested against. fmaf must round exactly (gcc makes it one instruction where the
- * machine has one: aarch64's fmadd, x86-64's vfmadd with FMA). */
+/* gemm_portable.c — the tile kernels of gemm.c in plain C: any machine, and WebAssembly. attn_fmaf rounds
+ * exactly (fmaf_exact.h: the C library's fmaf, or attn's own where that one is wrong); gcc makes fmaf one
+ * instruction where the machine has one (aarch64's fmadd). */
+#include "fmaf_exact.h"
 #include "gemm.h"
-
-#include <math.h>
 
 enum { PW = 8 };
 
@@ -15,7 +14,7 @@ static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, in
         for (int j = 0; j < w; j++) {
             float b = pb[l * w + j];
             for (int r = 0; r < PW; r++)
-                s[j][r] = fmaf(pa[l * PW + r], b, s[j][r]);
+                s[j][r] = attn_fmaf(pa[l * PW + r], b, s[j][r]);
         }
     for (int j = 0; j < w; j++)
         for (int r = 0; r < rows; r++)
@@ -32,7 +31,7 @@ static void two_chains(int64_t kl, const float *pa, int rows, const float *pb, i
             float b = pb[l * w + j];
             float(*s)[PW] = l < k8 && (l & 1) ? o : e;
             for (int r = 0; r < PW; r++)
-                s[j][r] = fmaf(pa[l * PW + r], b, s[j][r]);
+                s[j][r] = attn_fmaf(pa[l * PW + r], b, s[j][r]);
         }
     for (int j = 0; j < w; j++)
         for (int r = 0; r < rows; r++)
