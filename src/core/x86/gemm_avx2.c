@@ -7,6 +7,7 @@
 
 #define AVX2 __attribute__((target("avx2,fma")))
 #define INLINE inline __attribute__((always_inline))
+#define UNROLLED _Pragma("GCC unroll 8") /* keeps the sums in registers */
 
 /* lanes 0 .. rows-1 */
 AVX2 static INLINE __m256i first_lanes(int rows)
@@ -30,17 +31,20 @@ AVX2 static INLINE void one16(const int W, int64_t kl, const float *pa, int rows
                               int64_t ldc)
 {
     __m256 s0[6], s1[6];
+    UNROLLED
     for (int j = 0; j < W; j++)
         s0[j] = s1[j] = _mm256_setzero_ps();
     const float *pa1 = pa + 8 * kl;
     for (int64_t l = 0; l < kl; l++) {
         __m256 a0 = _mm256_loadu_ps(pa + l * 8), a1 = _mm256_loadu_ps(pa1 + l * 8);
+        UNROLLED
         for (int j = 0; j < W; j++) {
             __m256 b = _mm256_broadcast_ss(pb + l * W + j);
             s0[j] = _mm256_fmadd_ps(a0, b, s0[j]);
             s1[j] = _mm256_fmadd_ps(a1, b, s1[j]);
         }
     }
+    UNROLLED
     for (int j = 0; j < W; j++) {
         add_to_c(c + j * ldc, 8, s0[j]);
         add_to_c(c + j * ldc + 8, rows - 8, s1[j]);
@@ -52,13 +56,16 @@ AVX2 static INLINE void one8(const int W, int64_t kl, const float *pa, int strid
                              float *c, int64_t ldc)
 {
     __m256 s[6];
+    UNROLLED
     for (int j = 0; j < W; j++)
         s[j] = _mm256_setzero_ps();
     for (int64_t l = 0; l < kl; l++) {
         __m256 a = _mm256_loadu_ps(pa + l * stride);
+        UNROLLED
         for (int j = 0; j < W; j++)
             s[j] = _mm256_fmadd_ps(a, _mm256_broadcast_ss(pb + l * W + j), s[j]);
     }
+    UNROLLED
     for (int j = 0; j < W; j++)
         add_to_c(c + j * ldc, rows, s[j]);
 }
@@ -68,11 +75,13 @@ AVX2 static INLINE void two8(const int W, int64_t kl, const float *pa, int strid
                              float *c, int64_t ldc)
 {
     __m256 e[6], o[6];
+    UNROLLED
     for (int j = 0; j < W; j++)
         e[j] = o[j] = _mm256_setzero_ps();
     int64_t k8 = kl & ~(int64_t)7, l = 0;
     for (; l < k8; l += 2) {
         __m256 a0 = _mm256_loadu_ps(pa + l * stride), a1 = _mm256_loadu_ps(pa + (l + 1) * stride);
+        UNROLLED
         for (int j = 0; j < W; j++) {
             e[j] = _mm256_fmadd_ps(a0, _mm256_broadcast_ss(pb + l * W + j), e[j]);
             o[j] = _mm256_fmadd_ps(a1, _mm256_broadcast_ss(pb + (l + 1) * W + j), o[j]);
@@ -80,9 +89,11 @@ AVX2 static INLINE void two8(const int W, int64_t kl, const float *pa, int strid
     }
     for (; l < kl; l++) {
         __m256 a = _mm256_loadu_ps(pa + l * stride);
+        UNROLLED
         for (int j = 0; j < W; j++)
             e[j] = _mm256_fmadd_ps(a, _mm256_broadcast_ss(pb + l * W + j), e[j]);
     }
+    UNROLLED
     for (int j = 0; j < W; j++)
         add_to_c(c + j * ldc, rows, _mm256_add_ps(e[j], o[j]));
 }
