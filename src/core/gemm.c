@@ -37,6 +37,8 @@
 #include "parallel.h"
 #include "tensor.h"
 
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -44,9 +46,8 @@ enum {
     GEMM_Q = 320,
     GEMM_R = 104512,
     UNROLL_M = 8,
-    STRIPE = 96,   /* columns per job */
-    MAX_W = 6,     /* columns per tile */
-    MAX_PANEL = 32 /* rows packed at a time: a tile kernel's wide_rows at most */
+    MAX_THREADS = 256,
+    MAX_W = 6 /* columns per tile */
 };
 
 /* Which whole groups of an i-block take two chains, for one column */
@@ -107,8 +108,9 @@ typedef struct gemm_job_ctx {
     float *c;
     float beta;
     const attn_gemm_kernels *kern;
-    int64_t full_iblocks, iblocks; /* i-blocks of P rows, then 0 to 2 more */
-    int64_t stripes_full, stripes_last, rblocks;
+    int64_t full_iblocks, iblocks; /* i-blocks of P rows, then 1 or 2 more */
+    int64_t rblocks, stripes;      /* R-blocks of columns, each cut into `stripes` stripes */
+    struct workspace *ws;          /* one per thread */
 } gemm_job_ctx;
 
 /* Row i0 and size of i-block ib */
@@ -124,58 +126,50 @@ static void iblock(const gemm_job_ctx *x, int64_t ib, int64_t *i0, int64_t *mi)
     *mi = size;
 }
 
-/* rows [i0, i0 + rows) of op(A), l in [ls, ls + kl), into panels of pw rows (zeros past the end) */
+/* op(A)'s rows [i0, i0 + rows), l in [ls, ls + kl), in panels of pw rows (zeros past the end) */
 static void pack_a(const gemm_job_ctx *x, int64_t i0, int64_t rows, int64_t ls, int64_t kl, int pw, float *pa)
 {
-    int64_t panels = (rows + pw - 1) / pw;
-    for (int64_t p = 0; p < panels; p++) {
+    for (int64_t p = 0; p * pw < rows; p++) {
         float *dst = pa + p * pw * kl;
-        int64_t r_end = rows - p * pw < pw ? rows - p * pw : pw;
-        for (int64_t r = 0; r < pw; r++) {
-            if (r >= r_end) {
-                for (int64_t l = 0; l < kl; l++)
-                    dst[l * pw + r] = 0.0f;
-                continue;
+        int n = rows - p * pw < pw ? (int)(rows - p * pw) : pw;
+        if (x->ta == 'N') {
+            const float *src = x->a + i0 + p * pw + ls * x->lda;
+            for (int64_t l = 0; l < kl; l++) {
+                memcpy(dst + l * pw, src + l * x->lda, sizeof(float) * (size_t)n);
+                memset(dst + l * pw + n, 0, sizeof(float) * (size_t)(pw - n));
             }
-            int64_t i = i0 + p * pw + r;
-            if (x->ta == 'N') {
-                const float *src = x->a + i + ls * x->lda;
+        } else {
+            for (int r = 0; r < pw; r++) {
+                const float *src = x->a + ls + (i0 + p * pw + r) * x->lda;
                 for (int64_t l = 0; l < kl; l++)
-                    dst[l * pw + r] = src[l * x->lda];
-            } else {
-                const float *src = x->a + ls + i * x->lda;
-                for (int64_t l = 0; l < kl; l++)
-                    dst[l * pw + r] = src[l];
+                    dst[l * pw + r] = r < n ? src[l] : 0.0f;
             }
         }
     }
 }
 
-/* columns [j0, j0 + w) of op(B), l in [ls, ls + kl), as pb[l w + j] */
+/* op(B)'s columns [j0, j0 + w), l in [ls, ls + kl), as pb[l w + j] */
 static void pack_b(const gemm_job_ctx *x, int64_t j0, int w, int64_t ls, int64_t kl, float *pb)
 {
-    for (int j = 0; j < w; j++) {
-        if (x->tb == 'N') {
+    if (x->tb == 'N') {
+        for (int j = 0; j < w; j++) {
             const float *src = x->b + ls + (j0 + j) * x->ldb;
             for (int64_t l = 0; l < kl; l++)
                 pb[l * w + j] = src[l];
-        } else {
-            const float *src = x->b + j0 + j + ls * x->ldb;
-            for (int64_t l = 0; l < kl; l++)
-                pb[l * w + j] = src[l * x->ldb];
         }
+    } else {
+        for (int64_t l = 0; l < kl; l++)
+            for (int j = 0; j < w; j++)
+                pb[l * w + j] = x->b[j0 + j + (ls + l) * x->ldb];
     }
 }
 
-/* A run: columns [j0, j0 + w) whose groups take the same chains */
-typedef struct {
-    int64_t j0;
-    int w;
-    two_chain_groups t;
-} column_run;
-
-/* One job: i-block ib by the columns [j0, j0 + nj) of the R-block [js, js + min_j). -1 when interrupted. */
-static int run_job(const gemm_job_ctx *x, int64_t ib, int64_t js, int64_t min_j, int64_t j0, int64_t nj)
+/* One job: i-block ib by the columns [j0, j0 + nj) of the R-block [js, js + min_j), as OpenBLAS walks
+ * it: for each k-block, A's block packed (it stays in the L2 cache), then for each run of columns whose
+ * groups take the same chains, those columns packed (they stay in L1) and every row tile computed.
+ * pa, pb: room for GEMM_P x GEMM_Q and MAX_W x GEMM_Q floats. -1 when interrupted. */
+static int run_job(const gemm_job_ctx *x, float *pa, float *pb, int64_t ib, int64_t js, int64_t min_j, int64_t j0,
+                   int64_t nj)
 {
     const attn_gemm_kernels *kern = x->kern;
     int64_t i0, mi;
@@ -189,43 +183,33 @@ static int run_job(const gemm_job_ctx *x, int64_t ib, int64_t js, int64_t min_j,
             for (int64_t i = 0; i < mi; i++)
                 c[i] *= x->beta;
     }
-    column_run runs[STRIPE];
-    int nruns = 0;
-    for (int64_t j = j0; j < j0 + nj; j++) {
-        two_chain_groups t = two_chain_groups_of(j - js, min_j, ib == 0, G);
-        if (nruns > 0 && runs[nruns - 1].t == t && runs[nruns - 1].w < MAX_W)
-            runs[nruns - 1].w++;
-        else
-            runs[nruns++] = (column_run){j, 1, t};
-    }
-    float pa[MAX_PANEL * GEMM_Q], pb[STRIPE * GEMM_Q];
     for (int64_t ls = 0, kl; ls < x->k; ls += kl) {
-        if (attn_interrupt_requested)
-            return -1;
         kl = next_block(x->k - ls, GEMM_Q);
-        float *pbr[STRIPE];
-        for (int r = 0, off = 0; r < nruns; off += runs[r].w * (int)kl, r++) {
-            pbr[r] = pb + off;
-            pack_b(x, runs[r].j0, runs[r].w, ls, kl, pbr[r]);
-        }
-        for (int64_t r0 = 0; r0 < mi; r0 += kern->wide_rows) {
-            int rows = mi - r0 < kern->wide_rows ? (int)(mi - r0) : kern->wide_rows;
-            pack_a(x, i0 + r0, rows, ls, kl, kern->pw, pa);
-            for (int r = 0; r < nruns; r++) {
-                float *c = x->c + i0 + r0 + runs[r].j0 * x->ldc;
+        pack_a(x, i0, mi, ls, kl, kern->pw, pa);
+        for (int64_t jr = j0, w; jr < j0 + nj; jr += w) {
+            if (attn_interrupt_requested)
+                return -1;
+            /* the run: up to MAX_W columns whose groups take the same chains */
+            two_chain_groups t = two_chain_groups_of(jr - js, min_j, ib == 0, G);
+            for (w = 1; w < MAX_W && jr + w < j0 + nj && two_chain_groups_of(jr + w - js, min_j, ib == 0, G) == t; w++)
+                ;
+            pack_b(x, jr, (int)w, ls, kl, pb);
+            for (int64_t r0 = 0; r0 < mi; r0 += kern->wide_rows) {
+                int rows = mi - r0 < kern->wide_rows ? (int)(mi - r0) : kern->wide_rows;
+                const float *pr = pa + r0 * kl; /* r0 is a whole number of panels */
+                float *c = x->c + i0 + r0 + jr * x->ldc;
                 int mixed = 0;
                 for (int64_t g = r0 / 8; g * 8 < r0 + rows; g++)
-                    mixed |= takes_two_chains(runs[r].t, g, G);
+                    mixed |= takes_two_chains(t, g, G);
                 if (!mixed) {
-                    kern->one_chain(kl, pa, rows, pbr[r], runs[r].w, c, x->ldc);
+                    kern->one_chain(kl, pr, rows, pb, (int)w, c, x->ldc);
                     continue;
                 }
                 for (int g8 = 0; g8 < rows; g8 += 8) { /* group by group */
-                    const float *pg = pa + g8 / kern->pw * kern->pw * kl + g8 % kern->pw;
+                    const float *pg = pr + g8 / kern->pw * kern->pw * kl + g8 % kern->pw;
                     int grows = rows - g8 < 8 ? rows - g8 : 8;
-                    attn_gemm_tile_fn f =
-                        takes_two_chains(runs[r].t, (r0 + g8) / 8, G) ? kern->two_chains : kern->one_chain;
-                    f(kl, pg, grows, pbr[r], runs[r].w, c + g8, x->ldc);
+                    attn_gemm_tile_fn f = takes_two_chains(t, (r0 + g8) / 8, G) ? kern->two_chains : kern->one_chain;
+                    f(kl, pg, grows, pb, (int)w, c + g8, x->ldc);
                 }
             }
         }
@@ -233,22 +217,32 @@ static int run_job(const gemm_job_ctx *x, int64_t ib, int64_t js, int64_t min_j,
     return 0;
 }
 
+/* Each thread's packing room (taken by a run_jobs call, given back at its end) */
+typedef struct workspace {
+    float *pa, *pb;
+    atomic_int busy;
+} workspace;
+
 /* Jobs in the order: R-block, stripe of columns, i-block */
 static int run_jobs(void *ctx, int64_t begin, int64_t end)
 {
     const gemm_job_ctx *x = ctx;
-    int64_t per_rblock = x->stripes_full * x->iblocks;
-    for (int64_t job = begin; job < end; job++) {
-        if (attn_interrupt_requested)
-            return -1;
+    workspace *ws = x->ws;
+    while (atomic_exchange(&ws->busy, 1)) /* at most as many calls at once as workspaces */
+        ws++;
+    int status = 0;
+    int64_t per_rblock = x->stripes * x->iblocks;
+    for (int64_t job = begin; job < end && status == 0; job++) {
         int64_t rb = job / per_rblock, rest = job % per_rblock;
         int64_t stripe = rest / x->iblocks, ib = rest % x->iblocks;
         int64_t js = rb * GEMM_R, min_j = x->n - js < GEMM_R ? x->n - js : GEMM_R;
-        int64_t j0 = js + stripe * STRIPE, nj = js + min_j - j0 < STRIPE ? js + min_j - j0 : STRIPE;
-        if (run_job(x, ib, js, min_j, j0, nj))
-            return -1;
+        int64_t width = (min_j + x->stripes - 1) / x->stripes, j0 = js + stripe * width;
+        int64_t nj = js + min_j - j0 < width ? js + min_j - j0 : width;
+        if (nj > 0)
+            status = run_job(x, ws->pa, ws->pb, ib, js, min_j, j0, nj);
     }
-    return 0;
+    atomic_store(&ws->busy, 0);
+    return status;
 }
 
 static const attn_gemm_kernels *kernels(void)
@@ -275,12 +269,32 @@ int attn_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a
                       .m = m, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc, .a = a, .b = b, .c = c,
                       .beta = beta, .kern = kernels()};
     x.full_iblocks = m >= 2 * GEMM_P ? (m - 2 * GEMM_P) / GEMM_P + 1 : 0;
-    int64_t rest = m - x.full_iblocks * GEMM_P;
-    x.iblocks = x.full_iblocks + (rest > GEMM_P ? 2 : 1);
+    x.iblocks = x.full_iblocks + (m - x.full_iblocks * GEMM_P > GEMM_P ? 2 : 1);
     x.rblocks = (n + GEMM_R - 1) / GEMM_R;
-    x.stripes_full = (n < GEMM_R ? n + STRIPE - 1 : GEMM_R + STRIPE - 1) / STRIPE;
-    int64_t last_min_j = n - (x.rblocks - 1) * GEMM_R;
-    x.stripes_last = (last_min_j + STRIPE - 1) / STRIPE;
-    int64_t jobs = (x.rblocks - 1) * x.stripes_full * x.iblocks + x.stripes_last * x.iblocks;
-    return attn_parallel_for(jobs, 1, run_jobs, &x);
+    /* enough jobs for every thread (a few each, for balance), each at least 48 columns wide: each stripe
+     * packs A's blocks again */
+    int threads = attn_threads();
+    int64_t min_j = n < GEMM_R ? n : GEMM_R;
+    x.stripes = threads > 1 ? (4 * threads + x.iblocks - 1) / x.iblocks : 1;
+    if (x.stripes > (min_j + 47) / 48)
+        x.stripes = (min_j + 47) / 48;
+    if (x.stripes < 1)
+        x.stripes = 1;
+    int64_t jobs = x.rblocks * x.stripes * x.iblocks;
+    if (threads > jobs)
+        threads = (int)jobs;
+    size_t ab = (size_t)GEMM_P * GEMM_Q, bb = (size_t)MAX_W * GEMM_Q;
+    workspace ws[MAX_THREADS];
+    float *room = malloc(sizeof(float) * (ab + bb) * (size_t)threads);
+    if (!room)
+        return -2;
+    for (int t = 0; t < threads; t++) {
+        ws[t].pa = room + (ab + bb) * (size_t)t;
+        ws[t].pb = ws[t].pa + ab;
+        atomic_init(&ws[t].busy, 0);
+    }
+    x.ws = ws;
+    int status = attn_parallel_for(jobs, 1, run_jobs, &x);
+    free(room);
+    return status;
 }
