@@ -47,7 +47,8 @@ enum {
     GEMM_R = 104512,
     UNROLL_M = 8,
     MAX_THREADS = 256,
-    MAX_W = 6 /* columns per tile */
+    MAX_W = 6,         /* columns per tile */
+    MAX_STRIPE = 2040, /* columns per job at most (a multiple of 12) */
 };
 
 /* Which whole groups of an i-block take two chains, for one column */
@@ -109,7 +110,9 @@ typedef struct gemm_job_ctx {
     float beta;
     const attn_gemm_kernels *kern;
     int64_t full_iblocks, iblocks; /* i-blocks of P rows, then 1 or 2 more */
-    int64_t rblocks, stripes;      /* R-blocks of columns, each cut into `stripes` stripes */
+    int64_t rblocks;               /* R-blocks of columns, each cut into stripes of stripe_width */
+    int64_t stripes, stripe_width; /* (a multiple of 12), and the i-blocks into igroups groups */
+    int64_t igroups;
     struct workspace *ws;          /* one per thread */
 } gemm_job_ctx;
 
@@ -148,68 +151,95 @@ static void pack_a(const gemm_job_ctx *x, int64_t i0, int64_t rows, int64_t ls, 
     }
 }
 
-/* op(B)'s columns [j0, j0 + w), l in [ls, ls + kl), as pb[l w + j] */
-static void pack_b(const gemm_job_ctx *x, int64_t j0, int w, int64_t ls, int64_t kl, float *pb)
+/* op(B)'s columns [j0, j0 + nj), l in [ls, ls + kl), in groups of 6 columns: group q (columns j0 + 6q ..,
+ * w of them) at pb + 6 q kl, as [l w + j] */
+static void pack_b(const gemm_job_ctx *x, int64_t j0, int64_t nj, int64_t ls, int64_t kl, float *pb)
 {
-    if (x->tb == 'N') {
-        for (int j = 0; j < w; j++) {
-            const float *src = x->b + ls + (j0 + j) * x->ldb;
+    for (int64_t q = 0; q * MAX_W < nj; q++) {
+        int w = nj - q * MAX_W < MAX_W ? (int)(nj - q * MAX_W) : MAX_W;
+        float *dst = pb + q * MAX_W * kl;
+        int64_t jq = j0 + q * MAX_W;
+        if (x->tb == 'N') {
+            for (int j = 0; j < w; j++) {
+                const float *src = x->b + ls + (jq + j) * x->ldb;
+                for (int64_t l = 0; l < kl; l++)
+                    dst[l * w + j] = src[l];
+            }
+        } else {
             for (int64_t l = 0; l < kl; l++)
-                pb[l * w + j] = src[l];
+                for (int j = 0; j < w; j++)
+                    dst[l * w + j] = x->b[jq + j + (ls + l) * x->ldb];
         }
-    } else {
-        for (int64_t l = 0; l < kl; l++)
-            for (int j = 0; j < w; j++)
-                pb[l * w + j] = x->b[j0 + j + (ls + l) * x->ldb];
     }
 }
 
-/* One job: i-block ib by the columns [j0, j0 + nj) of the R-block [js, js + min_j), as OpenBLAS walks
- * it: for each k-block, A's block packed (it stays in the L2 cache), then for each run of columns whose
- * groups take the same chains, those columns packed (they stay in L1) and every row tile computed.
- * pa, pb: room for GEMM_P x GEMM_Q and MAX_W x GEMM_Q floats. -1 when interrupted. */
-static int run_job(const gemm_job_ctx *x, float *pa, float *pb, int64_t ib, int64_t js, int64_t min_j, int64_t j0,
-                   int64_t nj)
+/* Rows [r0, r0 + rows) of i-block (i0, G whole groups) by the w columns at c, one k-block (kl): whole
+ * spans of groups that take one chain go to one_chain, as wide as it takes, a group that takes two to
+ * two_chains. pa: the i-block's packed rows; pb, ldpb: the columns' packed values. */
+static void tile_rows(const attn_gemm_kernels *kern, int64_t kl, const float *pa, int64_t mi, int64_t G,
+                      two_chain_groups t, const float *pb, int ldpb, int w, float *c, int64_t ldc)
+{
+    int64_t r = 0;
+    while (r < mi) {
+        int64_t g = r / 8;
+        if (takes_two_chains(t, g, G)) {
+            kern->two_chains(kl, pa + r / kern->pw * kern->pw * kl + r % kern->pw, 8, pb, ldpb, w, c + r, ldc);
+            r += 8;
+            continue;
+        }
+        /* one chain: to the end of the panel when r starts inside one, else as many whole panels as
+         * one_chain takes, stopping before a group that takes two chains */
+        int64_t limit = r % kern->pw ? r - r % kern->pw + kern->pw : r + kern->wide_rows, end = r + 8;
+        while (end < limit && end < mi && !takes_two_chains(t, end / 8, G))
+            end += 8;
+        if (end > mi)
+            end = mi;
+        kern->one_chain(kl, pa + r / kern->pw * kern->pw * kl + r % kern->pw, (int)(end - r), pb, ldpb, w, c + r,
+                        ldc);
+        r = end;
+    }
+}
+
+/* One job: the columns [j0, j0 + nj) of the R-block [js, js + min_j) (j0 - js a multiple of 12) by
+ * i-blocks [ib0, ib1), as OpenBLAS walks them: for each k-block, those columns packed (for every i-block),
+ * then for each i-block its rows packed (they stay in the L2 cache), then column by column group (in L1)
+ * every row tile. pa, pb: room for GEMM_P x GEMM_Q and stripe x GEMM_Q floats. -1 when interrupted. */
+static int run_job(const gemm_job_ctx *x, float *pa, float *pb, int64_t ib0, int64_t ib1, int64_t js,
+                   int64_t min_j, int64_t j0, int64_t nj)
 {
     const attn_gemm_kernels *kern = x->kern;
-    int64_t i0, mi;
-    iblock(x, ib, &i0, &mi);
-    int64_t G = mi / 8;
-    for (int64_t j = j0; j < j0 + nj && x->beta != 1.0f; j++) { /* OpenBLAS's sgemm_beta */
-        float *c = x->c + i0 + j * x->ldc;
-        if (x->beta == 0.0f)
-            memset(c, 0, sizeof(float) * (size_t)mi);
-        else
-            for (int64_t i = 0; i < mi; i++)
-                c[i] *= x->beta;
+    for (int64_t ib = ib0; ib < ib1 && x->beta != 1.0f; ib++) { /* OpenBLAS's sgemm_beta */
+        int64_t i0, mi;
+        iblock(x, ib, &i0, &mi);
+        for (int64_t j = j0; j < j0 + nj; j++) {
+            float *c = x->c + i0 + j * x->ldc;
+            if (x->beta == 0.0f)
+                memset(c, 0, sizeof(float) * (size_t)mi);
+            else
+                for (int64_t i = 0; i < mi; i++)
+                    c[i] *= x->beta;
+        }
     }
     for (int64_t ls = 0, kl; ls < x->k; ls += kl) {
         kl = next_block(x->k - ls, GEMM_Q);
-        pack_a(x, i0, mi, ls, kl, kern->pw, pa);
-        for (int64_t jr = j0, w; jr < j0 + nj; jr += w) {
+        pack_b(x, j0, nj, ls, kl, pb);
+        for (int64_t ib = ib0; ib < ib1; ib++) {
             if (attn_interrupt_requested)
                 return -1;
-            /* the run: up to MAX_W columns whose groups take the same chains */
-            two_chain_groups t = two_chain_groups_of(jr - js, min_j, ib == 0, G);
-            for (w = 1; w < MAX_W && jr + w < j0 + nj && two_chain_groups_of(jr + w - js, min_j, ib == 0, G) == t; w++)
-                ;
-            pack_b(x, jr, (int)w, ls, kl, pb);
-            for (int64_t r0 = 0; r0 < mi; r0 += kern->wide_rows) {
-                int rows = mi - r0 < kern->wide_rows ? (int)(mi - r0) : kern->wide_rows;
-                const float *pr = pa + r0 * kl; /* r0 is a whole number of panels */
-                float *c = x->c + i0 + r0 + jr * x->ldc;
-                int mixed = 0;
-                for (int64_t g = r0 / 8; g * 8 < r0 + rows; g++)
-                    mixed |= takes_two_chains(t, g, G);
-                if (!mixed) {
-                    kern->one_chain(kl, pr, rows, pb, (int)w, c, x->ldc);
-                    continue;
-                }
-                for (int g8 = 0; g8 < rows; g8 += 8) { /* group by group */
-                    const float *pg = pr + g8 / kern->pw * kern->pw * kl + g8 % kern->pw;
-                    int grows = rows - g8 < 8 ? rows - g8 : 8;
-                    attn_gemm_tile_fn f = takes_two_chains(t, (r0 + g8) / 8, G) ? kern->two_chains : kern->one_chain;
-                    f(kl, pg, grows, pb, (int)w, c + g8, x->ldc);
+            int64_t i0, mi;
+            iblock(x, ib, &i0, &mi);
+            int64_t G = mi / 8;
+            pack_a(x, i0, mi, ls, kl, kern->pw, pa);
+            for (int64_t q = 0; q * MAX_W < nj; q++) {
+                int wq = nj - q * MAX_W < MAX_W ? (int)(nj - q * MAX_W) : MAX_W;
+                const float *pq = pb + q * MAX_W * kl;
+                /* the group's runs of columns whose groups of rows take the same chains */
+                for (int c0 = 0, w; c0 < wq; c0 += w) {
+                    int64_t j = j0 + q * MAX_W + c0;
+                    two_chain_groups t = two_chain_groups_of(j - js, min_j, ib == 0, G);
+                    for (w = 1; c0 + w < wq && two_chain_groups_of(j + w - js, min_j, ib == 0, G) == t; w++)
+                        ;
+                    tile_rows(kern, kl, pa, mi, G, t, pq + c0, wq, w, x->c + i0 + j * x->ldc, x->ldc);
                 }
             }
         }
@@ -223,7 +253,7 @@ typedef struct workspace {
     atomic_int busy;
 } workspace;
 
-/* Jobs in the order: R-block, stripe of columns, i-block */
+/* Jobs in the order: R-block, stripe of columns, group of i-blocks */
 static int run_jobs(void *ctx, int64_t begin, int64_t end)
 {
     const gemm_job_ctx *x = ctx;
@@ -231,15 +261,16 @@ static int run_jobs(void *ctx, int64_t begin, int64_t end)
     while (atomic_exchange(&ws->busy, 1)) /* at most as many calls at once as workspaces */
         ws++;
     int status = 0;
-    int64_t per_rblock = x->stripes * x->iblocks;
+    int64_t per_rblock = x->stripes * x->igroups;
     for (int64_t job = begin; job < end && status == 0; job++) {
         int64_t rb = job / per_rblock, rest = job % per_rblock;
-        int64_t stripe = rest / x->iblocks, ib = rest % x->iblocks;
+        int64_t stripe = rest / x->igroups, ig = rest % x->igroups;
         int64_t js = rb * GEMM_R, min_j = x->n - js < GEMM_R ? x->n - js : GEMM_R;
-        int64_t width = (min_j + x->stripes - 1) / x->stripes, j0 = js + stripe * width;
-        int64_t nj = js + min_j - j0 < width ? js + min_j - j0 : width;
-        if (nj > 0)
-            status = run_job(x, ws->pa, ws->pb, ib, js, min_j, j0, nj);
+        int64_t j0 = js + stripe * x->stripe_width;
+        int64_t nj = js + min_j - j0 < x->stripe_width ? js + min_j - j0 : x->stripe_width;
+        int64_t ib0 = ig * x->iblocks / x->igroups, ib1 = (ig + 1) * x->iblocks / x->igroups;
+        if (nj > 0 && ib1 > ib0)
+            status = run_job(x, ws->pa, ws->pb, ib0, ib1, js, min_j, j0, nj);
     }
     atomic_store(&ws->busy, 0);
     return status;
@@ -271,19 +302,26 @@ int attn_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a
     x.full_iblocks = m >= 2 * GEMM_P ? (m - 2 * GEMM_P) / GEMM_P + 1 : 0;
     x.iblocks = x.full_iblocks + (m - x.full_iblocks * GEMM_P > GEMM_P ? 2 : 1);
     x.rblocks = (n + GEMM_R - 1) / GEMM_R;
-    /* enough jobs for every thread (a few each, for balance), each at least 48 columns wide: each stripe
-     * packs A's blocks again */
+    /* Jobs: stripes of columns by groups of i-blocks. A job packs its columns once per k-block, and the
+     * rows of each of its i-blocks: so one job on one thread, as OpenBLAS; on more threads, enough jobs
+     * for each to have a few (for balance), cutting the larger of the two sides. A stripe is at most
+     * MAX_STRIPE columns (its packed columns stay in the L3 cache). */
     int threads = attn_threads();
-    int64_t min_j = n < GEMM_R ? n : GEMM_R;
-    x.stripes = threads > 1 ? (4 * threads + x.iblocks - 1) / x.iblocks : 1;
-    if (x.stripes > (min_j + 47) / 48)
-        x.stripes = (min_j + 47) / 48;
-    if (x.stripes < 1)
-        x.stripes = 1;
-    int64_t jobs = x.rblocks * x.stripes * x.iblocks;
+    int64_t min_j = n < GEMM_R ? n : GEMM_R, twelves = (min_j + 11) / 12, want = threads > 1 ? 4 * threads : 1;
+    x.stripes = (min_j + MAX_STRIPE - 1) / MAX_STRIPE;
+    x.igroups = 1;
+    if (m >= n)
+        x.igroups = want < x.iblocks ? want : x.iblocks;
+    if (x.stripes * x.igroups < want)
+        x.stripes = (want + x.igroups - 1) / x.igroups;
+    if (x.stripes > (twelves + 3) / 4) /* at least 48 columns each */
+        x.stripes = (twelves + 3) / 4;
+    x.stripe_width = (twelves + x.stripes - 1) / x.stripes * 12;
+    x.stripes = (min_j + x.stripe_width - 1) / x.stripe_width;
+    int64_t jobs = x.rblocks * x.stripes * x.igroups;
     if (threads > jobs)
         threads = (int)jobs;
-    size_t ab = (size_t)GEMM_P * GEMM_Q, bb = (size_t)MAX_W * GEMM_Q;
+    size_t ab = (size_t)GEMM_P * GEMM_Q, bb = (size_t)x.stripe_width * GEMM_Q;
     workspace ws[MAX_THREADS];
     float *room = malloc(sizeof(float) * (ab + bb) * (size_t)threads);
     if (!room)

@@ -21,8 +21,8 @@ int attn_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a
  * r < rows, j < w (w <= 6), the sum made as the table in gemm.c says (one chain, or two).
  * pa: op(A) packed in panels of `pw` rows: A(r, l) = pa[(r / pw) pw kl + l pw + r % pw]; a tile of up to
  * 8 rows may start inside a panel (pa then points at its first row, and still steps pw per l).
- * pb: op(B) packed as pb[l w + j]. */
-typedef void (*attn_gemm_tile_fn)(int64_t kl, const float *pa, int rows, const float *pb, int w, float *c,
+ * pb: op(B) packed as pb[l ldpb + j] (ldpb >= w). */
+typedef void (*attn_gemm_tile_fn)(int64_t kl, const float *pa, int rows, const float *pb, int ldpb, int w, float *c,
                                   int64_t ldc);
 
 typedef struct attn_gemm_kernels {
@@ -36,9 +36,9 @@ extern const attn_gemm_kernels attn_gemm_portable;
 #if defined(__x86_64__) && defined(__GNUC__)
 extern const attn_gemm_kernels attn_gemm_avx2, attn_gemm_avx512;
 /* x86/gemm_avx2.c's tiles of up to 8 rows, whose packed A steps `stride` floats per l (AVX-512's too) */
-void attn_gemm_avx2_one8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int w, float *c,
+void attn_gemm_avx2_one8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int ldpb, int w, float *c,
                          int64_t ldc);
-void attn_gemm_avx2_two8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int w, float *c,
+void attn_gemm_avx2_two8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int ldpb, int w, float *c,
                          int64_t ldc);
 #endif
 

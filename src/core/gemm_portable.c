@@ -7,12 +7,12 @@
 enum { PW = 8 };
 
 /* s = fma(A(r, l), B(l, j), s) for l in order, then C += s */
-static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, int w, float *c, int64_t ldc)
+static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, int ldpb, int w, float *c, int64_t ldc)
 {
     float s[6][PW] = {{0}};
     for (int64_t l = 0; l < kl; l++)
         for (int j = 0; j < w; j++) {
-            float b = pb[l * w + j];
+            float b = pb[l * ldpb + j];
             for (int r = 0; r < PW; r++)
                 s[j][r] = attn_fmaf(pa[l * PW + r], b, s[j][r]);
         }
@@ -22,13 +22,13 @@ static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, in
 }
 
 /* even l below kl & ~7 into e, odd ones into o, the rest into e; C += e + o */
-static void two_chains(int64_t kl, const float *pa, int rows, const float *pb, int w, float *c, int64_t ldc)
+static void two_chains(int64_t kl, const float *pa, int rows, const float *pb, int ldpb, int w, float *c, int64_t ldc)
 {
     float e[6][PW] = {{0}}, o[6][PW] = {{0}};
     int64_t k8 = kl & ~(int64_t)7;
     for (int64_t l = 0; l < kl; l++)
         for (int j = 0; j < w; j++) {
-            float b = pb[l * w + j];
+            float b = pb[l * ldpb + j];
             float(*s)[PW] = l < k8 && (l & 1) ? o : e;
             for (int r = 0; r < PW; r++)
                 s[j][r] = attn_fmaf(pa[l * PW + r], b, s[j][r]);

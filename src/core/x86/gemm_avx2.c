@@ -27,7 +27,7 @@ AVX2 static INLINE void add_to_c(float *c, int rows, __m256 s)
 }
 
 /* 16 rows (two panels of 8) by W columns, one chain */
-AVX2 static INLINE void one16(const int W, int64_t kl, const float *pa, int rows, const float *pb, float *c,
+AVX2 static INLINE void one16(const int W, int64_t kl, const float *pa, int rows, const float *pb, int ldpb, float *c,
                               int64_t ldc)
 {
     __m256 s0[6], s1[6];
@@ -39,7 +39,7 @@ AVX2 static INLINE void one16(const int W, int64_t kl, const float *pa, int rows
         __m256 a0 = _mm256_loadu_ps(pa + l * 8), a1 = _mm256_loadu_ps(pa1 + l * 8);
         UNROLLED
         for (int j = 0; j < W; j++) {
-            __m256 b = _mm256_broadcast_ss(pb + l * W + j);
+            __m256 b = _mm256_broadcast_ss(pb + l * ldpb + j);
             s0[j] = _mm256_fmadd_ps(a0, b, s0[j]);
             s1[j] = _mm256_fmadd_ps(a1, b, s1[j]);
         }
@@ -52,7 +52,7 @@ AVX2 static INLINE void one16(const int W, int64_t kl, const float *pa, int rows
 }
 
 /* up to 8 rows (k-stride `stride`) by W columns, one chain */
-AVX2 static INLINE void one8(const int W, int64_t kl, const float *pa, int stride, int rows, const float *pb,
+AVX2 static INLINE void one8(const int W, int64_t kl, const float *pa, int stride, int rows, const float *pb, int ldpb,
                              float *c, int64_t ldc)
 {
     __m256 s[6];
@@ -63,7 +63,7 @@ AVX2 static INLINE void one8(const int W, int64_t kl, const float *pa, int strid
         __m256 a = _mm256_loadu_ps(pa + l * stride);
         UNROLLED
         for (int j = 0; j < W; j++)
-            s[j] = _mm256_fmadd_ps(a, _mm256_broadcast_ss(pb + l * W + j), s[j]);
+            s[j] = _mm256_fmadd_ps(a, _mm256_broadcast_ss(pb + l * ldpb + j), s[j]);
     }
     UNROLLED
     for (int j = 0; j < W; j++)
@@ -71,7 +71,7 @@ AVX2 static INLINE void one8(const int W, int64_t kl, const float *pa, int strid
 }
 
 /* 8 rows by W columns, two chains: even l below kl & ~7 into e, odd into o, the rest into e */
-AVX2 static INLINE void two8(const int W, int64_t kl, const float *pa, int stride, int rows, const float *pb,
+AVX2 static INLINE void two8(const int W, int64_t kl, const float *pa, int stride, int rows, const float *pb, int ldpb,
                              float *c, int64_t ldc)
 {
     __m256 e[6], o[6];
@@ -83,15 +83,15 @@ AVX2 static INLINE void two8(const int W, int64_t kl, const float *pa, int strid
         __m256 a0 = _mm256_loadu_ps(pa + l * stride), a1 = _mm256_loadu_ps(pa + (l + 1) * stride);
         UNROLLED
         for (int j = 0; j < W; j++) {
-            e[j] = _mm256_fmadd_ps(a0, _mm256_broadcast_ss(pb + l * W + j), e[j]);
-            o[j] = _mm256_fmadd_ps(a1, _mm256_broadcast_ss(pb + (l + 1) * W + j), o[j]);
+            e[j] = _mm256_fmadd_ps(a0, _mm256_broadcast_ss(pb + l * ldpb + j), e[j]);
+            o[j] = _mm256_fmadd_ps(a1, _mm256_broadcast_ss(pb + (l + 1) * ldpb + j), o[j]);
         }
     }
     for (; l < kl; l++) {
         __m256 a = _mm256_loadu_ps(pa + l * stride);
         UNROLLED
         for (int j = 0; j < W; j++)
-            e[j] = _mm256_fmadd_ps(a, _mm256_broadcast_ss(pb + l * W + j), e[j]);
+            e[j] = _mm256_fmadd_ps(a, _mm256_broadcast_ss(pb + l * ldpb + j), e[j]);
     }
     UNROLLED
     for (int j = 0; j < W; j++)
@@ -108,33 +108,33 @@ AVX2 static INLINE void two8(const int W, int64_t kl, const float *pa, int strid
     default: call(6); break;                                                                                       \
     }
 
-AVX2 void attn_gemm_avx2_one8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int w, float *c,
+AVX2 void attn_gemm_avx2_one8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int ldpb, int w, float *c,
                               int64_t ldc)
 {
-#define ONE8(W) one8(W, kl, pa, stride, rows, pb, c, ldc)
+#define ONE8(W) one8(W, kl, pa, stride, rows, pb, ldpb, c, ldc)
     BY_WIDTH(ONE8)
 }
 
-AVX2 void attn_gemm_avx2_two8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int w, float *c,
+AVX2 void attn_gemm_avx2_two8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int ldpb, int w, float *c,
                               int64_t ldc)
 {
-#define TWO8(W) two8(W, kl, pa, stride, rows, pb, c, ldc)
+#define TWO8(W) two8(W, kl, pa, stride, rows, pb, ldpb, c, ldc)
     BY_WIDTH(TWO8)
 }
 
-AVX2 static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, int w, float *c, int64_t ldc)
+AVX2 static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, int ldpb, int w, float *c, int64_t ldc)
 {
     if (rows <= 8) {
-        attn_gemm_avx2_one8(kl, pa, 8, rows, pb, w, c, ldc);
+        attn_gemm_avx2_one8(kl, pa, 8, rows, pb, ldpb, w, c, ldc);
         return;
     }
-#define ONE16(W) one16(W, kl, pa, rows, pb, c, ldc)
+#define ONE16(W) one16(W, kl, pa, rows, pb, ldpb, c, ldc)
     BY_WIDTH(ONE16)
 }
 
-static void two_chains(int64_t kl, const float *pa, int rows, const float *pb, int w, float *c, int64_t ldc)
+static void two_chains(int64_t kl, const float *pa, int rows, const float *pb, int ldpb, int w, float *c, int64_t ldc)
 {
-    attn_gemm_avx2_two8(kl, pa, 8, rows, pb, w, c, ldc);
+    attn_gemm_avx2_two8(kl, pa, 8, rows, pb, ldpb, w, c, ldc);
 }
 
 const attn_gemm_kernels attn_gemm_avx2 = {.pw = 8, .wide_rows = 16, .one_chain = one_chain,

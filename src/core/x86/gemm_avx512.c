@@ -21,7 +21,7 @@ AVX512 static INLINE void add_to_c(float *c, int rows, __m512 s)
 }
 
 /* 32 rows (two panels of 16) by W columns, one chain; the second panel's rows past `rows` are zeros */
-AVX512 static INLINE void one32(const int W, int64_t kl, const float *pa, int rows, const float *pb, float *c,
+AVX512 static INLINE void one32(const int W, int64_t kl, const float *pa, int rows, const float *pb, int ldpb, float *c,
                                 int64_t ldc)
 {
     __m512 s0[6], s1[6];
@@ -33,7 +33,7 @@ AVX512 static INLINE void one32(const int W, int64_t kl, const float *pa, int ro
         __m512 a0 = _mm512_loadu_ps(pa + l * 16), a1 = _mm512_loadu_ps(pa1 + l * 16);
         UNROLLED
         for (int j = 0; j < W; j++) {
-            __m512 b = _mm512_set1_ps(pb[l * W + j]);
+            __m512 b = _mm512_set1_ps(pb[l * ldpb + j]);
             s0[j] = _mm512_fmadd_ps(a0, b, s0[j]);
             s1[j] = _mm512_fmadd_ps(a1, b, s1[j]);
         }
@@ -46,7 +46,7 @@ AVX512 static INLINE void one32(const int W, int64_t kl, const float *pa, int ro
 }
 
 /* 9 to 16 rows (one panel) by W columns, one chain */
-AVX512 static INLINE void one16(const int W, int64_t kl, const float *pa, int rows, const float *pb, float *c,
+AVX512 static INLINE void one16(const int W, int64_t kl, const float *pa, int rows, const float *pb, int ldpb, float *c,
                                 int64_t ldc)
 {
     __m512 s[6];
@@ -57,7 +57,7 @@ AVX512 static INLINE void one16(const int W, int64_t kl, const float *pa, int ro
         __m512 a = _mm512_loadu_ps(pa + l * 16);
         UNROLLED
         for (int j = 0; j < W; j++)
-            s[j] = _mm512_fmadd_ps(a, _mm512_set1_ps(pb[l * W + j]), s[j]);
+            s[j] = _mm512_fmadd_ps(a, _mm512_set1_ps(pb[l * ldpb + j]), s[j]);
     }
     UNROLLED
     for (int j = 0; j < W; j++)
@@ -74,22 +74,22 @@ AVX512 static INLINE void one16(const int W, int64_t kl, const float *pa, int ro
     default: call(6); break;                                                                                       \
     }
 
-AVX512 static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, int w, float *c, int64_t ldc)
+AVX512 static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, int ldpb, int w, float *c, int64_t ldc)
 {
     if (rows <= 8) {
-        attn_gemm_avx2_one8(kl, pa, 16, rows, pb, w, c, ldc);
+        attn_gemm_avx2_one8(kl, pa, 16, rows, pb, ldpb, w, c, ldc);
     } else if (rows <= 16) {
-#define ONE16(W) one16(W, kl, pa, rows, pb, c, ldc)
+#define ONE16(W) one16(W, kl, pa, rows, pb, ldpb, c, ldc)
         BY_WIDTH(ONE16)
     } else {
-#define ONE32(W) one32(W, kl, pa, rows, pb, c, ldc)
+#define ONE32(W) one32(W, kl, pa, rows, pb, ldpb, c, ldc)
         BY_WIDTH(ONE32)
     }
 }
 
-static void two_chains(int64_t kl, const float *pa, int rows, const float *pb, int w, float *c, int64_t ldc)
+static void two_chains(int64_t kl, const float *pa, int rows, const float *pb, int ldpb, int w, float *c, int64_t ldc)
 {
-    attn_gemm_avx2_two8(kl, pa, 16, rows, pb, w, c, ldc);
+    attn_gemm_avx2_two8(kl, pa, 16, rows, pb, ldpb, w, c, ldc);
 }
 
 const attn_gemm_kernels attn_gemm_avx512 = {.pw = 16, .wide_rows = 32, .one_chain = one_chain,
