@@ -325,7 +325,7 @@ int attn_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a
     workspace ws[MAX_THREADS];
     float *room = malloc(sizeof(float) * (ab + bb) * (size_t)threads);
     if (!room)
-        return -2;
+        return ATTN_GEMM_NO_MEMORY;
     for (int t = 0; t < threads; t++) {
         ws[t].pa = room + (ab + bb) * (size_t)t;
         ws[t].pb = ws[t].pa + ab;

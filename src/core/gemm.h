@@ -11,9 +11,11 @@
  * ('N': b[l + j ldb]; 'T': b[j + l ldb]), C m x n (c[i + j ldc]). beta = 0 overwrites C (never read),
  * beta = 1 adds to it, any other scales it first (C = beta C, as OpenBLAS does). Threads (attn_threads())
  * share the output tiles; each element is computed by one thread in the same order whatever their number.
- * 0, or -1 when Ctrl-C stopped it (C is then incomplete). */
+ * 0; -1 when Ctrl-C stopped it (C is then incomplete); ATTN_GEMM_NO_MEMORY when its packing room (some
+ * 3 MB a thread) could not be had (C untouched). */
 int attn_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
                int64_t ldb, float beta, float *c, int64_t ldc);
+#define ATTN_GEMM_NO_MEMORY (-2)
 
 /* ---- for the kernels of each instruction set (gemm_portable.c, x86/gemm_avx2.c, x86/gemm_avx512.c) ----
  *

@@ -36,6 +36,8 @@ AVX2 static INLINE void one16(const int W, int64_t kl, const float *pa, int rows
         s0[j] = s1[j] = _mm256_setzero_ps();
     const float *pa1 = pa + 8 * kl;
     for (int64_t l = 0; l < kl; l++) {
+        _mm_prefetch((const char *)(pa + l * 8 + 128), _MM_HINT_T0); /* A streams from L2 */
+        _mm_prefetch((const char *)(pa1 + l * 8 + 128), _MM_HINT_T0);
         __m256 a0 = _mm256_loadu_ps(pa + l * 8), a1 = _mm256_loadu_ps(pa1 + l * 8);
         UNROLLED
         for (int j = 0; j < W; j++) {
@@ -108,21 +110,22 @@ AVX2 static INLINE void two8(const int W, int64_t kl, const float *pa, int strid
     default: call(6); break;                                                                                       \
     }
 
-AVX2 void attn_gemm_avx2_one8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int ldpb, int w, float *c,
-                              int64_t ldc)
+AVX2 void attn_gemm_avx2_one8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int ldpb, int w,
+                              float *c, int64_t ldc)
 {
 #define ONE8(W) one8(W, kl, pa, stride, rows, pb, ldpb, c, ldc)
     BY_WIDTH(ONE8)
 }
 
-AVX2 void attn_gemm_avx2_two8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int ldpb, int w, float *c,
-                              int64_t ldc)
+AVX2 void attn_gemm_avx2_two8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int ldpb, int w,
+                              float *c, int64_t ldc)
 {
 #define TWO8(W) two8(W, kl, pa, stride, rows, pb, ldpb, c, ldc)
     BY_WIDTH(TWO8)
 }
 
-AVX2 static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, int ldpb, int w, float *c, int64_t ldc)
+AVX2 static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, int ldpb, int w, float *c,
+                      int64_t ldc)
 {
     if (rows <= 8) {
         attn_gemm_avx2_one8(kl, pa, 8, rows, pb, ldpb, w, c, ldc);

@@ -74,7 +74,8 @@ AVX512 static INLINE void one16(const int W, int64_t kl, const float *pa, int ro
     default: call(6); break;                                                                                       \
     }
 
-AVX512 static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, int ldpb, int w, float *c, int64_t ldc)
+AVX512 static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, int ldpb, int w, float *c,
+                      int64_t ldc)
 {
     if (rows <= 8) {
         attn_gemm_avx2_one8(kl, pa, 16, rows, pb, ldpb, w, c, ldc);
