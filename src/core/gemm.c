@@ -141,34 +141,29 @@ static void pack_a(const gemm_job_ctx *x, int64_t i0, int64_t rows, int64_t ls, 
                 memcpy(dst + l * pw, src + l * x->lda, sizeof(float) * (size_t)n);
                 memset(dst + l * pw + n, 0, sizeof(float) * (size_t)(pw - n));
             }
-        } else {
-            for (int r = 0; r < pw; r++) {
-                const float *src = x->a + ls + (i0 + p * pw + r) * x->lda;
-                for (int64_t l = 0; l < kl; l++)
-                    dst[l * pw + r] = r < n ? src[l] : 0.0f;
+        } else { /* written in order, read from pw rows at once */
+            const float *src = x->a + ls + (i0 + p * pw) * x->lda;
+            for (int64_t l = 0; l < kl; l++) {
+                for (int r = 0; r < n; r++)
+                    dst[l * pw + r] = src[r * x->lda + l];
+                for (int r = n; r < pw; r++)
+                    dst[l * pw + r] = 0.0f;
             }
         }
     }
 }
 
-/* op(B)'s columns [j0, j0 + nj), l in [ls, ls + kl), in groups of 6 columns: group q (columns j0 + 6q ..,
- * w of them) at pb + 6 q kl, as [l w + j] */
+/* op(B)'s columns [j0, j0 + nj), l in [ls, ls + kl), column by column: B(l, j0 + j) at pb[j kl + l] */
 static void pack_b(const gemm_job_ctx *x, int64_t j0, int64_t nj, int64_t ls, int64_t kl, float *pb)
 {
-    for (int64_t q = 0; q * MAX_W < nj; q++) {
-        int w = nj - q * MAX_W < MAX_W ? (int)(nj - q * MAX_W) : MAX_W;
-        float *dst = pb + q * MAX_W * kl;
-        int64_t jq = j0 + q * MAX_W;
+    for (int64_t j = 0; j < nj; j++) {
+        float *dst = pb + j * kl;
         if (x->tb == 'N') {
-            for (int j = 0; j < w; j++) {
-                const float *src = x->b + ls + (jq + j) * x->ldb;
-                for (int64_t l = 0; l < kl; l++)
-                    dst[l * w + j] = src[l];
-            }
+            memcpy(dst, x->b + ls + (j0 + j) * x->ldb, sizeof(float) * (size_t)kl);
         } else {
+            const float *src = x->b + j0 + j + ls * x->ldb;
             for (int64_t l = 0; l < kl; l++)
-                for (int j = 0; j < w; j++)
-                    dst[l * w + j] = x->b[jq + j + (ls + l) * x->ldb];
+                dst[l] = src[l * x->ldb];
         }
     }
 }
@@ -239,7 +234,7 @@ static int run_job(const gemm_job_ctx *x, float *pa, float *pb, int64_t ib0, int
                     two_chain_groups t = two_chain_groups_of(j - js, min_j, ib == 0, G);
                     for (w = 1; c0 + w < wq && two_chain_groups_of(j + w - js, min_j, ib == 0, G) == t; w++)
                         ;
-                    tile_rows(kern, kl, pa, mi, G, t, pq + c0, wq, w, x->c + i0 + j * x->ldc, x->ldc);
+                    tile_rows(kern, kl, pa, mi, G, t, pq + c0 * kl, (int)kl, w, x->c + i0 + j * x->ldc, x->ldc);
                 }
             }
         }

@@ -23,7 +23,7 @@ int attn_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a
  * r < rows, j < w (w <= 6), the sum made as the table in gemm.c says (one chain, or two).
  * pa: op(A) packed in panels of `pw` rows: A(r, l) = pa[(r / pw) pw kl + l pw + r % pw]; a tile of up to
  * 8 rows may start inside a panel (pa then points at its first row, and still steps pw per l).
- * pb: op(B) packed as pb[l ldpb + j] (ldpb >= w). */
+ * pb: op(B) packed by columns: B(l, j) = pb[j ldpb + l] (ldpb >= kl). */
 typedef void (*attn_gemm_tile_fn)(int64_t kl, const float *pa, int rows, const float *pb, int ldpb, int w, float *c,
                                   int64_t ldc);
 

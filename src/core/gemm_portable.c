@@ -12,7 +12,7 @@ static void one_chain(int64_t kl, const float *pa, int rows, const float *pb, in
     float s[6][PW] = {{0}};
     for (int64_t l = 0; l < kl; l++)
         for (int j = 0; j < w; j++) {
-            float b = pb[l * ldpb + j];
+            float b = pb[j * ldpb + l];
             for (int r = 0; r < PW; r++)
                 s[j][r] = attn_fmaf(pa[l * PW + r], b, s[j][r]);
         }
@@ -28,7 +28,7 @@ static void two_chains(int64_t kl, const float *pa, int rows, const float *pb, i
     int64_t k8 = kl & ~(int64_t)7;
     for (int64_t l = 0; l < kl; l++)
         for (int j = 0; j < w; j++) {
-            float b = pb[l * ldpb + j];
+            float b = pb[j * ldpb + l];
             float(*s)[PW] = l < k8 && (l & 1) ? o : e;
             for (int r = 0; r < PW; r++)
                 s[j][r] = attn_fmaf(pa[l * PW + r], b, s[j][r]);

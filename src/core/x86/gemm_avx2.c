@@ -41,7 +41,7 @@ AVX2 static INLINE void one16(const int W, int64_t kl, const float *pa, int rows
         __m256 a0 = _mm256_loadu_ps(pa + l * 8), a1 = _mm256_loadu_ps(pa1 + l * 8);
         UNROLLED
         for (int j = 0; j < W; j++) {
-            __m256 b = _mm256_broadcast_ss(pb + l * ldpb + j);
+            __m256 b = _mm256_broadcast_ss(pb + j * ldpb + l);
             s0[j] = _mm256_fmadd_ps(a0, b, s0[j]);
             s1[j] = _mm256_fmadd_ps(a1, b, s1[j]);
         }
@@ -65,7 +65,7 @@ AVX2 static INLINE void one8(const int W, int64_t kl, const float *pa, int strid
         __m256 a = _mm256_loadu_ps(pa + l * stride);
         UNROLLED
         for (int j = 0; j < W; j++)
-            s[j] = _mm256_fmadd_ps(a, _mm256_broadcast_ss(pb + l * ldpb + j), s[j]);
+            s[j] = _mm256_fmadd_ps(a, _mm256_broadcast_ss(pb + j * ldpb + l), s[j]);
     }
     UNROLLED
     for (int j = 0; j < W; j++)
@@ -85,15 +85,15 @@ AVX2 static INLINE void two8(const int W, int64_t kl, const float *pa, int strid
         __m256 a0 = _mm256_loadu_ps(pa + l * stride), a1 = _mm256_loadu_ps(pa + (l + 1) * stride);
         UNROLLED
         for (int j = 0; j < W; j++) {
-            e[j] = _mm256_fmadd_ps(a0, _mm256_broadcast_ss(pb + l * ldpb + j), e[j]);
-            o[j] = _mm256_fmadd_ps(a1, _mm256_broadcast_ss(pb + (l + 1) * ldpb + j), o[j]);
+            e[j] = _mm256_fmadd_ps(a0, _mm256_broadcast_ss(pb + j * ldpb + l), e[j]);
+            o[j] = _mm256_fmadd_ps(a1, _mm256_broadcast_ss(pb + j * ldpb + l + 1), o[j]);
         }
     }
     for (; l < kl; l++) {
         __m256 a = _mm256_loadu_ps(pa + l * stride);
         UNROLLED
         for (int j = 0; j < W; j++)
-            e[j] = _mm256_fmadd_ps(a, _mm256_broadcast_ss(pb + l * ldpb + j), e[j]);
+            e[j] = _mm256_fmadd_ps(a, _mm256_broadcast_ss(pb + j * ldpb + l), e[j]);
     }
     UNROLLED
     for (int j = 0; j < W; j++)

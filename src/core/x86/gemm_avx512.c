@@ -33,7 +33,7 @@ AVX512 static INLINE void one32(const int W, int64_t kl, const float *pa, int ro
         __m512 a0 = _mm512_loadu_ps(pa + l * 16), a1 = _mm512_loadu_ps(pa1 + l * 16);
         UNROLLED
         for (int j = 0; j < W; j++) {
-            __m512 b = _mm512_set1_ps(pb[l * ldpb + j]);
+            __m512 b = _mm512_set1_ps(pb[j * ldpb + l]);
             s0[j] = _mm512_fmadd_ps(a0, b, s0[j]);
             s1[j] = _mm512_fmadd_ps(a1, b, s1[j]);
         }
@@ -57,7 +57,7 @@ AVX512 static INLINE void one16(const int W, int64_t kl, const float *pa, int ro
         __m512 a = _mm512_loadu_ps(pa + l * 16);
         UNROLLED
         for (int j = 0; j < W; j++)
-            s[j] = _mm512_fmadd_ps(a, _mm512_set1_ps(pb[l * ldpb + j]), s[j]);
+            s[j] = _mm512_fmadd_ps(a, _mm512_set1_ps(pb[j * ldpb + l]), s[j]);
     }
     UNROLLED
     for (int j = 0; j < W; j++)
