@@ -38,8 +38,9 @@ DEPFLAGS := -MMD -MP
 # The core, and the folder of the machine's kind (src/core/isa.h): x86/ (run-time dispatch among its
 # vector kernels) on x86-64, generic/ (the instruction set fixed at build time) everywhere else.
 TARGET_ARCH_NAME := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
-ISA_DIR  := $(if $(filter x86_64,$(TARGET_ARCH_NAME)),x86,generic)
-CORE_SRC := $(wildcard src/core/*.c src/core/$(ISA_DIR)/*.c)
+# aarch64 adds arm/ (its Advanced SIMD kernels) to generic/.
+ISA_DIR  := $(if $(filter x86_64,$(TARGET_ARCH_NAME)),x86,generic $(if $(filter aarch64,$(TARGET_ARCH_NAME)),arm))
+CORE_SRC := $(wildcard src/core/*.c $(foreach d,$(ISA_DIR),src/core/$(d)/*.c))
 BIND_SRC := $(wildcard src/bind/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
 LUA_SRC  := $(sort $(wildcard src/lua/*.lua src/lua/*/*.lua))

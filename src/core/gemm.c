@@ -282,6 +282,9 @@ static const attn_gemm_kernels *kernels(void)
     default:
         break;
     }
+#elif defined(__aarch64__)
+    if (attn_isa_current() == ATTN_ISA_NEON)
+        return &attn_gemm_neon;
 #endif
     return &attn_gemm_portable;
 }

@@ -43,5 +43,8 @@ void attn_gemm_avx2_one8(int64_t kl, const float *pa, int stride, int rows, cons
 void attn_gemm_avx2_two8(int64_t kl, const float *pa, int stride, int rows, const float *pb, int ldpb, int w, float *c,
                          int64_t ldc);
 #endif
+#if defined(__aarch64__)
+extern const attn_gemm_kernels attn_gemm_neon;
+#endif
 
 #endif
