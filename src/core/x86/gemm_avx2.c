@@ -35,6 +35,7 @@ AVX2 static INLINE void one16(const int W, int64_t kl, const float *pa, int rows
     for (int j = 0; j < W; j++)
         s0[j] = s1[j] = _mm256_setzero_ps();
     const float *pa1 = pa + 8 * kl;
+#pragma GCC unroll 4
     for (int64_t l = 0; l < kl; l++) {
         _mm_prefetch((const char *)(pa + l * 8 + 128), _MM_HINT_T0); /* A streams from L2 */
         _mm_prefetch((const char *)(pa1 + l * 8 + 128), _MM_HINT_T0);
