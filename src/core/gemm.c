@@ -29,9 +29,10 @@
  *   chunk of 8 to 11      none (COMPUTE_m8n8 and smaller are one chain)
  *   chunk of 1 to 3       none
  *
- * Everything else is one chain. Vectors and threads run across elements only: the driver below cuts the
- * output into jobs (an i-block by a stripe of columns) and each job into tiles of rows by runs of
- * columns whose groups all take the same chains. */
+ * Everything else is one chain. A nan result is a nan, its payload and sign not promised (they are the
+ * hardware's choice among the operands' nans). Vectors and threads run across elements only: the driver
+ * below cuts the output into jobs (a stripe of columns by a group of i-blocks) and each job into tiles of
+ * rows by runs of columns whose groups of rows all take the same chains. */
 #include "gemm.h"
 #include "isa.h"
 #include "parallel.h"
