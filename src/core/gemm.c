@@ -198,7 +198,8 @@ static void tile_rows(const attn_gemm_kernels *kern, int64_t kl, const float *pa
 /* One job: the columns [j0, j0 + nj) of the R-block [js, js + min_j) (j0 - js a multiple of 12) by
  * i-blocks [ib0, ib1), as OpenBLAS walks them: for each k-block, those columns packed (for every i-block),
  * then for each i-block its rows packed (they stay in the L2 cache), then column by column group (in L1)
- * every row tile. pa, pb: room for GEMM_P x GEMM_Q and stripe x GEMM_Q floats. -1 when interrupted. */
+ * every row tile. pa, pb: room for an i-block by a k-block, and for the stripe by a k-block (packed
+ * in panels of 16 rows at most). -1 when interrupted. */
 static int run_job(const gemm_job_ctx *x, float *pa, float *pb, int64_t ib0, int64_t ib1, int64_t js,
                    int64_t min_j, int64_t j0, int64_t nj)
 {
@@ -332,7 +333,10 @@ int attn_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a
     int64_t jobs = x.rblocks * x.stripes * x.igroups;
     if (threads > jobs)
         threads = (int)jobs;
-    size_t ab = (size_t)GEMM_P * GEMM_Q, bb = (size_t)x.stripe_width * GEMM_Q;
+    /* packing room for an i-block and a k-block (at most P and Q), no more: small products are many (a
+     * batch of heads), and a large allocation costs a system call and page faults */
+    int64_t kmax = k < GEMM_Q ? (k > 0 ? k : 1) : GEMM_Q;
+    size_t ab = (size_t)(round_up(m < GEMM_P ? m : GEMM_P, 16) * kmax), bb = (size_t)(x.stripe_width * kmax);
     workspace ws[MAX_THREADS];
     float *room = malloc(sizeof(float) * (ab + bb) * (size_t)threads);
     if (!room)
