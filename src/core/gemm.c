@@ -115,6 +115,7 @@ typedef struct gemm_job_ctx {
     int64_t stripes, stripe_width; /* (a multiple of 12), and the i-blocks into igroups groups */
     int64_t igroups;
     struct workspace *ws;          /* one per thread */
+    int nws;
 } gemm_job_ctx;
 
 /* Row i0 and size of i-block ib */
@@ -266,9 +267,10 @@ typedef struct workspace {
 static int run_jobs(void *ctx, int64_t begin, int64_t end)
 {
     const gemm_job_ctx *x = ctx;
-    workspace *ws = x->ws;
-    while (atomic_exchange(&ws->busy, 1)) /* at most as many calls at once as workspaces */
-        ws++;
+    int slot = 0; /* a free one: there are as many as calls at once */
+    while (atomic_exchange(&x->ws[slot].busy, 1))
+        slot = (slot + 1) % x->nws;
+    workspace *ws = &x->ws[slot];
     int status = 0;
     int64_t per_rblock = x->stripes * x->igroups;
     for (int64_t job = begin; job < end && status == 0; job++) {
@@ -347,6 +349,7 @@ int attn_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a
         atomic_init(&ws[t].busy, 0);
     }
     x.ws = ws;
+    x.nws = threads;
     int status = attn_parallel_for(jobs, 1, run_jobs, &x);
     free(room);
     return status;
