@@ -50,6 +50,7 @@ enum {
     MAX_THREADS = 256,
     MAX_W = 6,         /* columns per tile */
     MAX_STRIPE = 2040, /* columns per job at most (a multiple of 12) */
+    SMALL_PRODUCT = 1 << 21, /* multiply-adds below which one thread computes a product */
 };
 
 /* Which whole groups of an i-block take two chains, for one column */
@@ -319,8 +320,9 @@ int attn_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a
     /* Jobs: stripes of columns by groups of i-blocks. A job packs its columns once per k-block, and the
      * rows of each of its i-blocks: so one job on one thread, as OpenBLAS; on more threads, enough jobs
      * for each to have a few (for balance), cutting the larger of the two sides. A stripe is at most
-     * MAX_STRIPE columns (its packed columns stay in the L3 cache). */
-    int threads = attn_threads();
+     * MAX_STRIPE columns (its packed columns stay in the L3 cache). A small product takes less time than
+     * starting a thread: one job. */
+    int threads = (double)m * (double)n * (double)k < SMALL_PRODUCT ? 1 : attn_threads();
     int64_t min_j = n < GEMM_R ? n : GEMM_R, twelves = (min_j + 11) / 12, want = threads > 1 ? 4 * threads : 1;
     x.stripes = (min_j + MAX_STRIPE - 1) / MAX_STRIPE;
     x.igroups = 1;
