@@ -50,7 +50,7 @@ enum {
     MAX_THREADS = 256,
     MAX_W = 6,         /* columns per tile */
     MAX_STRIPE = 2040, /* columns per job at most (a multiple of 12) */
-    SMALL_PRODUCT = 1 << 21, /* multiply-adds below which one thread computes a product */
+    SMALL_PRODUCT = 1 << 18, /* multiply-adds below which one thread computes a product */
 };
 
 /* Which whole groups of an i-block take two chains, for one column */
