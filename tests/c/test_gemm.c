@@ -222,6 +222,27 @@ static void test_every_edge_tile(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* products large enough to be cut into many jobs for 2 and 7 threads (rows and columns both past the
+ * blocks, k past 2Q) */
+static void test_products_cut_among_threads(void **state)
+{
+    (void)state;
+    if (!reference_runs())
+        skip();
+    int64_t wrong = 0, products = 0;
+    static const int64_t sizes[][3] = {{700, 300, 70}, {333, 650, 29}, {97, 1100, 650}, {1000, 13, 300}};
+    for (int i = 0; i < 4; i++) {
+        shape s = {.ta = i & 1 ? 'T' : 'N', .tb = i & 2 ? 'T' : 'N', .m = sizes[i][0], .n = sizes[i][1],
+                   .k = sizes[i][2], .beta = (float)(i & 1), .specials = 1};
+        s.lda = (s.ta == 'N' ? s.m : s.k) + 3;
+        s.ldb = (s.tb == 'N' ? s.k : s.n) + 1;
+        s.ldc = s.m + 2;
+        wrong += compare(&s, &products);
+    }
+    fprintf(stderr, "# %ld products by attn, %ld elements differ\n", (long)products, (long)wrong);
+    assert_int_equal(wrong, 0);
+}
+
 /* more columns than OpenBLAS's R block (104512 here: its 128 MB buffer less a P x Q block of A) */
 static void test_columns_past_the_r_block(void **state)
 {
@@ -302,6 +323,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_every_edge_tile),
         cmocka_unit_test(test_small_shapes),
         cmocka_unit_test(test_shapes_past_the_blocks),
+        cmocka_unit_test(test_products_cut_among_threads),
         cmocka_unit_test(test_columns_past_the_r_block),
         cmocka_unit_test(test_every_isa_agrees_with_portable),
     };
