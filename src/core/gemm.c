@@ -246,8 +246,18 @@ static int run_job(const gemm_job_ctx *x, float *pa, float *pb, int64_t ib0, int
                         ;
                     runs[nruns].j = j, runs[nruns].w = (int)w, runs[nruns++].t = t;
                 }
+                int64_t w12 = j0 + nj - (j0 + j12) < 2 * MAX_W ? nj - j12 : 2 * MAX_W;
                 for (int64_t r0 = 0; r0 < mi; r0 += kern->wide_rows) {
                     int64_t r1 = mi - r0 < kern->wide_rows ? mi : r0 + kern->wide_rows;
+                    int two = 0; /* all 12 columns in one tile when none of their rows here takes two chains */
+                    for (int u = 0; u < nruns; u++)
+                        for (int64_t g = r0 / 8; g * 8 < r1; g++)
+                            two |= takes_two_chains(runs[u].t, g, G);
+                    if (!two && w12 <= kern->wide_cols) {
+                        kern->one_chain(kl, pa + r0 * kl, (int)(r1 - r0), pb + j12 * kl, (int)kl, (int)w12,
+                                        x->c + i0 + r0 + (j0 + j12) * x->ldc, x->ldc);
+                        continue;
+                    }
                     for (int u = 0; u < nruns; u++)
                         tile_rows(kern, kl, pa, r0, r1, G, runs[u].t, pb + (runs[u].j - j0) * kl, (int)kl,
                                   runs[u].w, x->c + i0 + runs[u].j * x->ldc, x->ldc);

@@ -20,7 +20,7 @@ int attn_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a
 /* ---- for the kernels of each instruction set (gemm_portable.c, x86/gemm_avx2.c, x86/gemm_avx512.c) ----
  *
  * A tile kernel adds one k-block's sums into C: C[r + j ldc] += sum over l < kl of A(r, l) B(l, j), for
- * r < rows, j < w (w <= 6), the sum made as the table in gemm.c says (one chain, or two).
+ * r < rows, j < w (w <= 6, or wide_cols), the sum made as the table in gemm.c says (one chain, or two).
  * pa: op(A) packed in panels of `pw` rows: A(r, l) = pa[(r / pw) pw kl + l pw + r % pw]; a tile of up to
  * 8 rows may start inside a panel (pa then points at its first row, and still steps pw per l).
  * pb: op(B) packed by columns: B(l, j) = pb[j ldpb + l] (ldpb >= kl). */
@@ -30,7 +30,8 @@ typedef void (*attn_gemm_tile_fn)(int64_t kl, const float *pa, int rows, const f
 typedef struct attn_gemm_kernels {
     int pw;             /* rows of a packed panel of A: 8 or 16 */
     int wide_rows;      /* the most rows one_chain takes from a panel's start (whole panels) */
-    attn_gemm_tile_fn one_chain;  /* every element one chain over l: rows <= wide_rows */
+    int wide_cols;      /* the most columns one_chain takes (6 or 12) */
+    attn_gemm_tile_fn one_chain;  /* every element one chain over l: rows <= wide_rows, w <= wide_cols */
     attn_gemm_tile_fn two_chains; /* every element two chains (see gemm.c): rows <= 8 */
 } attn_gemm_kernels;
 

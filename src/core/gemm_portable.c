@@ -38,5 +38,5 @@ static void two_chains(int64_t kl, const float *pa, int rows, const float *pb, i
             c[r + j * ldc] = c[r + j * ldc] + (e[j][r] + o[j][r]);
 }
 
-const attn_gemm_kernels attn_gemm_portable = {.pw = PW, .wide_rows = PW, .one_chain = one_chain,
-                                              .two_chains = two_chains};
+const attn_gemm_kernels attn_gemm_portable = {
+    .pw = PW, .wide_rows = PW, .wide_cols = 6, .one_chain = one_chain, .two_chains = two_chains};

@@ -8,7 +8,7 @@
 #include <arm_neon.h>
 
 #define INLINE inline __attribute__((always_inline))
-#define UNROLLED _Pragma("GCC unroll 8") /* keeps the sums in registers */
+#define UNROLLED _Pragma("GCC unroll 16") /* keeps the sums in registers */
 
 /* C[0 .. rows) += s for the 4 rows of s (rows may be fewer than 4, or none) */
 static INLINE void add_to_c(float *c, int rows, float32x4_t s)
@@ -116,7 +116,7 @@ static void two_chains(int64_t kl, const float *pa, int rows, const float *pb, i
     BY_WIDTH(TWO8)
 }
 
-const attn_gemm_kernels attn_gemm_neon = {.pw = 8, .wide_rows = 16, .one_chain = one_chain,
-                                          .two_chains = two_chains};
+const attn_gemm_kernels attn_gemm_neon = {
+    .pw = 8, .wide_rows = 16, .wide_cols = 6, .one_chain = one_chain, .two_chains = two_chains};
 
 #endif

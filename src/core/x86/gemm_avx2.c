@@ -7,7 +7,7 @@
 
 #define AVX2 __attribute__((target("avx2,fma")))
 #define INLINE inline __attribute__((always_inline))
-#define UNROLLED _Pragma("GCC unroll 8") /* keeps the sums in registers */
+#define UNROLLED _Pragma("GCC unroll 16") /* keeps the sums in registers */
 
 /* lanes 0 .. rows-1 */
 AVX2 static INLINE __m256i first_lanes(int rows)
@@ -141,5 +141,5 @@ static void two_chains(int64_t kl, const float *pa, int rows, const float *pb, i
     attn_gemm_avx2_two8(kl, pa, 8, rows, pb, ldpb, w, c, ldc);
 }
 
-const attn_gemm_kernels attn_gemm_avx2 = {.pw = 8, .wide_rows = 16, .one_chain = one_chain,
-                                          .two_chains = two_chains};
+const attn_gemm_kernels attn_gemm_avx2 = {
+    .pw = 8, .wide_rows = 16, .wide_cols = 6, .one_chain = one_chain, .two_chains = two_chains};
