@@ -362,7 +362,8 @@ int attn_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a
     }
     x.ws = ws;
     x.nws = threads;
-    int status = attn_parallel_for(jobs, 1, run_jobs, &x);
+    /* one thread: all jobs in one call (attn_parallel_for would use attn_threads()) */
+    int status = attn_parallel_for(jobs, threads == 1 ? jobs : 1, run_jobs, &x);
     free(room);
     return status;
 }
