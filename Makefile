@@ -48,14 +48,14 @@ CTEST_SRC := $(wildcard tests/c/test_*.c)
 
 APP_SRC  := $(CORE_SRC) $(BIND_SRC) $(CLI_SRC) build/gen/lua_embed.c build/gen/data_embed.c
 
-# The aarch64 cross build (tests/arm64 runs it under qemu-user): the same sources, the core with
-# src/core/generic/ for the machine's kind, compiled by Debian's cross compiler against the arm64 builds of
-# the same libraries (multiarch, installed by scripts/install-arm64-cross.sh), objects in build/aarch64/.
+# The aarch64 cross build (tests/arm64 runs it under qemu-user): the same sources, the core with the folders
+# of aarch64's kind (generic/ and arm/, as ISA_DIR above), compiled by Debian's cross compiler against the arm64
+# builds of the same libraries (multiarch, installed by scripts/install-arm64-cross.sh), objects in build/aarch64/.
 AARCH64_CC   ?= aarch64-linux-gnu-gcc
 AARCH64_PKG  := PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
 AARCH64_BASE  = $(COMMON) $(shell $(AARCH64_PKG) --cflags $(PKGS) 2>/dev/null)
 AARCH64_LIBS  = $(shell $(AARCH64_PKG) --libs $(PKGS) 2>/dev/null) $(SLEEF_LIBS)
-AARCH64_CORE := $(wildcard src/core/*.c src/core/generic/*.c)
+AARCH64_CORE := $(wildcard src/core/*.c src/core/generic/*.c src/core/arm/*.c)
 AARCH64_SRC  := $(AARCH64_CORE) $(BIND_SRC) $(CLI_SRC) build/gen/lua_embed.c build/gen/data_embed.c
 
 # The translations (src/po/<lang>/..., lessons/README.md): each .po compiled by msgfmt, embedded with

@@ -65,8 +65,8 @@ build/wasm/attn.js: $(call wasm_obj,$(WEB_ATTN_SRC) src/cli/main.c) build/wasm/l
 
 # TEMPORARY, goes when the exact kernels of issue 34 land on main (attn's own sgemm/sgemv/sdot and SLEEF
 # functions, portable twins of the x86 paths): until then the core still includes OpenBLAS's cblas.h and
-# libsleef's sleef.h (their declarations only: the system's headers, linked to no library), two files use
-# x86-only dispatch, and src/web/pending_kernels.c stands in for the missing functions with plain loops.
+# libsleef's sleef.h (their declarations only: the system's headers, linked to no library), and
+# src/web/pending_kernels.c stands in for the missing functions with plain loops.
 build/wasm/include/.linked:
 	@mkdir -p $(dir $@)
 	ln -sf $$(ls /usr/include/*/sleef.h /usr/include/sleef.h 2>/dev/null | head -n 1) build/wasm/include/sleef.h
@@ -74,8 +74,6 @@ build/wasm/include/.linked:
 	ln -sf $$(ls /usr/include/*/openblas_config.h /usr/include/openblas_config.h 2>/dev/null | head -n 1) build/wasm/include/openblas_config.h
 	touch $@
 $(call wasm_obj,$(WEB_ATTN_SRC)): | build/wasm/include/.linked
-build/wasm/src/core/adam_step.o: WASM_CFLAGS += '-D__builtin_cpu_supports(x)=0'
-build/wasm/src/core/backward.o: WASM_CFLAGS += '-Dtarget_clones(...)=unused'
 
 # ---- the page: build/web/ ------------------------------------------------------------------------------
 # Its module (attn-page.js/.wasm) links the same objects as the node build, with the page's terminal, Ctrl-C,
