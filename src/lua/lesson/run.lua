@@ -310,7 +310,10 @@ function run.list_lines(paths, cols)
         local info, err = source.read(p)
         local title = info and (info.title and tr(info.title) or tr("(no lesson.title)"))
             or trf("(cannot read: %s)", tostring(err))
-        lines[#lines + 1] = shown[i] .. string.rep(" ", w - width(shown[i]) + 2) .. title
+        -- a long title (a Chinese one is two columns a character) wraps under itself too
+        local titles = cols and wrap.line(title, math.max(30, cols - w - 3)) or {title}
+        lines[#lines + 1] = shown[i] .. string.rep(" ", w - width(shown[i]) + 2) .. titles[1]
+        for k = 2, #titles do lines[#lines + 1] = string.rep(" ", w + 2) .. titles[k] end
         -- the source names a book and its sections: too long to share the title's line
         if info and info.origin then
             local origin = tr(info.origin)
