@@ -139,9 +139,23 @@ build/gen/mo/kernel-%: src/cli/logo/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-build/gen/data_embed.c: $(MO_OUT) $(GLOSSARY) $(KERNEL_LOGO) scripts/embed-data.sh
+# The manual's pages of section 7 (src/cli/man: attn-TOPIC.7 and its Chinese twin attn-TOPIC.zh_CN.7),
+# embedded as "attn-TOPIC.7" and "zh_CN/man/attn-TOPIC.7": ?TOPIC at the prompt shows them
+# (src/lua/manual.lua); `make install` puts them where man finds them.
+MAN7_EN := $(filter-out %.zh_CN.7,$(wildcard src/cli/man/*.7))
+MAN7_ZH := $(wildcard src/cli/man/*.zh_CN.7)
+MAN7_EMBED := $(patsubst src/cli/man/%,build/gen/mo/%,$(MAN7_EN)) \
+              $(patsubst src/cli/man/%.zh_CN.7,build/gen/mo/zh_CN/man/%.7,$(MAN7_ZH))
+build/gen/mo/zh_CN/man/%.7: src/cli/man/%.zh_CN.7
 	@mkdir -p $(dir $@)
-	sh scripts/embed-data.sh build/gen/mo $(MO_OUT) $(GLOSSARY) $(KERNEL_LOGO) > $@.tmp && mv $@.tmp $@
+	cp $< $@
+build/gen/mo/%.7: src/cli/man/%.7
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+build/gen/data_embed.c: $(MO_OUT) $(GLOSSARY) $(KERNEL_LOGO) $(MAN7_EMBED) scripts/embed-data.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed-data.sh build/gen/mo $(MO_OUT) $(GLOSSARY) $(KERNEL_LOGO) $(MAN7_EMBED) > $@.tmp && mv $@.tmp $@
 
 # Translators' files: the templates (build/po/*.pot, from the sources) and the catalogs updated to them.
 pot: attn
@@ -224,6 +238,9 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man/man1
 # the Chinese page (src/cli/attn.zh_CN.1), where man -L zh_CN attn and LANG=zh_CN.UTF-8 man attn look
 MANDIR_ZH ?= $(PREFIX)/share/man/zh_CN/man1
+# the manual's pages of section 7 (src/cli/man), beside attn.1
+MANDIR7 ?= $(PREFIX)/share/man/man7
+MANDIR7_ZH ?= $(PREFIX)/share/man/zh_CN/man7
 DATADIR ?= $(PREFIX)/share/attn
 LUA_CMOD_DIR ?= $(PREFIX)/lib/lua/5.4
 
@@ -232,6 +249,10 @@ install: attn install-lua
 	install -m 755 attn $(DESTDIR)$(BINDIR)/attn
 	install -m 644 src/cli/attn.1 $(DESTDIR)$(MANDIR)/attn.1
 	install -m 644 src/cli/attn.zh_CN.1 $(DESTDIR)$(MANDIR_ZH)/attn.1
+	install -d $(DESTDIR)$(MANDIR7) $(DESTDIR)$(MANDIR7_ZH)
+	install -m 644 $(MAN7_EN) $(DESTDIR)$(MANDIR7)/
+	@# the Chinese twins under their English names, where man -L zh_CN looks
+	for f in $(MAN7_ZH); do b=$${f##*/}; install -m 644 $$f $(DESTDIR)$(MANDIR7_ZH)/$${b%.zh_CN.7}.7 || exit 1; done
 	install -m 644 lessons/*.lua lessons/README.md $(DESTDIR)$(DATADIR)/lessons/
 	@# the texts the lessons read (lesson.data), with their provenance
 	install -m 644 lessons/data/* $(DESTDIR)$(DATADIR)/lessons/data/

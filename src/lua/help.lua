@@ -75,6 +75,7 @@ completes (attention.so<Tab>, nn.Mu<Tab>, tr:<Tab>); Up/Down: history;
 Ctrl-C stops a computation; Ctrl-D quits.
   ?torch.softmax             -- help for one function, with an example
   ?attention  ?nn  ?lesson  ?torch  ?Tensor     -- what each of them holds
+  ?tour  ?exact  ?safety  ?performance   -- the manual (man attn-tour, ...)
 ]]
 
 local function trim(s)
@@ -367,6 +368,10 @@ end
 function help.text(x)
     if x == nil then return (tr(TOUR):gsub("\n$", "")) end
     if type(x) == "string" and trim(x) == "glossary" then return require("attn.glossary").text() end
+    if type(x) == "string" then -- ?tour, ?exact, ?safety, ?performance: the manual's pages (man attn-tour)
+        local page = require("attn.manual").text(trim(x))
+        if page then return page end
+    end
     local entry, name = help.lookup(x)
     local label = name or (type(x) == "string" and trim(x) or name_of(x))
     local v = type(x) == "string" and label and resolve(label) or x

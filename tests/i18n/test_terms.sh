@@ -2,7 +2,7 @@
 # test_terms.sh — one term per concept in the Chinese edition: the terminology table
 # src/po/zh_CN/terms.tsv names, for each concept, attn's term and the variants it does not use; no
 # variant may appear in attn's own Chinese text — every msgstr of src/po/zh_CN, the glossary's term
-# column, the Chinese man page — except inside a quotation (“…”, 「…」), which keeps a text's words.
+# column, the Chinese man pages (attn.1 and the manual of section 7) — except inside a quotation (“…”, 「…」), which keeps a text's words.
 # And the glossary itself gives each concept of the table with attn's term. TAP output.
 #   sh tests/i18n/test_terms.sh
 set -u
@@ -20,7 +20,7 @@ for po in $(find src/po/zh_CN -name '*.po' | sort); do
         print "$ARGV:$.: $s\n";' "$po"
 done >"$TEXT"
 awk -F '\t' '!/^#/ && NF >= 2 { print FILENAME ":" FNR ": " $2 }' src/po/zh_CN/glossary.tsv >>"$TEXT"
-perl -ne 's/“[^”]*”//g; print "$ARGV:$.: $_"' src/cli/attn.zh_CN.1 >>"$TEXT"
+perl -ne 's/“[^”]*”//g; print "$ARGV:$.: $_"' src/cli/attn.zh_CN.1 src/cli/man/*.zh_CN.7 >>"$TEXT"
 
 if [ ! -s "$TEXT" ] || ! grep -q '注意力' "$TEXT"; then
     not_ok "attn's Chinese text was read"

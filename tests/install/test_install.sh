@@ -1,8 +1,8 @@
 #!/bin/sh
 # test_install.sh — attn as a Unix tool and as a Lua library, installed: `make install` into a temporary
 # DESTDIR (PREFIX=/usr/local, and once with another PREFIX), then the installed attn run from a
-# directory that has no lessons/ (so --list must find them relative to the binary), its man page
-# checked with man --warnings, and attn.so loaded by stock lua5.4 (require "attn", and a busted spec);
+# directory that has no lessons/ (so --list must find them relative to the binary), its man pages (attn.1
+# and the manual's of section 7, in both languages) checked with man --warnings, and attn.so loaded by stock lua5.4 (require "attn", and a busted spec);
 # the rockspec built with LuaRocks into a temporary tree.
 # TAP output.
 cd "$(dirname "$0")/../.." || exit 2
@@ -47,6 +47,21 @@ check "man --warnings renders the Chinese attn.1 without a warning" \
 check "man -L zh_CN attn finds the Chinese page, man -L en the English one (MANPATH = the install)" \
     all run env MANPATH="$ROOT/share/man" man -E UTF-8 -L zh_CN attn -- grep -q "逐步演示注意力机制" "$OUT" -- \
         run env MANPATH="$ROOT/share/man" man -E UTF-8 -L en attn -- grep -q "a step-through interpreter" "$OUT"
+
+for topic in tour exact safety performance; do
+    check "the manual's attn-$topic(7) is installed in English and Chinese, and man --warnings renders both" \
+        all test -f "$ROOT/share/man/man7/attn-$topic.7" -- test -f "$ROOT/share/man/zh_CN/man7/attn-$topic.7" -- \
+            run man --warnings -E UTF-8 -l "$ROOT/share/man/man7/attn-$topic.7" -- test ! -s "$ERR" -- \
+            grep -q "attn-$topic  *- " "$OUT" -- \
+            run man --warnings -E UTF-8 -l "$ROOT/share/man/zh_CN/man7/attn-$topic.7" -- test ! -s "$ERR" -- \
+            grep -q "^名称" "$OUT"
+done
+check "man attn-tour and man -L zh_CN attn-tour find the installed pages (MANPATH = the install)" \
+    all run env MANPATH="$ROOT/share/man" man -E UTF-8 -L en attn-tour -- grep -q "a tour of attn" "$OUT" -- \
+        run env MANPATH="$ROOT/share/man" man -E UTF-8 -L zh_CN attn-tour -- grep -q "attn 导览" "$OUT"
+check "the installed attn shows the same pages as ?tour, in English and in Chinese" \
+    all run "$ROOT/bin/attn" -e 'help("tour")' -- grep -q "^  attn-tour - a tour of attn" "$OUT" -- \
+        run "$ROOT/bin/attn" --lang zh_CN -e 'help("safety")' -- grep -q "^  attn-safety - 别人的笔记" "$OUT"
 
 nlessons=$(ls lessons/*.lua | wc -l)
 check "the installed attn --list, run elsewhere, lists all $nlessons lessons (found beside the binary)" \
