@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_session.sh — the REPL session the project was designed around (README.md's "The REPL"), typed into
+# test_session.sh — the REPL session the project was designed around (the manual's "The REPL": src/cli/man/attn-tour.7), typed into
 # the real REPL in a pseudo-terminal through tmux, as a student reading the book would: the 6-token
 # inputs over two lines, a product, softmax of `_`, a wrong product, ?attention.softmax, a tracer
 # stepped twice, the book's MultiHeadAttention on a stacked batch, a heatmap, Tab completion of

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_safety.sh — the safety reproducers on the command line (README's "Safety"): notes from
+# test_safety.sh — the safety reproducers on the command line (the manual's attn-safety(7), src/cli/man/attn-safety.7): notes from
 # strangers under --verify (restricted by default, --trusted lifts it; the summary and exit status
 # only attn's), writes that never destroy (--html with its arguments swapped, --update through a
 # symlink, keeping the mode, two saves at once), and lessons named without a path resolved to attn's
