@@ -1,6 +1,6 @@
 /* attention.c (bindings) — the global table `attention`: the stages of core/attention.c (scores, scale,
  * masks, softmax, weighted_sum, dropout, heads, other score functions). attention.forward, trace and
- * heatmap are Lua (src/lua/attention.lua) on top of these. bind/fused.c adds attention.fused. */
+ * heatmap are Lua (src/lua/attention/) on top of these. bind/fused.c adds attention.fused. */
 #include <math.h>
 
 #include "attention.h"

@@ -90,7 +90,7 @@ static int tensor_gc(lua_State *L)
 }
 
 /* tostring(t), and tostring's second argument, the autograd suffix ("grad_fn=<MmBackward0>") that
- * src/lua/autograd/print.lua passes: the core places it as PyTorch's _add_suffixes does. */
+ * src/lua/autograd/tensor_api.lua passes: the core places it as PyTorch's _add_suffixes does. */
 static int tensor_tostring(lua_State *L)
 {
     attn_tensor *t = lt_check(L, 1, "tostring", "argument");

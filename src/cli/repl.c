@@ -246,7 +246,7 @@ static int read_line(int first, char **line) {
 
 /* ---- evaluation ------------------------------------------------------------------------------ */
 
-/* An error outside the user's chunk (in repl.lua itself, or a Ctrl-C that came while it was not
+/* An error outside the user's chunk (in src/lua/repl/ itself, or a Ctrl-C that came while it was not
  * running the user's code), printed by repl.write_error like every other; plainly if even that fails. */
 static void print_error(lua_State *L, const char *msg) {
     int top = lua_gettop(L);
@@ -265,7 +265,7 @@ static void print_error(lua_State *L, const char *msg) {
 }
 
 /* Calls repl.eval(chunk, out, at_eof). Returns 1 when the chunk needs more lines. Errors of the
- * chunk are printed by repl.eval; an error here is one in repl.lua itself, or a Ctrl-C that
+ * chunk are printed by repl.eval; an error here is one in src/lua/repl/ itself, or a Ctrl-C that
  * arrived while it was not running the user's code. */
 static int eval_chunk(lua_State *L, const char *chunk, int at_eof) {
     int incomplete = 0;

@@ -11,7 +11,7 @@
  *
  * alpha and v are the Python floats the optimizers pass (1 - beta1, -step_size, ...), which PyTorch
  * casts to float before the loop. The FMA choices were read off PyTorch's results (Debian's 1.13,
- * AVX2 kernels) and are checked bit for bit by tests/lua/optim_spec.lua and pointwise_spec.lua: a plain
+ * AVX2 kernels) and are checked bit for bit by tests/lua/optim_spec.lua and dtype_spec.lua (add and sub with alpha): a plain
  * a + alpha * b differs from PyTorch in ~1 element in 10. They hold for operands of one shape (what an
  * optimizer has); with a broadcast operand PyTorch's scalar tail may hoist alpha * b out of its loop and
  * round twice, which this file does not copy (documented in ?torch.addcmul). Results are float32. */

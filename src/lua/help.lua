@@ -1,6 +1,6 @@
 -- help.lua — attn's help system: help() prints a tour, help(x) the doc of one function or table.
 --
--- Docs are registered, not written here, so they can live in their own file (src/lua/docs.lua):
+-- Docs are registered, not written here, so they can live in files of their own (src/lua/docs/):
 --
 --   local help = require("attn.help")
 --   help.register("torch.softmax", {

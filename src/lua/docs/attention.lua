@@ -1,5 +1,5 @@
 -- attention.lua — help for the global table `attention`: the stages (src/bind/attention.c) and
--- attention.forward (src/lua/attention.lua). Loaded by attn.docs (docs/init.lua).
+-- attention.forward (src/lua/attention/forward.lua). Loaded by attn.docs (docs/init.lua).
 
 local D = require("attn.docs.define")
 local def = D.def

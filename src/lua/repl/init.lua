@@ -32,7 +32,7 @@ end
 
 repl.chunkname = "=stdin"   -- errors then read "stdin:1: ...", which eval strips for one-liners
 repl.last_traceback = nil   -- the traceback of the last error, for the curious
--- what attn prints when a second Ctrl-C ends it (src/cli/main.c: a C function that cannot be stopped)
+-- what attn prints when a second Ctrl-C ends it (src/cli/interrupt.c: a C function that cannot be stopped)
 repl.second_interrupt = tr("attn: a second Ctrl-C: the running C function cannot be interrupted; quitting "
     .. "(the history is saved)")
 repl.show = show.value

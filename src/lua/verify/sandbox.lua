@@ -11,7 +11,7 @@
 --   - no running programs: no os.execute, io.popen;
 --   - no writing files: io.open only reads, no os.remove, os.rename, os.tmpname, io.output(file); the
 --     library's own writes (save_file, heatmap svg, tr:save) are refused in C as well (the process
---     that runs the notes calls files.forbid_writes: src/cli/notes.c);
+--     that runs the notes calls attn_safe_forbid: src/cli/notes.c);
 --   - no native code: no package, no require of anything but attn's tables, Lua's own libraries and
 --     Lua files of the notes' folder; load, loadfile and dofile take text only (never a binary chunk)
 --     and run it in these same globals;
