@@ -1,14 +1,19 @@
-/* cli.h — what the files of src/cli share: main.c runs chunks, repl.c reads them, lessons.c runs the
- * lesson modes, notes.c the Markdown modes, term.c knows the terminal, usage.c says the options. */
+/* cli.h — what the files of src/cli share: call.c calls into Lua, main.c reads the command line and
+ * runs chunks, repl.c reads them, lessons.c runs the lesson modes, notes.c the Markdown modes, term.c
+ * knows the terminal, usage.c says the options. */
 #ifndef ATTN_CLI_H
 #define ATTN_CLI_H
 #include <stdio.h>
 
 #include <lua.h>
 
-/* lua_pcall with attn's message handler (a traceback for scripts; the plain message when
- * interactive) and Ctrl-C armed for the duration of the call. */
-int attn_pcall(lua_State *L, int narg, int nres, int interactive);
+/* call.c, the one way into Lua: lua_pcall with attn's message handler (a traceback for scripts; the
+ * plain message when interactive) and Ctrl-C armed for the duration of the call; or, bare, lua_pcall
+ * itself. attn_push_function pushes require(module)[name] (name NULL: the module), loading it so; 0
+ * with the error pushed instead when it fails. */
+enum { ATTN_CALL_SCRIPT = 0, ATTN_CALL_INTERACTIVE = 1, ATTN_CALL_BARE = 2 };
+int attn_pcall(lua_State *L, int narg, int nres, int mode);
+int attn_push_function(lua_State *L, const char *module, const char *name, int mode);
 /* What the REPL prints when a second Ctrl-C ends attn (interrupt.c; repl.c gives it in the user's language). */
 void attn_set_second_interrupt_message(const char *msg);
 /* interrupt.c: around a lua_pcall, Ctrl-C turned into a Lua error ("interrupted"); interactive: the
@@ -34,7 +39,7 @@ void attn_term_setup(lua_State *L, int color);
 /* Lesson modes (lessons.c). attn_lessons runs one on the lesson files given (none: every lesson in
  * ./lessons, for --check and --list) and returns 1 on success, 0 on an error or a failed check. */
 enum { ATTN_LESSON_NONE, ATTN_LESSON_STEP, ATTN_LESSON_LINE, ATTN_LESSON_CHECK, ATTN_LESSON_TAP,
-       ATTN_LESSON_LIST, ATTN_LESSON_HTML, ATTN_LESSON_VERIFY, ATTN_LESSON_UPDATE, ATTN_LESSON_MARKDOWN };
+       ATTN_LESSON_LIST, ATTN_LESSON_HTML, ATTN_LESSON_VERIFY, ATTN_LESSON_MARKDOWN };
 /* What --step and --step=line take besides the files: --from N (the first lesson starts at its step
  * N; 0 when not given) and --clear (the screen is cleared before each step); and --html's OUT. */
 typedef struct {

@@ -37,10 +37,7 @@ static void notebook_path(char *out, size_t n, const char *dir, const char *less
  * when path may be written; else prints why. */
 static int may_write(lua_State *L, const char *path, char **files, int nfiles) {
     int top = lua_gettop(L), ok = 0;
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.lesson.html");
-    if (attn_pcall(L, 1, 1, 0) == LUA_OK) {
-        lua_getfield(L, -1, "refusal");
+    if (attn_push_function(L, "attn.lesson.html", "refusal", ATTN_CALL_SCRIPT)) {
         lua_pushstring(L, path);
         lua_createtable(L, nfiles, 0);
         for (int i = 0; i < nfiles; i++) {
@@ -48,7 +45,7 @@ static int may_write(lua_State *L, const char *path, char **files, int nfiles) {
             lua_rawseti(L, -2, i + 1);
         }
         lua_pushliteral(L, "--ipynb");
-        if (attn_pcall(L, 3, 1, 0) == LUA_OK && lua_isnil(L, -1)) ok = 1;
+        if (attn_pcall(L, 3, 1, ATTN_CALL_SCRIPT) == LUA_OK && lua_isnil(L, -1)) ok = 1;
     }
     if (!ok) fprintf(stderr, "attn: %s\n", lua_tostring(L, -1) ? lua_tostring(L, -1) : "--ipynb");
     lua_settop(L, top);
@@ -72,12 +69,9 @@ static int one(const char *lesson, const char *path, char **files, int nfiles) {
         lua_close(L);
         return 0;
     }
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.kernel.ipynb");
-    if (attn_pcall(L, 1, 1, 0) == LUA_OK) {
-        lua_getfield(L, -1, "notebook");
+    if (attn_push_function(L, "attn.kernel.ipynb", "notebook", ATTN_CALL_SCRIPT)) {
         lua_pushstring(L, lesson);
-        if (attn_pcall(L, 1, 2, 0) == LUA_OK) {
+        if (attn_pcall(L, 1, 2, ATTN_CALL_SCRIPT) == LUA_OK) {
             size_t len;
             const char *text = lua_tolstring(L, -2, &len);
             long failed = (long)lua_tointeger(L, -1);

@@ -192,7 +192,7 @@ static int l_input(lua_State *L) {
 static int l_run(lua_State *L) {
     int n = lua_gettop(L);
     luaL_checktype(L, 1, LUA_TFUNCTION);
-    if (attn_pcall(L, n - 1, LUA_MULTRET, 1) != LUA_OK) {
+    if (attn_pcall(L, n - 1, LUA_MULTRET, ATTN_CALL_INTERACTIVE) != LUA_OK) {
         lua_pushboolean(L, 0);
         lua_insert(L, -2);
         return 2;
@@ -256,18 +256,14 @@ static void preload(lua_State *L) {
 /* Calls require("attn.kernel")[name](...) with the nargs values on top; leaves one result. Errors
  * here are the kernel's own (a bug, or memory): logged, and the request goes unanswered. */
 static int call_kernel(lua_State *L, const char *name, int nargs) {
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.kernel");
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    if (!attn_push_function(L, "attn.kernel", name, ATTN_CALL_BARE)) {
         attn_capture_log("cannot load attn.kernel: %s", lua_tostring(L, -1));
         lua_pop(L, 1 + nargs);
         lua_pushnil(L);
         return 0;
     }
-    lua_getfield(L, -1, name);
-    lua_remove(L, -2);
     lua_insert(L, -1 - nargs);
-    if (lua_pcall(L, nargs, 1, 0) != LUA_OK) {
+    if (attn_pcall(L, nargs, 1, ATTN_CALL_BARE) != LUA_OK) {
         attn_capture_log("attn.kernel.%s: %s", name, lua_tostring(L, -1));
         lua_pop(L, 1);
         lua_pushnil(L);

@@ -66,15 +66,13 @@ int attn_install_kernel(lua_State *L, const char *where) {
     }
     /* spec.files(attn) -> {{name = "attn/kernel.json", data = text}, ...} */
     attn_json_preload(L);
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.kernel.spec");
-    if (attn_pcall(L, 1, 1, 0) != LUA_OK) {
+    int top = lua_gettop(L);
+    if (!attn_push_function(L, "attn.kernel.spec", "files", ATTN_CALL_SCRIPT)) {
         fprintf(stderr, "attn: --install-kernel: %s\n", lua_tostring(L, -1));
         return 0;
     }
-    lua_getfield(L, -1, "files");
     lua_pushstring(L, exe);
-    if (attn_pcall(L, 1, 1, 0) != LUA_OK) {
+    if (attn_pcall(L, 1, 1, ATTN_CALL_SCRIPT) != LUA_OK) {
         fprintf(stderr, "attn: --install-kernel: %s\n", lua_tostring(L, -1));
         return 0;
     }
@@ -96,7 +94,7 @@ int attn_install_kernel(lua_State *L, const char *where) {
         if (ok && strstr(name, "kernel.json")) printf("%s\n", path);
         lua_pop(L, 3);
     }
-    lua_pop(L, 2);
+    lua_settop(L, top);
     fflush(stdout);
     return ok;
 }

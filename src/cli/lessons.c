@@ -27,12 +27,7 @@
 
 /* Pushes the function run.<name> of attn.lesson.run. */
 static int push_runner(lua_State *L, const char *name) {
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.lesson.run");
-    if (attn_pcall(L, 1, 1, 0) != LUA_OK) return 0;
-    lua_getfield(L, -1, name);
-    lua_remove(L, -2);
-    return 1;
+    return attn_push_function(L, "attn.lesson.run", name, ATTN_CALL_SCRIPT);
 }
 
 static void report_top(lua_State *L) {
@@ -154,7 +149,7 @@ static void print_skipped(lua_State *L, long n, const char *path, const char *re
         lua_pushinteger(L, n);
         lua_pushstring(L, path);
         lua_pushstring(L, reason);
-        if (attn_pcall(L, 3, 1, 0) == LUA_OK) line = lua_tostring(L, -1);
+        if (attn_pcall(L, 3, 1, ATTN_CALL_SCRIPT) == LUA_OK) line = lua_tostring(L, -1);
     }
     if (line) printf("%s\n", line);
     else printf(attn_tr("skipped %ld: %s: %s\n"), n, path, reason);
@@ -190,7 +185,7 @@ static int run_file(lua_State *L, const char *path, const char *mode, int tap, c
         push_reset(L);
         lua_setfield(L, -2, "reset");
     }
-    if (attn_pcall(L, 2, 1, 0) != LUA_OK) {
+    if (attn_pcall(L, 2, 1, ATTN_CALL_SCRIPT) != LUA_OK) {
         report_top(L);
         n->failed++;
         return RAN_STOPPED;
@@ -229,7 +224,7 @@ static const char *resolve_path(lua_State *L, const char *name, const char *dir)
         lua_pushstring(L, name);
         if (dir) lua_pushstring(L, dir);
         else lua_pushnil(L);
-        if (attn_pcall(L, 2, 1, 0) == LUA_OK && lua_isstring(L, -1)) return lua_tostring(L, -1);
+        if (attn_pcall(L, 2, 1, ATTN_CALL_SCRIPT) == LUA_OK && lua_isstring(L, -1)) return lua_tostring(L, -1);
     }
     return name;
 }
@@ -267,7 +262,7 @@ static void check_summary(lua_State *L, const counts *c, int tap) {
         if (push_runner(L, "check_summary")) {
             lua_pushinteger(L, c->passed + c->failed);
             lua_pushinteger(L, c->identities);
-            if (attn_pcall(L, 2, 1, 0) == LUA_OK) line = lua_tostring(L, -1);
+            if (attn_pcall(L, 2, 1, ATTN_CALL_SCRIPT) == LUA_OK) line = lua_tostring(L, -1);
         }
         printf("%s%s\n", tap ? "# " : "", line ? line : "");
         lua_settop(L, top);
@@ -348,16 +343,13 @@ static void page_name(char *page, size_t size, const char *out, const char *path
  * where the page went, its size, its checks. 0 when it could not be run (the error reported) or a
  * check failed. */
 static int html_page(lua_State *L, const char *path, const char *page, char **files, int nfiles) {
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.lesson.html");
-    int ran = attn_pcall(L, 1, 1, 0) == LUA_OK;
+    int ran = attn_push_function(L, "attn.lesson.html", "file", ATTN_CALL_SCRIPT);
     if (ran) {
-        lua_getfield(L, -1, "file");
         lua_pushstring(L, path);
         lua_pushstring(L, page);
         lua_createtable(L, nfiles, 0); /* the inputs: never written over (html.lua) */
         for (int i = 0; i < nfiles; i++) lua_pushstring(L, files[i]), lua_rawseti(L, -2, i + 1);
-        ran = attn_pcall(L, 3, 2, 0) == LUA_OK;
+        ran = attn_pcall(L, 3, 2, ATTN_CALL_SCRIPT) == LUA_OK;
     }
     if (!ran) {
         report_top(L);
@@ -430,7 +422,7 @@ static int list_all(lua_State *L, char **files, int nfiles) {
         lua_pop(L, 2);
         return 0;
     }
-    if (attn_pcall(L, 1, 0, 0) != LUA_OK) {
+    if (attn_pcall(L, 1, 0, ATTN_CALL_SCRIPT) != LUA_OK) {
         report_top(L);
         return 0;
     }
@@ -445,9 +437,6 @@ int attn_lessons(lua_State *L, int mode, char **files, int nfiles, const attn_st
     case ATTN_LESSON_TAP: return check_all(L, files, nfiles, 1);
     case ATTN_LESSON_LIST: return list_all(L, files, nfiles);
     case ATTN_LESSON_HTML: return html_all(files, nfiles, step->out);
-    case ATTN_LESSON_VERIFY: return attn_verify(L, files, nfiles, 0, step->trusted);
-    case ATTN_LESSON_UPDATE: return attn_verify(L, files, nfiles, 1, step->trusted);
-    case ATTN_LESSON_MARKDOWN: return attn_markdown(files, nfiles);
     default: return 0;
     }
 }

@@ -39,7 +39,7 @@ static int report(lua_State *L, int status) {
 }
 
 static int dochunk(lua_State *L, int status) {
-    if (status == LUA_OK) status = attn_pcall(L, 0, 0, 0);
+    if (status == LUA_OK) status = attn_pcall(L, 0, 0, ATTN_CALL_SCRIPT);
     return report(L, status);
 }
 
@@ -52,9 +52,7 @@ static int dolibrary(lua_State *L, const char *spec) {
     int status;
     const char *eq = strchr(spec, '=');
     const char *mod = eq ? eq + 1 : spec;
-    lua_getglobal(L, "require");
-    lua_pushstring(L, mod);
-    status = attn_pcall(L, 1, 1, 0);
+    status = attn_push_function(L, mod, NULL, ATTN_CALL_SCRIPT) ? LUA_OK : LUA_ERRRUN;
     if (status == LUA_OK) {
         if (eq) lua_pushlstring(L, spec, (size_t)(eq - spec));
         else lua_pushstring(L, spec);
@@ -97,7 +95,7 @@ static int handle_script(lua_State *L, char **argv) {
     status = luaL_loadfile(L, fname);
     if (status == LUA_OK) {
         int n = pushargs(L);
-        status = attn_pcall(L, n, LUA_MULTRET, 0);
+        status = attn_pcall(L, n, LUA_MULTRET, ATTN_CALL_SCRIPT);
     }
     return report(L, status);
 }
@@ -359,10 +357,14 @@ static int pmain(lua_State *L) {
         lua_pushboolean(L, attn_ipynb(ipynb_out, argv + script, argc - script));
         return 1;
     }
-    if (args & has_lesson) { /* instead of a script and the REPL */
-        int mode = lesson_mode == ATTN_LESSON_CHECK && lesson_tap ? ATTN_LESSON_TAP : lesson_mode;
-        if (mode == ATTN_LESSON_VERIFY && verify_update) mode = ATTN_LESSON_UPDATE;
-        lua_pushboolean(L, attn_lessons(L, mode, argv + script, argc - script, &step_options));
+    if (args & has_lesson) { /* instead of a script and the REPL: the Markdown modes (notes.c), the lesson modes */
+        char **files = argv + script;
+        int nfiles = argc - script, ok;
+        if (lesson_mode == ATTN_LESSON_VERIFY) ok = attn_verify(L, files, nfiles, verify_update, step_options.trusted);
+        else if (lesson_mode == ATTN_LESSON_MARKDOWN) ok = attn_markdown(files, nfiles);
+        else ok = attn_lessons(L, lesson_mode == ATTN_LESSON_CHECK && lesson_tap ? ATTN_LESSON_TAP : lesson_mode,
+                               files, nfiles, &step_options);
+        lua_pushboolean(L, ok);
         return 1;
     }
     if (lesson_tap) {

@@ -25,16 +25,6 @@
 #include "safe_write.h"
 #include "tensor.h"
 
-/* Pushes require(module)[name]. Returns 0 (the error on the stack) when the module fails to load. */
-static int push_function(lua_State *L, const char *module, const char *name) {
-    lua_getglobal(L, "require");
-    lua_pushstring(L, module);
-    if (attn_pcall(L, 1, 1, 0) != LUA_OK) return 0;
-    lua_getfield(L, -1, name);
-    lua_remove(L, -2);
-    return 1;
-}
-
 static int report_fd = -1; /* in the notes' process: the pipe of its report (below) */
 static void report_text(const char *text, size_t n);
 
@@ -139,11 +129,11 @@ static lua_State *parent_L;
 static void say(const char *what, const char *english, const char *path, const char *detail) {
     int top = parent_L ? lua_gettop(parent_L) : 0;
     const char *line = NULL;
-    if (parent_L && push_function(parent_L, "attn.verify.run", "parent_line")) {
+    if (parent_L && attn_push_function(parent_L, "attn.verify.run", "parent_line", ATTN_CALL_SCRIPT)) {
         lua_pushstring(parent_L, what);
         lua_pushstring(parent_L, path);
         lua_pushstring(parent_L, detail);
-        if (attn_pcall(parent_L, 3, 1, 0) == LUA_OK) line = lua_tostring(parent_L, -1);
+        if (attn_pcall(parent_L, 3, 1, ATTN_CALL_SCRIPT) == LUA_OK) line = lua_tostring(parent_L, -1);
     }
     if (line) printf("%s\n", line);
     else printf(english, path, detail), printf("\n");
@@ -210,12 +200,12 @@ static void child(const char *path, const verify_options *o, int fd) {
     lua_State *L = new_state(path);
     if (L == NULL) {
         failed = 1;
-    } else if (!push_function(L, "attn.verify.run", "file")) {
+    } else if (!attn_push_function(L, "attn.verify.run", "file", ATTN_CALL_SCRIPT)) {
         report_error(L, path);
         failed = 1;
     } else {
         if (!o->trusted) {
-            if (!push_function(L, "attn.verify.sandbox", "seal") || attn_pcall(L, 0, 0, 0) != LUA_OK)
+            if (!attn_push_function(L, "attn.verify.sandbox", "seal", ATTN_CALL_SCRIPT) || attn_pcall(L, 0, 0, ATTN_CALL_SCRIPT) != LUA_OK)
                 lua_pop(L, 1); /* the error: the sandbox's own os.exit still refuses */
             struct sigaction sa;
             memset(&sa, 0, sizeof sa);
@@ -244,7 +234,7 @@ static void child(const char *path, const verify_options *o, int fd) {
             lua_pushinteger(L, (lua_Integer)o->megabytes);
             lua_setfield(L, -2, "megabytes");
         }
-        if (attn_pcall(L, 2, 1, 0) != LUA_OK) {
+        if (attn_pcall(L, 2, 1, ATTN_CALL_SCRIPT) != LUA_OK) {
             report_error(L, path);
             failed = 1;
         } else {
@@ -448,10 +438,10 @@ int attn_markdown(char **files, int nfiles) {
             continue;
         }
         /* markdown.write(path) -> true, or nil and what went wrong */
-        int done = push_function(L, "attn.lesson.markdown", "write");
+        int done = attn_push_function(L, "attn.lesson.markdown", "write", ATTN_CALL_SCRIPT);
         if (done) {
             lua_pushstring(L, files[i]);
-            done = attn_pcall(L, 1, 2, 0) == LUA_OK;
+            done = attn_pcall(L, 1, 2, ATTN_CALL_SCRIPT) == LUA_OK;
             if (done && !lua_toboolean(L, -2)) done = 0; /* the message is on top */
         }
         if (!done) {

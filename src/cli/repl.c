@@ -144,12 +144,7 @@ static void push_out(lua_State *L) {
 /* Pushes require("attn.repl")[name] (src/lua/repl/init.lua). Returns 0, with the error pushed instead,
  * when the module cannot be loaded. */
 static int push_repl_function(lua_State *L, const char *name) {
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.repl");
-    if (attn_pcall(L, 1, 1, 1) != LUA_OK) return 0;
-    lua_getfield(L, -1, name);
-    lua_remove(L, -2);
-    return 1;
+    return attn_push_function(L, "attn.repl", name, ATTN_CALL_INTERACTIVE);
 }
 
 static void free_candidates(void) {
@@ -199,7 +194,7 @@ static char **complete(const char *text, int start, int end) {
     lua_pushstring(L, text);
     /* Completing `x.<Tab>` runs the __index of the user's x, which may never return: Ctrl-C stops it as
      * it stops a chunk, and then abandons the line as Ctrl-C at the prompt does. */
-    if (attn_pcall(L, 1, 1, 1) != LUA_OK || !lua_istable(L, -1)) {
+    if (attn_pcall(L, 1, 1, ATTN_CALL_INTERACTIVE) != LUA_OK || !lua_istable(L, -1)) {
         const char *msg = lua_tostring(L, -1);
         if (msg != NULL && strcmp(msg, "interrupted") == 0) prompt_interrupted = 1;
         lua_settop(L, top);
@@ -276,7 +271,7 @@ static int eval_chunk(lua_State *L, const char *chunk, int at_eof) {
         push_out(L);
         lua_pushboolean(L, at_eof);
     }
-    if (!loaded || attn_pcall(L, 3, 1, 1) != LUA_OK) {
+    if (!loaded || attn_pcall(L, 3, 1, ATTN_CALL_INTERACTIVE) != LUA_OK) {
         const char *msg = lua_tostring(L, -1);
         print_error(L, msg ? msg : "(error object is not a string)");
     } else {
@@ -306,9 +301,7 @@ static char *append_line(char *chunk, const char *line) {
 
 /* Checks that attn.repl loads. */
 static int load_module(lua_State *L) {
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.repl");
-    if (attn_pcall(L, 1, 1, 1) != LUA_OK || !lua_istable(L, -1)) {
+    if (!attn_push_function(L, "attn.repl", NULL, ATTN_CALL_INTERACTIVE) || !lua_istable(L, -1)) {
         const char *msg = lua_tostring(L, -1);
         fprintf(stderr, attn_tr("attn: cannot start the REPL: %s\n"), msg ? msg : "attn.repl is not a table");
         lua_pop(L, 1);
@@ -345,13 +338,10 @@ static int readline_ended_line(void) {
 static void print_banner(lua_State *L) {
     const char *text = NULL;
     int top = lua_gettop(L);
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.repl");
-    if (attn_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1)) {
-        lua_getfield(L, -1, "banner");
+    if (attn_push_function(L, "attn.repl", "banner", ATTN_CALL_SCRIPT) && lua_isfunction(L, -1)) {
         lua_pushliteral(L, ATTN_VERSION);
         lua_pushliteral(L, LUA_VERSION);
-        if (attn_pcall(L, 2, 1, 0) == LUA_OK) text = lua_tostring(L, -1);
+        if (attn_pcall(L, 2, 1, ATTN_CALL_SCRIPT) == LUA_OK) text = lua_tostring(L, -1);
     }
     if (text) printf("%s\n", text);
     else printf("attn %s — %s\n", ATTN_VERSION, LUA_VERSION);

@@ -99,9 +99,7 @@ static int l_size(lua_State *L) {
 /* ---- attn.term ------------------------------------------------------------------------------- */
 
 void attn_term_setup(lua_State *L, int color) {
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "attn.term");
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
+    if (!attn_push_function(L, "attn.term", NULL, ATTN_CALL_BARE) || !lua_istable(L, -1)) {
         lua_pop(L, 1);
         return;
     }
