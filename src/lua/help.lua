@@ -22,6 +22,8 @@ local errors = require("attn.errors")
 local columns = require("attn.text.width").of
 local wrap_line = require("attn.text.wrap").line
 local i18n = require("attn.i18n")
+local glossary = require("attn.glossary")
+local manual = require("attn.manual")
 local tr, trf = i18n.tr, i18n.trf
 local help = {}
 
@@ -367,9 +369,9 @@ end
 -- What help(x) prints, without the final newline. A table's doc is followed by what it holds.
 function help.text(x)
     if x == nil then return (tr(TOUR):gsub("\n$", "")) end
-    if type(x) == "string" and trim(x) == "glossary" then return require("attn.glossary").text() end
+    if type(x) == "string" and trim(x) == "glossary" then return glossary.text() end
     if type(x) == "string" then -- ?tour, ?exact, ?safety, ?performance: the manual's pages (man attn-tour)
-        local page = require("attn.manual").text(trim(x))
+        local page = manual.text(trim(x))
         if page then return page end
     end
     local entry, name = help.lookup(x)

@@ -43,11 +43,71 @@ check "the REPL's chunk name, where the user's side begins, is written in one pl
 no_lines "Linux-only calls (/proc, memfd_create, getrandom, prctl, seccomp, landlock, madvise) stay in their one file each" \
     "$(grep -rnE '"/proc/|memfd_create *\(|getrandom *\(|prctl *\(|seccomp|landlock|madvise *\(' src --include='*.c' |
         grep -v '^src/cli/platform\.c:\|^src/core/memlimit\.c:\|^src/core/safe_read\.c:\|^src/core/storage\.c:')"
-# Files a reader can take in: no source file under src/ (C, header, Lua) longer than 450 lines; split it
-# along its own sections instead. (The translation catalogs, src/po, are data and not counted.)
+# Files a reader can take in: no source file under src/ (C, header, Lua) longer than 450 lines. A split
+# follows a concept: a file holds one concept, and one that outgrows the cap is split where its concepts
+# part (the stages from the drawing, the plan from the task), never at a line count into halves that call
+# each other back (a new loop between files fails below). (The catalogs, src/po, are data: not counted.)
 no_lines "no .c, .h or .lua file under src/ is longer than 450 lines" \
     "$(find src -type f \( -name '*.c' -o -name '*.h' -o -name '*.lua' \) -exec wc -l {} + |
         awk '$2 != "total" && $1 > 450')"
+
+# ---- loops between files -----------------------------------------------------------------------------
+# sccs: the strongly connected components (more than one node) of the graph on stdin, lines "a b" for
+# a -> b: one line each, its nodes sorted, the lines sorted.
+sccs() {
+    awk '{ if (!($1 in id)) { id[$1] = ++n; name[n] = $1 } if (!($2 in id)) { id[$2] = ++n; name[n] = $2 }
+           r[id[$1], id[$2]] = 1 }
+         END {
+             for (k = 1; k <= n; k++) for (i = 1; i <= n; i++) if ((i, k) in r)
+                 for (j = 1; j <= n; j++) if ((k, j) in r) r[i, j] = 1
+             for (i = 1; i <= n; i++) {
+                 if (done[i]) continue
+                 count = 0
+                 for (j = 1; j <= n; j++) if (j == i || (((i, j) in r) && ((j, i) in r))) { done[j] = 1; m[++count] = name[j] }
+                 if (count < 2) continue
+                 for (a = 1; a <= count; a++) for (b = a + 1; b <= count; b++) if (m[b] < m[a]) { t = m[a]; m[a] = m[b]; m[b] = t }
+                 line = m[1]
+                 for (a = 2; a <= count; a++) line = line " " m[a]
+                 print line
+             }
+         }' | sort
+}
+# known LOOPS FOUND: the loops found that are not among the known ones (lines of both).
+unknown_loops() { printf '%s\n' "$2" | grep -v '^$' | grep -vxF "$(printf '%s\n' "$1" | sed 's/^ *//' | grep -v '^$')"; }
+
+# C: a.c -> b.c when a.c uses a name b.c defines without static (a definition starts at column 0 with
+# its type; comments and strings are left out), within one folder. Today's loops, to be untied, not grown:
+C_LOOPS="
+    src/bind/args.c src/bind/autograd.c src/bind/index.c src/bind/options.c src/bind/tensor.c src/bind/views.c
+    src/core/copy.c src/core/dtype.c src/core/memlimit.c src/core/storage.c src/core/tensor.c src/core/view.c
+    src/core/fused_task.c src/core/vsoftmax.c"
+c_defs() {
+    awk '/^[A-Za-z_]/ && !/^(typedef|extern|struct|enum|union|#)/ && !/(^|[[:space:]])static[[:space:]]/ && !/;[[:space:]]*$/ {
+            if (match($0, /[A-Za-z_][A-Za-z0-9_]*[[:space:]]*\(/)) { s = substr($0, RSTART, RLENGTH); sub(/[[:space:]]*\($/, "", s); print s }
+         }
+         /^[A-Za-z_].*[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?[[:space:]]*=[^=]/ && !/^(typedef|extern|#)/ && !/(^|[[:space:]])static[[:space:]]/ && !/\(/ {
+            s = $0; sub(/[[:space:]]*(\[[^]]*\])?[[:space:]]*=.*/, "", s); n = split(s, w, /[^A-Za-z0-9_]+/); print w[n] }' "$1"
+}
+c_edges() {
+    defs=$(mktemp)
+    for d in "$@"; do
+        for f in "$d"/*.c; do c_defs "$f" | sed "s|^|$f |"; done >"$defs"
+        for f in "$d"/*.c; do
+            perl -0pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g; s{"(\\.|[^"\\\n])*"}{""}g' "$f" | grep -o '[A-Za-z_][A-Za-z0-9_]*' |
+                sort -u | awk -v f="$f" 'NR == FNR { def[$2] = $1; next } ($1 in def) && def[$1] != f { print f, def[$1] }' "$defs" -
+        done
+    done
+    rm -f "$defs"
+}
+C_FOUND=$(c_edges src/core src/core/x86 src/core/generic src/bind src/cli | sort -u | sccs)
+check "the loops between C files are read (today's known ones are found)" [ -n "$C_FOUND" ]
+no_lines "no new loop between C files (a.c uses b.c's names and b.c, through any others, a.c's)" \
+    "$(unknown_loops "$C_LOOPS" "$C_FOUND")"
+# Headers: #include "x.h" between src/'s headers makes no loop.
+no_lines "no loop of #include between headers" \
+    "$(for h in $(find src -name '*.h'); do
+           sed -n 's|^#include "\([^"]*\.h\)".*|\1|p' "$h" | while read -r inc; do echo "${h##*/} $inc"; done
+       done | sccs)"
 
 # ---- the Lua side (src/lua, lessons/): read with luac's listing, so strings and comments never count ----
 # globals FILE: the globals FILE's code writes (SET) or reads (GET), as "SET name" / "GET name" lines.
@@ -61,6 +121,101 @@ for f in $LUA_FILES; do
 done
 no_lines "no Lua module assigns a global (src/bind/init.c makes the globals from what attn.init returns)" \
     "$OFFENDING"
+
+# The order of the Lua folders (a top-level file of src/lua counts as a folder of its own; bind is the C
+# bindings, json the kernel's attn.json), lowest first: a file requires only modules of its own folder
+# or of the folders before its own. requires FILE: "main MODULE" for a require of a literal attn.*
+# module in the file's main chunk, "function MODULE" in a function's body, as luac lists them.
+LUA_ORDER="
+    bind json
+    i18n errors options check text term
+    autograd html attention
+    nn data optim safetensors hf tiktoken tokenizers gpt llm
+    glossary manual help
+    lesson verify
+    repl kernel
+    docs init"
+# Today's requires against the order, each to be untied (a folder's drawing moved below the pages it
+# draws on, a shared piece moved down), never added to: "FOLDER REQUIRED-FOLDER".
+LUA_UPWARD="
+    html attention
+    help docs
+    lesson verify"
+requires() {
+    luac5.4 -p -l -l "$1" 2>/dev/null | awk '
+        /^main </ { where = "main" } /^function </ { where = "function" }
+        /GETTABUP.*; _ENV "require"$/ { want = 1; next }
+        want && /LOADK.*; "attn[.A-Za-z0-9_]*"$/ { m = $NF; gsub(/"/, "", m); print where, m }
+        { want = 0 }'
+}
+folder_of_file() { f=${1#src/lua/}; case $f in */*) echo "${f%%/*}" ;; *) echo "${f%.lua}" ;; esac; }
+folder_of_module() { m=${1#attn}; m=${m#.}; echo "${m:-init}" | sed 's/\..*//'; }
+rank() { echo $LUA_ORDER | tr ' ' '\n' | grep -nx "$1" | cut -d: -f1; }
+LUA_EDGES=$(for f in $LUA_FILES; do
+    from=$(folder_of_file "$f")
+    luac5.4 -p "$f" 2>/dev/null || echo "$from ? unreadable $f by luac5.4 -p"
+    requires "$f" | while read -r where m; do echo "$from $(folder_of_module "$m") $where $f $m"; done
+done)
+no_lines "every Lua file is read by luac5.4" "$(printf '%s\n' "$LUA_EDGES" | grep ' unreadable ')"
+check "the Lua requires are read (src/lua/help.lua requires attn.i18n)" \
+    sh -c "printf '%s\n' \"\$1\" | grep -q '^help i18n main src/lua/help.lua attn.i18n$'" - "$LUA_EDGES"
+OFFENDING=""
+for u in $(printf '%s\n' "$LUA_EDGES" | grep -v ' unreadable ' | awk '{ print $1; print $2 }' | sort -u); do
+    [ -n "$(rank "$u")" ] || OFFENDING="$OFFENDING$u: a folder not in LUA_ORDER (tests/layers/test_layers.sh): place it
+"
+done
+no_lines "every Lua folder has its place in the order (LUA_ORDER)" "$OFFENDING"
+OFFENDING=$(printf '%s\n' "$LUA_EDGES" | while read -r from to where f m; do
+    [ "$from" = "$to" ] && continue
+    rf=$(rank "$from") rt=$(rank "$to")
+    [ -n "$rf" ] && [ -n "$rt" ] && [ "$rt" -gt "$rf" ] || continue
+    printf '%s\n' "$LUA_UPWARD" | grep -qx " *$from $to" && continue
+    echo "$f requires $m: $from comes before $to in LUA_ORDER"
+done)
+no_lines "the Lua folders follow their order: a file requires its own folder's modules or lower folders'" "$OFFENDING"
+OFFENDING=$(for e in $(printf '%s\n' "$LUA_UPWARD" | sed 's/^ *//; s/ /:/'); do
+    printf '%s\n' "$LUA_EDGES" | awk -v f="${e%%:*}" -v t="${e#*:}" '$1 == f && $2 == t { found = 1 } END { exit !found }' ||
+        echo "$e is untied: take it out of LUA_UPWARD"
+done)
+no_lines "every exception in LUA_UPWARD is still needed (an untied one leaves the list)" "$OFFENDING"
+# Module loops: a file that requires, through any others, itself.
+LUA_MODULE_LOOPS="
+    attn.gpt.inspect attn.gpt.model"
+no_lines "no new loop between Lua modules" \
+    "$(unknown_loops "$LUA_MODULE_LOOPS" "$(printf '%s\n' "$LUA_EDGES" | awk '{
+        f = $4; sub(/^src\/lua\//, "", f); sub(/\.lua$/, "", f); sub(/\/init$/, "", f); gsub(/\//, ".", f)
+        m = f == "init" ? "attn" : "attn." f; if (m != $5) print m, $5 }' | sort -u | sccs)")"
+# Requires at the top of a file, where a reader sees what it depends on; today's in function bodies
+# (a module loop held off, or a load deferred), each to move up, never added to: "FILE MODULE".
+LUA_INNER_REQUIRES="
+    src/lua/attention/init.lua attn.bind
+    src/lua/attention/init.lua attn.options
+    src/lua/attention/plot_svg.lua attn.bind
+    src/lua/attention/plot_svg.lua attn.errors
+    src/lua/autograd/tensor_api.lua attn.autograd.ops_math
+    src/lua/check.lua attn.options
+    src/lua/gpt/inspect.lua attn.tiktoken
+    src/lua/gpt/load.lua attn.hf
+    src/lua/gpt/model.lua attn.attention.block_stages
+    src/lua/gpt/model.lua attn.gpt.inspect
+    src/lua/gpt/model.lua attn.nn.attend
+    src/lua/gpt/step.lua attn.options
+    src/lua/gpt/step.lua attn.tokenizers
+    src/lua/help.lua attn.docs
+    src/lua/lesson/markdown.lua attn.bind
+    src/lua/llm/inspect.lua attn.gpt.model
+    src/lua/llm/inspect.lua attn.tokenizers
+    src/lua/llm/load.lua attn.hf
+    src/lua/llm/model.lua attn.gpt.model
+    src/lua/llm/model.lua attn.llm.inspect
+    src/lua/nn/attention_variants.lua attn.attention.variants
+    src/lua/nn/block_trace.lua attn.attention.block_stages
+    src/lua/nn/layers.lua attn.options
+    src/lua/repl/init.lua attn.help
+    src/lua/tiktoken/bpe.lua attn.options"
+no_lines "no new require inside a function body (LUA_INNER_REQUIRES lists today's, to move to the top)" \
+    "$(printf '%s\n' "$LUA_EDGES" | awk '$3 == "function" { print $4, $5 }' | sort -u |
+        grep -vxF "$(printf '%s\n' "$LUA_INNER_REQUIRES" | sed 's/^ *//' | grep -v '^$')")"
 # Writes through _G are the user's own globals, made on the user's behalf in two places only: a lesson's
 # globals (lesson/run.lua runs the lesson's chunk in an environment over _G) and the REPL's _ (the last
 # result). Anything else writing into _G is a module setting a global.
