@@ -139,8 +139,7 @@ LUA_ORDER="
 # draws on, a shared piece moved down), never added to: "FOLDER REQUIRED-FOLDER".
 LUA_UPWARD="
     html attention
-    help docs
-    lesson verify"
+    help docs"
 requires() {
     luac5.4 -p -l -l "$1" 2>/dev/null | awk '
         /^main </ { where = "main" } /^function </ { where = "function" }

@@ -14,7 +14,7 @@
 
 local record = require("attn.lesson.record")
 local source = require("attn.lesson.source")
-local output = require("attn.verify.output")
+local printed_text = require("attn.text.printed")
 local trf = require("attn.i18n").trf
 local function N(msgid) return msgid end -- marks a message for xgettext (scripts/po.sh)
 
@@ -65,7 +65,7 @@ local function step(out, src, item, printed, checks)
     local code = src and item.first_line and
         source.body(src, item.first_line, item.last_line, src.checks) or item.code
     code_block(out, "lua", table.concat(code, "\n"))
-    printed = output.normal(table.concat(printed))
+    printed = printed_text.normal(table.concat(printed))
     -- a step that reads the clock prints times that differ from run to run: shown, not checked
     local code_text = table.concat(code, "\n")
     local varies = code_text:find("os%.clock") or code_text:find("os%.time")

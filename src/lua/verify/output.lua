@@ -5,51 +5,23 @@
 --     at: the file's line of expected's first line (1 when not given); line: the file's line where
 --     the first difference is; text: the lines that explain it (expected and got with the differing
 --     numbers marked, the largest difference at its line of the file)
---   output.normal(text) -> text as compared: trailing spaces of each line and trailing blank lines
---                          removed, "\n" at the end of every line, control characters as their
---                          Unicode pictures (␍ ␀), bytes that are not UTF-8 as U+FFFD
+--   output.normal(text) -> text as compared (text/printed.lua's printed.normal)
 --
 -- The texts must be equal, except in their numbers: a number matches when it is within half a unit
 -- of the last digit the notes show (0.7070 takes 0.70702, 3 takes 3.4), so notes may round. Numbers
 -- are read as lesson.check reads the book's text (lesson/compare.lua).
 
 local compare = require("attn.lesson.compare")
+local printed = require("attn.text.printed")
 local width = require("attn.text.width").of
 local i18n = require("attn.i18n")
 
 local output = {}
 
--- A line as a Markdown file can hold it and give it back: a control character (a carriage return
--- inside the line, a NUL, an escape) as its Unicode control picture (␍, ␀, ␛), a byte that is not
--- UTF-8 (a token cut inside a character) as U+FFFD. Both sides of a comparison go through this, so
--- what --update and --markdown write verifies again; text already written this way is unchanged.
-local function visible(line)
-    line = line:gsub("[%z\1-\8\11-\31]", function(c) return utf8.char(0x2400 + c:byte()) end)
-    line = line:gsub("\127", "\u{2421}")
-    if utf8.len(line) then return line end
-    local out, i = {}, 1
-    while i <= #line do
-        local ok, bad = utf8.len(line, i)
-        if ok then out[#out + 1] = line:sub(i) break end
-        out[#out + 1] = line:sub(i, bad - 1) .. "\u{FFFD}"
-        i = bad + 1
-    end
-    return table.concat(out)
-end
+local lines_of = printed.lines
 
-local function lines_of(text)
-    local lines = {}
-    for line in (text .. "\n"):gmatch("(.-)\r?\n") do lines[#lines + 1] = visible((line:gsub("[ \t]+$", ""))) end
-    if text:sub(-1) == "\n" or text == "" then lines[#lines] = nil end
-    while #lines > 0 and lines[#lines] == "" do lines[#lines] = nil end
-    return lines
-end
-
-function output.normal(text)
-    local lines = lines_of(text)
-    if #lines == 0 then return "" end
-    return table.concat(lines, "\n") .. "\n"
-end
+-- output.normal is the text --update writes (verify/run.lua): text/printed.lua says how it is made
+output.normal = printed.normal
 
 -- Half a unit of the last digit of a number as written: 0.7070 -> 5e-05, 3 -> 0.5, 1.5e-05 -> 5e-07.
 local function half_unit(tok)
