@@ -1,6 +1,6 @@
 #!/bin/sh
 # Draws the logo of attn's Jupyter kernel (src/cli/logo/): a causal attention matrix, 4 × 4, its
-# weights shaded in the YlGnBu scale of the heatmaps (attention/heatmap_svg.lua), the masked cells
+# weights shaded in the YlGnBu scale of the heatmaps (draw/heatmap_svg.lua), the masked cells
 # above the diagonal grey, as SVG; then the 32 × 32 and 64 × 64 PNGs Jupyter's kernelspecs want,
 # with rsvg-convert (Debian's librsvg2-bin). The files are committed: run this only to redraw them.
 #   sh scripts/kernel-logo.sh

@@ -1,5 +1,5 @@
 """attention.plot in a notebook cell (attn --kernel, driven by jupyter_client as test_protocol.py does): a
-plot printed in a cell, and a plot that is a cell's value, arrive as image/svg+xml (attention/plot_svg.lua)
+plot printed in a cell, and a plot that is a cell's value, arrive as image/svg+xml (draw/plot_svg.lua)
 with the terminal's drawing as the text/plain fallback; the SVG has a group per series and a marker per
 point; other output in the cell stays text around it; an error names attention.plot. Expected values:
 what the REPL prints for the same code (./attn -i on a pipe). TAP on stdout.

@@ -129,7 +129,7 @@ no_lines "no Lua module assigns a global (src/bind/init.c makes the globals from
 LUA_ORDER="
     bind json
     i18n errors options check text term
-    autograd html attention
+    autograd draw html attention
     nn data optim safetensors hf tiktoken tokenizers gpt llm
     glossary manual help
     lesson verify
@@ -138,7 +138,6 @@ LUA_ORDER="
 # Today's requires against the order, each to be untied (a folder's drawing moved below the pages it
 # draws on, a shared piece moved down), never added to: "FOLDER REQUIRED-FOLDER".
 LUA_UPWARD="
-    html attention
     help docs"
 requires() {
     luac5.4 -p -l -l "$1" 2>/dev/null | awk '
@@ -189,8 +188,8 @@ no_lines "no new loop between Lua modules" \
 LUA_INNER_REQUIRES="
     src/lua/attention/init.lua attn.bind
     src/lua/attention/init.lua attn.options
-    src/lua/attention/plot_svg.lua attn.bind
-    src/lua/attention/plot_svg.lua attn.errors
+    src/lua/draw/plot_svg.lua attn.bind
+    src/lua/draw/plot_svg.lua attn.errors
     src/lua/autograd/tensor_api.lua attn.autograd.ops_math
     src/lua/check.lua attn.options
     src/lua/gpt/inspect.lua attn.tiktoken

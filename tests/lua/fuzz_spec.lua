@@ -29,7 +29,7 @@ local function public_functions()
         if type(v) == "function" and k ~= "heatmap" then fns[#fns + 1] = {"attention." .. k, v} end
     end
     -- attention.heatmap prints what it draws: call the drawing itself, which returns the text
-    fns[#fns + 1] = {"attention.heatmap (render)", require("attn.attention.heatmap").render}
+    fns[#fns + 1] = {"attention.heatmap (render)", require("attn.draw.heatmap").render}
     table.sort(fns, function(a, b) return a[1] < b[1] end)
     return fns
 end

@@ -1,4 +1,4 @@
--- attention.plot (src/lua/attention/plot.lua): a line plot in the terminal, in braille, with labelled
+-- attention.plot (src/lua/draw/plot.lua): a line plot in the terminal, in braille, with labelled
 -- axes and a legend; errors name attention.plot.
 describe("attention.plot", function()
     local function plot_of(opts) return attention.plot(opts) end

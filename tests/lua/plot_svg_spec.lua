@@ -1,9 +1,9 @@
--- attention.plot as SVG (src/lua/attention/plot_svg.lua, plot_data.lua) and as a figure of a web page or
--- a notebook cell (attention/figures.lua): the picture's structure (a group per series, a marker per
+-- attention.plot as SVG (src/lua/draw/plot_svg.lua, plot_data.lua) and as a figure of a web page or
+-- a notebook cell (draw/figures.lua): the picture's structure (a group per series, a marker per
 -- point, inside the axes, higher values higher up), its labels escaped, the same refusals as the
 -- terminal's drawing, and the text a recorded page finds again where the plot was printed.
-local plot_svg = require("attn.attention.plot_svg")
-local figures = require("attn.attention.figures")
+local plot_svg = require("attn.draw.plot_svg")
+local figures = require("attn.draw.figures")
 local i18n = require("attn.i18n")
 
 local D_K = {x = {3, 64, 768, 4096}, logx = true, xlabel = "d_k", ylabel = "norm", title = "gradient",

@@ -210,7 +210,7 @@ describe("attention.trace backward: what each step shows", function()
         tr:backward("queries")
         local s = text()
         local g = tr.grads.queries
-        local want = require("attn.attention.heatmap").render(g, {rows = TOKENS, shade = false, color = false})
+        local want = require("attn.draw.heatmap").render(g, {rows = TOKENS, shade = false, color = false})
         assert.is_truthy(s:find(want:gsub("\n", "\n  "), 1, true), s)
     end)
 

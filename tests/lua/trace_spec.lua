@@ -2,7 +2,7 @@
 -- output with and without colour, and the book's classes traced stage by stage: the tracer's last
 -- stage must equal the module's own forward bit for bit, and the book's printed text (ch. 3).
 -- Run inside attn: ./attn /usr/bin/busted -o TAP tests/lua/trace_spec.lua
-local heatmap = require("attn.attention.heatmap")
+local heatmap = require("attn.draw.heatmap")
 local support = dofile("tests/lua/support.lua")
 
 local TOKENS = {"Your", "journey", "starts", "with", "one", "step"}

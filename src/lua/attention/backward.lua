@@ -23,7 +23,7 @@ local errors = require("attn.errors") -- errors point at the user's line, not at
 local check = require("attn.check")
 local torch = require("attn.bind").torch
 local grad_mode = require("attn.autograd.grad_mode")
-local heatmap = require("attn.attention.heatmap")
+local heatmap = require("attn.draw.heatmap")
 local tr_, trf = require("attn.i18n").tr, require("attn.i18n").trf
 
 local backward = {}

@@ -4,17 +4,17 @@
 --                                    dropout, heads, dot/general/additive) and attention.fused, in C
 --   attention/forward.lua            attention.forward: the stages composed
 --   attention/trace.lua              attention.trace: the stages one at a time
---   attention/heatmap.lua            attention.heatmap: a matrix drawn in the terminal (heatmap_svg.lua:
+--   draw/heatmap.lua            attention.heatmap: a matrix drawn in the terminal (heatmap_svg.lua:
 --                                    as SVG, {svg = "w.svg"})
---   attention/plot.lua               attention.plot: a line plot in the terminal, in braille (plot_svg.lua:
+--   draw/plot.lua               attention.plot: a line plot in the terminal, in braille (plot_svg.lua:
 --                                    as SVG, on web pages, in notebooks, {svg = "p.svg"})
 --   attention/overview.lua           attention.overview: every layer × head of a model, small
 --   attention/pipeline.lua           the stages, described once, that all of the above read
 --   attention/variants.lua           attention.rope, band_mask, alibi_slopes, kv_cache_bytes, ...
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
-local heatmap = require("attn.attention.heatmap")
-local heatmap_svg = require("attn.attention.heatmap_svg")
-local figures = require("attn.attention.figures")
+local heatmap = require("attn.draw.heatmap")
+local heatmap_svg = require("attn.draw.heatmap_svg")
+local figures = require("attn.draw.figures")
 local check = require("attn.check")
 
 local attention = {}
@@ -22,7 +22,7 @@ for name, f in pairs(require("attn.bind").attention) do
     attention[name] = f
 end
 attention.forward = require("attn.attention.forward")
-attention.plot = require("attn.attention.plot") -- a line plot in the terminal (braille) or as SVG, for lessons' numbers
+attention.plot = require("attn.draw.plot") -- a line plot in the terminal (braille) or as SVG, for lessons' numbers
 attention.trace = require("attn.attention.trace")
 attention.overview = require("attn.attention.overview")
 -- the variants of today's models (attention/variants.lua); their stages are attention/pipeline.lua's
@@ -32,7 +32,7 @@ for _, name in ipairs({"rope", "rope_params", "band_mask", "layer_pattern", "ali
     attention[name] = variants[name]
 end
 
--- {svg = "w.svg"}: the matrix as an SVG file (attention/heatmap_svg.lua) instead of in the terminal.
+-- {svg = "w.svg"}: the matrix as an SVG file (draw/heatmap_svg.lua) instead of in the terminal.
 local function write_svg(t, opts)
     if type(opts.svg) ~= "string" or opts.svg == "" then
         errors.raisef("attention.heatmap: svg must be the name of the file to write, such as \"w.svg\", got %s",

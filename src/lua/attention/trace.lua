@@ -10,7 +10,7 @@
 --   tr:step()   computes the next stage and prints it: "[i/N] name  formula  shape [..]", the matrix
 --   tr:step(s)  goes to stage s (number or field name, e.g. "weights") and prints it
 --   tr:run()    the remaining stages;  tr:back()  shows the previous stage again (nothing recomputed)
---   tr:save(path)   every stage as a web page (attention/trace_page.lua); tr stays where it is
+--   tr:save(path)   every stage as a web page (html/trace_page.lua); tr stays where it is
 --   tr.scores, tr.weights, tr.context, ...   each stage's tensor, once it has been computed
 --   with loss = function(out) ... end (out: the last stage's tensor): tr:backward(), tr:run_backward()
 --   step back through the same stages, showing each one's gradient (attention/backward.lua); tr.grads
@@ -18,13 +18,13 @@
 -- Every number shown is computed here by the attention stages (or by the module's own layers);
 -- weight matrices are drawn with attn.heatmap. A stage with leading dims (batch, heads) is shown one
 -- matrix per batch item and head.
-local heatmap = require("attn.attention.heatmap")
+local heatmap = require("attn.draw.heatmap")
 local width = require("attn.text.width").of
 local errors = require("attn.errors") -- errors point at the user's line, not at this file
 local check = require("attn.check")
 local stages = require("attn.attention.stages")
 local torch = require("attn.bind").torch
-local trace_page = require("attn.attention.trace_page")
+local trace_page = require("attn.html.trace_page")
 local backward = require("attn.attention.backward") -- tr:backward, tr:run_backward (loss =)
 local tr_, trf = require("attn.i18n").tr, require("attn.i18n").trf
 

@@ -1,6 +1,6 @@
 -- page.lua — one self-contained web page from steps laid out as data (module attn.html.page): a
 -- lesson's (`attn --html`, lesson/html.lua, from lesson/record.lua's doc) or a tracer's stages
--- (tr:save, attention/trace_page.lua). Each step shows the sections and paragraphs before it, its
+-- (tr:save, html/trace_page.lua). Each step shows the sections and paragraphs before it, its
 -- title, its code (the `-- Python:` comments set apart), what it printed as the terminal prints it,
 -- its heatmaps as inline SVG with the value in each cell, its plots (attention.plot) as SVG line
 -- plots, and its checks (✓, ≡ or ✗, with what was expected and what was got). Style and script are
@@ -13,8 +13,8 @@
 --             the items are); counts: {passed =, failed =, identities =}, the checks' (none: no counts)
 local bind = require("attn.bind")
 local assets = require("attn.html.assets")
-local heatmap_svg = require("attn.attention.heatmap_svg")
-local figures = require("attn.attention.figures") -- figures.svg: a heatmap (heatmap_svg) or a plot as SVG
+local heatmap_svg = require("attn.draw.heatmap_svg")
+local figures = require("attn.draw.figures") -- figures.svg: a heatmap (heatmap_svg) or a plot as SVG
 local escape = require("attn.text.escape").html
 local i18n = require("attn.i18n")
 

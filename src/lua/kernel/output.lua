@@ -11,11 +11,11 @@
 --   output.clean(s)             s as valid UTF-8 (JSON can carry nothing else)
 --
 -- While a cell runs, every heatmap the terminal would draw is kept as data instead
--- (attention/figures.lua), with a marker in the text where it was drawn, and every plot the cell makes
+-- (draw/figures.lua), with a marker in the text where it was drawn, and every plot the cell makes
 -- is kept with its text: flush cuts the text there.
 local wire = require("attn.kernel.wire")
 local json = require("attn.json")
-local figures = require("attn.attention.figures")
+local figures = require("attn.draw.figures")
 local step = require("attn.kernel.step")
 local cut = require("attn.kernel.parts").outputs
 

@@ -3,7 +3,7 @@
 -- notebook run again shows what it was written with.
 --
 --   parts.outputs(list) -> {{"text", s} | {"figure", fig}, ...}
---       list: strings and figures (attention/figures.lua's parts). Consecutive strings are joined;
+--       list: strings and figures (draw/figures.lua's parts). Consecutive strings are joined;
 --       the line break that ends a heatmap's drawing (attention.heatmap writes "\n" after it) goes
 --       with the picture; empty text is dropped.
 local parts = {}

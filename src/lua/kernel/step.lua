@@ -3,9 +3,9 @@
 -- The kernel (kernel/output.lua) and the notebooks of --ipynb (kernel/ipynb.lua) both build it here.
 --
 --   step.bundle(list) -> {["text/html"] =, ["text/plain"] =}
---       list: what the step printed, strings and figures (attention/figures.lua), its first line the
+--       list: what the step printed, strings and figures (draw/figures.lua), its first line the
 --       title ("[i/N] name  formula  shape [..]")
-local figures = require("attn.attention.figures")
+local figures = require("attn.draw.figures")
 local escape = require("attn.text.escape").html
 local cut = require("attn.kernel.parts").outputs
 

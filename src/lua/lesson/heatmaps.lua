@@ -15,8 +15,8 @@ local torch = require("attn.bind").torch
 local errors = require("attn.errors")
 local options = require("attn.options")
 local text = require("attn.text.width")
-local heatmap = require("attn.attention.heatmap")
-local figures = require("attn.attention.figures")
+local heatmap = require("attn.draw.heatmap")
+local figures = require("attn.draw.figures")
 
 local heatmaps = {}
 local width = text.of

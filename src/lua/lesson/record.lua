@@ -21,7 +21,7 @@
 --                                                 lesson.check (got and expected as text) and
 --                                                 lesson.agree (identity = true); an error that
 --                                                 stopped the lesson is a failed check too
---   a figure: attention/figures.lua's (a heatmap's cells, values, labels and colour scale)
+--   a figure: draw/figures.lua's (a heatmap's cells, values, labels and colour scale)
 --   doc.intro   the items before the first step; doc.steps: {{n =, of =, title =, code =,
 --               before = {the sections and paragraphs since the step before}, items = {its output
 --               and checks}}, ...}; doc.after: sections and paragraphs after the last step
@@ -30,7 +30,7 @@
 local lesson = require("attn.lesson")
 local run = require("attn.lesson.run")
 local compare = require("attn.lesson.compare")
-local figures = require("attn.attention.figures")
+local figures = require("attn.draw.figures")
 
 local record = {}
 

@@ -1,5 +1,5 @@
--- plot_svg.lua — attention.plot's line plot as SVG (module attn.attention.plot_svg): the same
--- description the terminal draws in braille (attention/plot.lua), for a web page (html/page.lua), a
+-- plot_svg.lua — attention.plot's line plot as SVG (module attn.draw.plot_svg): the same
+-- description the terminal draws in braille (draw/plot.lua), for a web page (html/page.lua), a
 -- notebook cell (kernel/output.lua) or a file ({svg = "f.svg"}). Self-contained: no script, no font,
 -- nothing from a network; every label is escaped.
 --
@@ -19,7 +19,7 @@
 local escape = require("attn.text.escape").html
 local width = require("attn.text.width").of
 local i18n = require("attn.i18n")
-local plot_data = require("attn.attention.plot_data")
+local plot_data = require("attn.draw.plot_data")
 
 local plot_svg = {}
 

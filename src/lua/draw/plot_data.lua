@@ -1,6 +1,6 @@
--- plot_data.lua — what attention.plot draws, checked once (module attn.attention.plot_data): the one
--- description that the terminal's drawing (attention/plot.lua) and the SVG picture of a web page or a
--- notebook (attention/plot_svg.lua) both read, so what one refuses the other refuses, with the same
+-- plot_data.lua — what attention.plot draws, checked once (module attn.draw.plot_data): the one
+-- description that the terminal's drawing (draw/plot.lua) and the SVG picture of a web page or a
+-- notebook (draw/plot_svg.lua) both read, so what one refuses the other refuses, with the same
 -- message.
 --
 --   plot_data.describe(opts) -> {x = {numbers}, series = {{name =, ys = {numbers}}, ...}, xlabel =,

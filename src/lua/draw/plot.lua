@@ -1,4 +1,4 @@
--- plot.lua — attention.plot: a line plot in the terminal (module attn.attention.plot), for numbers a
+-- plot.lua — attention.plot: a line plot in the terminal (module attn.draw.plot), for numbers a
 -- reader would rather look at than read (a gradient norm against d_k, a loss against steps).
 --
 -- The lines are drawn in Unicode braille: each character cell holds 2 × 4 dots, so a plot of w × h
@@ -8,9 +8,9 @@
 -- the SVG's), each on the row it falls in; the x axis at each data point's x that fits (or at both ends). The
 -- options are checked in plot_data.lua, which the SVG of the same plot (plot_svg.lua) reads too.
 local i18n = require("attn.i18n")
-local plot_data = require("attn.attention.plot_data")
-local figures = require("attn.attention.figures")
-local plot_svg = require("attn.attention.plot_svg")
+local plot_data = require("attn.draw.plot_data")
+local figures = require("attn.draw.figures")
+local plot_svg = require("attn.draw.plot_svg")
 
 local MARKERS = plot_data.MARKERS
 -- the braille dot of (column 0..1, row 0..3) in a cell (Unicode's numbering of the 8 dots)
@@ -96,9 +96,9 @@ end
 
 -- attention.plot{x = {...}, series = {{name, {y...}}, ...} [, xlabel =, ylabel =, title =, logx =, width =,
 -- height =, svg =]} -> the plot as a string (lines joined by "\n"); see ?attention.plot. While a web page
--- or a notebook cell is recorded (attention/figures.lua), the description is kept with the text, so
+-- or a notebook cell is recorded (draw/figures.lua), the description is kept with the text, so
 -- that where the text is printed the page shows the SVG instead. {svg = "f.svg"}: the SVG is written
--- to that file (attention/plot_svg.lua) and nothing is returned.
+-- to that file (draw/plot_svg.lua) and nothing is returned.
 local function plot(opts)
     local d = plot_data.describe(opts)
     if d.svg then return plot_svg.write(d) end

@@ -1,9 +1,9 @@
 -- trace_page.lua — tr:save(path): a tracer's stages as one web page (module
--- attn.attention.trace_page), one step per stage as tr:step() prints it, weight matrices as SVG
+-- attn.html.trace_page), one step per stage as tr:step() prints it, weight matrices as SVG
 -- heatmaps; the same page as a lesson's (html/page.lua: presentation mode, no network), for a
 -- paper or a slide. The stages not computed yet are computed; the tracer stays at the stage it was.
 -- A trace with a loss (loss =) has its backward steps after the forward ones, as tr:backward(k) prints them.
-local figures = require("attn.attention.figures")
+local figures = require("attn.draw.figures")
 local page = require("attn.html.page")
 
 local trace_page = {}

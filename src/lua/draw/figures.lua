@@ -1,6 +1,6 @@
--- figures.lua — heatmaps and plots kept as data while text is printed (module attn.attention.figures),
+-- figures.lua — heatmaps and plots kept as data while text is printed (module attn.draw.figures),
 -- for the pages that draw them again as SVG: a lesson's (lesson/record.lua, `attn --html`), a
--- tracer's (attention/trace_page.lua, tr:save) and a notebook cell's (kernel/output.lua). While a
+-- tracer's (html/trace_page.lua, tr:save) and a notebook cell's (kernel/output.lua). While a
 -- collection is open, every shaded matrix heatmap.render would draw becomes a figure, and a short
 -- marker stands in the text in its place. A plot (attention.plot) returns its text as always (a
 -- lesson may keep it or print it twice); the collection keeps the text with the plot's description,
@@ -13,9 +13,9 @@
 --   c:parts(text) -> {"text", figure, "text", ...}    the text cut at its markers
 --   c:close()                          heatmaps are drawn as text again
 --   figures.plot(d, text)              attention.plot made text from the description d
---                                      (attention/plot_data.lua): the open collection keeps both, as
+--                                      (draw/plot_data.lua): the open collection keeps both, as
 --                                      the figure {kind = "plot", plot = d, plain = text}
---   figures.svg(fig) -> the figure as an <svg> element (attention/heatmap_svg.lua, plot_svg.lua)
+--   figures.svg(fig) -> the figure as an <svg> element (draw/heatmap_svg.lua, plot_svg.lua)
 --
 --   a figure: {kind = "heatmap", cells = {{"0.19", ...}, ...} (each cell as shown: heatmap.lua's),
 --              exact = (PyTorch's print of each cell, the tooltip when it differs),
@@ -23,9 +23,9 @@
 --              scale's ends), title = (the one lesson.heatmaps gives it, or nil), frames = (the
 --              title of the frames it is one of: lesson.heatmaps' {frames =}), plain = the
 --              terminal's drawing without colour}
-local heatmap = require("attn.attention.heatmap")
-local heatmap_svg = require("attn.attention.heatmap_svg")
-local plot_svg = require("attn.attention.plot_svg")
+local heatmap = require("attn.draw.heatmap")
+local heatmap_svg = require("attn.draw.heatmap_svg")
+local plot_svg = require("attn.draw.plot_svg")
 
 local figures = {}
 local Collection = {}

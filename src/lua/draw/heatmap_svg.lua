@@ -1,5 +1,5 @@
--- heatmap_svg.lua — a heatmap as SVG (module attn.attention.heatmap_svg): the same matrix the
--- terminal draws (attention/heatmap.lua), for a web page (lesson/html.lua) or a file a paper or a
+-- heatmap_svg.lua — a heatmap as SVG (module attn.draw.heatmap_svg): the same matrix the
+-- terminal draws (draw/heatmap.lua), for a web page (lesson/html.lua) or a file a paper or a
 -- slide can take. Each cell holds its value as PyTorch prints it; labels and values are escaped.
 --
 --   heatmap_svg.render(fig [, {title =}]) -> the <svg> element as text (title: above the matrix;
@@ -13,7 +13,7 @@
 -- currentColor, so the picture follows the page's light or dark theme.
 local escape = require("attn.text.escape").html
 local width = require("attn.text.width").of
-local level = require("attn.attention.heatmap").level -- where a value lies in the scale, as in the terminal
+local level = require("attn.draw.heatmap").level -- where a value lies in the scale, as in the terminal
 
 local svg = {}
 

@@ -1,4 +1,4 @@
--- heatmap.lua — a matrix drawn in the terminal, with row and column labels (module attn.heatmap).
+-- heatmap.lua — a matrix drawn in the terminal, with row and column labels (module attn.draw.heatmap).
 --
 --   heatmap.render(t, opts) -> text      t a 2-D tensor; opts (all optional):
 --       rows, cols   lists of labels (tokens) for the rows and the columns
