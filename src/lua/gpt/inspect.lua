@@ -13,7 +13,7 @@ local check = require("attn.check")
 local i18n = require("attn.i18n")
 local stages = require("attn.attention.stages")
 local pipeline = require("attn.attention.pipeline") -- the stages of attention, described once
-local model_lib = require("attn.gpt.model")
+local ids_lib = require("attn.gpt.ids")
 
 local inspect = {}
 
@@ -35,7 +35,7 @@ function inspect.input(fn, model, args)
     if ids == nil then fail_at(fn, "give the input as text = \"...\" or ids = {...}") end
     if type(ids) == "table" and not torch.is_tensor(ids) then ids = torch.tensor{ids} end
     if torch.is_tensor(ids) and ids.ndim == 1 then ids = ids:unsqueeze(1) end
-    ids = model_lib.check_ids(fn, model, ids)
+    ids = ids_lib.check(fn, model, ids)
     if ids.shape[1] ~= 1 then fail_at(fn, "shows one sequence (batch 1), got a batch of %d", ids.shape[1]) end
     local vocab = model.cfg.vocab_size
     local tokens = {}

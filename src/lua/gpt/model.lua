@@ -12,6 +12,8 @@ local layers = require("attn.nn.layers")
 local Embedding = require("attn.nn.transformer").Embedding
 local MultiHeadAttention = require("attn.nn.attention").MultiHeadAttention
 local MultiHeadLatentAttention = require("attn.nn.attention_variants").MultiHeadLatentAttention
+local ids = require("attn.gpt.ids")
+local inspect = require("attn.gpt.inspect")
 local Module, Parameter = nn_module.Module, nn_module.Parameter
 local Linear, Dropout, Sequential = layers.Linear, layers.Dropout, layers.Sequential
 
@@ -162,21 +164,7 @@ function GPTModel:__init(cfg)
     self.out_head = Linear(cfg.emb_dim, cfg.vocab_size, {bias = false})
 end
 
--- Token ids [batch, n] (int64, attn's 1-based ids), no more than the context length.
-function gpt.check_ids(fn, model, in_idx)
-    if type(in_idx) == "table" and not torch.is_tensor(in_idx) then in_idx = torch.tensor{in_idx} end
-    check.tensor(fn, "in_idx (token ids)", in_idx)
-    if in_idx.dtype ~= torch.int64 or in_idx.ndim ~= 2 then
-        errors.raisef("%s: expected token ids as an int64 tensor of shape [batch, n], got %s %s", fn,
-                      tostring(in_idx.dtype), check.describe(in_idx))
-    end
-    local n, ctx = in_idx.shape[2], model.cfg.context_length
-    if n > ctx then
-        errors.raisef("%s: the input has %d tokens, more than the model's context length of %d", fn, n, ctx)
-    end
-    if n == 0 then errors.raisef("%s: the input has no tokens", fn) end
-    return in_idx
-end
+gpt.check_ids = ids.check -- (generate.lua and the models' forward read it here)
 
 -- forward(in_idx [, {use_cache = true}]): with the KV cache (the bonus chapter ch04/03_kv-cache), the
 -- tokens of in_idx come after those of the earlier cached calls: their positions continue from
@@ -213,11 +201,11 @@ function GPTModel:reset_kv_cache()
 end
 -- attention.trace{module = model, layer =, head =, text = or ids =} and attention.overview{module = model, ...}
 function GPTModel:trace_stages(tr)
-    return require("attn.gpt.inspect").trace_stages(self, tr)
+    return inspect.trace_stages(self, tr)
 end
 
 function GPTModel:attention_maps(args)
-    return require("attn.gpt.inspect").attention_maps(self, args)
+    return inspect.attention_maps(self, args)
 end
 
 gpt.GPTModel = GPTModel

@@ -15,6 +15,7 @@ local check = require("attn.check")
 local trf = require("attn.i18n").trf
 local pipeline = require("attn.attention.pipeline")
 local V = require("attn.attention.variants")
+local ids_lib = require("attn.gpt.ids")
 
 local inspect = {}
 
@@ -49,7 +50,7 @@ function inspect.input(fn, model, args)
     if ids == nil then fail(fn, trf("give the input as text = \"...\" or ids = {...}")) end
     if type(ids) == "table" and not torch.is_tensor(ids) then ids = torch.tensor{ids} end
     if torch.is_tensor(ids) and ids.ndim == 1 then ids = ids:unsqueeze(1) end
-    ids = require("attn.gpt.model").check_ids(fn, model, ids)
+    ids = ids_lib.check(fn, model, ids)
     if ids.shape[1] ~= 1 then fail(fn, trf("shows one sequence (batch 1), got a batch of %d", ids.shape[1])) end
     local vocab = model.cfg.vocab_size
     local tokens = {}

@@ -23,6 +23,8 @@ local layers = require("attn.nn.layers")
 local Embedding = require("attn.nn.transformer").Embedding
 local attend = require("attn.nn.attend")
 local A = require("attn.attention")
+local ids = require("attn.gpt.ids")
+local inspect = require("attn.llm.inspect")
 local Module, Parameter = nn_module.Module, nn_module.Parameter
 local ModuleList = layers.ModuleList
 
@@ -251,7 +253,7 @@ function llm.model_class(flavour)
     function Model:forward(in_idx, opts)
         local fn = flavour.name
         local use_cache = attend.use_cache(fn, opts)
-        in_idx = require("attn.gpt.model").check_ids(fn, self, in_idx)
+        in_idx = ids.check(fn, self, in_idx)
         local n = in_idx.shape[2]
         local first = use_cache and (rawget(self, "current_pos") or 0) or 0
         if first + n > self.cfg.context_length then
@@ -275,8 +277,8 @@ function llm.model_class(flavour)
     end
 
     -- attention.trace{module = model, layer =, head =, text = or ids =} and attention.overview{module = model, ...}
-    function Model:trace_stages(tr) return require("attn.llm.inspect").trace_stages(self, tr) end
-    function Model:attention_maps(args) return require("attn.llm.inspect").attention_maps(self, args) end
+    function Model:trace_stages(tr) return inspect.trace_stages(self, tr) end
+    function Model:attention_maps(args) return inspect.attention_maps(self, args) end
 
     return Model
 end
