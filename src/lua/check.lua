@@ -20,6 +20,7 @@
 --                                      ones; a name without a value takes defaults[name], or is missing
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
+local options = require("attn.options")
 local i18n = require("attn.i18n")
 local fail = errors.raisef
 local check = {}
@@ -79,7 +80,7 @@ function check.options(fn, v, example, known)
     if v ~= nil and type(v) ~= "table" then
         fail("%s: the options must be a table such as %s, got %s", fn, example, check.describe(v))
     end
-    return require("attn.options").check(fn, v, known)
+    return options.check(fn, v, known)
 end
 
 function check.is_module(v)
@@ -109,7 +110,7 @@ function check.args(fn, usage, names, defaults, ...)
         local known = false
         for _, name in ipairs(names) do known = known or name == k end
         if not known then
-            local near = type(k) == "string" and require("attn.options").near(k, names)
+            local near = type(k) == "string" and options.near(k, names)
             if near then fail("%s: unknown option '%s' (did you mean '%s'?)", fn, k, near) end
             fail("%s: unknown option %s (%s)", fn, tostring(k), usage)
         elseif out[k] ~= nil then

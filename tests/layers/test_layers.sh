@@ -73,7 +73,10 @@ sccs() {
          }' | sort
 }
 # known LOOPS FOUND: the loops found that are not among the known ones (lines of both).
-unknown_loops() { printf '%s\n' "$2" | grep -v '^$' | grep -vxF "$(printf '%s\n' "$1" | sed 's/^ *//' | grep -v '^$')"; }
+# listed LIST: the items of a list written in this file, one a line, without their indentation.
+listed() { printf '%s\n' "$1" | sed 's/^ *//' | grep -v '^$'; }
+# missing_from LINES LIST: the lines not among the list's items (an empty list: every line).
+missing_from() { printf '%s\n' "$1" | grep -v '^$' | grep -vxF "$(listed "$2")"; }
 
 # C: a.c -> b.c when a.c uses a name b.c defines without static (a definition starts at column 0 with
 # its type; comments and strings are left out), within one folder. Today's loops, to be untied, not grown:
@@ -102,7 +105,7 @@ c_edges() {
 C_FOUND=$(c_edges src/core src/core/x86 src/core/generic src/bind src/cli | sort -u | sccs)
 check "the loops between C files are read (today's known ones are found)" [ -n "$C_FOUND" ]
 no_lines "no new loop between C files (a.c uses b.c's names and b.c, through any others, a.c's)" \
-    "$(unknown_loops "$C_LOOPS" "$C_FOUND")"
+    "$(missing_from "$C_FOUND" "$C_LOOPS")"
 # Headers: #include "x.h" between src/'s headers makes no loop.
 no_lines "no loop of #include between headers" \
     "$(for h in $(find src -name '*.h'); do
@@ -171,44 +174,27 @@ OFFENDING=$(printf '%s\n' "$LUA_EDGES" | while read -r from to where f m; do
     echo "$f requires $m: $from comes before $to in LUA_ORDER"
 done)
 no_lines "the Lua folders follow their order: a file requires its own folder's modules or lower folders'" "$OFFENDING"
-OFFENDING=$(for e in $(printf '%s\n' "$LUA_UPWARD" | sed 's/^ *//; s/ /:/'); do
-    printf '%s\n' "$LUA_EDGES" | awk -v f="${e%%:*}" -v t="${e#*:}" '$1 == f && $2 == t { found = 1 } END { exit !found }' ||
-        echo "$e is untied: take it out of LUA_UPWARD"
-done)
-no_lines "every exception in LUA_UPWARD is still needed (an untied one leaves the list)" "$OFFENDING"
+no_lines "every exception in LUA_UPWARD is still needed (an untied one leaves the list)" \
+    "$(missing_from "$(listed "$LUA_UPWARD")" "$(printf '%s\n' "$LUA_EDGES" | awk '{ print $1, $2 }' | sort -u)")"
 # Module loops: a file that requires, through any others, itself.
 LUA_MODULE_LOOPS=""
 no_lines "no new loop between Lua modules" \
-    "$(unknown_loops "$LUA_MODULE_LOOPS" "$(printf '%s\n' "$LUA_EDGES" | awk '{
+    "$(missing_from "$(printf '%s\n' "$LUA_EDGES" | awk '{
         f = $4; sub(/^src\/lua\//, "", f); sub(/\.lua$/, "", f); sub(/\/init$/, "", f); gsub(/\//, ".", f)
-        m = f == "init" ? "attn" : "attn." f; if (m != $5) print m, $5 }' | sort -u | sccs)")"
-# Requires at the top of a file, where a reader sees what it depends on; today's in function bodies
-# (a module loop held off, or a load deferred), each to move up, never added to: "FILE MODULE".
+        m = f == "init" ? "attn" : "attn." f; if (m != $5) print m, $5 }' | sort -u | sccs)" "$LUA_MODULE_LOOPS")"
+# Requires at the top of a file, where a reader sees what it depends on. Inside a function body only
+# where the load must wait, "FILE MODULE": the docs, loaded the first time help is asked for (help.lua);
+# the REPL's help, whose failure to load the prompt survives (repl/init.lua); ops_math, which is loaded
+# after the tensor API it extends (autograd/tensor_api.lua requires it at its end too).
 LUA_INNER_REQUIRES="
-    src/lua/attention/init.lua attn.bind
-    src/lua/attention/init.lua attn.options
-    src/lua/draw/plot_svg.lua attn.bind
-    src/lua/draw/plot_svg.lua attn.errors
     src/lua/autograd/tensor_api.lua attn.autograd.ops_math
-    src/lua/check.lua attn.options
-    src/lua/gpt/inspect.lua attn.tiktoken
-    src/lua/gpt/load.lua attn.hf
-    src/lua/gpt/model.lua attn.attention.block_stages
-    src/lua/gpt/model.lua attn.nn.attend
-    src/lua/gpt/step.lua attn.options
-    src/lua/gpt/step.lua attn.tokenizers
     src/lua/help.lua attn.docs
-    src/lua/lesson/markdown.lua attn.bind
-    src/lua/llm/inspect.lua attn.tokenizers
-    src/lua/llm/load.lua attn.hf
-    src/lua/nn/attention_variants.lua attn.attention.variants
-    src/lua/nn/block_trace.lua attn.attention.block_stages
-    src/lua/nn/layers.lua attn.options
-    src/lua/repl/init.lua attn.help
-    src/lua/tiktoken/bpe.lua attn.options"
-no_lines "no new require inside a function body (LUA_INNER_REQUIRES lists today's, to move to the top)" \
-    "$(printf '%s\n' "$LUA_EDGES" | awk '$3 == "function" { print $4, $5 }' | sort -u |
-        grep -vxF "$(printf '%s\n' "$LUA_INNER_REQUIRES" | sed 's/^ *//' | grep -v '^$')")"
+    src/lua/repl/init.lua attn.help"
+LUA_INNER_FOUND=$(printf '%s\n' "$LUA_EDGES" | awk '$3 == "function" { print $4, $5 }' | sort -u)
+no_lines "no require inside a function body but LUA_INNER_REQUIRES's" \
+    "$(missing_from "$LUA_INNER_FOUND" "$LUA_INNER_REQUIRES")"
+no_lines "every require LUA_INNER_REQUIRES lists is still inside a function (one moved up leaves the list)" \
+    "$(missing_from "$(listed "$LUA_INNER_REQUIRES")" "$LUA_INNER_FOUND")"
 # Writes through _G are the user's own globals, made on the user's behalf in two places only: a lesson's
 # globals (lesson/run.lua runs the lesson's chunk in an environment over _G) and the REPL's _ (the last
 # result). Anything else writing into _G is a module setting a global.

@@ -11,20 +11,14 @@ local LAID_OUT = {TH = true, SH = true, SS = true, PP = true, IP = true, TP = tr
                   nf = true, fi = true, ad = true}
 
 local function read(path)
-    local f = assert(io.open(path, "rb"))
-    local s = f:read("a")
-    f:close()
-    return s
+    local f <close> = assert(io.open(path, "rb"))
+    return f:read("a")
 end
 
+-- The topics of the English pages in src/cli/man, sorted.
 local function pages()
     local list = {}
-    local p = assert(io.popen("ls " .. DIR))
-    for name in p:lines() do
-        local topic = name:match("^attn%-(%a+)%.7$")
-        if topic then list[#list + 1] = topic end
-    end
-    p:close()
+    for name in assert(io.popen("ls " .. DIR)):lines() do list[#list + 1] = name:match("^attn%-(%a+)%.7$") end
     return list
 end
 

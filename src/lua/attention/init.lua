@@ -27,6 +27,8 @@ attention.trace = require("attn.attention.trace")
 attention.overview = require("attn.attention.overview")
 -- the variants of today's models (attention/variants.lua); their stages are attention/pipeline.lua's
 local variants = require("attn.attention.variants")
+local bind = require("attn.bind")
+local options = require("attn.options")
 for _, name in ipairs({"rope", "rope_params", "band_mask", "layer_pattern", "alibi_slopes", "kv_cache_bytes",
                        "kv_groups", "repeat_interleave", "online_softmax"}) do
     attention[name] = variants[name]
@@ -49,7 +51,7 @@ local function write_svg(t, opts)
         errors.raisef("attention.heatmap: a %s matrix has no cells to draw as SVG (empty, or " ..
                       "so big that it prints summarised); draw a part of it, such as t[{{1, 20}, {1, 20}}]", check.shape(t))
     end
-    local ok, err = require("attn.bind").files.write(opts.svg, '<?xml version="1.0" encoding="UTF-8"?>\n' ..
+    local ok, err = bind.files.write(opts.svg, '<?xml version="1.0" encoding="UTF-8"?>\n' ..
         heatmap_svg.render(drawn.list[1]) .. "\n", "attention.heatmap") -- src/core/safe_write.c
     if not ok then errors.raise(err) end
 end
@@ -61,7 +63,7 @@ function attention.heatmap(t, opts)
         errors.raisef("attention.heatmap: options must be a table such as {rows = tokens, cols = tokens}, got %s",
                       type(opts))
     end
-    require("attn.options").check("attention.heatmap", opts, {"rows", "cols", "color", "range", "svg"})
+    options.check("attention.heatmap", opts, {"rows", "cols", "color", "range", "svg"})
     if opts and opts.svg ~= nil then return write_svg(t, opts) end
     io.write(heatmap.render(t, opts), "\n")
 end

@@ -20,6 +20,8 @@ local escape = require("attn.text.escape").html
 local width = require("attn.text.width").of
 local i18n = require("attn.i18n")
 local plot_data = require("attn.draw.plot_data")
+local bind = require("attn.bind")
+local errors = require("attn.errors")
 
 local plot_svg = {}
 
@@ -178,9 +180,9 @@ function plot_svg.render(d)
 end
 
 function plot_svg.write(d)
-    local ok, err = require("attn.bind").files.write(d.svg, '<?xml version="1.0" encoding="UTF-8"?>\n' ..
+    local ok, err = bind.files.write(d.svg, '<?xml version="1.0" encoding="UTF-8"?>\n' ..
         plot_svg.render(d) .. "\n", "attention.plot") -- src/core/safe_write.c
-    if not ok then require("attn.errors").raise(err) end
+    if not ok then errors.raise(err) end
 end
 
 return plot_svg

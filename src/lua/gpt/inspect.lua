@@ -14,6 +14,7 @@ local i18n = require("attn.i18n")
 local stages = require("attn.attention.stages")
 local pipeline = require("attn.attention.pipeline") -- the stages of attention, described once
 local ids_lib = require("attn.gpt.ids")
+local tiktoken = require("attn.tiktoken")
 
 local inspect = {}
 
@@ -29,7 +30,7 @@ function inspect.input(fn, model, args)
     if args.text ~= nil and ids ~= nil then fail_at(fn, "give text = or ids =, not both") end
     if args.text ~= nil then
         if type(args.text) ~= "string" then fail_at(fn, "text must be a string, got %s", check.describe(args.text)) end
-        tokenizer = tokenizer or require("attn.tiktoken").get_encoding("gpt2")
+        tokenizer = tokenizer or tiktoken.get_encoding("gpt2")
         ids = tokenizer:encode(args.text, {allowed_special = {"<|endoftext|>"}})
     end
     if ids == nil then fail_at(fn, "give the input as text = \"...\" or ids = {...}") end

@@ -14,6 +14,8 @@ local MultiHeadAttention = require("attn.nn.attention").MultiHeadAttention
 local MultiHeadLatentAttention = require("attn.nn.attention_variants").MultiHeadLatentAttention
 local ids = require("attn.gpt.ids")
 local inspect = require("attn.gpt.inspect")
+local block_stages = require("attn.attention.block_stages")
+local attend = require("attn.nn.attend")
 local Module, Parameter = nn_module.Module, nn_module.Parameter
 local Linear, Dropout, Sequential = layers.Linear, layers.Dropout, layers.Sequential
 
@@ -140,7 +142,7 @@ end
 -- attention.trace{module = block, x = x [, tokens =, loss =]}: the input, norm1, the attention's stages,
 -- the shortcut, norm2, the feed-forward network and the second shortcut (attention/block_stages.lua).
 function TransformerBlock:trace_stages(tr)
-    return require("attn.attention.block_stages")(tr, self, {
+    return block_stages(tr, self, {
         att = self.att, norms = {self.norm1, self.norm2}, norm_names = {"norm1", "norm2"},
         drops = {self.drop_shortcut, self.drop_shortcut}, drop_names = {"drop_shortcut", "drop_shortcut"},
         ff = self.ff, ff_formula = "ff(%s)   (Linear, GELU, Linear)", input = "X   (the block's input)"})
@@ -171,7 +173,7 @@ gpt.check_ids = ids.check -- (generate.lua and the models' forward read it here)
 -- self.current_pos, and every block's attention reads the keys and values cached so far.
 -- model:reset_kv_cache() starts again.
 function GPTModel:forward(in_idx, opts)
-    local use_cache = require("attn.nn.attend").use_cache("GPTModel", opts)
+    local use_cache = attend.use_cache("GPTModel", opts)
     in_idx = gpt.check_ids("GPTModel", self, in_idx)
     local seq_len = in_idx.shape[2]
     local first = use_cache and (rawget(self, "current_pos") or 0) or 0

@@ -20,6 +20,8 @@ local width = require("attn.text.width")
 local trf = require("attn.i18n").trf
 local I = require("attn.gpt.generate").internal
 local no_grad_call = require("attn.autograd.grad_mode").call_with
+local tokenizers = require("attn.tokenizers")
+local options = require("attn.options")
 
 local step = {}
 
@@ -35,7 +37,7 @@ end
 -- A Hugging Face tokenizer (tokenizers.Tokenizer) takes no tiktoken options; its special tokens are
 -- always recognised.
 local function is_hf(tokenizer)
-    return getmetatable(tokenizer) == require("attn.tokenizers").Tokenizer
+    return getmetatable(tokenizer) == tokenizers.Tokenizer
 end
 
 local function encode(tokenizer, text)
@@ -49,7 +51,7 @@ local function model_tokenizer(model)
     if not path then return nil end
     local tok = rawget(model, "tokenizer")
     if not tok then
-        tok = require("attn.tokenizers").Tokenizer.from_file(path)
+        tok = tokenizers.Tokenizer.from_file(path)
         rawset(model, "tokenizer", tok)
     end
     return tok
@@ -59,7 +61,7 @@ end
 function step.Generator(args)
     local fn = "Generator"
     if type(args) ~= "table" then errors.raisef("%s: expected a table of arguments {model = ..., text = ...}", fn) end
-    require("attn.options").check(fn, args, {"model", "idx", "text", "tokenizer", "max_new_tokens", "temperature",
+    options.check(fn, args, {"model", "idx", "text", "tokenizer", "max_new_tokens", "temperature",
                                              "top_k", "eos_id", "context_size", "show", "use_cache"})
     local model = args.model
     if not check.is_module(model) then errors.raisef("%s: model must be a GPTModel, got %s", fn, check.describe(model)) end

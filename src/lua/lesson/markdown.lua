@@ -16,6 +16,7 @@ local record = require("attn.lesson.record")
 local source = require("attn.lesson.source")
 local printed_text = require("attn.text.printed")
 local trf = require("attn.i18n").trf
+local bind = require("attn.bind")
 local function N(msgid) return msgid end -- marks a message for xgettext (scripts/po.sh)
 
 local HANDOUT_NOTE = N("A handout written by `%s`. `attn --verify` runs its ```lua blocks in order and checks that each prints what the ```output block after it shows.")
@@ -120,7 +121,6 @@ end
 -- an easy slip), the lesson is not written into. (With `>` the shell has emptied it already: nothing
 -- attn can do about that but say so.)
 local function stdout_refusal(path)
-    local bind = require("attn.bind")
     local out = bind.files.realpath("/dev/stdout")
     if out and (out:match("%.[Ll][Uu][Aa]$") or bind.files.identity("/dev/stdout") == bind.files.identity(path)) then
         return trf("--markdown: will not write the handout into %s (standard output): it is a " ..

@@ -16,6 +16,7 @@ local trf = require("attn.i18n").trf
 local pipeline = require("attn.attention.pipeline")
 local V = require("attn.attention.variants")
 local ids_lib = require("attn.gpt.ids")
+local tokenizers = require("attn.tokenizers")
 
 local inspect = {}
 
@@ -29,7 +30,7 @@ local function tokenizer_of(fn, model, args)
     if path then
         local tok = rawget(model, "tokenizer")
         if not tok then
-            tok = require("attn.tokenizers").Tokenizer.from_file(path)
+            tok = tokenizers.Tokenizer.from_file(path)
             rawset(model, "tokenizer", tok)
         end
         return tok

@@ -21,6 +21,7 @@ local attend = require("attn.nn.attend")
 local pipeline = require("attn.attention.pipeline")
 local stages = require("attn.attention.stages") -- the parameters of a trace's stages
 local A = require("attn.attention")
+local variants = require("attn.attention.variants")
 local classes = {}
 
 local GroupedQueryAttention = Module:extend("GroupedQueryAttention")
@@ -103,7 +104,7 @@ function GroupedQueryAttention:trace_spec(tr)
     local hlead = x:dim() == 3 and {"batch", "head"} or {"head"}
     local spec = attention_spec(self, tr.use_cache)
     spec.hidden = function(t, q, k)
-        return require("attn.attention.variants").band_mask(q.shape[-2], k.shape[-2],
+        return variants.band_mask(q.shape[-2], k.shape[-2],
                    {q_start = t.q_start or 0, k_start = t.k_start or 0, window = self.sliding_window})
     end
     spec.positions, spec.mask_first = nil, not self.alibi
@@ -193,7 +194,7 @@ function MultiHeadLatentAttention:trace_spec(tr)
     local hlead = x:dim() == 3 and {"batch", "head"} or {"head"}
     local spec = latent_spec(self, tr.use_cache)
     spec.hidden = function(t, q, k)
-        return require("attn.attention.variants").band_mask(q.shape[-2], k.shape[-2], {q_start = t.q_start or 0})
+        return variants.band_mask(q.shape[-2], k.shape[-2], {q_start = t.q_start or 0})
     end
     spec.mask_first, spec.fill = true, -math.huge
     spec.dropout = (self.training and self.dropout.p > 0) and self.dropout.p or nil

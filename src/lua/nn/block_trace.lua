@@ -6,10 +6,11 @@
 -- it (attention/block_stages.lua); pre-LN as the block is built by default, post-LN with
 -- {norm_first = false}. mask is what the block's forward takes (1 = visible), given to its attention.
 local EncoderBlock = require("attn.nn.transformer").EncoderBlock
+local block_stages = require("attn.attention.block_stages")
 
 function EncoderBlock:trace_stages(tr)
     local s1, s2 = self.sublayers[1], self.sublayers[2]
-    return require("attn.attention.block_stages")(tr, self, {
+    return block_stages(tr, self, {
         att = self.self_attn, norms = {s1.norm, s2.norm}, norm_names = {"sublayers[1].norm", "sublayers[2].norm"},
         post = not s1.norm_first, drops = {s1.dropout, s2.dropout},
         drop_names = {"sublayers[1].dropout", "sublayers[2].dropout"}, ff = self.ffn,

@@ -8,6 +8,7 @@ local py_float = require("attn.text.pyrepr").float
 local Module = require("attn.nn.module").Module
 local Parameter = require("attn.nn.module").Parameter
 local functional = require("attn.nn.functional")
+local options = require("attn.options")
 local layers = {}
 
 local Linear = Module:extend("Linear")
@@ -20,7 +21,7 @@ function Linear:__init(in_features, out_features, opts)
         errors.raisef("Linear: the third argument must be an options table such as {bias = false}, got %s",
                       type(opts))
     end
-    require("attn.options").check("Linear", opts, {"bias"})
+    options.check("Linear", opts, {"bias"})
     local bias = true
     if opts and opts.bias ~= nil then
         bias = opts.bias and true or false

@@ -12,6 +12,7 @@
 --      vocab.bpe in their order, because GPT-2's ids were given in merge order.
 local bind = require("attn.bind")
 local errors = require("attn.errors")
+local options = require("attn.options")
 
 local bpe = {}
 
@@ -168,7 +169,7 @@ function Encoding:encode(text, opts)
         errors.raisef('encode: options must be a table such as {allowed_special = {"<|endoftext|>"}}, got %s',
                       type(opts))
     end
-    require("attn.options").check("encode", opts, {"allowed_special"})
+    options.check("encode", opts, {"allowed_special"})
     local allowed = allowed_set(self, opts and opts.allowed_special)
     -- tiktoken refuses a special token's text that is not allowed: it would otherwise be encoded as
     -- ordinary text, which is almost never what was meant.
