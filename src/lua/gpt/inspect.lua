@@ -15,6 +15,7 @@ local stages = require("attn.attention.stages")
 local pipeline = require("attn.attention.pipeline") -- the stages of attention, described once
 local ids_lib = require("attn.gpt.ids")
 local tiktoken = require("attn.tiktoken")
+local token_label = require("attn.text.token_label")
 
 local inspect = {}
 
@@ -44,7 +45,7 @@ function inspect.input(fn, model, args)
         local id = ids[1][i]
         if id < 1 or id > vocab then fail_at(fn, "token id %d is outside the vocabulary (1 to %d)", id, vocab) end
         -- a piece of a character as its bytes, \xE4, as everywhere (text/token_label.lua)
-        tokens[i] = tokenizer and require("attn.text.token_label").of(tokenizer, id) or ("#" .. id)
+        tokens[i] = tokenizer and token_label.of(tokenizer, id) or ("#" .. id)
     end
     return ids, tokens
 end

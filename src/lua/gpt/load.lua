@@ -17,6 +17,8 @@ local errors = require("attn.errors")
 local check = require("attn.check")
 local model = require("attn.gpt.model")
 local nn_module = require("attn.nn.module")
+local hf = require("attn.hf")
+local places = require("attn.places")
 local Parameter = nn_module.Parameter
 
 local load = {}
@@ -196,8 +198,6 @@ local GPT2_HOW = [[
 -- build/gpt2 beside attn: places.lua), the Hugging Face cache's gpt2 or openai-community/gpt2; else an
 -- error listing them all and how to get the files.
 function load.gpt2_dir(fn, name)
-    local hf = require("attn.hf")
-    local places = require("attn.places")
     local function has(d) local f = io.open(d .. "/config.json", "rb") if f then f:close() end return f ~= nil end
     local looked = {}
     local function try(d, why)

@@ -129,7 +129,7 @@ local function stdout_refusal(path)
 end
 
 function markdown.write(path)
-    local f, err = require("attn.bind").files.open(path) -- core/safe_read.c: a FIFO refused, never waited on
+    local f, err = bind.files.open(path) -- core/safe_read.c: a FIFO refused, never waited on
     if not f then return nil, "cannot open " .. tostring(err) end
     f:close()
     local refused = stdout_refusal(path)

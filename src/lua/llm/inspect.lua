@@ -17,6 +17,7 @@ local pipeline = require("attn.attention.pipeline")
 local V = require("attn.attention.variants")
 local ids_lib = require("attn.gpt.ids")
 local tokenizers = require("attn.tokenizers")
+local token_label = require("attn.text.token_label")
 
 local inspect = {}
 
@@ -59,7 +60,7 @@ function inspect.input(fn, model, args)
         local id = ids[1][i]
         if id < 1 or id > vocab then fail(fn, trf("token id %d is outside the vocabulary (1 to %d)", id, vocab)) end
         -- a piece of a character as its bytes, \xE4, as everywhere (text/token_label.lua)
-        tokens[i] = tokenizer and require("attn.text.token_label").of(tokenizer, id) or ("#" .. id)
+        tokens[i] = tokenizer and token_label.of(tokenizer, id) or ("#" .. id)
     end
     return ids, tokens
 end

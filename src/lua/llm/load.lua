@@ -17,6 +17,8 @@ local trf = require("attn.i18n").trf
 local Parameter = require("attn.nn.module").Parameter
 local layers = require("attn.nn.layers")
 local Embedding = require("attn.nn.transformer").Embedding
+local hf = require("attn.hf")
+local places = require("attn.places")
 
 local load = {}
 
@@ -203,7 +205,7 @@ function load.from_pretrained(flavour, Model, dir)
     -- a name that is no directory here: the Hugging Face cache's (hf.lua), else an error listing where it looked
     local f = io.open(dir, "rb")
     if f then f:close()
-    else dir = require("attn.hf").model_dir(fn, dir, "config.json", nil, require("attn.places").model(dir)) end
+    else dir = hf.model_dir(fn, dir, "config.json", nil, places.model(dir)) end
     local cfg, config_path = read_config(fn, dir, flavour)
     local state, from = read_weights(fn, dir)
     local emb = state["model.embed_tokens.weight"]
