@@ -382,7 +382,7 @@ describe("attention.heatmap", function()
         local saved = heatmap.record(function(d) fig = d return "marker" end)
         heatmap.render(w, {})
         heatmap.record(saved)
-        local svg = require("attn.attention.heatmap_svg").render(fig)
+        local svg = require("attn.draw.heatmap_svg").render(fig)
         assert.matches("<g><title>7%.8426e%-05</title><rect [^>]*/><text [^>]*>0%.0001</text></g>", svg)
         -- fewer decimals as the largest value grows (five digits in all); -0.0 is 0.0
         assert.are.equal("  12.3     0.0\n1234.5     0.0", heatmap.render(torch.tensor{{12.3456, -1e-7}, {1234.5, 1e-3}},
