@@ -1,4 +1,4 @@
-/* cli.h — what the files of src/cli share: call.c calls into Lua, main.c reads the command line and
+/* cli.h — what the files of src/cli share: pcall.c calls into Lua, main.c reads the command line and
  * runs chunks, repl.c reads them, lessons.c runs the lesson modes, notes.c the Markdown modes, term.c
  * knows the terminal, usage.c says the options. */
 #ifndef ATTN_CLI_H
@@ -7,7 +7,7 @@
 
 #include <lua.h>
 
-/* call.c, the one way into Lua: lua_pcall with attn's message handler (a traceback for scripts; the
+/* pcall.c, the one way into Lua: lua_pcall with attn's message handler (a traceback for scripts; the
  * plain message when interactive) and Ctrl-C armed for the duration of the call; or, bare, lua_pcall
  * itself. attn_push_function pushes require(module)[name] (name NULL: the module), loading it so; 0
  * with the error pushed instead when it fails. */

@@ -1,4 +1,4 @@
-/* interrupt.c — Ctrl-C while attn runs Lua (call.c's attn_pcall, for scripts, lessons and the REPL).
+/* interrupt.c — Ctrl-C while attn runs Lua (pcall.c's attn_pcall, for scripts, lessons and the REPL).
  * Split from main.c; the rules are lua.c's. */
 #include <signal.h>
 #include <stdio.h>

@@ -1,12 +1,13 @@
-/* pcall.c — attn_pcall, lua.c's docall: how every chunk of the user's runs (scripts, -e, lessons, notes, the
- * REPL), with Ctrl-C turned into a Lua error (interrupt.c) and, outside the REPL, a traceback. Apart from
- * main.c so that the page's entry point (src/web/page/main_page.c) runs chunks the same way. */
+/* pcall.c — the one way the command line calls into Lua: attn_pcall (lua.c's docall: a message handler
+ * that adds a traceback, Ctrl-C turned into a Lua error for the length of the call) and
+ * attn_push_function (require(module)[name], pushed for such a call). Every front end (main.c,
+ * repl.c, lessons.c, notes.c, ipynb.c, kernel.c, kernel_install.c, term.c, and the page's entry point
+ * src/web/page/main_page.c) comes through here, so a chunk runs the same way in each. */
 #include <signal.h>
 
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "attn_lua.h"
 #include "cli.h"
 
 static int msghandler(lua_State *L) {
@@ -29,19 +30,32 @@ static int msghandler(lua_State *L) {
 }
 
 /* lua.c's docall: calls the function below the narg arguments with Ctrl-C turned into a Lua
- * error. interactive: no traceback (the REPL shows messages only) and every Ctrl-C is caught. */
-int attn_pcall(lua_State *L, int narg, int nres, int interactive) {
+ * error. ATTN_CALL_INTERACTIVE: no traceback (the REPL shows messages only) and every Ctrl-C is caught;
+ * ATTN_CALL_BARE: lua_pcall as it is (the kernel's own requests, the terminal's setup). */
+int attn_pcall(lua_State *L, int narg, int nres, int mode) {
     int status;
     int base = lua_gettop(L) - narg;
     struct sigaction old;
-    if (!interactive) {
+    if (mode == ATTN_CALL_BARE) return lua_pcall(L, narg, nres, 0);
+    if (mode == ATTN_CALL_SCRIPT) {
         lua_pushcfunction(L, msghandler);
         lua_insert(L, base);
     }
-    attn_sigint_begin(L, interactive, &old); /* Ctrl-C becomes a Lua error: interrupt.c */
-    status = lua_pcall(L, narg, nres, interactive ? 0 : base);
+    attn_sigint_begin(L, mode == ATTN_CALL_INTERACTIVE, &old); /* Ctrl-C becomes a Lua error: interrupt.c */
+    status = lua_pcall(L, narg, nres, mode == ATTN_CALL_SCRIPT ? base : 0);
     attn_sigint_end(L, &old);
-    if (!interactive) lua_remove(L, base);
+    if (mode == ATTN_CALL_SCRIPT) lua_remove(L, base);
     return status;
 }
 
+/* Pushes require(module)[name] (name NULL: the module itself), loading the module as attn_pcall calls
+ * in mode. Returns 1, or 0 with the error message pushed instead. */
+int attn_push_function(lua_State *L, const char *module, const char *name, int mode) {
+    lua_getglobal(L, "require");
+    lua_pushstring(L, module);
+    if (attn_pcall(L, 1, 1, mode) != LUA_OK) return 0;
+    if (name == NULL) return 1;
+    lua_getfield(L, -1, name);
+    lua_remove(L, -2);
+    return 1;
+}

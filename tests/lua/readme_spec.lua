@@ -104,7 +104,7 @@ end)
 -- with a slash, below it; outside src/, from the top of the checkout).
 local FILE = "[%w_%-][%w_%-%./]*%.(%w+)"
 local KINDS = {c = true, h = true, lua = true, md = true, ["1"] = true, ["7"] = true, png = true,
-               svg = true, tsv = true, sh = true}
+               svg = true, tsv = true, sh = true, js = true, json = true, html = true, css = true, mk = true}
 
 local function exists(path)
     local f = io.open(path, "r")
