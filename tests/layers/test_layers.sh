@@ -142,12 +142,10 @@ LUA_ORDER="
 # Today's requires against the order, each to be untied (as drawing moved below the pages it draws on,
 # and Markdown's printed text below both lesson and verify), never added to: "FOLDER REQUIRED-FOLDER".
 # help loads docs on first use; lesson/run.lua runs a lesson given by path in verify/sandbox.lua's
-# restricted globals (the sandbox belongs below both); verify/run.lua asks the REPL for a hint (which
-# the rule above, the library does not require the REPL, refuses as well: the hint belongs below).
+# restricted globals (the sandbox belongs below both).
 LUA_UPWARD="
     help docs
-    lesson verify
-    verify repl"
+    lesson verify"
 requires() {
     luac5.4 -p -l -l "$1" 2>/dev/null | awk '
         /^main </ { where = "main" } /^function </ { where = "function" }
@@ -207,7 +205,6 @@ LUA_INNER_REQUIRES="
     src/lua/lesson/run.lua attn.bind
     src/lua/tokenizers/init.lua attn.places
     src/lua/verify/run.lua attn.bind
-    src/lua/verify/run.lua attn.repl
     src/lua/verify/sandbox.lua attn.hf
     src/lua/verify/sandbox.lua attn.tiktoken"
 LUA_INNER_FOUND=$(printf '%s\n' "$LUA_EDGES" | awk '$3 == "function" { print $4, $5 }' | sort -u)

@@ -27,6 +27,7 @@ local sandbox = require("attn.verify.sandbox")
 local lesson = require("attn.lesson")
 local errors = require("attn.errors")
 local tr, trf = require("attn.i18n").tr, require("attn.i18n").trf
+local python_habits = require("attn.text.python_habits")
 
 local run = {}
 
@@ -115,8 +116,8 @@ local function report_problem(path, cell, problem, opts)
                    problem.skipped, path) .. "\n")
         return "skipped", true
     end
-    -- a Python habit gets the prompt's hint (repl.hint: "Lua has no @: ...")
-    local message = require("attn.repl").hint(problem.message, cell.code.code or "")
+    -- a Python habit gets the prompt's hint (text/python_habits.lua: "Lua has no @: ...")
+    local message = python_habits.hint(problem.message, cell.code.code or "")
     fail(path, problem.line, trf("error in the ```lua block at line %d: %s", cell.code.line, message))
     return "failed", false
 end
