@@ -459,6 +459,8 @@ describe("flip (lesson 20's src.flip(1), x:flip(2) in attn's 1-based dims)", fun
         z:zero_()
         assert.is_false(torch.equal(x:detach(), torch.zeros(2, 3, 4)))
         assert.matches("flip: dims must be dimensions of a 3%-D tensor", select(2, pcall(x.flip, x, 4)))
+    end)
+end)
 
 describe("torch.no_grad() as a statement of its own (round 4)", function()
     local function run_chunk(code)
