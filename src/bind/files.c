@@ -130,7 +130,7 @@ static int l_open(lua_State *L)
     luaL_Stream *p = (luaL_Stream *)lua_newuserdatauv(L, sizeof(luaL_Stream), 0);
     p->closef = NULL;
     luaL_setmetatable(L, LUA_FILEHANDLE);
-    int fd = attn_read_open(path, &err);
+    int fd = attn_read_open(NULL, path, &err);
     int e = errno;
     const char *why = e == ENOENT ? NULL : e == EINVAL ? "kind" : e == EPERM ? "outside" : "unreadable";
     FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;

@@ -57,6 +57,9 @@ const char *attn_own_lessons_dir(char *buf, size_t size);
  * only translates its lines). Return 1 on success, 0 on a failure. */
 int attn_verify(lua_State *L, char **files, int nfiles, int update, int trusted);
 int attn_markdown(char **files, int nfiles);
+/* notes.c's, for markdown.c: a fresh state for one file (attn opened, no colour), or NULL (said on
+ * stdout). */
+lua_State *attn_new_file_state(const char *path);
 
 /* The Jupyter kernel (kernel.c; kernel.h lists its files): attn --kernel CONNECTION_FILE serves until a
  * shutdown_request; returns 1, or 0 when it could not start. attn_json_preload makes require("attn.json")

@@ -118,6 +118,17 @@ static int l_send(lua_State *L) {
 
 /* The message as a Lua table: {channel =, ids = {...}, header =, parent_header =, metadata =, content =,
  * header_json = the header's own text}. Returns 0 (nothing pushed) when a part is not JSON. */
+/* Whether JSON text holds the escape of a NUL character (\u0000) in a string: cJSON ends the string
+ * there, so a cell "x = 1\u0000error()" ran as "x = 1" and reported ok. Escaped backslashes skipped. */
+static int has_nul_escape(const char *text, size_t n) {
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (text[i] != '\\') continue;
+        if (text[i + 1] == 'u' && i + 5 < n && memcmp(text + i + 2, "0000", 4) == 0) return 1;
+        i++; /* the escaped character, a backslash included */
+    }
+    return 0;
+}
+
 static int push_msg(lua_State *L, int channel, const attn_msg *m) {
     static const char *names[4] = {"header", "parent_header", "metadata", "content"};
     cJSON *parsed[4] = {NULL, NULL, NULL, NULL};
@@ -142,6 +153,8 @@ static int push_msg(lua_State *L, int channel, const attn_msg *m) {
         }
         lua_pushlstring(L, m->parts[0], m->lens[0]);
         lua_setfield(L, -2, "header_json");
+        lua_pushboolean(L, has_nul_escape(m->parts[3], m->lens[3]));
+        lua_setfield(L, -2, "content_has_nul"); /* execute.run refuses such a cell (kernel/execute.lua) */
     }
     for (int i = 0; i < 4; i++) cJSON_Delete(parsed[i]);
     return ok;

@@ -45,7 +45,7 @@ void attn_uuid(char out[37]) {
 static char *read_file(const char *path, char *why, size_t whylen) {
     attn_error err;
     struct stat st = {0};
-    int fd = attn_read_open(path, &err);
+    int fd = attn_read_open(NULL, path, &err);
     if (fd < 0) {
         snprintf(why, whylen, "%s", err.msg);
         return NULL;

@@ -47,7 +47,7 @@ static int is_dir(const char *path) {
 /* attn's own lessons, relative to the executable, never the working folder (attn run inside an untrusted
  * checkout must not run its lessons/): lessons/ beside it, ../../lessons for build/asan/attn, or
  * ../share/attn/lessons (make install's; a DESTDIR-staged install finds its own). NULL: none. */
-static const char *lessons_dir(char *buf, size_t size) {
+const char *attn_own_lessons_dir(char *buf, size_t size) {
     static const char *const beside[] = {"lessons", "../../lessons", "../share/attn/lessons"};
     char *slash;
     if (attn_exe_path(buf, size - sizeof "../share/attn/lessons") < 0 || (slash = strrchr(buf, '/')) == NULL)
@@ -64,10 +64,6 @@ static const char *lessons_dir(char *buf, size_t size) {
         }
     }
     return NULL;
-}
-
-const char *attn_own_lessons_dir(char *buf, size_t size) {
-    return lessons_dir(buf, size);
 }
 
 static int is_lua_file(const struct dirent *e) {
@@ -281,7 +277,7 @@ static int check_all(lua_State *L, char **files, int nfiles, int tap) {
     int n = nfiles;
     char buf[4096];
     if (n == 0) { /* no files: every lesson there is */
-        n = push_lesson_files(L, lessons_dir(buf, sizeof buf));
+        n = push_lesson_files(L, attn_own_lessons_dir(buf, sizeof buf));
         if (n == 0) {
             fprintf(stderr, attn_tr("attn: --check: no lessons given and none found next to attn\n"));
             lua_pop(L, 1);
@@ -310,7 +306,7 @@ static int step_all(lua_State *L, char **files, int nfiles, const char *mode, co
     attn_step_options opts = *step;
     counts c = {0, 0, 0, 0};
     char buf[4096];
-    const char *dir = lessons_dir(buf, sizeof buf);
+    const char *dir = attn_own_lessons_dir(buf, sizeof buf);
     if (nfiles == 0) {
         fprintf(stderr, attn_tr("attn: --step needs a lesson file (./attn --list shows them)\n"));
         return 0;
@@ -370,7 +366,7 @@ static int html_page(lua_State *L, const char *path, const char *page, char **fi
  * status is 1 when a page could not be written or a check failed. */
 static int html_all(char **files, int nfiles, const char *out) {
     char buf[4096], page[4096];
-    const char *dir = lessons_dir(buf, sizeof buf);
+    const char *dir = attn_own_lessons_dir(buf, sizeof buf);
     int ok = 1;
     if (nfiles == 0) {
         fprintf(stderr, attn_tr("attn: --html needs a lesson file after the page's name (./attn --list shows them)\n"));
@@ -417,7 +413,7 @@ static int list_all(lua_State *L, char **files, int nfiles) {
             lua_pushstring(L, files[i]);
             lua_rawseti(L, -2, i + 1);
         }
-    } else if (push_lesson_files(L, lessons_dir(buf, sizeof buf)) == 0) {
+    } else if (push_lesson_files(L, attn_own_lessons_dir(buf, sizeof buf)) == 0) {
         fprintf(stderr, attn_tr("attn: --list: no lessons found next to attn\n"));
         lua_pop(L, 2);
         return 0;

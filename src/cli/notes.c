@@ -1,7 +1,7 @@
-/* notes.c — the Markdown modes of the command line: --verify [--update] checks (and rewrites) the
- * output blocks of notes written in Markdown, --markdown writes lessons as Markdown handouts. The work
- * is in Lua (src/lua/verify/run.lua, src/lua/lesson/markdown.lua); this file gives each file a fresh
- * Lua state, so that one file's globals, or its error, or its Ctrl-C, never reach the next. */
+/* notes.c — --verify [--update] checks (and rewrites) the output blocks of notes written in Markdown
+ * (--markdown, the other Markdown mode, is markdown.c's). The work is in Lua (src/lua/verify/run.lua);
+ * this file gives each file a process and a fresh Lua state of its own, so that one file's globals, or
+ * its error, or its Ctrl-C, never reach the next. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -51,7 +51,7 @@ static void report_error(lua_State *L, const char *path) {
 }
 
 /* A new state with attn opened, no colour (the text is compared and written to files). */
-static lua_State *new_state(const char *path) {
+lua_State *attn_new_file_state(const char *path) {
     lua_State *L = luaL_newstate();
     if (L == NULL) {
         printf(attn_tr("✗ %s: cannot create a Lua state: not enough memory\n"), path);
@@ -197,7 +197,7 @@ static void child(const char *path, const verify_options *o, int fd) {
         attn_safe_forbid("a note does not write files (--trusted lifts this)");
         attn_set_memory_budget(o->megabytes * 1e6, notes_budget_name);
     }
-    lua_State *L = new_state(path);
+    lua_State *L = attn_new_file_state(path);
     if (L == NULL) {
         failed = 1;
     } else if (!attn_push_function(L, "attn.verify.run", "file", ATTN_CALL_SCRIPT)) {
@@ -422,36 +422,4 @@ int attn_verify(lua_State *L, char **files, int nfiles, int update, int trusted)
         printf("%ld passed, %ld failed\n", passed, failed);
     fflush(stdout);
     return failed == 0;
-}
-
-/* --markdown LESSON...: each lesson as a Markdown handout on stdout, one after the other. */
-int attn_markdown(char **files, int nfiles) {
-    int ok = 1;
-    if (nfiles == 0) {
-        fprintf(stderr, attn_tr("attn: --markdown needs a lesson file (attn --markdown lessons/02_trainable_weights.lua)\n"));
-        return 0;
-    }
-    for (int i = 0; i < nfiles; i++) {
-        lua_State *L = new_state(files[i]);
-        if (L == NULL) {
-            ok = 0;
-            continue;
-        }
-        /* markdown.write(path) -> true, or nil and what went wrong */
-        int done = attn_push_function(L, "attn.lesson.markdown", "write", ATTN_CALL_SCRIPT);
-        if (done) {
-            lua_pushstring(L, files[i]);
-            done = attn_pcall(L, 1, 2, ATTN_CALL_SCRIPT) == LUA_OK;
-            if (done && !lua_toboolean(L, -2)) done = 0; /* the message is on top */
-        }
-        if (!done) {
-            const char *msg = lua_tostring(L, -1);
-            fflush(stdout);
-            fprintf(stderr, "attn: %s\n", msg ? msg : "(error object is not a string)");
-            ok = 0;
-        }
-        lua_close(L);
-        fflush(stdout);
-    }
-    return ok;
 }

@@ -71,25 +71,36 @@ static char *opened_path(int fd, const char *path)
     return r ? r : realpath(path, NULL);
 }
 
-int attn_read_open(const char *path, attn_error *err)
+/* err's message: "PATH: why", after "FN: cannot open " when fn is given */
+static void fail_open(attn_error *err, const char *fn, const char *path, const char *why)
+{
+    if (fn)
+        attn_fail(err, "%s: cannot open %s: %s", fn, path, why);
+    else
+        attn_fail(err, "%s: %s", path, why);
+}
+
+int attn_read_open(const char *fn, const char *path, attn_error *err)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        attn_fail(err, "%s: %s", path, strerror(e));
+        fail_open(err, fn, path, strerror(e));
         errno = e; /* ENOENT: no file at all (files.open tells its readers) */
         return -1;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
-        attn_fail(err, "%s: %s", path, strerror(e));
+        fail_open(err, fn, path, strerror(e));
         close(fd);
         errno = e;
         return -1;
     }
     if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-        attn_fail(err, "%s: it is %s, and attn reads only regular files", path, attn_file_kind(st.st_mode));
+        char why[128];
+        snprintf(why, sizeof why, attn_tr("it is %s, and attn reads only regular files"), attn_file_kind(st.st_mode));
+        fail_open(err, fn, path, why);
         close(fd);
         errno = EINVAL;
         return -1;
@@ -99,7 +110,7 @@ int attn_read_open(const char *path, attn_error *err)
         int ok = !confine_failed && real && inside_roots(real);
         free(real);
         if (!ok) {
-            attn_fail(err, "%s: %s", path, confine_why);
+            fail_open(err, fn, path, confine_why);
             close(fd);
             errno = EPERM;
             return -1;

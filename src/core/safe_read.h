@@ -16,9 +16,9 @@
 #include "tensor.h"
 
 /* An open descriptor (O_RDONLY, O_CLOEXEC, blocking again) of the regular file or folder at path, or -1
- * and err set to "PATH: why" (the reader puts its function's name in front) and errno (ENOENT: no file at
+ * and err set to "FN: cannot open PATH: why" ("PATH: why" when fn is NULL) and errno (ENOENT: no file at
  * all; EINVAL: not a regular file; EPERM: outside the confinement). */
-int attn_read_open(const char *path, attn_error *err);
+int attn_read_open(const char *fn, const char *path, attn_error *err);
 
 /* From now on this process reads only files inside the n folders (resolved now); why is the message of
  * a refusal, after the path (translated by the caller). n == 0 lifts the confinement. 0, or -1 (out of

@@ -8,7 +8,6 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,10 +422,9 @@ static cJSON *parse_header(const char *fn, const char *path, int fd, uint64_t n,
 
 attn_st_file *attn_st_load(const char *fn, const char *path, attn_error *err)
 {
-    attn_error why;
-    int fd = attn_read_open(path, &why); /* a FIFO refused before it blocks; a note's reads confined */
+    int fd = attn_read_open(fn, path, err); /* a FIFO refused before it blocks; a note's reads confined */
     if (fd < 0)
-        return attn_fail(err, "%s: cannot open %s", fn, why.msg);
+        return NULL;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);

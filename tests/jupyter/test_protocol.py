@@ -199,6 +199,22 @@ try:
     reply, out = run(kc, "io.write('\\xff\\xfe ok\\n')")
     check("malformed: bytes that are not UTF-8 in the output arrive as U+FFFD", stdout_of(out) == "\ufffd\ufffd ok\n", out)
 
+    reply, out = run(kc, "torch.no_grad()")
+    check("a bare torch.no_grad() in a cell is refused with the two right forms (it left autograd off for the session)",
+          reply["content"]["status"] == "error" and "torch.no_grad(function()" in reply["content"]["evalue"], reply["content"])
+    reply, out = run(kc, "torch.is_grad_enabled()")
+    check("... and autograd stays on", of_type(out, "execute_result")[0]["data"]["text/plain"] == "true", out)
+    reply, out = run(kc, "nul_ran = 1\u0000error('the rest')")
+    check("malformed: a NUL in a cell is an error, not the cell cut short and reported ok",
+          reply["content"]["status"] == "error" and "NUL" in reply["content"]["evalue"], reply["content"])
+    reply, out = run(kc, "nul_ran")
+    check("malformed: ... and nothing of that cell ran",
+          of_type(out, "execute_result") == [] or of_type(out, "execute_result")[0]["data"]["text/plain"] == "nil", out)
+    reply, out = run(kc, "s = 'a\\\\u0000b'\n#s")
+    check("malformed: an escaped backslash before u0000 is not a NUL (the text \\u0000 runs)",
+          reply["content"]["status"] == "ok" and of_type(out, "execute_result")[0]["data"]["text/plain"] == "8",
+          (reply["content"], out))
+
     # ---- a client that disconnects mid-request ----
     # another program: a session of its own (jupyter_client names a client's sockets by its session)
     kc2 = km.client(session=Session(key=km.session.key))

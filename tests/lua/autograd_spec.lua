@@ -461,3 +461,28 @@ describe("flip (lesson 20's src.flip(1), x:flip(2) in attn's 1-based dims)", fun
         assert.matches("flip: dims must be dimensions of a 3%-D tensor", select(2, pcall(x.flip, x, 4)))
     end)
 end)
+
+describe("torch.no_grad() as a statement of its own (round 4)", function()
+    local function run_chunk(code)
+        local f = assert(load(code, code, "t", setmetatable({}, {__index = _G})))
+        return pcall(f)
+    end
+    it("is refused, naming the two forms (it switched autograd off for the rest of the script)", function()
+        local ok, e = run_chunk("local x = torch.ones(2):requires_grad_()\ntorch.no_grad()\nreturn (x * 2).requires_grad")
+        assert.is_false(ok)
+        assert.matches(":2: torch.no_grad%(%) on its own line would switch autograd off", tostring(e))
+        assert.matches("torch.no_grad%(function%(%) ... end%)", tostring(e))
+        assert.is_true(torch.is_grad_enabled())
+        ok, e = run_chunk("torch.enable_grad()")
+        assert.is_false(ok)
+        assert.matches("torch.enable_grad%(%) on its own line would switch autograd on", tostring(e))
+    end)
+    it("the forms that close it still work", function()
+        local ok, r = run_chunk("local x = torch.ones(2):requires_grad_()\n"
+                                .. "do local _ <close> = torch.no_grad(); assert(not (x * 2).requires_grad) end\n"
+                                .. "return (x * 2).requires_grad")
+        assert.is_true(ok, r)
+        assert.is_true(r)
+        assert.is_false(torch.no_grad(function() return (torch.ones(1):requires_grad_() * 2).requires_grad end))
+    end)
+end)

@@ -287,3 +287,15 @@ describe("stepping through a GPT model's heads", function()
         assert.matches("module must be a whole model", select(2, pcall(attention.overview, {module = nn.Linear(2, 2), ids = ids})))
     end)
 end)
+
+describe("generate's idx as a Lua table (round 4)", function()
+    it("a nested table is named as such (it was called a tensor of shape [1, 1, 2])", function()
+        torch.manual_seed(1)
+        local m = gpt.GPTModel{vocab_size = 10, context_length = 8, emb_dim = 8, n_heads = 2, n_layers = 1,
+                               drop_rate = 0, qkv_bias = false}
+        local ok, e = pcall(gpt.generate, m, {{1, 2}}, 1, 8)
+        assert.is_false(ok)
+        assert.matches("generate: idx as a Lua table is one sequence of ids, such as {1, 2}; got a nested table", tostring(e))
+        assert.is_nil(tostring(e):find("[1, 1, 2]", 1, true))
+    end)
+end)

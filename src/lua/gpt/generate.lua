@@ -21,8 +21,16 @@ local function check_model(fn, model)
     end
 end
 
+-- idx: a tensor [batch, n], or a Lua list of ids {1, 2} (one sequence); a nested table {{1, 2}} was
+-- wrapped once more and reported as "a tensor of shape [1, 1, 2]", which the user never wrote
 local function check_idx(fn, idx)
-    if type(idx) == "table" and not torch.is_tensor(idx) then idx = torch.tensor{idx} end
+    if type(idx) == "table" and not torch.is_tensor(idx) then
+        if type(idx[1]) == "table" then
+            errors.raisef("%s: idx as a Lua table is one sequence of ids, such as {1, 2}; got a nested table "
+                          .. "(for a batch, give torch.tensor{{1, 2}, {3, 4}})", fn)
+        end
+        idx = torch.tensor{idx}
+    end
     check.tensor(fn, "idx", idx)
     if idx.dtype ~= torch.int64 or idx.ndim ~= 2 or idx.shape[2] == 0 then
         errors.raisef("%s: idx must be an int64 tensor of token ids of shape [batch, n] with n >= 1, got %s %s", fn,

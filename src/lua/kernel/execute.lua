@@ -87,6 +87,8 @@ end
 function execute.run(msg)
     local c = msg.content
     if type(c.code) ~= "string" then error("execute_request without code", 0) end
+    -- a NUL (\u0000) ends the code where the JSON decoder stops: the rest would silently not run
+    if msg.content_has_nul then error(tr("the cell holds a NUL character (\\u0000), which attn cannot run: remove it"), 0) end
     local silent = c.silent == true
     if not silent and c.store_history ~= false then count = count + 1 end
     local n = count

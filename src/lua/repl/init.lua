@@ -199,7 +199,12 @@ function repl.eval(chunk, out, at_eof)
         return ask_help(q, o)
     end
     local code = chunk:gsub("^=", "return ")   -- lua.c's "=expr" shorthand
-    local f, experr = load("return " .. code, repl.chunkname, "t")
+    -- the text of the chunk by its name, so that a bare torch.no_grad() line is seen (autograd/grad_mode.lua)
+    require("attn.autograd.grad_mode").chunk_text[repl.chunkname] = code
+    -- `return torch.no_grad()` would be a tail call, whose line cannot be seen: in parentheses it is not
+    local bare = code:match("^%s*torch%.([%w_]+)%(%s*%)%s*;?%s*$")
+    local wrap = (bare == "no_grad" or bare == "enable_grad") and "return (" .. code:gsub(";?%s*$", "") .. ")" or nil
+    local f, experr = load(wrap or "return " .. code, repl.chunkname, "t")
     local sterr
     if not f then
         f, sterr = load(repl.rewrite_locals(code), repl.chunkname, "t")

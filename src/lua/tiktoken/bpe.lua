@@ -217,6 +217,9 @@ local function id_list(self, fn, ids)
         errors.raisef("%s: expected a list of token ids, got %s", fn, type(ids))
     end
     for i, id in ipairs(ids) do
+        if type(id) ~= "number" then -- a table showed as its address
+            errors.raisef("%s: item %d must be a token id (a whole number), got %s", fn, i, require("attn.check").describe(id))
+        end
         if math.type(id) ~= "integer" or not self.bytes_of[id - 1] then
             errors.raisef("%s: token id %s (item %d) is not in %s's vocabulary (ids 1 to %d)", fn, tostring(id), i,
                           self.name, self.n_vocab)

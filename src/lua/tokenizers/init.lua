@@ -262,6 +262,9 @@ function Tokenizer:_ids(fn, ids)
         raisef(fn, N("expected a list of token ids, got %s"), check.describe(ids))
     end
     for i, id in ipairs(ids) do
+        if math.type(id) ~= "integer" and type(id) ~= "number" then -- a table showed as its address
+            raisef(fn, N("item %d must be a token id (a whole number), got %s"), i, check.describe(id))
+        end
         if math.type(id) ~= "integer" or not self.bytes_of[id - 1] then
             raisef(fn, N("token id %s (item %d) is not in the vocabulary of %s (ids 1 to %d)"), tostring(id), i, self.path,
                    self.vocab_size)
