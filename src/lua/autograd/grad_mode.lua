@@ -7,6 +7,7 @@
 --     do local _ <close> = torch.no_grad(); ... end
 local graph = require("attn.autograd.graph")
 local errors = require("attn.errors")
+local files = require("attn.bind").files
 
 local M = {}
 
@@ -36,7 +37,7 @@ local function line_of(src, line)
     if not text and src:sub(1, 1) == "@" then
         local lines = file_lines[src]
         if not lines then
-            local f = require("attn.bind").files.open(src:sub(2))
+            local f = files.open(src:sub(2))
             lines = {}
             if f then
                 for l in f:lines() do lines[#lines + 1] = l end

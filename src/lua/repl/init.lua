@@ -22,6 +22,7 @@ local term = require("attn.term")
 local tokenize = require("attn.text.tokens").tokenize
 local show = require("attn.repl.show")
 local tr, trf = require("attn.i18n").tr, require("attn.i18n").trf
+local grad_mode = require("attn.autograd.grad_mode")
 local repl = {}
 
 -- The line the REPL starts with (src/cli/repl.c), in the language of attn's text.
@@ -200,7 +201,7 @@ function repl.eval(chunk, out, at_eof)
     end
     local code = chunk:gsub("^=", "return ")   -- lua.c's "=expr" shorthand
     -- the text of the chunk by its name, so that a bare torch.no_grad() line is seen (autograd/grad_mode.lua)
-    require("attn.autograd.grad_mode").chunk_text[repl.chunkname] = code
+    grad_mode.chunk_text[repl.chunkname] = code
     -- `return torch.no_grad()` would be a tail call, whose line cannot be seen: in parentheses it is not
     local bare = code:match("^%s*torch%.([%w_]+)%(%s*%)%s*;?%s*$")
     local wrap = (bare == "no_grad" or bare == "enable_grad") and "return (" .. code:gsub(";?%s*$", "") .. ")" or nil

@@ -13,6 +13,7 @@
 local bind = require("attn.bind")
 local errors = require("attn.errors")
 local options = require("attn.options")
+local describe = require("attn.check").describe
 
 local bpe = {}
 
@@ -218,7 +219,7 @@ local function id_list(self, fn, ids)
     end
     for i, id in ipairs(ids) do
         if type(id) ~= "number" then -- a table showed as its address
-            errors.raisef("%s: item %d must be a token id (a whole number), got %s", fn, i, require("attn.check").describe(id))
+            errors.raisef("%s: item %d must be a token id (a whole number), got %s", fn, i, describe(id))
         end
         if math.type(id) ~= "integer" or not self.bytes_of[id - 1] then
             errors.raisef("%s: token id %s (item %d) is not in %s's vocabulary (ids 1 to %d)", fn, tostring(id), i,
