@@ -27,7 +27,8 @@ LUA_LIBS    := $(shell pkg-config --libs lua5.4 2>/dev/null)
 MODULE_LIBS := $(shell pkg-config --libs $(filter-out lua5.4 readline libzmq libcrypto,$(PKGS)) 2>/dev/null) $(SLEEF_LIBS)
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-BASE    := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Isrc/core -Isrc/bind -Isrc/cli -Ibuild/gen $(WARN) $(PKG_CFLAGS)
+COMMON  := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Isrc/core -Isrc/bind -Isrc/cli -Ibuild/gen $(WARN)
+BASE    := $(COMMON) $(PKG_CFLAGS)
 RELEASE := -O2 -g
 SANITIZE := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 # Each object also writes its dependency file (.d, next to it): the headers it really includes, read
@@ -46,6 +47,16 @@ CTEST_SRC := $(wildcard tests/c/test_*.c)
 
 APP_SRC  := $(CORE_SRC) $(BIND_SRC) $(CLI_SRC) build/gen/lua_embed.c build/gen/data_embed.c
 
+# The aarch64 cross build (tests/arm64 runs it under qemu-user): the same sources, the core with
+# src/core/generic/ for the machine's kind, compiled by Debian's cross compiler against the arm64 builds of
+# the same libraries (multiarch, installed by scripts/install-arm64-cross.sh), objects in build/aarch64/.
+AARCH64_CC   ?= aarch64-linux-gnu-gcc
+AARCH64_PKG  := PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
+AARCH64_BASE  = $(COMMON) $(shell $(AARCH64_PKG) --cflags $(PKGS) 2>/dev/null)
+AARCH64_LIBS  = $(shell $(AARCH64_PKG) --libs $(PKGS) 2>/dev/null) $(SLEEF_LIBS)
+AARCH64_CORE := $(wildcard src/core/*.c src/core/generic/*.c)
+AARCH64_SRC  := $(AARCH64_CORE) $(BIND_SRC) $(CLI_SRC) build/gen/lua_embed.c build/gen/data_embed.c
+
 # The translations (src/po/<lang>/..., lessons/README.md): each .po compiled by msgfmt, embedded with
 # the glossary into the binary by scripts/embed-data.sh.
 PO_SRC   := $(sort $(wildcard src/po/*/*.po src/po/*/*/*.po))
@@ -53,10 +64,11 @@ MO_OUT   := $(patsubst src/po/%.po,build/gen/mo/%.mo,$(PO_SRC))
 GLOSSARY := $(wildcard src/po/*/glossary.tsv)
 
 rel_obj  = $(patsubst %.c,build/release/%.o,$(1))
+aarch64_obj = $(patsubst %.c,build/aarch64/%.o,$(1))
 asan_obj = $(patsubst %.c,build/asan/%.o,$(1))
 pic_obj  = $(patsubst %.c,build/pic/%.o,$(1))
 
-.PHONY: all run test check-tests bench clean deps pot po-update install install-lua web web-and-node
+.PHONY: all run test check-tests check-tests-aarch64 bench clean deps pot po-update install install-lua web web-and-node
 all: attn
 
 attn: $(call rel_obj,$(APP_SRC))
@@ -68,7 +80,7 @@ build/asan/attn: $(call asan_obj,$(APP_SRC))
 # Files of element-wise loops: gcc vectorises their loops also when that takes a run-time check that the
 # operands do not overlap (the cost model of -O3). The operations stay the same IEEE ones: the same bits.
 VECTOR_LOOPS := src/core/binary_loops.c src/core/masks.c
-$(call rel_obj,$(VECTOR_LOOPS)) $(call pic_obj,$(VECTOR_LOOPS)): RELEASE += -fvect-cost-model=dynamic
+$(call rel_obj,$(VECTOR_LOOPS)) $(call pic_obj,$(VECTOR_LOOPS)) $(call aarch64_obj,$(VECTOR_LOOPS)): RELEASE += -fvect-cost-model=dynamic
 
 # attn.so: the same library (src/core, src/bind, the embedded src/lua) as a Lua C module, for
 # require("attn") from lua5.4. Not linked against liblua: the interpreter that loads it provides Lua.
@@ -89,11 +101,24 @@ build/pic/%.o: %.c build/pic/%.d | build/gen/lua_embed.c build/gen/data_embed.c
 
 # An object whose dependency file is missing (never built, or built before this rule) is rebuilt: the
 # .d targets have no recipe, so a missing one counts as new.
-OBJECTS := $(call rel_obj,$(APP_SRC)) $(call asan_obj,$(APP_SRC)) $(call pic_obj,$(APP_SRC))
+OBJECTS := $(call rel_obj,$(APP_SRC)) $(call asan_obj,$(APP_SRC)) $(call pic_obj,$(APP_SRC)) $(call aarch64_obj,$(AARCH64_SRC))
 DEPFILES := $(OBJECTS:.o=.d)
 $(DEPFILES):
 # (A C test's dependency file is hidden, .test_x.d: tests/run.sh runs every build/*/tests/test_*.)
--include $(wildcard $(DEPFILES) build/*/tests/.*.d)
+-include $(wildcard $(DEPFILES) build/*/tests/.*.d build/aarch64/ctests/.*.d)
+
+# The aarch64 cross build (see AARCH64_SRC above).
+build/aarch64/attn: $(call aarch64_obj,$(AARCH64_SRC))
+	$(AARCH64_CC) $(RELEASE) -o $@ $^ $(AARCH64_LIBS) -lm
+
+build/aarch64/%.o: %.c build/aarch64/%.d | build/gen/lua_embed.c build/gen/data_embed.c
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(AARCH64_BASE) $(DEPFLAGS) $(RELEASE) -c -o $@ $<
+
+# The core's C tests for aarch64 (not under build/aarch64/tests/test_*, which tests/run.sh would run here).
+build/aarch64/ctests/%: tests/c/%.c $(call aarch64_obj,$(AARCH64_CORE))
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(AARCH64_BASE) $(DEPFLAGS) -MF $(@D)/.$(@F).d $(RELEASE) -o $@ $^ $(AARCH64_LIBS) -lcmocka -lm
 
 # The Lua-side library (src/lua and its folders) is compiled into the binary, as bytecode of the liblua
 # attn links; scripts/embed-lua.sh names each file's module by its path.
@@ -141,8 +166,16 @@ build/release/bench: tests/bench/bench.c $(call rel_obj,$(filter-out src/cli/%,$
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(PKG_LIBS) -lutil -lm
 
+# One-row products against OpenBLAS's (scripts/bench-gemv.sh): the core and libopenblas only.
+build/release/bench_gemv: tests/bench/bench_gemv.c $(call rel_obj,$(CORE_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lm
+
 CTESTS := $(patsubst tests/c/%.c,%,$(CTEST_SRC))
 check-tests: attn attn.so build/asan/attn $(addprefix build/release/tests/,$(CTESTS)) $(addprefix build/asan/tests/,$(CTESTS))
+
+# the aarch64 attn and the core's C tests built for it (tests/arm64 runs them under qemu)
+check-tests-aarch64: build/aarch64/attn $(addprefix build/aarch64/ctests/,$(CTESTS))
 
 deps:
 	@sh scripts/install-deps.sh
@@ -158,8 +191,12 @@ run: deps
 test: deps
 	@sh scripts/install-browser-tests.sh
 	@sh scripts/install-jupyter-tests.sh
+	@sh scripts/install-arm64-cross.sh
 	@sh scripts/install-web-deps.sh
 	@$(MAKE) --no-print-directory -j$(JOBS) check-tests
+	@# the aarch64 build (tests/arm64), where the cross compiler is installed; a failed build is reported there
+	@if command -v $(AARCH64_CC) >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory -j$(JOBS) check-tests-aarch64 || echo "make: the aarch64 build failed"; fi
 	@if command -v emcc >/dev/null 2>&1; then $(MAKE) --no-print-directory -j$(JOBS) web-and-node; fi
 	@sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab
 	@sh scripts/fetch-hf-tokenizers.sh build/hf-tokenizers
@@ -169,6 +206,7 @@ bench: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) attn
 	@sh scripts/bench.sh
 	@sh scripts/bench-kv-cache.sh
+	@sh scripts/bench-gemv.sh
 	@sh scripts/bench-qwen3.sh
 	@if command -v emcc >/dev/null 2>&1; then $(MAKE) --no-print-directory -j$(JOBS) web-and-node && sh scripts/bench-web.sh; fi
 

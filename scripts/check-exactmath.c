@@ -106,6 +106,16 @@ static void *run(void *arg)
     return NULL;
 }
 
+/* whether name is one of the comma-separated names in list */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : p + strlen(p))
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
 static double now(void)
 {
     struct timespec t;
@@ -126,7 +136,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--stride N] [--threads T] [--only NAME]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--stride N] [--threads T] [--only NAME,NAME...]\n", argv[0]);
             return 2;
         }
     }
@@ -140,7 +150,7 @@ int main(int argc, char **argv)
     uint64_t total_differ = 0;
     for (int f = 0; f < checks; f++) {
         const char *name = f < NFNS ? FNS[f].name : names8[f - NFNS];
-        if (only && strncmp(name, only, strlen(only)) != 0)
+        if (only && !listed(only, name))
             continue;
         double t0 = now();
         job jobs[64];

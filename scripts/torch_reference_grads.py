@@ -112,6 +112,67 @@ CASES += [
            "1e-6"),
 ]
 
+# Through attn's autograd engine (not formulas_extra): what the round-4 campaign found silently wrong.
+CASES += [
+    # indexing with an index tensor keeps the graph (IndexBackward0: repeated indices add up)
+    seeded(19, 'local x = torch.randn(3):requires_grad_(); (x[{torch.tensor{1, 2}}]:sum() + x:sum()):backward(); return x.grad',
+           'x = torch.randn(3).requires_grad_()\n(x[torch.tensor([0, 1])].sum() + x.sum()).backward()\n' + flat("x.grad")),
+    seeded(20, 'local x = torch.randn(4, 3):requires_grad_(); local g = torch.randn(5, 3); '
+               'x[{torch.tensor{1, 3, 1, 4, 1}}]:backward(g); return x.grad',
+           'x = torch.randn(4, 3).requires_grad_(); g = torch.randn(5, 3)\n'
+           'x[torch.tensor([0, 2, 0, 3, 0])].backward(g)\n' + flat("x.grad")),
+    seeded(21, 'local x = torch.randn(4, 5):requires_grad_(); local g = torch.randn(4, 3); '
+               'x[{{}, torch.tensor{5, 2, 5}}]:backward(g); return x.grad',
+           'x = torch.randn(4, 5).requires_grad_(); g = torch.randn(4, 3)\n'
+           'x[:, torch.tensor([4, 1, 4])].backward(g)\n' + flat("x.grad")),
+    seeded(22, 'local x = torch.randn(3, 4, 2):requires_grad_(); local g = torch.randn(2); '
+               'x[{torch.tensor{1, 3}, torch.tensor{2, 4}, 2}]:backward(g); return x.grad',
+           'x = torch.randn(3, 4, 2).requires_grad_(); g = torch.randn(2)\n'
+           'x[torch.tensor([0, 2]), torch.tensor([1, 3]), 1].backward(g)\n' + flat("x.grad")),
+    # add and sub with alpha: the other operand's gradient is alpha times
+    seeded(23, 'local x = torch.randn(5):requires_grad_(); x:add(x * x, {alpha = 3}):sum():backward(); return x.grad',
+           'x = torch.randn(5).requires_grad_()\nx.add(x * x, alpha=3).sum().backward()\n' + flat("x.grad")),
+    seeded(24, 'local a = torch.randn(2, 3):requires_grad_(); local b = torch.randn(3):requires_grad_(); '
+               'local g = torch.randn(2, 3); torch.sub(a, b, {alpha = 2.5}):backward(g); return torch.cat{a.grad:reshape(-1), b.grad}',
+           'a = torch.randn(2, 3).requires_grad_(); b = torch.randn(3).requires_grad_(); g = torch.randn(2, 3)\n'
+           'torch.sub(a, b, alpha=2.5).backward(g)\n' + flat("a.grad", "b.grad")),
+    seeded(25, 'local a = torch.randn(4):requires_grad_(); local b = torch.randn(4):requires_grad_(); '
+               'torch.add(a, b, {alpha = -0.7}):sum():backward(); return torch.cat{a.grad, b.grad}',
+           'a = torch.randn(4).requires_grad_(); b = torch.randn(4).requires_grad_()\n'
+           'torch.add(a, b, alpha=-0.7).sum().backward()\n' + flat("a.grad", "b.grad")),
+    # an int64 gradient given to backward takes the output's dtype
+    seeded(26, 'local x = torch.randn(3):requires_grad_(); (x * 2.5):backward(torch.tensor{1, 2, 3}); return x.grad',
+           'x = torch.randn(3).requires_grad_()\n(x * 2.5).backward(torch.tensor([1, 2, 3]))\n' + flat("x.grad")),
+    # a tensor exponent, and a number base
+    seeded(27, 'local x = (torch.rand(2, 4) + 0.5):requires_grad_(); local e = torch.randn(4):requires_grad_(); '
+               'local g = torch.randn(2, 4); (x ^ e):backward(g); return torch.cat{x.grad:reshape(-1), e.grad}',
+           'x = (torch.rand(2, 4) + 0.5).requires_grad_(); e = torch.randn(4).requires_grad_(); g = torch.randn(2, 4)\n'
+           '(x ** e).backward(g)\n' + flat("x.grad", "e.grad")),
+    ('(function() local x = torch.tensor{0.0, 0.0, 2.0}:requires_grad_(); local e = torch.tensor{0.0, 2.0, 0.0}:requires_grad_(); '
+     'x:pow(e):sum():backward(); return torch.cat{x.grad, e.grad} end)()',
+     'x = torch.tensor([0.0, 0.0, 2.0], requires_grad=True); e = torch.tensor([0.0, 2.0, 0.0], requires_grad=True)\n'
+     'x.pow(e).sum().backward()\n' + flat("x.grad", "e.grad"), "exact"),
+    seeded(28, 'local x = torch.randn(5):requires_grad_(); (3 ^ x):sum():backward(); return x.grad',
+           'x = torch.randn(5).requires_grad_()\n(3 ** x).sum().backward()\n' + flat("x.grad")),
+    seeded(29, 'local x = torch.randn(5):requires_grad_(); torch.pow(0.5, x):sum():backward(); return x.grad',
+           'x = torch.randn(5).requires_grad_()\ntorch.pow(0.5, x).sum().backward()\n' + flat("x.grad")),
+    # opt:step(closure): the closure runs (grad on), its loss is returned, then the update
+    seeded(30, 'local w = torch.randn(3):requires_grad_(); local opt = torch.optim.SGD({w}, {lr = 0.1, momentum = 0.9}); '
+               'local calls = 0; local losses = {}; for i = 1, 2 do losses[i] = opt:step(function() calls = calls + 1; '
+               'opt:zero_grad(); local l = (w * w):sum(); l:backward(); return l end):detach() end; '
+               'return torch.cat{w:detach(), losses[1]:reshape(1), losses[2]:reshape(1), torch.tensor{calls}:float()}',
+           'w = torch.randn(3).requires_grad_(); opt = torch.optim.SGD([w], lr=0.1, momentum=0.9); calls = [0]\n'
+           'def closure():\n    calls[0] += 1; opt.zero_grad(); l = (w * w).sum(); l.backward(); return l\n'
+           'losses = [opt.step(closure).detach() for i in range(2)]\n'
+           'r = torch.cat([w.detach(), losses[0].reshape(1), losses[1].reshape(1), torch.tensor([calls[0]]).float()])'),
+    seeded(31, 'local w = torch.randn(4):requires_grad_(); local opt = torch.optim.Adam({w}, {lr = 0.01}); '
+               'local loss = opt:step(function() opt:zero_grad(); local l = (w - 1):pow(2):mean(); l:backward(); return l end); '
+               'return torch.cat{w:detach(), loss:detach():reshape(1)}',
+           'w = torch.randn(4).requires_grad_(); opt = torch.optim.Adam([w], lr=0.01)\n'
+           'def closure():\n    opt.zero_grad(); l = (w - 1).pow(2).mean(); l.backward(); return l\n'
+           'loss = opt.step(closure)\nr = torch.cat([w.detach(), loss.detach().reshape(1)])'),
+]
+
 
 def gen_grads(write):
     lines = []

@@ -10,6 +10,8 @@
 #   lua/      Lua tests of the API (busted, run inside attn), release and ASan+UBSan builds
 #   cli/      the command line; repl/ real terminal sessions driven through tmux (the REPL, a trace)
 #   robust/   what a hostile user types: huge sizes, Ctrl-C, memory limits, memory soaks
+#   isa/      every instruction set this CPU runs prints the same (lessons, book prints, C tests)
+#   arm64/    the aarch64 cross build under qemu-user prints what the native build prints
 #   layers/   the layering rules of README.md's "Where things live" (no Lua in src/core, the core never
 #             prints, one wiring point, the library apart from the REPL, lessons on the public API)
 #   install/  make install into a temporary DESTDIR: the installed attn, its man page, attn.so under lua5.4
@@ -128,6 +130,18 @@ run_suite "robust-memory-limit" sh tests/robust/test_memory_limit.sh ./attn
 run_suite "robust-soak" sh tests/robust/test_soak.sh ./attn
 run_suite "robust-autograd-soak" sh tests/robust/test_autograd_soak.sh ./attn
 run_suite "layers" sh tests/layers/test_layers.sh
+# isa/: the same output under every instruction set this CPU runs (ATTN_ISA=portable, avx2, avx512)
+run_suite "isa-outputs" sh tests/isa/test_isa_outputs.sh ./attn
+# arm64/: the aarch64 build under qemu-user prints what the native one prints (scripts/install-arm64-cross.sh
+# installs the cross compiler, qemu and the arm64 libraries; make test builds it where they are). Skipped,
+# with a line that says so, only where they could not be installed; on CI (CI set) that is a failure.
+if command -v qemu-aarch64 >/dev/null 2>&1 && command -v aarch64-linux-gnu-gcc >/dev/null 2>&1; then
+    run_suite "arm64-qemu" sh tests/arm64/test_arm64.sh
+elif [ -n "${CI:-}" ]; then
+    run_suite "arm64-qemu" sh -c 'echo "not ok 1 - qemu-aarch64 or the aarch64 cross compiler missing on CI (scripts/install-arm64-cross.sh)"'
+else
+    echo "  arm64-qemu             SKIP: no qemu-aarch64 or aarch64 cross compiler here (scripts/install-arm64-cross.sh)"
+fi
 run_suite "i18n-catalogs" sh tests/i18n/test_catalogs.sh ./attn
 run_suite "i18n-error-formats" sh tests/i18n/test_error_formats.sh
 run_suite "i18n-errors" sh tests/i18n/test_errors_zh.sh ./attn

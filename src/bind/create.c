@@ -131,6 +131,11 @@ static const char *const DTYPE_ONLY[] = {"dtype", NULL};
 static int torch_tensor(lua_State *L)
 {
     int opts = lt_options(L, 2, "tensor", DTYPE_ONLY);
+    /* torch.tensor(data, true) took the true for nothing: options are never silently ignored */
+    for (int i = 2; i <= lua_gettop(L); i++)
+        if (i != opts && !lua_isnil(L, i))
+            return lt_error(L, "tensor: argument %d (%s) is not an option: options are given by name, as "
+                               "torch.tensor(data, {dtype = torch.int64})", i, lt_typename(L, i));
     attn_tensor **slot = lt_newslot(L);
     attn_error err;
     attn_tensor *src = lt_test(L, 1);

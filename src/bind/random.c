@@ -9,7 +9,6 @@
 #include "bind.h"
 #include "overlap.h"
 #include "rng.h"
-#include "vmath.h"
 
 static int f_manual_seed(lua_State *L)
 {
@@ -255,12 +254,12 @@ static int f_get_bernoulli_flavor(lua_State *L)
     return 1;
 }
 
-/* torch.backends.cpu.get_cpu_capability() (PyTorch 2's name): "AVX2" where attn follows PyTorch's AVX2
- * kernels, whose results it reproduces bit for bit (randn's vectorised Box-Muller, sin/cos in groups of 8),
- * "DEFAULT" on a CPU without AVX2 and FMA, where PyTorch itself would run its scalar kernels. */
+/* torch.backends.cpu.get_cpu_capability() (PyTorch 2's name): "AVX2", the kernels of PyTorch's whose
+ * results attn reproduces bit for bit (randn's vectorised Box-Muller, sin/cos in groups of 8) on every
+ * machine, whatever instruction set its own kernels run (isa.h). */
 static int f_get_cpu_capability(lua_State *L)
 {
-    lua_pushstring(L, vmath_avx2() ? "AVX2" : "DEFAULT");
+    lua_pushstring(L, "AVX2");
     return 1;
 }
 

@@ -219,9 +219,11 @@ static int l_log(lua_State *L) {
     return 0;
 }
 
+static int l_hold_queued(lua_State *L); /* below, with drop_queued */
+
 static int open_wire(lua_State *L) {
     static const luaL_Reg f[] = {{"send", l_send}, {"input", l_input}, {"run", l_run}, {"take", l_take},
-                                 {"log", l_log}, {NULL, NULL}};
+                                 {"log", l_log}, {"hold_queued", l_hold_queued}, {NULL, NULL}};
     luaL_newlib(L, f);
     lua_pushstring(L, wire.session);
     lua_setfield(L, -2, "session");
@@ -279,14 +281,23 @@ enum { SERVED, SERVED_STOP, SERVED_ABORT };
 /* Receives one message from channel and has attn.kernel's function `how` ("handle", or "abort" for the
  * requests queued behind a cell that failed) deal with it. Returns what the module asked for: SERVED_STOP
  * after a shutdown_request, SERVED_ABORT after a failed cell whose queued cells are to be dropped. */
+static int serve_msg(lua_State *L, int channel, attn_msg *m, const char *how);
+
 static int serve(lua_State *L, int channel, const char *how) {
     attn_msg m;
     char why[200];
-    int r = attn_wire_recv(&wire, channel, &m, why, sizeof why), said = SERVED;
+    int r = attn_wire_recv(&wire, channel, &m, why, sizeof why);
     if (r <= 0) {
         if (why[0]) attn_capture_log("%s: %s", CHANNEL_NAMES[channel], why);
         return SERVED;
     }
+    return serve_msg(L, channel, &m, how);
+}
+
+/* Has attn.kernel's function `how` deal with the message m (freed). */
+static int serve_msg(lua_State *L, int channel, attn_msg *m_, const char *how) {
+    attn_msg m = *m_;
+    int said = SERVED;
     if (!push_msg(L, channel, &m)) {
         attn_capture_log("%s: a message whose parts are not JSON objects: dropped", CHANNEL_NAMES[channel]);
     } else {
@@ -299,14 +310,48 @@ static int serve(lua_State *L, int channel, const char *how) {
     return said;
 }
 
-/* A cell failed: the execute requests already waiting on the shell (Run All sent them together) are
- * answered "aborted" without running, as ipykernel does, so that one error does not cascade. */
-static int drop_queued(lua_State *L) {
+/* A cell failed: the requests already waiting on the shell when it ended (Run All sent them together)
+ * are taken off the socket by wire.hold_queued() before the failed cell's reply goes out, and answered
+ * "aborted" without running after it (drop_queued), as ipykernel does, so that one error does not
+ * cascade. They used to be looked for after the reply: a client quick to send its next request, having
+ * read the error, had that request aborted too. */
+static attn_msg *held;
+static int nheld, held_cap;
+
+static int l_hold_queued(lua_State *L) {
     for (;;) {
         zmq_pollitem_t item = {wire.sockets[ATTN_SHELL], 0, ZMQ_POLLIN, 0};
-        if (zmq_poll(&item, 1, 0) <= 0 || !(item.revents & ZMQ_POLLIN)) return 0;
-        if (serve(L, ATTN_SHELL, "abort") == SERVED_STOP) return 1;
+        if (zmq_poll(&item, 1, 0) <= 0 || !(item.revents & ZMQ_POLLIN)) break;
+        attn_msg m;
+        char why[200];
+        if (attn_wire_recv(&wire, ATTN_SHELL, &m, why, sizeof why) <= 0) {
+            if (why[0]) attn_capture_log("shell: %s", why);
+            continue;
+        }
+        if (nheld == held_cap) {
+            int cap = held_cap ? 2 * held_cap : 16;
+            attn_msg *more = realloc(held, (size_t)cap * sizeof *more);
+            if (more == NULL) { /* no room to hold it: answered now, as aborted, before the reply */
+                attn_msg_free(&m);
+                break;
+            }
+            held = more;
+            held_cap = cap;
+        }
+        held[nheld++] = m;
     }
+    lua_pushinteger(L, nheld);
+    return 1;
+}
+
+static int drop_queued(lua_State *L) {
+    int stop = 0;
+    for (int i = 0; i < nheld; i++) {
+        if (stop) attn_msg_free(&held[i]);
+        else if (serve_msg(L, ATTN_SHELL, &held[i], "abort") == SERVED_STOP) stop = 1;
+    }
+    nheld = 0;
+    return stop;
 }
 
 int attn_kernel(lua_State *L, const char *connection_file) {

@@ -1,16 +1,16 @@
 /* kernel_capture.c — what the user's code writes to stdout and stderr becomes the cell's "stream"
- * output. Descriptors 1 and 2 are pointed at memory files (memfd), so everything is caught however it
+ * output. Descriptors 1 and 2 are pointed at memory files (memfd, platform.h), so everything is caught however it
  * was written: print, io.write, the tracer, the help system, a C library, a child process. Writing to
  * a file never blocks (a pipe would, once full, with nobody reading until the cell ends); after each
  * piece of work the kernel takes what was written and empties the file. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernel.h"
+#include "platform.h"
 
 static int log_fd = -1;
 
@@ -21,7 +21,7 @@ int attn_capture_open(void) {
     log_fd = dup(2);
     if (log_fd < 0) return -1;
     for (int i = 0; i < 2; i++) {
-        int fd = memfd_create(names[i], MFD_CLOEXEC);
+        int fd = attn_memory_file(names[i]);
         if (fd < 0 || dup2(fd, i + 1) < 0) return -1;
         close(fd);
     }

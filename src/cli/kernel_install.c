@@ -17,6 +17,7 @@
 #include <lauxlib.h>
 
 #include "cli.h"
+#include "platform.h"
 #include "safe_write.h"
 
 /* mkdir -p */
@@ -52,13 +53,11 @@ static int write_file(const char *path, const char *data, size_t len) {
 
 int attn_install_kernel(lua_State *L, const char *where) {
     char dir[PATH_MAX], exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     int ok = 1;
-    if (n <= 0) {
+    if (attn_exe_path(exe, sizeof exe) < 0) {
         fprintf(stderr, "attn: --install-kernel: cannot tell where attn is: %s\n", strerror(errno));
         return 0;
     }
-    exe[n] = '\0';
     if (where != NULL && getenv("ATTN_KERNEL_ARGV0")) /* make install: the attn installed, not this one */
         snprintf(exe, sizeof exe, "%s", getenv("ATTN_KERNEL_ARGV0"));
     if (data_dir(where, dir, sizeof dir) != 0) {

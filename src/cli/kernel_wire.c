@@ -32,7 +32,7 @@ static const struct {
 
 void attn_uuid(char out[37]) {
     unsigned char b[16];
-    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) /* not seen on Linux; still, ids must differ */
+    if (getentropy(b, sizeof b) != 0) /* (getentropy: Linux, macOS and the BSDs alike) never seen; still, ids must differ */
         for (size_t i = 0; i < sizeof b; i++) b[i] = (unsigned char)rand();
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* variant 1 */

@@ -18,6 +18,7 @@
 
 #include "attn_lua.h"
 #include "cli.h"
+#include "platform.h"
 #include "tensor.h"
 #include "format.h"
 #include "rng.h"
@@ -53,10 +54,9 @@ static int is_dir(const char *path) {
  * ../share/attn/lessons (make install's; a DESTDIR-staged install finds its own). NULL: none. */
 static const char *lessons_dir(char *buf, size_t size) {
     static const char *const beside[] = {"lessons", "../../lessons", "../share/attn/lessons"};
-    ssize_t n;
     char *slash;
-    n = readlink("/proc/self/exe", buf, size - sizeof "../share/attn/lessons");
-    if (n <= 0 || (buf[n] = '\0', slash = strrchr(buf, '/')) == NULL) return NULL;
+    if (attn_exe_path(buf, size - sizeof "../share/attn/lessons") < 0 || (slash = strrchr(buf, '/')) == NULL)
+        return NULL;
     int in_asan = slash - buf >= 11 && strncmp(slash - 11, "/build/asan", 11) == 0;
     for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
         if (i == 1 && !in_asan) continue; /* only build/asan/attn looks two folders up */

@@ -122,6 +122,7 @@ static const char *bad_from = NULL;               /* the word given to --from wh
 /* The Jupyter modes (kernel.c, kernel_install.c, ipynb.c): --kernel FILE, --install-kernel [--user |
  * --prefix P], --ipynb OUT */
 static const char *kernel_file = NULL, *ipynb_out = NULL, *kernel_where = NULL;
+static int kernel_user = 0, kernel_prefix = 0; /* both given: refused (the later one used to win silently) */
 static int install_kernel = 0;
 
 static void print_bad_option(const char *badoption) {
@@ -237,11 +238,12 @@ static int long_option_words(char **argv, int *i) {
     if (strcmp(opt, "--kernel") == 0 || strcmp(opt, "--ipynb") == 0 || strcmp(opt, "--prefix") == 0) {
         if (argv[*i + 1] == NULL) return has_error;
         *(opt[2] == 'k' ? &kernel_file : opt[2] == 'i' ? &ipynb_out : &kernel_where) = argv[++*i];
+        if (opt[2] == 'p') kernel_prefix = 1;
         return 0;
     }
     if (strcmp(opt, "--install-kernel") == 0 || strcmp(opt, "--user") == 0) {
         if (opt[2] == 'i') install_kernel = 1;
-        else kernel_where = "user";
+        else kernel_where = "user", kernel_user = 1;
         return 0;
     }
     if (strncmp(opt, "--lang", 6) == 0 && (opt[6] == '\0' || opt[6] == '=')) /* lang.c */
@@ -333,18 +335,25 @@ static int pmain(lua_State *L) {
         l_message(progname, attn_tr("--trusted goes with --verify, --check, --step, --html, --markdown or --ipynb"));
         return 0;
     }
-    {   /* a lesson given by path runs restricted, as a note does, unless --trusted; attn's own do not */
-        char own[4096];
-        attn_set_lesson_trust(step_options.trusted, attn_own_lessons_dir(own, sizeof own));
-    }
     if (kernel_file) { /* attn as a Jupyter kernel, instead of a script and the REPL */
         lua_pushboolean(L, attn_kernel(L, kernel_file));
         return 1;
+    }
+    if (kernel_user && kernel_prefix) {
+        l_message(progname, attn_tr("--user and --prefix do not go together: --user installs the kernelspec for "
+                                    "you, --prefix P under P/share/jupyter"));
+        return 0;
     }
     if (install_kernel || kernel_where) {
         if (!install_kernel) l_message(progname, "--user and --prefix go with --install-kernel");
         lua_pushboolean(L, install_kernel && attn_install_kernel(L, kernel_where));
         return 1;
+    }
+    if (ipynb_out || (args & has_lesson)) {
+        /* the lesson modes: a lesson given by path runs restricted, as a note does, unless --trusted;
+         * attn's own lessons do not (a script run by attn, busted's specs included, is not a lesson) */
+        char own[4096];
+        attn_set_lesson_trust(step_options.trusted, attn_own_lessons_dir(own, sizeof own));
     }
     if (ipynb_out) {
         lua_pushboolean(L, attn_ipynb(ipynb_out, argv + script, argc - script));

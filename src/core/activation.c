@@ -11,11 +11,13 @@
  *   erf, sin, cos     vml's vec::map over the whole tensor in groups of 8 (SLEEF's u10 functions).
  * SLEEF's sinf8/cosf8 pick their argument reduction once per vector: if any of the 8 lanes has
  * |x| >= 125, every lane takes the slow path, which can differ in the last bit. So sin and cos run on the
- * same groups of 8 PyTorch uses: through the 8-wide AVX2 function, or without AVX2 through attn's own
- * (exactmath_trigf8), which groups the same way. (All checked against Debian's torch: tests/c/test_layers.c.) */
+ * same groups of 8 PyTorch uses: through the vector table's 8-wide function where the machine has one
+ * (x86/trig_avx2.c: SLEEF's AVX2 function), else through attn's own (exactmath_trigf8), which groups the
+ * same way. (All checked against Debian's torch: tests/c/test_layers.c.) */
 #include "layers.h"
 #include "exactmath.h"
 #include "sleefmath.h"
+#include "vector_kernels.h"
 #include "vmath.h"
 
 #include <math.h>
@@ -38,37 +40,26 @@ static uint32_t float_bits(float f)
     return u;
 }
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-__m256 Sleef_sinf8_u10avx2(__m256 x);
-__m256 Sleef_cosf8_u10avx2(__m256 x);
-
-/* One group of 8 through SLEEF's AVX2 function, as Vectorized<float>::sin() runs it. */
-__attribute__((target("avx2,fma"))) static void trig8_avx2(int cosine, const float *in, float *out)
+/* One group of 8 as Sleef_sinf8_u10 / Sleef_cosf8_u10 compute it (see the top of this file). */
+static void trig8(int cosine, const float *in, float *out)
 {
-    __m256 v = _mm256_loadu_ps(in);
-    _mm256_storeu_ps(out, cosine ? Sleef_cosf8_u10avx2(v) : Sleef_sinf8_u10avx2(v));
+    void (*vector)(int, const float *, float *) = attn_vector_kernels_now()->trig8;
+    if (vector) {
+        vector(cosine, in, out);
+        return;
+    }
+    exactmath_trigf8(cosine, in, out);
 }
-#else
-static void trig8_avx2(int cosine, const float *in, float *out)
-{
-    (void)cosine, (void)in, (void)out;
-}
-#endif
 
 /* vec::map(sin/cos) over n contiguous floats in place: groups of 8, the last one padded with zeros (as
  * Vectorized::loadu(ptr, count) pads). */
 static void map_trig(int cosine, float *x, int64_t n)
 {
-    int avx2 = vmath_avx2();
     for (int64_t d = 0; d < n; d += LANES) {
         float group[LANES] = {0};
         int64_t k = n - d < LANES ? n - d : LANES;
         memcpy(group, x + d, sizeof(float) * (size_t)k);
-        if (avx2)
-            trig8_avx2(cosine, group, group);
-        else
-            exactmath_trigf8(cosine, group, group);
+        trig8(cosine, group, group);
         memcpy(x + d, group, sizeof(float) * (size_t)k);
     }
 }

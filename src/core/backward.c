@@ -8,18 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backward_loops.h"
 #include "ops.h"
 #include "tensor.h"
+#include "vector_kernels.h"
 
-/* The loops with fmaf, compiled twice: for CPUs with FMA, where fmaf is one instruction (-mfma), and for the
- * rest, where it is libm's function (a call per element was a few % of a GPT-2 training step). The
- * result of a fused multiply-add is the same either way; GCC picks the clone when the program starts. */
-#define FMA_CLONES __attribute__((target_clones("fma", "default")))
-
-FMA_CLONES static void tanh_backward_rows(const float *gd, float *od, int64_t begin, int64_t end)
+/* The loops with fmaf are backward_loops.h's; the vector table (vector_kernels.h) may hold them compiled
+ * where fmaf is one instruction. */
+static void tanh_backward_rows(const float *gd, float *od, int64_t begin, int64_t end)
 {
-    for (int64_t i = begin; i < end; i++)
-        od[i] = gd[i] * fmaf(-od[i], od[i], 1.0f);
+    void (*rows)(const float *, float *, int64_t, int64_t) = attn_vector_kernels_now()->tanh_backward_rows;
+    (rows ? rows : attn_tanh_backward_loop)(gd, od, begin, end);
 }
 
 attn_tensor *attn_tanh_backward(const attn_tensor *grad, const attn_tensor *y, attn_error *err)
@@ -61,25 +60,10 @@ attn_tensor *attn_tanh_backward(const attn_tensor *grad, const attn_tensor *y, a
  * the two. Along another dim (_vec_softmax_backward): every inner position has its own running sum over
  * dim, started at 0, each step fused. */
 
-FMA_CLONES static float lastdim_sum(const float *g, const float *y, int64_t n)
+static float lastdim_sum(const float *g, const float *y, int64_t n)
 {
-    if (n < 8) {
-        float acc = g[0] * y[0];
-        for (int64_t i = 1; i < n; i++)
-            acc = acc + g[i] * y[i];
-        return acc;
-    }
-    float lane[8];
-    for (int j = 0; j < 8; j++)
-        lane[j] = g[j] * y[j];
-    int64_t d = 8;
-    for (; d < n - (n % 8); d += 8)
-        for (int j = 0; j < 8; j++)
-            lane[j] = fmaf(g[d + j], y[d + j], lane[j]);
-    for (int64_t j = 0; d + j < n; j++)
-        lane[j] = fmaf(g[d + j], y[d + j], lane[j]);
-    float s0 = lane[0] + lane[4], s1 = lane[1] + lane[5], s2 = lane[2] + lane[6], s3 = lane[3] + lane[7];
-    return (s0 + s2) + (s1 + s3);
+    float (*sum)(const float *, const float *, int64_t) = attn_vector_kernels_now()->softmax_backward_sum;
+    return (sum ? sum : attn_softmax_backward_sum_loop)(g, y, n);
 }
 
 attn_tensor *attn_softmax_backward(const attn_tensor *grad, const attn_tensor *y, int dim, attn_error *err)

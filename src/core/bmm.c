@@ -3,18 +3,16 @@
  * wrappers), with the same transposition flags, sizes and leading dimensions. The order in which each
  * element is summed follows from these (which operand is first, how the product is tiled), so a row-major
  * call that describes the same product gives other last bits. The sgemm_ calls go to attn_sgemm
- * (gemm.c), which sums as OpenBLAS's Haswell kernels do on one thread, on every machine.
+ * (gemm.c), the sgemv_ ones to attn_sgemv_n and _t (gemv.c), which sum as OpenBLAS's Haswell kernels do
+ * on one thread, on every machine.
  * Also PyTorch's bmm (bmm_out_or_baddbmm_): the batch of products, each either its plain loop or one
  * sgemm. */
 #include "gemm.h"
+#include "gemm_n1.h"
 #include "matrix.h"
 
 #include <limits.h>
 #include <string.h>
-
-/* The Fortran BLAS interface (OpenBLAS exports it; cblas.h does not declare it). */
-void sgemv_(const char *trans, const int *m, const int *n, const float *alpha, const float *a, const int *lda,
-            const float *x, const int *incx, const float *beta, float *y, const int *incy);
 
 static int64_t max1(int64_t x)
 {
@@ -91,6 +89,12 @@ static int sgemm_call(char ta, char tb, int64_t m, int64_t n, int64_t k, const f
             ldb = n;
     } else if (n == 1) {
         ldb = k;
+    }
+    /* one column (a one-row product: Linear on one token, the KV cache's decode step): the same order
+     * without packing the whole matrix first, as OpenBLAS and attn_sgemm do (gemm_n1.c) */
+    if (n == 1) {
+        attn_sgemm_n1(ta, m, k, a, lda, b, tb == 'N' ? 1 : ldb, beta, c);
+        return attn_interrupt_requested ? -1 : 0;
     }
     return attn_sgemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
 }

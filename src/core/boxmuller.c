@@ -12,8 +12,8 @@
  * the disassembly of libtorch_cpu.so.1.13's AVX2 normal kernel). Each lane of the vector code is
  * independent, so one lane at a time gives the same bits.
  *
- * Only used where PyTorch would use it: on a CPU with AVX2 and FMA (vmath_avx2()); elsewhere rng.c computes
- * the scalar kernel's formula with libm. */
+ * Used on every machine: attn's reference is PyTorch's AVX2 kernels, and this plain C gives their bits
+ * on any CPU (PyTorch itself would run its scalar kernel, with libm, on a CPU without AVX2). */
 #include "boxmuller.h"
 
 #include <math.h>

@@ -119,7 +119,7 @@ static float n_tail_row(int64_t m, int64_t n, const float *a, int64_t lda, const
 }
 
 /* 'T': one block's dot of the column a (its rows [0, nb), x contiguous), the kinds "2" and "1" */
-static float t_dot_sse(int two, int64_t nb, const float *a, const float *x)
+static float t_dot_unfused(int two, int64_t nb, const float *a, const float *x)
 {
     float first[4] = {0}, second[4] = {0};
     int64_t off = nb & 4;
@@ -211,10 +211,15 @@ static int n_range(void *ctx, int64_t begin, int64_t end)
     return 0;
 }
 
-/* about 32768 multiply-adds per thread at least: below that a thread costs more than it saves */
+/* about 2^20 multiply-adds per thread at least (some 50 us): threads are started for each call (parallel.c),
+ * and below that starting one costs more than it saves (a 3072 x 768 product took 5 times as long on 2
+ * threads as on 1 with a grain of 2^15, on a busy machine) */
+int64_t attn_gemv_thread_work = (int64_t)1 << 20;
+
 static int64_t grain_for(int64_t per_item)
 {
-    return per_item >= 32768 ? 1 : 32768 / (per_item > 0 ? per_item : 1);
+    int64_t least = attn_gemv_thread_work;
+    return per_item >= least ? 1 : least / (per_item > 0 ? per_item : 1);
 }
 
 void attn_sgemv_n(int64_t m, int64_t n, const float *a, int64_t lda, const float *x, int64_t incx, float *y)
@@ -226,8 +231,7 @@ void attn_sgemv_n(int64_t m, int64_t n, const float *a, int64_t lda, const float
         return;
     }
     n_job g = {m, n, lda, incx, a, x, y, n_rows_kernel()};
-    int64_t grain = grain_for(n);
-    attn_parallel_for(m, grain < 64 ? 64 : grain, n_range, &g);
+    attn_parallel_for(m, grain_for(n), n_range, &g);
 }
 
 /* ---- 'T': threads across columns ---- */
@@ -259,7 +263,7 @@ static int t_range(void *ctx, int64_t begin, int64_t end)
         if (begin < j4)
             g->cols(nb, j4 - begin, ab + begin * g->lda, g->lda, xb, g->y + begin);
         for (int64_t j = begin > n4 ? begin : n4; j < end; j++) /* the two (n & 2), then the one (n & 1) */
-            g->y[j] = g->y[j] + t_dot_sse((g->n & 2) && j < n4 + 2, nb, ab + j * g->lda, xb);
+            g->y[j] = g->y[j] + t_dot_unfused((g->n & 2) && j < n4 + 2, nb, ab + j * g->lda, xb);
     }
     if (mm < g->m) {
         const float *xt = g->x + mm * g->incx;

@@ -17,6 +17,10 @@ void attn_sgemv_n(int64_t m, int64_t n, const float *a, int64_t lda, const float
 /* sgemv_("T", m, n, 1, a, lda, x, incx, 0, y, 1): y[j] = sum over i < m of a[i + j*lda] * x[i*incx], j < n */
 void attn_sgemv_t(int64_t m, int64_t n, const float *a, int64_t lda, const float *x, int64_t incx, float *y);
 
+/* The least multiply-adds a thread is given in gemv.c and gemm_n1.c (2^20: threads start for each call, see
+ * gemv.c); the tests lower it so that small products are shared by every thread too. */
+extern int64_t attn_gemv_thread_work;
+
 /* cblas_sdot(n, x, incx, y, incy) (0 when n is 0) */
 float attn_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy);
 

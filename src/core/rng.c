@@ -159,24 +159,12 @@ static double normal_double(double mean, double std)
 }
 
 /* normal_fill_16: Box-Muller in float on one block of 16 uniforms; the first 8 give the radius
- * (u1 = 1 - u maps [0, 1) to (0, 1] for the log), the last 8 give the angle. On a CPU with AVX2 PyTorch
- * runs normal_fill_16_AVX2, whose log and sincos are avx_mathfun's (boxmuller.c, bit for bit); elsewhere
- * its scalar kernel with libm's log, cos and sin, approximated here in float. */
+ * (u1 = 1 - u maps [0, 1) to (0, 1] for the log), the last 8 give the angle. attn computes it as PyTorch's
+ * normal_fill_16_AVX2 does (its log and sincos are avx_mathfun's: boxmuller.c, bit for bit, in plain C),
+ * on every machine: attn's reference is PyTorch's AVX2 kernels. */
 static void normal_fill_16(float *d, float mean, float std)
 {
-    if (vmath_avx2()) {
-        attn_boxmuller16_avx2(d, mean, std);
-        return;
-    }
-    const float two_pi = (float)(2.0 * PI);
-    for (int j = 0; j < 8; j++) {
-        float u1 = 1.0f - d[j];
-        float u2 = d[j + 8];
-        float radius = sqrtf(-2.0f * logf(u1));
-        float theta = two_pi * u2;
-        d[j] = fmaf(radius * cosf(theta), std, mean);
-        d[j + 8] = fmaf(radius * sinf(theta), std, mean);
-    }
+    attn_boxmuller16_avx2(d, mean, std);
 }
 
 int attn_normal_fill_serial(float *out, int64_t n, double mean, double std)

@@ -91,7 +91,7 @@ static int open_temporary(const char *target, char **tmp)
     static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned char r[12];
-        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) { /* never short for 12 bytes; a fallback all the same */
+        if (getentropy(r, sizeof r) != 0) { /* Linux, macOS and the BSDs alike; never fails for 12 bytes, a fallback all the same */
             for (size_t i = 0; i < sizeof r; i++)
                 r[i] = (unsigned char)(rand() ^ (int)getpid() ^ attempt);
         }

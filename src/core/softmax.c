@@ -11,7 +11,7 @@
 #include "ops.h"
 #include "parallel.h"
 #include "vmath.h"
-#include "vsoftmax.h"
+#include "vector_kernels.h"
 
 #include <math.h>
 
@@ -117,7 +117,9 @@ static int softmax_rows(void *ctx, int64_t begin, int64_t end)
 {
     const softmax_job *j = ctx;
     int64_t size = j->dim_size * j->inner;
-    int vector = j->last && j->dim_size >= 8 && vsoftmax_available();
+    /* a row of 8 or more in vector instructions where this machine has them: the same bits */
+    const attn_vector_kernels *k = attn_vector_kernels_now();
+    int vector = j->last && j->dim_size >= 8 && k->softmax_row && k->log_softmax_row;
     for (int64_t r = begin; r < end; r++) {
         if (attn_interrupt_requested) /* once a row: an exp per element is far more work */
             return -1;
@@ -126,9 +128,9 @@ static int softmax_rows(void *ctx, int64_t begin, int64_t end)
         if (!j->last)
             softmax_block(ib, ob, j->dim_size, j->inner, j->log);
         else if (vector && j->log)
-            vsoftmax_log_row(ib, ob, j->dim_size);
+            k->log_softmax_row(ib, ob, j->dim_size);
         else if (vector)
-            vsoftmax_row(ib, ob, j->dim_size);
+            k->softmax_row(ib, ob, j->dim_size);
         else if (j->log)
             log_softmax_lastdim_row(ib, ob, j->dim_size);
         else

@@ -20,18 +20,6 @@
 
 /* ---- the math functions --------------------------------------------------------------------- */
 
-#if defined(__x86_64__) || defined(__i386__)
-int vmath_avx2(void)
-{
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-#else
-int vmath_avx2(void)
-{
-    return 0; /* other CPUs run PyTorch's scalar (DEFAULT) kernels */
-}
-#endif
-
 float vmath_exp(float x)
 {
     return sleefmath_expf(x);

@@ -18,10 +18,6 @@ float vmath_sigmoid(float x); /* 1 / ((0 - x).exp() + 1), sigmoid_kernel's vecto
  * 1 / (1 + std::exp(-x)) with libm's expf; it differs from the vector one for ~0.3% of inputs. */
 float vmath_sigmoid_tail(float x);
 
-/* 1 when this CPU would run PyTorch's AVX2 kernels (x86-64 with AVX2 and FMA, "CPU capability: AVX2"):
- * then attn follows them where their results depend on it (sin/cos in groups of 8, the vectorised
- * Box-Muller of randn); elsewhere PyTorch would run its DEFAULT kernels, which attn approximates. */
-int vmath_avx2(void);
 
 /* vec::maximum on one lane: _mm256_max_ps(a, b) (b when either is nan or both are zero), then nan
  * if either was nan (the all-ones pattern, a negative quiet nan). */

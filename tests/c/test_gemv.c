@@ -21,9 +21,13 @@
 
 #include <cblas.h>
 
+#include "gemm_n1.h"
 #include "gemv.h"
 #include "isa.h"
 
+void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const float *alpha,
+            const float *a, const int *lda, const float *b, const int *ldb, const float *beta, float *c,
+            const int *ldc);
 void sgemv_(const char *trans, const int *m, const int *n, const float *alpha, const float *a, const int *lda,
             const float *x, const int *incx, const float *beta, float *y, const int *incy);
 
@@ -255,6 +259,68 @@ static void test_sdot(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* ---- one-column sgemm (gemm_n1.c): sgemm_(ta, tb, m, 1, k, ...) ---- */
+
+typedef struct {
+    char ta;
+    int64_t m, k, lda, incb;
+    const float *a, *b, *c0;
+    float beta;
+} n1_case;
+
+static void run_n1(void *ctx, float *out)
+{
+    const n1_case *c = ctx;
+    memcpy(out, c->c0, sizeof(float) * (size_t)c->m);
+    attn_sgemm_n1(c->ta, c->m, c->k, c->a, c->lda, c->b, c->incb, c->beta, out);
+}
+
+static void test_sgemm_one_column(void **state)
+{
+    (void)state;
+    if (!haswell_here())
+        skip();
+    int64_t bad = 0;
+    for (int s = 0; s < SHAPES / 4; s++) { /* longer sums than the others' */
+        n1_case c;
+        static const int64_t near_q[] = {320, 640, 960, 1280};
+        c.ta = below(2) ? 'N' : 'T';
+        c.k = below(2) ? length(below(4) ? 700 : 3500) : near_q[below(4)] + below(33) - 16;
+        c.m = length(c.k > 700 ? 40 : 300);
+        char tb = below(2) ? 'N' : 'T';
+        int64_t ldb = tb == 'N' ? c.k + below(3) : 1 + below(3);
+        c.incb = tb == 'N' ? 1 : ldb;
+        int64_t rows_a = c.ta == 'N' ? c.m : c.k, cols_a = c.ta == 'N' ? c.k : c.m;
+        c.lda = rows_a + (below(2) ? 0 : below(5));
+        static const float betas[] = {0.0f, 1.0f, 0.5f};
+        c.beta = betas[below(3)];
+        float *a = malloc(sizeof(float) * (size_t)(c.lda * cols_a)), *b = malloc(sizeof(float) * (size_t)(c.k * ldb));
+        float *c0 = malloc(sizeof(float) * (size_t)c.m), *ref = malloc(sizeof(float) * (size_t)c.m);
+        assert_true(a && b && c0 && ref);
+        for (int64_t i = 0; i < c.lda * cols_a; i++)
+            a[i] = value(s % 4 == 3);
+        for (int64_t i = 0; i < c.k * ldb; i++)
+            b[i] = value(s % 4 == 3);
+        for (int64_t i = 0; i < c.m; i++)
+            c0[i] = c.beta == 0.0f ? NAN : value(0);
+        memcpy(ref, c0, sizeof(float) * (size_t)c.m);
+        int im = (int)c.m, one = 1, ik = (int)c.k, ilda = (int)c.lda, ildb = (int)ldb;
+        float alpha = 1.0f;
+        sgemm_(&c.ta, &tb, &im, &one, &ik, &alpha, a, &ilda, b, &ildb, &c.beta, ref, &im);
+        c.a = a, c.b = b, c.c0 = c0;
+        char what[112];
+        snprintf(what, sizeof what, "sgemm %c%c m=%lld n=1 k=%lld lda=%lld ldb=%lld beta=%g", c.ta, tb, (long long)c.m,
+                 (long long)c.k, (long long)c.lda, (long long)ldb, (double)c.beta);
+        if (against(ref, c.m, run_n1, &c, what))
+            bad++;
+        free(a);
+        free(b);
+        free(c0);
+        free(ref);
+    }
+    assert_int_equal(bad, 0);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -266,10 +332,12 @@ int main(int argc, char **argv)
         perror("test_gemv: cannot start itself again with OPENBLAS_CORETYPE=Haswell");
         return 1;
     }
+    attn_gemv_thread_work = 64; /* every product shared by every thread, however small */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sgemv_n),
         cmocka_unit_test(test_sgemv_t),
         cmocka_unit_test(test_sdot),
+        cmocka_unit_test(test_sgemm_one_column),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,31 +10,17 @@
 
 #include "refdata.h"
 #include "rng.h"
-#include "vmath.h"
 
 /* Normals from 16 elements up go through PyTorch's AVX2 kernel (avx_mathfun's log and sincos), which attn
- * reproduces bit for bit on a CPU with AVX2 and FMA (vmath_avx2()); elsewhere attn computes the scalar
- * kernel's libm formula in float, which is let through within NORMAL_TOL. Fewer than 16 take the scalar
- * float64 path and must match bit for bit everywhere. */
-#define NORMAL_TOL (vmath_avx2() ? 0.0 : 1e-6)
+ * reproduces bit for bit on every machine (boxmuller.c); fewer than 16 take the scalar float64 path. Both
+ * must match bit for bit everywhere. */
 
 /* ---- comparisons ------------------------------------------------------------------------------- */
 
-static void expect_close(const char *line, const float *want, const float *got, int64_t n, double tol)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (!(fabs((double)want[i] - (double)got[i]) <= tol))
-            fail_msg("%s\n  element %lld: torch %.9g, attn %.9g (|diff| > %g)", line, (long long)i,
-                     (double)want[i], (double)got[i], tol);
-}
-
-/* torch.randn/normal of n values: bit for bit below 16, within NORMAL_TOL from 16 up. */
+/* torch.randn/normal of n values: bit for bit. */
 static void expect_normals(const char *line, const float *want, const float *got, int64_t n)
 {
-    if (n < 16 || vmath_avx2())
-        expect_bits(line, want, got, n);
-    else
-        expect_close(line, want, got, n, NORMAL_TOL);
+    expect_bits(line, want, got, n);
 }
 
 /* Checks values printed to 4 decimals, as the books show them. */
@@ -268,14 +254,12 @@ static void test_randint_matches_torch(void **state)
     assert_int_equal(for_each_case(REF_DIR "randint.txt", "randint", check_randint, NULL), 28);
 }
 
-/* ops=kind:n[:args],... after one seed; elements of randn/normal calls of 16 or more are compared
- * within NORMAL_TOL, everything else bit for bit. */
+/* ops=kind:n[:args],... after one seed; every element bit for bit. */
 static void check_sequence(const ref_line *l, void *ctx)
 {
     int64_t n;
     float *want = parse_f32s(l->vals, &n);
     float *got = calloc((size_t)n, sizeof(float));
-    unsigned char *approx = calloc((size_t)n, 1);
     char ops[256];
     need_key(l->keys, "ops", ops, sizeof ops);
     attn_manual_seed(key_u64(l->keys, "seed"));
@@ -294,10 +278,8 @@ static void check_sequence(const ref_line *l, void *ctx)
         attn_error err = {{0}};
         if (strcmp(kind, "randn") == 0) {
             attn_randn_fill(got + at, k);
-            memset(approx + at, k >= 16, (size_t)k);
         } else if (strcmp(kind, "normal") == 0) {
             attn_normal_fill(got + at, k, args[1], args[2]);
-            memset(approx + at, k >= 16, (size_t)k);
         } else if (strcmp(kind, "rand") == 0) {
             attn_rand_fill(got + at, k);
         } else if (strcmp(kind, "uniform") == 0) {
@@ -314,15 +296,10 @@ static void check_sequence(const ref_line *l, void *ctx)
         at += k;
     }
     assert_int_equal(at, n);
-    for (int64_t i = 0; i < n; i++) {
-        if (approx[i])
-            expect_close(l->line, want + i, got + i, 1, NORMAL_TOL);
-        else
-            expect_bits(l->line, want + i, got + i, 1);
-    }
+    for (int64_t i = 0; i < n; i++)
+        expect_bits(l->line, want + i, got + i, 1);
     free(want);
     free(got);
-    free(approx);
 }
 
 static void test_sequences_match_torch(void **state)

@@ -1,4 +1,4 @@
-/* test_vsoftmax.c — the vector softmax rows (vsoftmax.c) against the scalar emulation of the same
+/* test_vsoftmax.c — the vector softmax rows (x86/vsoftmax_avx2.c, of every instruction set this CPU runs) against the scalar emulation of the same
  * PyTorch kernel (vmath.c's reductions and SLEEF calls, which test_softmax.c checks against PyTorch's
  * own numbers): bit for bit, on row lengths around every vector width, with masked (-inf), nan, +inf and
  * huge entries, and through attn_softmax on tensors large enough to be split among threads. */
@@ -15,7 +15,8 @@
 #include "ops.h"
 #include "tensor.h"
 #include "vmath.h"
-#include "vsoftmax.h"
+#include "isa.h"
+#include "vector_kernels.h"
 
 /* The reference: _vec_softmax_lastdim / _vec_log_softmax_lastdim written with vmath's scalar
  * emulation, as softmax.c computes rows when the vector code is not available. */
@@ -79,11 +80,8 @@ static void fill(float *x, int64_t n, int kind)
             x[i] = -INFINITY;
 }
 
-static void test_rows_equal_the_scalar_emulation(void **state)
+static void rows_equal_the_reference(const attn_vector_kernels *k)
 {
-    (void)state;
-    if (!vsoftmax_available())
-        skip();
     static const int64_t lengths[] = {8,  9,  15, 16, 17,  23,  24,  25,  31,   32,   33,   40,
                                       47, 48, 49, 63, 64, 100, 127, 129, 1000, 1023, 1024, 1031};
     int mismatches = 0;
@@ -98,17 +96,36 @@ static void test_rows_equal_the_scalar_emulation(void **state)
                     fill(x, n, kind);
                     reference_row(x, want, n, log);
                     if (log)
-                        vsoftmax_log_row(x, got, n);
+                        k->log_softmax_row(x, got, n);
                     else
-                        vsoftmax_row(x, got, n);
+                        k->softmax_row(x, got, n);
                     for (int64_t i = 0; i < n; i++)
                         if (!same(want[i], got[i]) && mismatches++ < 5)
-                            print_error("n=%lld kind=%d log=%d [%lld]: want %a got %a\n", (long long)n, kind, log,
+                            print_error("%s n=%lld kind=%d log=%d [%lld]: want %a got %a\n", attn_isa_name(attn_isa_current()), (long long)n, kind, log,
                                         (long long)i, want[i], got[i]);
                 }
         free(x), free(want), free(got);
     }
     assert_int_equal(mismatches, 0);
+}
+
+static void test_rows_equal_the_scalar_emulation(void **state)
+{
+    (void)state;
+    attn_isa was = attn_isa_current();
+    int tables = 0;
+    for (int isa = ATTN_ISA_PORTABLE; isa <= ATTN_ISA_NEON; isa++) {
+        if (attn_isa_set((attn_isa)isa) != 0)
+            continue;
+        const attn_vector_kernels *k = attn_vector_kernels_now();
+        if (k->softmax_row && k->log_softmax_row) {
+            rows_equal_the_reference(k);
+            tables++;
+        }
+    }
+    attn_isa_set(was);
+    if (tables == 0)
+        skip(); /* no vector softmax on this machine: softmax.c's portable rows are the reference itself */
 }
 
 /* attn_softmax on [rows, n]: large enough to run on several threads; every row as the reference. */

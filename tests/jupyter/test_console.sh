@@ -44,7 +44,9 @@ sleep 0.5
 type_line '?torch.softmax'
 check "?torch.softmax shows the help" wait_for 'Normalises x along dim' 100
 
-kernels=$(pgrep -f -- "^$(readlink -f "$BIN") --kernel" | tr '\n' ' ')
+# only the kernel this test's console started: its connection file is in this test's runtime folder
+# (tests/jupyter/with_kernel.sh), not any attn --kernel on the machine (a notebook a teacher has open)
+kernels=$(pgrep -f -- "^$(readlink -f "$BIN") --kernel $JUPYTER_RUNTIME_DIR/" | tr '\n' ' ')
 sleep 0.5
 t send-keys -t "$S" C-d
 if wait_for 'really want to exit' 20; then type_line y; fi

@@ -19,5 +19,11 @@ check "logo-32x32.png is a 32x32 PNG" sh -c "file '$dir/attn/logo-32x32.png' | g
 check "logo-svg.svg is SVG" grep -q '<svg' "$dir/attn/logo-svg.svg"
 out=$("$ATTN" --install-kernel --prefix 2>&1)
 check "--prefix without a directory is refused" sh -c "printf '%s' \"\$1\" | grep -q \"'--prefix' needs argument\"" - "$out"
+kd=$(mktemp -d)
+out=$(HOME=$kd/home JUPYTER_DATA_DIR= XDG_DATA_HOME= "$ATTN" --install-kernel --user --prefix "$kd/p" 2>&1)
+s=$?
+check "--user with --prefix is refused (--user was dropped), nothing written" sh -c \
+    "[ $s -eq 1 ] && printf '%s' \"\$1\" | grep -q -- '--user and --prefix do not go together' && [ ! -e '$kd/p' ] && [ ! -e '$kd/home' ]" - "$out"
+rm -rf "$kd"
 echo "1..$n"
 [ "$failed" -eq 0 ]

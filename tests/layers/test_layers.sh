@@ -12,9 +12,17 @@ no_lines() { # no_lines DESCRIPTION OFFENDING-LINES
 no_lines "src/core has no Lua in it (grep -rn lua_ src/core finds nothing)" \
     "$(grep -rn 'lua_\|lauxlib\|lualib\|<lua\.h>' src/core)"
 no_lines "src/core includes nothing from src/bind or src/cli" \
-    "$(grep -n '#include "\(bind\|attn_lua\|lua_embed\|cli\)\.h"' src/core/*)"
+    "$(grep -rn '#include "\(bind\|attn_lua\|lua_embed\|cli\)\.h"' src/core)"
 no_lines "src/core never prints, aborts or exits" \
-    "$(grep -n '\<printf\s*(\|\<fprintf\|\<puts\s*(\|\<putchar\|\<abort\s*(\|\<exit\s*(' src/core/*.c)"
+    "$(grep -rn --include='*.c' '\<printf\s*(\|\<fprintf\|\<puts\s*(\|\<putchar\|\<abort\s*(\|\<exit\s*(' src/core)"
+# One dispatch (src/core/isa.h): only src/core/x86/dispatch.c asks the CPU, and x86 intrinsics, gcc's
+# target attributes and clones live under src/core/x86/ (compiled on x86-64 only), each with a portable
+# twin that gives its bits; nothing else in src/ is x86's.
+no_lines "only src/core/x86/dispatch.c calls __builtin_cpu_supports (or __builtin_cpu_is)" \
+    "$(grep -rn '__builtin_cpu_\(supports\|is\|init\)' src | grep -v '^src/core/x86/dispatch\.c:')"
+no_lines "x86 intrinsics, target attributes and target_clones appear only under src/core/x86/" \
+    "$(grep -rnE 'intrin\.h|\<__m(128|256|512)[di]?\>|target_clones|__attribute__ *\(\( *target *\(' src |
+        grep -v '^src/core/x86/')"
 no_lines "src/bind includes nothing from src/cli" "$(grep -n '#include "cli\.h"' src/bind/*)"
 # One wiring point (src/bind/init.c): globals are set there and nowhere else, and the library's tables
 # are passed as modules (attn.bind, require), never through registry keys.
@@ -28,6 +36,13 @@ no_lines "the binding files open with luaopen_attn_* (no lt_open_*, no lt_regist
 OFFENDING=$(grep -rn '=\[attn\]/repl' src)
 check "the REPL's chunk name, where the user's side begins, is written in one place" \
     [ "$(printf '%s\n' "$OFFENDING" | grep -c .)" -le 1 ]
+# Linux's own calls each in one file with a POSIX fallback (macOS builds the rest unchanged): the running
+# executable and memory files in src/cli/platform.c, /proc and cgroups in src/core/memlimit.c (unknown limits
+# elsewhere), the path of an open file in src/core/safe_read.c (realpath where /proc is not mounted), huge
+# pages in src/core/storage.c (under #ifdef MADV_HUGEPAGE).
+no_lines "Linux-only calls (/proc, memfd_create, getrandom, prctl, seccomp, landlock, madvise) stay in their one file each" \
+    "$(grep -rnE '"/proc/|memfd_create *\(|getrandom *\(|prctl *\(|seccomp|landlock|madvise *\(' src --include='*.c' |
+        grep -v '^src/cli/platform\.c:\|^src/core/memlimit\.c:\|^src/core/safe_read\.c:\|^src/core/storage\.c:')"
 # Files a reader can take in: no source file under src/ (C, header, Lua) longer than 450 lines; split it
 # along its own sections instead. (The translation catalogs, src/po, are data and not counted.)
 no_lines "no .c, .h or .lua file under src/ is longer than 450 lines" \

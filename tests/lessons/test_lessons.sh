@@ -21,6 +21,11 @@ check "--check on lesson 01: only the summary (identities apart, then N passed, 
     status_is 0 -- out_is "$(printf '26 checks: 20 against the book or PyTorch, 6 identities\n26 passed, 0 failed')" -- \
     err_empty
 
+run --check "$FIX/begins_own_run.lua"
+check "--check: a lesson that calls lesson.begin cannot hide its failures (they count, exit 1)" all \
+    status_is 1 -- out_has "✗ wrong on purpose" -- out_has "lesson.begin, which only the runner may call" -- \
+    last_line_is "0 passed, 2 failed"
+
 run --check "$FIX/failing.lua"
 check "--check: a failing check gives exit 1, its ✗ line and the summary" all status_is 1 -- \
     out_has "✗ failing: wrong on purpose" -- last_line_is "1 passed, 1 failed" -- out_lacks "right"

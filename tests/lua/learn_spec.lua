@@ -96,3 +96,21 @@ describe("the ops of training refuse what they cannot do, naming the function", 
         assert.are.equal(9, inner)
     end)
 end)
+
+describe("DataLoader and ipairs (round 4)", function()
+    it("for i, b in ipairs(loader) is an error naming the two right forms (it ran zero times)", function()
+        local loader = torch.utils.data.DataLoader({1, 2, 3}, {batch_size = 2})
+        local ran = 0
+        local ok, e = pcall(function()
+            for _ in ipairs(loader) do ran = ran + 1 end
+        end)
+        assert.is_false(ok)
+        assert.matches("DataLoader: a loader has no items by number %(loader%[1%]%); loop over its batches with "
+                       .. "`for x, y in loader do ... end`", tostring(e))
+        assert.matches("learn_spec.lua:%d+:", tostring(e)) -- the user's line
+        assert.are.equal(0, ran)
+        local n = 0
+        for _ in loader do n = n + 1 end
+        assert.are.equal(2, n)
+    end)
+end)

@@ -628,3 +628,26 @@ describe("a check that fails by an order of additions", function()
         assert.is_falsy(table.concat(lines, "\n"):find("order of additions", 1, true))
     end)
 end)
+
+describe("--list", function()
+    local run = require("attn.lesson.run")
+    local i18n = require("attn.i18n")
+    after_each(function() i18n.lang("en") end)
+
+    it("shows paths as typed from here, and the sources wrapped to the terminal, no line starting with ，", function()
+        i18n.lang("zh_CN")
+        local lessons = {}
+        for name in io.popen("ls lessons/*.lua"):lines() do lessons[#lessons + 1] = name end
+        local lines = run.list_lines(lessons, 80)
+        assert.matches("^lessons/01_simple_attention%.lua  ", lines[1])
+        for _, l in ipairs(lines) do
+            assert.is_true(require("attn.text.width").of(l) <= 80, l)
+            local text = l:match("^%s+(.*)$")
+            if text then
+                for _, p in ipairs({"，", "、", "）", "；", "。"}) do
+                    assert.is_false(text:sub(1, #p) == p, l)
+                end
+            end
+        end
+    end)
+end)

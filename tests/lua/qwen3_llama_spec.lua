@@ -228,6 +228,21 @@ describe("from_pretrained refuses a malformed or mismatched directory, naming th
         refused(Q, variant("qwen3-f32", "halflayer", {["config.json"] = config_with("qwen3-f32", '"num_hidden_layers": 2', '"num_hidden_layers": 2.5')}),
                 "config.json: num_hidden_layers must be a whole number >= 1, got 2.5")
     end)
+    it("use_sliding_window true is refused (it was ignored)", function()
+        refused(Q, variant("qwen3-f32", "sliding", {["config.json"] = config_with("qwen3-f32", '"attention_bias": false', '"attention_bias": false, "use_sliding_window": true')}),
+                "config.json: use_sliding_window is true; Qwen3Model attends to every earlier position")
+    end)
+    it("a config.json without tie_word_embeddings and weights with lm_head.weight: that head, not the embedding", function()
+        -- qwen3-f32's own config says true and its weights have no lm_head: given one, and the key taken out,
+        -- the model must use it (Qwen3Config's default is false)
+        local dir = variant("qwen3-f32", "untied", {["config.json"] = config_with("qwen3-f32", '"tie_word_embeddings": true,?', '')})
+        local st = safetensors.load_file(dir .. "/model.safetensors")
+        local head = torch.randn(st["model.embed_tokens.weight"].shape)
+        st["lm_head.weight"] = head
+        safetensors.save_file(st, dir .. "/model.safetensors")
+        local m = Q.from_pretrained(dir)
+        assert.is_true(torch.equal(m.out_head.weight:detach(), head))
+    end)
     it("num_hidden_layers against the weights, before a block is built (1e9 built blocks for minutes)", function()
         refused(Q, variant("qwen3-f32", "manylayers", {["config.json"] = config_with("qwen3-f32", '"num_hidden_layers": 2', '"num_hidden_layers": 1000000000')}),
                 "config.json says num_hidden_layers 1000000000, but the weights have 2 layers")

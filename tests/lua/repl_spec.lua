@@ -505,3 +505,12 @@ describe("the prompt's error line in the Chinese edition", function()
         assert.are.equal("error: interrupted\n出错：已中断\n出错：boom\n", text)
     end)
 end)
+
+describe("a call that returns nothing in PyTorch", function()
+    it("w:retain_grad() prints nothing at the prompt (PyTorch's None), not nil", function()
+        _G.w = torch.ones(2, {requires_grad = true}) * 2
+        local status, out = eval("w:retain_grad()")
+        _G.w = nil
+        assert.are.same({"ok", ""}, {status, out})
+    end)
+end)

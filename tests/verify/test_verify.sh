@@ -12,6 +12,7 @@ DIAG_LINES=30
 . "$(dirname "$0")/../cmd.sh"
 DIR=tests/verify
 same() { cmp -s "$1" "$2"; }
+same_text() { [ "$(cat "$1")" = "$2" ]; }
 # line_of FILE TEXT: the number of the first line of FILE holding TEXT
 line_of() { grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1; }
 # without_outputs FILE: FILE without its ```output blocks (as notes are before --update writes them)
@@ -78,6 +79,18 @@ run --verify "$TMP/text.md"
 check "a \`\`\`text block after a \`\`\`lua block is its output; a word changed fails at its line and column" all \
     status_is 1 -- out_has "✗ $TMP/text.md:8: the output differs" -- \
     out_has "the text differs at line 8, column 7"
+
+# a block that errors keeps its output block; the others are still brought up to date
+printf '```lua\nprint(1 + 1)\n```\n\n```output\n3\n```\n\n```lua\nerror("boom")\n```\n\n```output\nold\n```\n' >"$TMP/partial.md"
+run --verify --update "$TMP/partial.md"
+check "--update with a block that errors rewrites the wrong number of the others, leaves the erring one's" all \
+    status_is 1 -- out_has "boom" -- out_has "updated (output blocks rewritten: 1, added: 0; blocks with an error left as they were: 1)" -- \
+    same_text "$TMP/partial.md" "$(printf '```lua\nprint(1 + 1)\n```\n\n```output\n2\n```\n\n```lua\nerror("boom")\n```\n\n```output\nold\n```')"
+
+printf '# Python\n\n```lua\ninputs = torch.ones(2, 2)\nprint(inputs @ inputs)\n```\n' >"$TMP/python.md"
+run --verify "$TMP/python.md"
+check "a Python habit in a block gets the prompt's hint (Lua has no @)" all status_is 1 -- \
+    out_has "near '@'  (Lua has no @: the matrix product is a:matmul(b))"
 
 printf '```lua\nx = 1\n```\n\n```lua skip\nx = 2\n```\n\n```python\nx = 3\n```\n\n    x = 4\n\n```lua\nprint(x)\n```\n```output\n1\n```\n' >"$TMP/kinds.md"
 run --verify "$TMP/kinds.md"
@@ -197,6 +210,14 @@ run --markdown tests/lessons/fixtures/failing.lua
 check "--markdown: a failed check is in the handout with its ✗ and explanation; exit 1, said on stderr" all \
     status_is 1 -- out_has "- ✗ wrong on purpose" -- out_has "largest difference 1.0e-04 at [5]" -- \
     err_has "failing.lua: 1 check(s) failed" -- sh -c "! grep -q traceback '$ERR'"
+"$BIN" --markdown lessons/01_simple_attention.lua >/dev/full 2>"$ERR"
+STATUS=$?
+check "--markdown > /dev/full: says it could not write, status 1 (it said nothing and exited 0)" all status_is 1 -- \
+    err_has "--markdown: cannot write the handout of lessons/01_simple_attention.lua to standard output: No space left on device"
+"$BIN" --markdown lessons/01_simple_attention.lua >&- 2>"$ERR"
+STATUS=$?
+check "--markdown with stdout closed: says so, status 1" all status_is 1 -- \
+    err_has "--markdown: cannot write the handout of lessons/01_simple_attention.lua to standard output"
 run --markdown "$TMP/no_such_lesson.lua"
 check "--markdown: a missing lesson writes nothing and says so" all status_is 1 -- out_is "" -- \
     err_has "cannot open $TMP/no_such_lesson.lua"

@@ -17,40 +17,64 @@ AVX512 static __mmask16 first_lanes(int64_t k)
     return (__mmask16)((1u << k) - 1u);
 }
 
-/* one group of `wide` (8 or 4) columns j.. added into 16 rows of y: a and y at the rows, mask their lanes */
-AVX512 static __m512 group_fused(int edge, int wide, const float *a, int64_t lda, const float *x, int64_t incx,
-                               __mmask16 mask, __m512 yv)
+#define INLINE inline __attribute__((always_inline))
+
+/* 16 rows of y (at y, a at their row) plus one group of `wide` columns, as x86/gemv_avx2.c's group8 */
+AVX512 static INLINE __m512 group16(int edge, int wide, int fused, const float *a, int64_t lda, const __m512 *xb,
+                                    __mmask16 mask, __m512 yv)
 {
+    if (!fused) {
+        for (int k = 0; k < wide; k++)
+            yv = _mm512_add_ps(yv, _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, a + k * lda), xb[k]));
+        return yv;
+    }
     if (edge) {
         __m512 e = _mm512_setzero_ps(), o = _mm512_setzero_ps();
         for (int k = 0; k < wide; k += 2) {
-            e = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, a + k * lda), _mm512_set1_ps(x[k * incx]), e);
-            o = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, a + (k + 1) * lda), _mm512_set1_ps(x[(k + 1) * incx]), o);
+            e = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, a + k * lda), xb[k], e);
+            o = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, a + (k + 1) * lda), xb[k + 1], o);
         }
         return _mm512_add_ps(_mm512_add_ps(e, o), yv);
     }
     __m512 g = _mm512_setzero_ps();
     for (int k = 0; k < wide; k++)
-        g = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, a + k * lda), _mm512_set1_ps(x[k * incx]), g);
+        g = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, a + k * lda), xb[k], g);
     return _mm512_add_ps(yv, g);
 }
 
-/* the group of j..j+wide-1 (wide 8, 4; 2 and 1 unfused) over the rows [0, rows) of y */
-AVX512 static void group_rows(int edge, int wide, int fused, int64_t rows, const float *a, int64_t lda,
-                            const float *x, int64_t incx, float *y)
+/* the group over the rows [0, rows) of y */
+AVX512 static INLINE void group_loop(int edge, int wide, int fused, int64_t rows, const float *a, int64_t lda,
+                                     const __m512 *xb, float *y)
 {
-    const __mmask16 all = 0xffff;
     for (int64_t i = 0; i < rows; i += 16) {
-        __mmask16 mask = rows - i >= 16 ? all : first_lanes(rows - i);
-        __m512 yv = _mm512_maskz_loadu_ps(mask, y + i);
-        if (fused) {
-            yv = group_fused(edge, wide, a + i, lda, x, incx, mask, yv);
-        } else {
-            for (int k = 0; k < wide; k++) /* (y + A0 x0) + A1 x1, or y + A0 x0 */
-                yv = _mm512_add_ps(yv, _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, a + i + k * lda),
-                                                     _mm512_set1_ps(x[k * incx])));
-        }
+        __mmask16 mask = rows - i >= 16 ? (__mmask16)0xffff : first_lanes(rows - i);
+        __m512 yv = group16(edge, wide, fused, a + i, lda, xb, mask, _mm512_maskz_loadu_ps(mask, y + i));
         _mm512_mask_storeu_ps(y + i, mask, yv);
+    }
+}
+
+/* the group of columns j..j+wide-1 (x at x[j]) over the rows [0, rows) of y */
+AVX512 static void group_rows(int edge, int wide, int fused, int64_t rows, const float *a, int64_t lda,
+                              const float *x, int64_t incx, float *y)
+{
+    __m512 xb[8];
+    for (int k = 0; k < wide; k++)
+        xb[k] = _mm512_set1_ps(x[k * incx]);
+    if (!fused) {
+        if (wide == 2)
+            group_loop(0, 2, 0, rows, a, lda, xb, y);
+        else
+            group_loop(0, 1, 0, rows, a, lda, xb, y);
+    } else if (edge) {
+        if (wide == 8)
+            group_loop(1, 8, 1, rows, a, lda, xb, y);
+        else
+            group_loop(1, 4, 1, rows, a, lda, xb, y);
+    } else {
+        if (wide == 8)
+            group_loop(0, 8, 1, rows, a, lda, xb, y);
+        else
+            group_loop(0, 4, 1, rows, a, lda, xb, y);
     }
 }
 

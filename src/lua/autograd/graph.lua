@@ -13,6 +13,8 @@
 -- backward (grad -> the inputs' grads) and the tensors it saved with the version each had when saved.
 local C = require("attn.bind")
 local errors = require("attn.errors")
+local trf = require("attn.i18n").trf
+local function N(msgid) return msgid end -- a msgid for the catalogs, translated where it is raised
 
 local graph = {}
 
@@ -93,10 +95,11 @@ function graph.edge(t)
     return false
 end
 
-local FREED = "Trying to backward through the graph a second time (or directly access saved tensors after "
+-- PyTorch's words, translated where the error is raised (errors.raisef): it was always English
+local FREED = N("Trying to backward through the graph a second time (or directly access saved tensors after "
     .. "they have already been freed). Saved intermediate values of the graph are freed when you call "
     .. ":backward() or torch.autograd.grad(). Specify {retain_graph = true} if you need to backward through "
-    .. "the graph a second time or if you need to access saved tensors after calling backward."
+    .. "the graph a second time or if you need to access saved tensors after calling backward.")
 
 -- "[torch.FloatTensor [2, 3]]", as PyTorch names a tensor in its version error
 local function describe(t)
@@ -109,19 +112,19 @@ end
 
 -- Refuses a node whose saved state a backward has freed (PyTorch's error on a second backward).
 function Node:check_unfreed()
-    if self.freed then errors.raise(FREED) end
+    if self.freed then errors.raisef(FREED) end
 end
 
 -- A saved tensor, checked as PyTorch's SavedVariable::unpack checks it: freed by a backward, or
 -- changed in place since it was saved.
 function Node:saved(i)
-    if self.freed or not self.saved_tensors then errors.raise(FREED) end
+    if self.freed or not self.saved_tensors then errors.raisef(FREED) end
     local t = self.saved_tensors[i]
     local want = self.saved_versions[i]
     local now = version(t)
     if now ~= want then
         local m = meta[t]
-        local what = m and m.grad_fn and string.format(", which is output 0 of %s,", m.grad_fn._name) or ""
+        local what = m and m.grad_fn and trf(", which is output 0 of %s,", m.grad_fn._name) or ""
         errors.raisef("one of the variables needed for gradient computation has been modified by an inplace "
                       .. "operation: %s%s is at version %d; expected version %d instead.",
                       describe(t), what, now, want)

@@ -51,13 +51,27 @@ local function binary_name(base)
     end
 end
 
-local function add_backward(node, g)
-    return {to_input(node, g, 1), to_input(node, g, 2)}
+-- The alpha of add(a, b, {alpha = s}) and sub: the options table after the two operands, or 1.
+local function alpha_of(node)
+    local opts = node.ctx.plain[3]
+    if type(opts) == "table" and opts.alpha ~= nil then return opts.alpha end
+    return 1
 end
 
+-- derivatives.yaml: other gets maybe_multiply(grad, alpha) (grad itself when alpha is 1), then the
+-- engine's sum_to; alpha was ignored here: x:add(x * x, {alpha = 3}) gave 1 + 2x instead of 1 + 6x
+local function add_backward(node, g)
+    local alpha = alpha_of(node)
+    local b = shape_of(node, 2)
+    return {to_input(node, g, 1), b and sum_to(alpha == 1 and g or g * alpha, b)}
+end
+
+-- other gets maybe_multiply(-grad, alpha)
 local function sub_backward(node, g)
+    local alpha = alpha_of(node)
     local a, b = node.ctx.shapes[1], node.ctx.shapes[2]
-    return {a and sum_to(g, a), b and sum_to(g:neg(), b)}
+    local nb = b and g:neg()
+    return {a and sum_to(g, a), b and sum_to(alpha == 1 and nb or nb * alpha, b)}
 end
 
 -- need_a, need_b: whether a, b get a gradient (require grad); only those are computed, from what was saved
@@ -140,18 +154,60 @@ op(torch, "neg", "NegBackward0", {1}, neg_backward)
 op(methods, "neg", "NegBackward0", {1}, neg_backward)
 op(mt, "__unm", "NegBackward0", {1}, neg_backward)
 
--- pow_backward: grad * (exponent * self.pow(exponent - 1)); an exponent of 0 gives zeros
-local function pow_backward(node, g, x, e)
-    if not is_tensor(e) then
-        if e == 0 then return {g * 0} end
-        return {g * (x:pow(e - 1) * e)}
+-- pow, as derivatives.yaml's three: x ^ number (PowBackward0), x ^ tensor (PowBackward1), number ^ x
+-- (PowBackward2). FunctionsManual.cpp's formulas:
+--   the base:     grad * (exponent * self.pow(exponent - 1)), zero where the exponent is 0
+--   the exponent: grad * (result * self.log()), zero where self is 0 and the exponent >= 0; with a
+--                 number base b, grad * (result * log(b)) (zero where the exponent >= 0 when b is 0)
+-- A tensor exponent's gradient was missing (an error inside attn), and 3 ^ x with gradients failed.
+local function pow_backward(node, g, x, e, result, need_x, need_e)
+    local gx, ge
+    if need_x then
+        if not is_tensor(e) then
+            gx = e == 0 and g * 0 or g * (x:pow(e - 1) * e)
+        else
+            local d = g * (e * x:pow(e - 1))
+            gx = torch.where(e:eq(0), torch.zeros_like(d), d)
+        end
+        gx = sum_to(gx, shape_of(node, 1))
     end
-    error("pow: the gradient with a tensor exponent is not implemented in attn")
+    if need_e then
+        if is_tensor(x) then
+            local d = result * x:log()
+            ge = g * torch.where(x:eq(0):logical_and(e:ge(0)), torch.zeros_like(d), d)
+        elseif x == 0 then
+            local d = result * math.log(x)
+            ge = g * torch.where(e:ge(0), torch.zeros_like(d), d)
+        else
+            ge = g * (result * math.log(x))
+        end
+        ge = sum_to(ge, shape_of(node, 2))
+    end
+    return {gx, ge}
 end
-for _, tbl in ipairs({torch, methods}) do
-    op(tbl, "pow", "PowBackward0", {1}, pow_backward, {save = {1}})
+
+local function pow_op(tbl, key)
+    registry.wrap(tbl, key, function(orig, a, b, ...)
+        local out = orig(a, b, ...)
+        local ta, tb = is_tensor(a), is_tensor(b)
+        local need_a, need_b = ta and graph.requires_grad(a), tb and graph.requires_grad(b)
+        local inputs, save = {}, {}
+        if ta then inputs[#inputs + 1], save[#save + 1] = 1, 1 end
+        if tb then inputs[#inputs + 1], save[#save + 1] = 2, 2 end
+        local name = not tb and "PowBackward0" or ta and "PowBackward1" or "PowBackward2"
+        local na, nb = (not ta) and a or nil, (not tb) and b or nil
+        registry.record(out, name, inputs, function(node, g)
+            node:check_unfreed()
+            local x, e, k = na, nb, 0
+            if ta then k = k + 1; x = node:saved(k) end
+            if tb then k = k + 1; e = node:saved(k) end
+            return pow_backward(node, g, x, e, tb and node.ctx:output() or nil, need_a, need_b)
+        end, {save = save, save_output = tb, saves_state = true}, table.pack(a, b, ...))
+        return out
+    end)
 end
-op(mt, "__pow", "PowBackward0", {1}, pow_backward, {save = {1}})
+for _, tbl in ipairs({torch, methods}) do pow_op(tbl, "pow") end
+pow_op(mt, "__pow")
 
 -- ---- element-wise functions ---------------------------------------------------------------------
 

@@ -67,6 +67,32 @@ local function index_recorded(t, key)
     return t
 end
 
+-- t[{..., index tensor, ...}] (advanced indexing: a copy) on a tensor that requires grad: recorded as
+-- IndexBackward0, whose gradient is PyTorch's index_put_ of the gradient into zeros with accumulate
+-- (repeated indices add up, in order): here, the flat position of each picked element (the same key on
+-- the positions 1..numel) and a scatter_add of the gradient at those positions, which adds in the same
+-- order. It was a copy without a graph: x[{torch.tensor{1, 2}}] gave x no gradient at all.
+local function has_index_tensor(key)
+    for _, e in ipairs(key) do
+        if is_tensor(e) then return true end
+    end
+    return false
+end
+
+local function index_with_tensors(t, key)
+    local out = raw_index(t, key)
+    local shape, n = t.shape, t:numel()
+    registry.record(out, "IndexBackward0", {1}, function(node, g)
+        local flat = torch.zeros(1, n, {dtype = g.dtype})
+        if n > 0 and g:numel() > 0 then
+            local at = raw_index(torch.arange(1, n + 1):reshape(shape), key)
+            flat = flat:scatter_add(2, at:reshape(1, -1), g:reshape(1, -1))
+        end
+        return {flat:reshape(shape)}
+    end, nil, {t, n = 1})
+    return out
+end
+
 mt.__index = function(t, k)
     if type(k) == "string" then
         local f = methods[k]
@@ -75,6 +101,10 @@ mt.__index = function(t, k)
         if field then return field(t) end
         if k == "T" or k == "mT" then return ops_shape.T(t, raw_index, k) end
         return raw_index(t, k)
+    end
+    if graph.enabled and type(k) == "table" and getmetatable(k) == nil and has_index_tensor(k)
+        and graph.requires_grad(t) then
+        return index_with_tensors(t, k)
     end
     if graph.enabled and (type(k) == "number" or (type(k) == "table" and getmetatable(k) == nil))
         and graph.requires_grad(t) then
@@ -197,7 +227,7 @@ function M.retain_grad(t)
         m.grad_fn.retained = m.grad_fn.retained or setmetatable({}, {__mode = "k"})
         m.grad_fn.retained[t] = true
     end
-    return nil
+    -- returns nothing, as PyTorch's returns None (which its prompt does not print)
 end
 
 local function size_text(shape)
@@ -208,6 +238,9 @@ end
 local function make_grads(fn, outputs, grads)
     local roots, gs = {}, {}
     for i, out in ipairs(outputs) do
+        if not is_tensor(out) then
+            errors.raisef("%s: outputs must be tensors, got %s as output %d", fn, type(out), i)
+        end
         local root = graph.edge(out)
         if not root then
             errors.raisef("%s: element %d of tensors does not require grad and does not have a grad_fn",
@@ -224,6 +257,10 @@ local function make_grads(fn, outputs, grads)
         elseif g.shape ~= out.shape then
             errors.raisef("%s: Mismatch in shape: grad_output[%d] has a shape of %s and output[%d] has a shape of %s.",
                           fn, i - 1, size_text(g.shape), i - 1, size_text(out.shape))
+        elseif g.dtype ~= out.dtype then
+            -- as PyTorch's engine (validate_outputs): the gradient takes the output's dtype, so that an
+            -- int64 gradient never leaves an int64 .grad on a float leaf
+            g = g:to(out.dtype)
         end
         roots[i], gs[i] = root, g
     end
@@ -267,6 +304,12 @@ function M.grad(outputs, inputs, grad_outputs, opts)
                          {retain_graph = true, create_graph = true, allow_unused = true, grad_outputs = true})
     grad_outputs = grad_outputs or opts.grad_outputs
     if is_tensor(outputs) then outputs = {outputs} end
+    if type(outputs) ~= "table" then
+        errors.raisef("%s: outputs must be tensors, got %s as output %d", "autograd.grad", type(outputs), 1)
+    end
+    if not is_tensor(inputs) and type(inputs) ~= "table" then
+        errors.raisef("autograd.grad: inputs must be a tensor or a list of tensors, got %s", type(inputs))
+    end
     local single = is_tensor(inputs)
     if single then inputs = {inputs} end
     if is_tensor(grad_outputs) then grad_outputs = {grad_outputs} end

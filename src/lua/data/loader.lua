@@ -15,11 +15,25 @@
 local torch = require("attn.bind").torch
 local C = require("attn.bind").learn
 local errors = require("attn.errors")
+local trf = require("attn.i18n").trf
 local check = require("attn.check")
 local generator = require("attn.data.generator")
 
 local DataLoader = {__name = "DataLoader"}
-DataLoader.__index = DataLoader
+
+-- loader.batch_size, loader:iter(), ...; loader[i] is refused: `for i, b in ipairs(loader)` (Python's
+-- enumerate(loader), translated as README translates enumerate over a tensor) asked loader[1], got nil
+-- and ran zero times without a word
+function DataLoader.__index(self, key)
+    if math.type(key) == "integer" then
+        -- at the user's line: loader[1] in the user's code, or the line of the loop when ipairs (C) asked
+        local level = debug.getinfo(2, "S").what == "C" and 3 or 2
+        error(trf("DataLoader: a loader has no items by number (loader[%d]); loop over its batches with "
+                  .. "`for x, y in loader do ... end`, and count them yourself for enumerate's i "
+                  .. "(`local i = 0; for x, y in loader do i = i + 1 ... end`)", key), level)
+    end
+    return DataLoader[key]
+end
 
 local USAGE = "DataLoader(dataset, {batch_size = 1, shuffle = false, drop_last = false, generator = nil})"
 local KNOWN = {"batch_size", "shuffle", "drop_last", "generator", "num_workers"}

@@ -208,7 +208,7 @@ fn("randn", "torch.randn(size...)", [=[
 A float32 tensor of the given shape filled with numbers from the standard normal distribution
 (mean 0, standard deviation 1), the same stream as PyTorch's. From 16 numbers up PyTorch transforms
 them 16 at a time with its own vectorised log, sin and cos (avx_mathfun); attn computes them the same
-way, bit for bit, on CPUs where PyTorch would (see torch.backends.cpu.get_cpu_capability).]=], [=[
+way, bit for bit, on every machine (see torch.backends.cpu.get_cpu_capability).]=], [=[
 torch.manual_seed(0)
 torch.randn(3)
 --> tensor([ 1.5410, -0.2934, -2.1788])]=])
@@ -262,12 +262,12 @@ torch.set_bernoulli_flavor(old)
 --> default]=])
 
 def("torch.backends.cpu.get_cpu_capability", "torch.backends.cpu.get_cpu_capability()", [=[
-"AVX2" when this CPU has AVX2 and FMA, so that PyTorch would run its AVX2 kernels, which attn then
-follows bit for bit where their results differ from the scalar ones (randn's vectorised Box-Muller,
-sin and cos in groups of 8); "DEFAULT" otherwise, where PyTorch would run its scalar kernels, which
-attn approximates within 1e-6 in those places. (PyTorch 2's function of that name.)]=], [=[
-torch.backends.cpu.get_cpu_capability() == "AVX2" or torch.backends.cpu.get_cpu_capability() == "DEFAULT"
---> true]=], torch.backends.cpu.get_cpu_capability)
+"AVX2": attn follows PyTorch's AVX2 kernels bit for bit on every machine, also where their results
+differ from PyTorch's scalar ones (randn's vectorised Box-Muller, sin and cos in groups of 8). PyTorch
+itself runs its scalar kernels ("DEFAULT") on a CPU without AVX2 and FMA. (PyTorch 2's function of
+that name.)]=], [=[
+torch.backends.cpu.get_cpu_capability()
+--> AVX2]=], torch.backends.cpu.get_cpu_capability)
 
 fn("get_bernoulli_flavor", "torch.get_bernoulli_flavor()", [=[
 The current Bernoulli flavour, "mkl" or "default" (see torch.set_bernoulli_flavor).]=], [=[

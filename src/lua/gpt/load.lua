@@ -166,6 +166,9 @@ local function read_config(fn, dir)
         errors.raisef('%s: %s: activation_function "%s"; GPTModel computes GPT-2\'s "gelu_new"', fn, path,
                       tostring(c.activation_function))
     end
+    if c.layer_norm_epsilon ~= nil and type(c.layer_norm_epsilon) ~= "number" then
+        errors.raisef("%s: %s: layer_norm_epsilon must be a number, got %s", fn, path, check.describe(c.layer_norm_epsilon))
+    end
     if c.layer_norm_epsilon and math.abs(c.layer_norm_epsilon - 1e-5) > 1e-12 then
         errors.raisef("%s: %s: layer_norm_epsilon %s; GPTModel's LayerNorm uses 1e-5", fn, path,
                       tostring(c.layer_norm_epsilon))

@@ -79,11 +79,14 @@ function kernel.handle(msg)
             content = {status = "error", ename = "error", evalue = output.clean(tostring(content)),
                        traceback = json.array{}}
         end
-        wire.send(msg.channel, (t:gsub("_request$", "_reply")), content, msg)
         if t == "execute_request" and content.status == "error" and msg.content.stop_on_error ~= false
             and msg.content.silent ~= true then
+            -- the requests queued behind the failed cell, taken off the socket before its reply goes
+            -- out: a request the client sends after reading the error is not one of them
+            wire.hold_queued()
             stop = "abort"
         end
+        wire.send(msg.channel, (t:gsub("_request$", "_reply")), content, msg)
     else
         wire.log("unknown message type " .. t .. ": ignored")
     end

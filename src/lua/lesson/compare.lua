@@ -227,9 +227,8 @@ local function flatten(v)
     return values, shape
 end
 
--- A failure by a difference far below what a float32 of that size can mean by a formula (a few units in
--- its last places: 1e-5 of the larger value) is an order of additions, not a wrong formula: the failure
--- says which kernels computed the number, so that a reader knows what to report, never a bare ✗.
+-- A difference of 1e-5 of the value or less is an order of additions, not a wrong formula: say which
+-- kernels computed the number, so that a reader knows what to report, never a bare ✗.
 local function order_note(d, want, k)
     local v = want[k]
     if type(v) ~= "number" or d ~= d or d == math.huge or d > 1e-5 * math.max(1, math.abs(v)) then return nil end

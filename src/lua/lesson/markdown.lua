@@ -135,8 +135,12 @@ function markdown.write(path)
     local refused = stdout_refusal(path)
     if refused then return nil, refused end
     local text, failed = markdown.handout(path)
-    io.stdout:write(text)
-    io.stdout:flush()
+    -- a full disk (> /dev/full) or a closed stdout: said, with status 1 (it printed nothing and exited 0)
+    local ok, werr = io.stdout:write(text)
+    if ok then ok, werr = io.stdout:flush() end
+    if not ok then
+        return nil, trf("--markdown: cannot write the handout of %s to standard output: %s", path, tostring(werr))
+    end
     if failed > 0 then
         return nil, string.format("%s: %d check(s) failed (the handout shows them with ✗)", path, failed)
     end

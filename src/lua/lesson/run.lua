@@ -28,6 +28,7 @@ local errors = require("attn.errors")
 local files = require("attn.bind").files
 local sandbox = require("attn.verify.sandbox")
 local width = require("attn.text.width").of
+local wrap = require("attn.text.wrap")
 local tr, trf = require("attn.i18n").tr, require("attn.i18n").trf
 
 local run = {}
@@ -200,6 +201,12 @@ local function pass(path, opts, how)
         local ok, status, reason = pcall(run_chunk, chunk, path, how.mode)
         if restricted then sandbox.release() end
         if not ok then error(status, 0) end
+        local began = lesson.state()
+        if began ~= S then -- the lesson called lesson.begin: its checks went to a run of its own
+            lesson.report_error(trf("the lesson called lesson.begin, which only the runner may call"))
+            S.passed, S.failed = S.passed + began.passed, S.failed + began.failed
+            S.identities = S.identities + began.identities
+        end
         S.skip_reason = reason
         -- a lesson that returned before its last step: in check mode the checks it skipped are not
         -- there to fail, so the lesson itself does (lesson.skip ends it as "skipped", not "ok")
@@ -286,19 +293,37 @@ function run.skipped_line(n, path, reason)
     return trf("skipped %d: %s: %s", n, path, reason)
 end
 
-function run.list(paths)
+-- --list's lines: each lesson's path (relative to the current folder when it is inside it, as the user
+-- would type it) and title; below, its sources, wrapped at cols when given (a terminal's width: wrapped
+-- by the terminal itself they would leave "，§3.4" alone on a line), never before closing punctuation.
+function run.list_lines(paths, cols)
+    local here = files.realpath(".")
+    local shown = {}
+    for i, p in ipairs(paths) do
+        local full = files.realpath(p)
+        shown[i] = (here and full and full:sub(1, #here + 1) == here .. "/") and full:sub(#here + 2) or p
+    end
     local w = 0
-    for _, p in ipairs(paths) do w = math.max(w, width(p)) end
-    for _, p in ipairs(paths) do
+    for _, p in ipairs(shown) do w = math.max(w, width(p)) end
+    local lines = {}
+    for i, p in ipairs(paths) do
         local info, err = source.read(p)
         local title = info and (info.title and tr(info.title) or tr("(no lesson.title)"))
             or trf("(cannot read: %s)", tostring(err))
-        stdout:write(p, string.rep(" ", w - width(p) + 2), title, "\n")
+        lines[#lines + 1] = shown[i] .. string.rep(" ", w - width(shown[i]) + 2) .. title
         -- the source names a book and its sections: too long to share the title's line
         if info and info.origin then
-            stdout:write(string.rep(" ", w + 2), lesson.paint("2", tr(info.origin)), "\n")
+            local origin = tr(info.origin)
+            local parts = cols and wrap.line(origin, math.max(30, cols - w - 3)) or {origin}
+            for _, part in ipairs(parts) do lines[#lines + 1] = string.rep(" ", w + 2) .. lesson.paint("2", part) end
         end
     end
+    return lines
+end
+
+function run.list(paths)
+    local cols = term.size and select(2, term.size())
+    for _, l in ipairs(run.list_lines(paths, cols)) do stdout:write(l, "\n") end
     return #paths
 end
 

@@ -48,6 +48,10 @@ local function read_config(fn, dir, flavour)
         fail(fn, trf('%s: hidden_act "%s"; the FeedForward computes SwiGLU ("silu")', path, tostring(c.hidden_act)))
     end
     if c.attention_bias == true then fail(fn, trf("%s: attention_bias is true; the attention has no biases", path)) end
+    if c.use_sliding_window == true then
+        fail(fn, trf("%s: use_sliding_window is true; %s attends to every earlier position (no sliding window)", path,
+             flavour.name))
+    end
     if c.rms_norm_eps ~= nil and (type(c.rms_norm_eps) ~= "number" or math.abs(c.rms_norm_eps - flavour.eps) > 1e-12) then
         fail(fn, trf("%s: rms_norm_eps %s; %s's RMSNorm uses %s", path, tostring(c.rms_norm_eps), flavour.name,
              tostring(flavour.eps)))
@@ -81,7 +85,9 @@ local function read_config(fn, dir, flavour)
                          high_freq_factor = rs.high_freq_factor,
                          original_context_length = rs.original_max_position_embeddings}
     end
-    cfg.tied = c.tie_word_embeddings ~= false -- Hugging Face's default is true
+    -- Qwen3Config's and LlamaConfig's default is false (PretrainedConfig's true is not theirs): a
+    -- config.json without the key and weights with lm_head.weight use that head, never the embedding
+    cfg.tied = c.tie_word_embeddings == true
     return cfg, path
 end
 

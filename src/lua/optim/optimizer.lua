@@ -51,8 +51,29 @@ local function check_params(name, list, usage)
         if p.dtype ~= torch.float32 then
             errors.raisef("%s: params[%d] must be a float32 tensor, got %s", name, i, tostring(p.dtype))
         end
+        -- PyTorch: ValueError "can't optimize a non-leaf Tensor" (its update would never reach the leaf)
+        if not p.is_leaf then
+            errors.raisef("%s: params[%d] is not a leaf tensor (it has grad_fn=<%s>): optimize the tensor it was "
+                          .. "computed from, such as w in w * 2", name, i, tostring(p.grad_fn and p.grad_fn:name()))
+        end
     end
     return list
+end
+
+-- A parameter given twice would be updated twice at each step (PyTorch 1.13 warns that this "will cause
+-- an error"; in two groups it is already one): refused, naming both places.
+local function check_distinct(name, groups)
+    local seen = {}
+    for gi, group in ipairs(groups) do
+        for i, p in ipairs(group.params) do
+            local where = #groups > 1 and string.format("param_groups[%d].params[%d]", gi, i) or string.format("params[%d]", i)
+            if seen[p] then
+                errors.raisef("%s: %s is the same tensor as %s: it would be updated twice at each step", name, where,
+                              seen[p])
+            end
+            seen[p] = where
+        end
+    end
 end
 
 -- A new optimizer class: name, its defaults (lr = optimizer.REQUIRED for SGD), a check of the merged
@@ -76,13 +97,14 @@ function optimizer.class(name, defaults, check_options, step_tensors, usage)
             group.params = check_params(name, g.params, usage)
             self.param_groups[#self.param_groups + 1] = group
         end
+        check_distinct(name, self.param_groups)
         return self
     end
 
-    --- opt:step() — one update of every parameter that has a gradient (p.grad), in place.
-    -- under torch.no_grad, as PyTorch's optimizers run it: the in-place updates of parameters that
-    -- require grad must not be recorded (and would be refused on a leaf with grad mode on)
-    class.step = grad_mode.without_grad(function(self)
+    -- one update of every parameter that has a gradient (p.grad), in place, under torch.no_grad, as
+    -- PyTorch's optimizers run it: the in-place updates of parameters that require grad must not be
+    -- recorded (and would be refused on a leaf with grad mode on)
+    local update = grad_mode.without_grad(function(self)
         for _, group in ipairs(self.param_groups) do
             local params, grads, states = {}, {}, {}
             for _, p in ipairs(group.params) do
@@ -96,6 +118,25 @@ function optimizer.class(name, defaults, check_options, step_tensors, usage)
             step_tensors(params, grads, states, group)
         end
     end)
+
+    --- opt:step([closure]) -> the closure's loss, or nil. As PyTorch's step(closure): the closure (which
+    --- zeroes the gradients, computes the loss, calls backward and returns the loss) runs first, with
+    --- grad mode on, then the update. It was never called: nothing was updated, and step returned nil.
+    function class.step(self, closure)
+        if getmetatable(self) ~= class then
+            errors.raisef("%s.step: call it with a colon, as opt:step() (opt.step() gives it no optimizer)", name)
+        end
+        local loss
+        if closure ~= nil then
+            if type(closure) ~= "function" then
+                errors.raisef("%s.step: the closure must be a function that returns the loss, got %s", name,
+                              check.describe(closure))
+            end
+            loss = grad_mode.call_with(true, closure)
+        end
+        update(self)
+        return loss
+    end
 
     --- opt:zero_grad({set_to_none = true}) — forgets the gradients: p.grad = nil (PyTorch 2.x's default;
     --- PyTorch 1.13's was set_to_none = false, which zeroes p.grad in place instead).

@@ -115,7 +115,9 @@ local function report_problem(path, cell, problem, opts)
                    problem.skipped, path) .. "\n")
         return "skipped", true
     end
-    fail(path, problem.line, trf("error in the ```lua block at line %d: %s", cell.code.line, problem.message))
+    -- a Python habit gets the prompt's hint (repl.hint: "Lua has no @: ...")
+    local message = require("attn.repl").hint(problem.message, cell.code.code or "")
+    fail(path, problem.line, trf("error in the ```lua block at line %d: %s", cell.code.line, message))
     return "failed", false
 end
 
@@ -138,18 +140,20 @@ local function check_output(path, i, cell, printed, opts, outputs)
     return false
 end
 
--- With update: the file's new text, with the output blocks in outputs, into result.new_text (unless a
--- block stopped before its end), and the line that says so into result.update_line. The file itself
+-- With update: the file's new text, with the output blocks in outputs, into result.new_text, and the line that says so into result.update_line. The file itself
 -- is written by attn's process that never ran the notes (src/cli/notes.c), which prints the line once
 -- the file is written: the notes' process writes nothing.
+-- A block that raised an error has no entry in outputs: its output block stays as it was, and the
+-- blocks that ran are still brought up to date (a wrong number fixed even when another block fails).
 local function update_file(path, text, notes, outputs, errored, result)
-    if errored then
-        report(trf("%s: not updated (a block stopped before its end)", path) .. "\n")
-        return
-    end
     local new, changed, added = rewrite.apply(notes, outputs)
     if new ~= text then result.new_text = new end
-    result.update_line = trf("%s: updated (output blocks rewritten: %d, added: %d)", path, changed, added)
+    if errored > 0 then
+        result.update_line = trf("%s: updated (output blocks rewritten: %d, added: %d; blocks with an error left as "
+                                 .. "they were: %d)", path, changed, added, errored)
+    else
+        result.update_line = trf("%s: updated (output blocks rewritten: %d, added: %d)", path, changed, added)
+    end
 end
 
 -- The lines src/cli/notes.c prints for a file whose process did not report its counts, or whose
@@ -185,12 +189,12 @@ function run.file(path, opts)
         return result
     end
     local env = sandbox.env(path, opts.trusted, function(...) io.write(...) end)
-    local outputs, errored = {}, false
+    local outputs, errored = {}, 0
     for i, cell in ipairs(notes.cells) do
         if not cell.skip then
             local printed, problem = run_block(path, cell, env, opts)
             if problem then
-                errored = true
+                errored = errored + 1
                 local count, stop = report_problem(path, cell, problem, opts)
                 result[count] = result[count] + 1
                 if stop then break end

@@ -1,13 +1,16 @@
-/* vsoftmax.c — the last-dim softmax rows of PyTorch 1.13's AVX2 kernels in vector instructions (see
- * vsoftmax.h). Each step below names the PyTorch operation it reproduces (ATen/native/cpu/SoftMaxKernel.cpp
- * and ATen/cpu/vec/functional_base.h); the scalar emulation of the same steps is vmath.c's.
+/* x86/vsoftmax_avx2.c — the last-dim softmax rows of PyTorch 1.13's AVX2 kernels (_vec_softmax_lastdim,
+ * _vec_log_softmax_lastdim) in vector instructions: 8 (AVX2) or 16 (AVX-512) floats per instruction, with
+ * SLEEF's vector functions, which give the bits of the scalar SLEEF build softmax.c calls (checked on all
+ * 2^32 floats for expf: Sleef_expf8_u10avx2 and Sleef_expf16_u10avx512f equal Sleef_expf1_u10purecfma).
+ * Sums and maxima keep PyTorch's 8 lane accumulators whatever the vector width. Each step below names
+ * the PyTorch operation it reproduces (ATen/native/cpu/SoftMaxKernel.cpp and ATen/cpu/vec/functional_base.h);
+ * the portable emulation of the same steps is softmax.c's with vmath.c's reductions.
  *
- * The file is compiled for any x86-64: the functions that use AVX2, FMA or AVX-512 carry gcc's target
- * attribute and run only after the CPU has been asked (__builtin_cpu_supports). */
-#include "vsoftmax.h"
-#include "vmath.h"
+ * The file is compiled for any x86-64: the functions carry gcc's target attribute, and
+ * x86/vector_kernels.c hands them out only when the CPU runs them (isa.h). */
+#include "x86_kernels.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#include "vmath.h"
 
 #include <immintrin.h>
 
@@ -18,16 +21,6 @@ __m512 Sleef_expf16_u10avx512f(__m512 x);
 
 #define AVX2 __attribute__((target("avx2,fma")))
 #define AVX512 __attribute__((target("avx512f,avx2,fma")))
-
-int vsoftmax_available(void)
-{
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
-static int has_avx512(void)
-{
-    return __builtin_cpu_supports("avx512f");
-}
 
 /* Lanes 0 .. count-1 set (all ones), the others clear: Vec::loadu(p, count) and Vec::set(a, b, count). */
 AVX2 static __m256i first_lanes(int64_t count)
@@ -135,11 +128,6 @@ AVX512 static float exp_sum_avx512(const float *in, float *out, int64_t n, float
     return horizontal_sum(acc);
 }
 
-static float exp_sum(const float *in, float *out, int64_t n, float max)
-{
-    return has_avx512() ? exp_sum_avx512(in, out, n, max) : exp_sum_avx2(in, out, n, max);
-}
-
 /* vec::map(x * Vec(inv)) */
 AVX2 static void scale(float *out, int64_t n, float inv)
 {
@@ -163,36 +151,31 @@ AVX2 static void shift(const float *in, float *out, int64_t n, float max, float 
 }
 
 /* _vec_softmax_lastdim: max, out = exp(x - max) with its sum, then out * (1 / sum). */
-void vsoftmax_row(const float *in, float *out, int64_t n)
+AVX2 void attn_softmax_row_avx2(const float *in, float *out, int64_t n)
 {
     float max = row_max(in, n);
-    float sum = exp_sum(in, out, n, max);
+    float sum = exp_sum_avx2(in, out, n, max);
+    scale(out, n, 1.0f / sum);
+}
+
+AVX512 void attn_softmax_row_avx512(const float *in, float *out, int64_t n)
+{
+    float max = row_max(in, n);
+    float sum = exp_sum_avx512(in, out, n, max);
     scale(out, n, 1.0f / sum);
 }
 
 /* _vec_log_softmax_lastdim: max, the sum of exp(x - max), its log (SLEEF), x - max - log(sum). */
-void vsoftmax_log_row(const float *in, float *out, int64_t n)
+AVX2 void attn_log_softmax_row_avx2(const float *in, float *out, int64_t n)
 {
     float max = row_max(in, n);
-    float lse = vmath_log(exp_sum(in, NULL, n, max));
+    float lse = vmath_log(exp_sum_avx2(in, NULL, n, max));
     shift(in, out, n, max, lse);
 }
 
-#else /* not x86-64 with gcc or clang: softmax.c's scalar code does it all */
-
-int vsoftmax_available(void)
+AVX512 void attn_log_softmax_row_avx512(const float *in, float *out, int64_t n)
 {
-    return 0;
+    float max = row_max(in, n);
+    float lse = vmath_log(exp_sum_avx512(in, NULL, n, max));
+    shift(in, out, n, max, lse);
 }
-
-void vsoftmax_row(const float *in, float *out, int64_t n)
-{
-    (void)in, (void)out, (void)n;
-}
-
-void vsoftmax_log_row(const float *in, float *out, int64_t n)
-{
-    (void)in, (void)out, (void)n;
-}
-
-#endif
