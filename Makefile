@@ -38,8 +38,9 @@ DEPFLAGS := -MMD -MP
 # The core, and the folder of the machine's kind (src/core/isa.h): x86/ (run-time dispatch among its
 # vector kernels) on x86-64, generic/ (the instruction set fixed at build time) everywhere else.
 TARGET_ARCH_NAME := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
-ISA_DIR  := $(if $(filter x86_64,$(TARGET_ARCH_NAME)),x86,generic)
-CORE_SRC := $(wildcard src/core/*.c src/core/$(ISA_DIR)/*.c)
+# aarch64 adds arm/ (its Advanced SIMD kernels) to generic/.
+ISA_DIR  := $(if $(filter x86_64,$(TARGET_ARCH_NAME)),x86,generic $(if $(filter aarch64,$(TARGET_ARCH_NAME)),arm))
+CORE_SRC := $(wildcard src/core/*.c $(foreach d,$(ISA_DIR),src/core/$(d)/*.c))
 BIND_SRC := $(wildcard src/bind/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
 LUA_SRC  := $(sort $(wildcard src/lua/*.lua src/lua/*/*.lua))
@@ -168,6 +169,11 @@ build/release/bench: tests/bench/bench.c $(call rel_obj,$(filter-out src/cli/%,$
 
 # One-row products against OpenBLAS's (scripts/bench-gemv.sh): the core and libopenblas only.
 build/release/bench_gemv: tests/bench/bench_gemv.c $(call rel_obj,$(CORE_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lm
+
+# attn's exact sgemm against OpenBLAS's (scripts/bench-gemm.sh): the core objects only.
+build/release/bench-gemm: tests/bench/bench_gemm.c $(call rel_obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lm
 

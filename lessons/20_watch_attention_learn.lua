@@ -67,7 +67,7 @@ lesson.step("before training: the untrained attention, and the right one", funct
     labels = {cols = {"2", "7", "1", "8", "3", "5"}, rows = {"→5", "→3", "→8", "→1", "→7", "→2"},
               range = {0, 1}}                                  -- the same colours for a weight in every frame
     rev = torch.arange(N, 0, -1)                              -- 6, 5, ..., 1: the positions reversed
-    right = torch.eye(N)[{{}, rev}]                           -- Python: torch.eye(6).flip(1), the anti-diagonal
+    right = torch.eye(N):flip(2)                              -- Python: torch.eye(6).flip(1), the anti-diagonal
     function weights_now()                                    -- the example's weights, no graph kept
         local w
         torch.no_grad(function() w = select(2, model(example))[1] end)   -- Python: with torch.no_grad():
@@ -109,7 +109,7 @@ lesson.step("one training step, written out", function()
     function train_step()
         local src = torch.randint(0, VOCAB, {32, N}) + 1      -- Python: torch.randint(0, 10, (32, 6))
         local logits = model(src)
-        local tgt = src[{{}, rev}]                            -- Python: src.flip(1)
+        local tgt = src:flip(2)                               -- Python: src.flip(1)
         local loss = nn.functional.cross_entropy(logits:flatten(1, 2), tgt:flatten())  -- Python: logits.flatten(0, 1)
         opt:zero_grad()
         loss:backward()

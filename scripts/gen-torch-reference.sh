@@ -46,13 +46,6 @@ OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/lesson_referenc
 # rewritten after every evaluation, so a run stopped early leaves the steps it finished (its second line
 # says how many), and the lesson checks the steps the file has. LESSON_VERDICT_STEPS=N stops after N steps.
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/lesson_reference_verdict.py ${LESSON_VERDICT_STEPS:+--steps "$LESSON_VERDICT_STEPS"}
-# the products again under OpenBLAS's SkylakeX kernels (products_skylakex.txt), on a CPU that can run them
-if sh scripts/cpu-has.sh avx512f avx512bw avx512dq avx512vl; then
-    OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s \
-        scripts/torch_reference_kernels.py tests/data/torch
-else
-    echo "products_skylakex.txt left as it is: this CPU has no AVX-512, so OpenBLAS's SkylakeX kernels cannot run"
-fi
 # the tiny GPT-2 in Hugging Face's layout and what PyTorch computes with it (tests/data/gpt2)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_gpt2.py
 # tiny Qwen3 and Llama 3 models in Hugging Face's layout and their logits (tests/data/hf_models)

@@ -235,8 +235,15 @@ attn_tensor *attn_bmm_batched(mat_operand *A, mat_operand *B, float beta, attn_t
         else if (use_loop)
             loop_product_f32(A->t->storage->data + oa, A->rs, A->cs, B->t->storage->data + ob, B->rs, B->cs, c, n, k,
                              m);
-        else if (attn_gemm_run(&plan, A->t->storage->data + oa, B->t->storage->data + ob, beta, c))
-            goto interrupted;
+        else {
+            int status = attn_gemm_run(&plan, A->t->storage->data + oa, B->t->storage->data + ob, beta, c);
+            if (status == ATTN_GEMM_NO_MEMORY) {
+                attn_free(out);
+                return attn_fail(err, "matmul: out of memory");
+            }
+            if (status)
+                goto interrupted;
+        }
     }
     return out;
 interrupted:

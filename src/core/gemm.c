@@ -29,14 +29,17 @@
  *   chunk of 8 to 11      none (COMPUTE_m8n8 and smaller are one chain)
  *   chunk of 1 to 3       none
  *
- * Everything else is one chain. Vectors and threads run across elements only: the driver below cuts the
- * output into jobs (an i-block by a stripe of columns) and each job into tiles of rows by runs of
- * columns whose groups all take the same chains. */
+ * Everything else is one chain. A nan result is a nan, its payload and sign not promised (they are the
+ * hardware's choice among the operands' nans). Vectors and threads run across elements only: the driver
+ * below cuts the output into jobs (a stripe of columns by a group of i-blocks) and each job into tiles of
+ * rows by runs of columns whose groups of rows all take the same chains. */
 #include "gemm.h"
 #include "isa.h"
 #include "parallel.h"
 #include "tensor.h"
 
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -44,9 +47,10 @@ enum {
     GEMM_Q = 320,
     GEMM_R = 104512,
     UNROLL_M = 8,
-    STRIPE = 96,   /* columns per job */
-    MAX_W = 6,     /* columns per tile */
-    MAX_PANEL = 32 /* rows packed at a time: a tile kernel's wide_rows at most */
+    MAX_THREADS = 256,
+    MAX_W = 6,         /* columns per tile */
+    MAX_STRIPE = 2040, /* columns per job at most (a multiple of 12) */
+    SMALL_PRODUCT = 1 << 18, /* multiply-adds below which one thread computes a product */
 };
 
 /* Which whole groups of an i-block take two chains, for one column */
@@ -107,8 +111,12 @@ typedef struct gemm_job_ctx {
     float *c;
     float beta;
     const attn_gemm_kernels *kern;
-    int64_t full_iblocks, iblocks; /* i-blocks of P rows, then 0 to 2 more */
-    int64_t stripes_full, stripes_last, rblocks;
+    int64_t full_iblocks, iblocks; /* i-blocks of P rows, then 1 or 2 more */
+    int64_t rblocks;               /* R-blocks of columns, each cut into stripes of stripe_width */
+    int64_t stripes, stripe_width; /* (a multiple of 12), and the i-blocks into igroups groups */
+    int64_t igroups;
+    struct workspace *ws;          /* one per thread */
+    int nws;
 } gemm_job_ctx;
 
 /* Row i0 and size of i-block ib */
@@ -124,108 +132,135 @@ static void iblock(const gemm_job_ctx *x, int64_t ib, int64_t *i0, int64_t *mi)
     *mi = size;
 }
 
-/* rows [i0, i0 + rows) of op(A), l in [ls, ls + kl), into panels of pw rows (zeros past the end) */
+/* op(A)'s rows [i0, i0 + rows), l in [ls, ls + kl), in panels of pw rows (zeros past the end) */
 static void pack_a(const gemm_job_ctx *x, int64_t i0, int64_t rows, int64_t ls, int64_t kl, int pw, float *pa)
 {
-    int64_t panels = (rows + pw - 1) / pw;
-    for (int64_t p = 0; p < panels; p++) {
+    for (int64_t p = 0; p * pw < rows; p++) {
         float *dst = pa + p * pw * kl;
-        int64_t r_end = rows - p * pw < pw ? rows - p * pw : pw;
-        for (int64_t r = 0; r < pw; r++) {
-            if (r >= r_end) {
-                for (int64_t l = 0; l < kl; l++)
-                    dst[l * pw + r] = 0.0f;
-                continue;
+        int n = rows - p * pw < pw ? (int)(rows - p * pw) : pw;
+        if (x->ta == 'N') {
+            const float *src = x->a + i0 + p * pw + ls * x->lda;
+            for (int64_t l = 0; l < kl; l++) {
+                memcpy(dst + l * pw, src + l * x->lda, sizeof(float) * (size_t)n);
+                memset(dst + l * pw + n, 0, sizeof(float) * (size_t)(pw - n));
             }
-            int64_t i = i0 + p * pw + r;
-            if (x->ta == 'N') {
-                const float *src = x->a + i + ls * x->lda;
-                for (int64_t l = 0; l < kl; l++)
-                    dst[l * pw + r] = src[l * x->lda];
-            } else {
-                const float *src = x->a + ls + i * x->lda;
-                for (int64_t l = 0; l < kl; l++)
-                    dst[l * pw + r] = src[l];
+        } else { /* written in order, read from pw rows at once */
+            const float *src = x->a + ls + (i0 + p * pw) * x->lda;
+            for (int64_t l = 0; l < kl; l++) {
+                for (int r = 0; r < n; r++)
+                    dst[l * pw + r] = src[r * x->lda + l];
+                for (int r = n; r < pw; r++)
+                    dst[l * pw + r] = 0.0f;
             }
         }
     }
 }
 
-/* columns [j0, j0 + w) of op(B), l in [ls, ls + kl), as pb[l w + j] */
-static void pack_b(const gemm_job_ctx *x, int64_t j0, int w, int64_t ls, int64_t kl, float *pb)
+/* op(B)'s columns [j0, j0 + nj), l in [ls, ls + kl), column by column: B(l, j0 + j) at pb[j kl + l] */
+static void pack_b(const gemm_job_ctx *x, int64_t j0, int64_t nj, int64_t ls, int64_t kl, float *pb)
 {
-    for (int j = 0; j < w; j++) {
+    for (int64_t j = 0; j < nj; j++) {
+        float *dst = pb + j * kl;
         if (x->tb == 'N') {
-            const float *src = x->b + ls + (j0 + j) * x->ldb;
-            for (int64_t l = 0; l < kl; l++)
-                pb[l * w + j] = src[l];
+            memcpy(dst, x->b + ls + (j0 + j) * x->ldb, sizeof(float) * (size_t)kl);
         } else {
             const float *src = x->b + j0 + j + ls * x->ldb;
             for (int64_t l = 0; l < kl; l++)
-                pb[l * w + j] = src[l * x->ldb];
+                dst[l] = src[l * x->ldb];
         }
     }
 }
 
-/* A run: columns [j0, j0 + w) whose groups take the same chains */
-typedef struct {
-    int64_t j0;
-    int w;
-    two_chain_groups t;
-} column_run;
+/* Rows [r, mi) of an i-block of mi rows (G whole groups) by the w columns at c, one k-block (kl): whole
+ * spans of groups that take one chain go to one_chain, as wide as it takes, a group that takes two to
+ * two_chains. pa: the i-block's packed rows; pb, ldpb: the columns' packed values. */
+static void tile_rows(const attn_gemm_kernels *kern, int64_t kl, const float *pa, int64_t r, int64_t mi, int64_t G,
+                      two_chain_groups t, const float *pb, int ldpb, int w, float *c, int64_t ldc)
+{
+    while (r < mi) {
+        int64_t g = r / 8;
+        if (takes_two_chains(t, g, G)) {
+            kern->two_chains(kl, pa + r / kern->pw * kern->pw * kl + r % kern->pw, 8, pb, ldpb, w, c + r, ldc);
+            r += 8;
+            continue;
+        }
+        /* one chain: to the end of the panel when r starts inside one, else as many whole panels as
+         * one_chain takes, stopping before a group that takes two chains */
+        int64_t limit = r % kern->pw ? r - r % kern->pw + kern->pw : r + kern->wide_rows, end = r + 8;
+        while (end < limit && end < mi && !takes_two_chains(t, end / 8, G))
+            end += 8;
+        if (end > mi)
+            end = mi;
+        kern->one_chain(kl, pa + r / kern->pw * kern->pw * kl + r % kern->pw, (int)(end - r), pb, ldpb, w, c + r,
+                        ldc);
+        r = end;
+    }
+}
 
-/* One job: i-block ib by the columns [j0, j0 + nj) of the R-block [js, js + min_j). -1 when interrupted. */
-static int run_job(const gemm_job_ctx *x, int64_t ib, int64_t js, int64_t min_j, int64_t j0, int64_t nj)
+/* One job: the columns [j0, j0 + nj) of the R-block [js, js + min_j) (j0 - js a multiple of 12) by
+ * i-blocks [ib0, ib1), as OpenBLAS walks them: for each k-block, those columns packed (for every i-block),
+ * then for each i-block its rows packed (they stay in the L2 cache), then column by column group (in L1)
+ * every row tile. pa, pb: room for an i-block by a k-block, and for the stripe by a k-block (packed
+ * in panels of 16 rows at most). -1 when interrupted. */
+static int run_job(const gemm_job_ctx *x, float *pa, float *pb, int64_t ib0, int64_t ib1, int64_t js,
+                   int64_t min_j, int64_t j0, int64_t nj)
 {
     const attn_gemm_kernels *kern = x->kern;
-    int64_t i0, mi;
-    iblock(x, ib, &i0, &mi);
-    int64_t G = mi / 8;
-    for (int64_t j = j0; j < j0 + nj && x->beta != 1.0f; j++) { /* OpenBLAS's sgemm_beta */
-        float *c = x->c + i0 + j * x->ldc;
-        if (x->beta == 0.0f)
-            memset(c, 0, sizeof(float) * (size_t)mi);
-        else
-            for (int64_t i = 0; i < mi; i++)
-                c[i] *= x->beta;
-    }
-    column_run runs[STRIPE];
-    int nruns = 0;
-    for (int64_t j = j0; j < j0 + nj; j++) {
-        two_chain_groups t = two_chain_groups_of(j - js, min_j, ib == 0, G);
-        if (nruns > 0 && runs[nruns - 1].t == t && runs[nruns - 1].w < MAX_W)
-            runs[nruns - 1].w++;
-        else
-            runs[nruns++] = (column_run){j, 1, t};
-    }
-    float pa[MAX_PANEL * GEMM_Q], pb[STRIPE * GEMM_Q];
-    for (int64_t ls = 0, kl; ls < x->k; ls += kl) {
-        if (attn_interrupt_requested)
-            return -1;
-        kl = next_block(x->k - ls, GEMM_Q);
-        float *pbr[STRIPE];
-        for (int r = 0, off = 0; r < nruns; off += runs[r].w * (int)kl, r++) {
-            pbr[r] = pb + off;
-            pack_b(x, runs[r].j0, runs[r].w, ls, kl, pbr[r]);
+    for (int64_t ib = ib0; ib < ib1 && x->beta != 1.0f; ib++) { /* OpenBLAS's sgemm_beta */
+        int64_t i0, mi;
+        iblock(x, ib, &i0, &mi);
+        for (int64_t j = j0; j < j0 + nj; j++) {
+            float *c = x->c + i0 + j * x->ldc;
+            if (x->beta == 0.0f)
+                memset(c, 0, sizeof(float) * (size_t)mi);
+            else
+                for (int64_t i = 0; i < mi; i++)
+                    c[i] *= x->beta;
         }
-        for (int64_t r0 = 0; r0 < mi; r0 += kern->wide_rows) {
-            int rows = mi - r0 < kern->wide_rows ? (int)(mi - r0) : kern->wide_rows;
-            pack_a(x, i0 + r0, rows, ls, kl, kern->pw, pa);
-            for (int r = 0; r < nruns; r++) {
-                float *c = x->c + i0 + r0 + runs[r].j0 * x->ldc;
-                int mixed = 0;
-                for (int64_t g = r0 / 8; g * 8 < r0 + rows; g++)
-                    mixed |= takes_two_chains(runs[r].t, g, G);
-                if (!mixed) {
-                    kern->one_chain(kl, pa, rows, pbr[r], runs[r].w, c, x->ldc);
-                    continue;
+    }
+    for (int64_t ls = 0, kl; ls < x->k; ls += kl) {
+        kl = next_block(x->k - ls, GEMM_Q);
+        pack_b(x, j0, nj, ls, kl, pb);
+        for (int64_t ib = ib0; ib < ib1; ib++) {
+            if (attn_interrupt_requested)
+                return -1;
+            int64_t i0, mi;
+            iblock(x, ib, &i0, &mi);
+            int64_t G = mi / 8;
+            pack_a(x, i0, mi, ls, kl, kern->pw, pa);
+            /* 12 columns at a time (as OpenBLAS's kernel): each tile of rows of A, read from L2, serves
+             * their runs (of columns whose groups of rows take the same chains) from L1 */
+            for (int64_t j12 = 0; j12 < nj; j12 += 2 * MAX_W) {
+                struct {
+                    int64_t j;
+                    int w;
+                    two_chain_groups t;
+                } runs[2 * MAX_W];
+                int nruns = 0;
+                for (int64_t j = j0 + j12, w; j < j0 + nj && j < j0 + j12 + 2 * MAX_W; j += w) {
+                    int64_t group_end = j0 + (j - j0) / MAX_W * MAX_W + MAX_W; /* runs stay in their 6 */
+                    two_chain_groups t = two_chain_groups_of(j - js, min_j, ib == 0, G);
+                    for (w = 1; j + w < j0 + nj && j + w < group_end &&
+                                two_chain_groups_of(j + w - js, min_j, ib == 0, G) == t;
+                         w++)
+                        ;
+                    runs[nruns].j = j, runs[nruns].w = (int)w, runs[nruns++].t = t;
                 }
-                for (int g8 = 0; g8 < rows; g8 += 8) { /* group by group */
-                    const float *pg = pa + g8 / kern->pw * kern->pw * kl + g8 % kern->pw;
-                    int grows = rows - g8 < 8 ? rows - g8 : 8;
-                    attn_gemm_tile_fn f =
-                        takes_two_chains(runs[r].t, (r0 + g8) / 8, G) ? kern->two_chains : kern->one_chain;
-                    f(kl, pg, grows, pbr[r], runs[r].w, c + g8, x->ldc);
+                int64_t w12 = j0 + nj - (j0 + j12) < 2 * MAX_W ? nj - j12 : 2 * MAX_W;
+                for (int64_t r0 = 0; r0 < mi; r0 += kern->wide_rows) {
+                    int64_t r1 = mi - r0 < kern->wide_rows ? mi : r0 + kern->wide_rows;
+                    int two = 0; /* all 12 columns in one tile when none of their rows here takes two chains */
+                    for (int u = 0; u < nruns; u++)
+                        for (int64_t g = r0 / 8; g * 8 < r1; g++)
+                            two |= takes_two_chains(runs[u].t, g, G);
+                    if (!two && w12 <= kern->wide_cols) {
+                        kern->one_chain(kl, pa + r0 * kl, (int)(r1 - r0), pb + j12 * kl, (int)kl, (int)w12,
+                                        x->c + i0 + r0 + (j0 + j12) * x->ldc, x->ldc);
+                        continue;
+                    }
+                    for (int u = 0; u < nruns; u++)
+                        tile_rows(kern, kl, pa, r0, r1, G, runs[u].t, pb + (runs[u].j - j0) * kl, (int)kl,
+                                  runs[u].w, x->c + i0 + runs[u].j * x->ldc, x->ldc);
                 }
             }
         }
@@ -233,22 +268,34 @@ static int run_job(const gemm_job_ctx *x, int64_t ib, int64_t js, int64_t min_j,
     return 0;
 }
 
-/* Jobs in the order: R-block, stripe of columns, i-block */
+/* Each thread's packing room (taken by a run_jobs call, given back at its end) */
+typedef struct workspace {
+    float *pa, *pb;
+    atomic_int busy;
+} workspace;
+
+/* Jobs in the order: R-block, stripe of columns, group of i-blocks */
 static int run_jobs(void *ctx, int64_t begin, int64_t end)
 {
     const gemm_job_ctx *x = ctx;
-    int64_t per_rblock = x->stripes_full * x->iblocks;
-    for (int64_t job = begin; job < end; job++) {
-        if (attn_interrupt_requested)
-            return -1;
+    int slot = 0; /* a free one: there are as many as calls at once */
+    while (atomic_exchange(&x->ws[slot].busy, 1))
+        slot = (slot + 1) % x->nws;
+    workspace *ws = &x->ws[slot];
+    int status = 0;
+    int64_t per_rblock = x->stripes * x->igroups;
+    for (int64_t job = begin; job < end && status == 0; job++) {
         int64_t rb = job / per_rblock, rest = job % per_rblock;
-        int64_t stripe = rest / x->iblocks, ib = rest % x->iblocks;
+        int64_t stripe = rest / x->igroups, ig = rest % x->igroups;
         int64_t js = rb * GEMM_R, min_j = x->n - js < GEMM_R ? x->n - js : GEMM_R;
-        int64_t j0 = js + stripe * STRIPE, nj = js + min_j - j0 < STRIPE ? js + min_j - j0 : STRIPE;
-        if (run_job(x, ib, js, min_j, j0, nj))
-            return -1;
+        int64_t j0 = js + stripe * x->stripe_width;
+        int64_t nj = js + min_j - j0 < x->stripe_width ? js + min_j - j0 : x->stripe_width;
+        int64_t ib0 = ig * x->iblocks / x->igroups, ib1 = (ig + 1) * x->iblocks / x->igroups;
+        if (nj > 0 && ib1 > ib0)
+            status = run_job(x, ws->pa, ws->pb, ib0, ib1, js, min_j, j0, nj);
     }
-    return 0;
+    atomic_store(&ws->busy, 0);
+    return status;
 }
 
 static const attn_gemm_kernels *kernels(void)
@@ -262,6 +309,9 @@ static const attn_gemm_kernels *kernels(void)
     default:
         break;
     }
+#elif defined(__aarch64__)
+    if (attn_isa_current() == ATTN_ISA_NEON)
+        return &attn_gemm_neon;
 #endif
     return &attn_gemm_portable;
 }
@@ -275,12 +325,45 @@ int attn_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a
                       .m = m, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc, .a = a, .b = b, .c = c,
                       .beta = beta, .kern = kernels()};
     x.full_iblocks = m >= 2 * GEMM_P ? (m - 2 * GEMM_P) / GEMM_P + 1 : 0;
-    int64_t rest = m - x.full_iblocks * GEMM_P;
-    x.iblocks = x.full_iblocks + (rest > GEMM_P ? 2 : 1);
+    x.iblocks = x.full_iblocks + (m - x.full_iblocks * GEMM_P > GEMM_P ? 2 : 1);
     x.rblocks = (n + GEMM_R - 1) / GEMM_R;
-    x.stripes_full = (n < GEMM_R ? n + STRIPE - 1 : GEMM_R + STRIPE - 1) / STRIPE;
-    int64_t last_min_j = n - (x.rblocks - 1) * GEMM_R;
-    x.stripes_last = (last_min_j + STRIPE - 1) / STRIPE;
-    int64_t jobs = (x.rblocks - 1) * x.stripes_full * x.iblocks + x.stripes_last * x.iblocks;
-    return attn_parallel_for(jobs, 1, run_jobs, &x);
+    /* Jobs: stripes of columns by groups of i-blocks. A job packs its columns once per k-block, and the
+     * rows of each of its i-blocks: so one job on one thread, as OpenBLAS; on more threads, enough jobs
+     * for each to have a few (for balance), cutting the larger of the two sides. A stripe is at most
+     * MAX_STRIPE columns (its packed columns stay in the L3 cache). A small product takes less time than
+     * starting a thread: one job. */
+    int threads = (double)m * (double)n * (double)k < SMALL_PRODUCT ? 1 : attn_threads();
+    int64_t min_j = n < GEMM_R ? n : GEMM_R, twelves = (min_j + 11) / 12, want = threads > 1 ? 4 * threads : 1;
+    x.stripes = (min_j + MAX_STRIPE - 1) / MAX_STRIPE;
+    x.igroups = 1;
+    if (m >= n)
+        x.igroups = want < x.iblocks ? want : x.iblocks;
+    if (x.stripes * x.igroups < want)
+        x.stripes = (want + x.igroups - 1) / x.igroups;
+    if (x.stripes > (twelves + 3) / 4) /* at least 48 columns each */
+        x.stripes = (twelves + 3) / 4;
+    x.stripe_width = (twelves + x.stripes - 1) / x.stripes * 12;
+    x.stripes = (min_j + x.stripe_width - 1) / x.stripe_width;
+    int64_t jobs = x.rblocks * x.stripes * x.igroups;
+    if (threads > jobs)
+        threads = (int)jobs;
+    /* packing room for an i-block and a k-block (at most P and Q), no more: small products are many (a
+     * batch of heads), and a large allocation costs a system call and page faults */
+    int64_t kmax = k < GEMM_Q ? (k > 0 ? k : 1) : GEMM_Q;
+    size_t ab = (size_t)(round_up(m < GEMM_P ? m : GEMM_P, 16) * kmax), bb = (size_t)(x.stripe_width * kmax);
+    workspace ws[MAX_THREADS];
+    float *room = malloc(sizeof(float) * (ab + bb) * (size_t)threads);
+    if (!room)
+        return ATTN_GEMM_NO_MEMORY;
+    for (int t = 0; t < threads; t++) {
+        ws[t].pa = room + (ab + bb) * (size_t)t;
+        ws[t].pb = ws[t].pa + ab;
+        atomic_init(&ws[t].busy, 0);
+    }
+    x.ws = ws;
+    x.nws = threads;
+    /* one thread: all jobs in one call (attn_parallel_for would use attn_threads()) */
+    int status = attn_parallel_for(jobs, threads == 1 ? jobs : 1, run_jobs, &x);
+    free(room);
+    return status;
 }

@@ -28,7 +28,7 @@ void attn_gemm_plan(const mat_operand *A, const mat_operand *B, gemm_plan *p);
 
 /* Runs the plan on one product: a and b point at A's and B's matrix (the copies when the plan copies),
  * c at the contiguous result, which BLAS scales by beta (0: overwritten) before adding the product.
- * -1 when interrupted (attn_sgemm checks between its output tiles). */
+ * -1 when interrupted (attn_sgemm checks between its output tiles), ATTN_GEMM_NO_MEMORY (gemm.h). */
 int attn_gemm_run(const gemm_plan *p, const float *a, const float *b, float beta, float *c);
 
 /* PyTorch 1.13's mv (addmv_impl_cpu, Blas.cpp, and gemv, BlasKernel.cpp) for y [rows] = M · x, y contiguous:

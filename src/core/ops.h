@@ -48,7 +48,8 @@ attn_tensor *attn_max(const char *fn, const attn_tensor *t, int dim, int keepdim
                       attn_tensor **indices, attn_error *err);
 
 /* matmul with PyTorch semantics: 1-D·1-D dot, 2-D product, 1-D promoted on either side, batched N-D
- * with broadcast batch dimensions. Products are the BLAS calls (sgemm_, sgemv_) PyTorch 1.13 makes (bmm.c). */
+ * with broadcast batch dimensions. Products are the BLAS calls (sgemm_, sgemv_) PyTorch 1.13 makes (bmm.c),
+ * computed by attn's own kernels in the order of OpenBLAS's Haswell ones (gemm.c, gemv.c). */
 attn_tensor *attn_matmul(const char *fn, const attn_tensor *a, const attn_tensor *b, attn_error *err);
 attn_tensor *attn_dot(const attn_tensor *a, const attn_tensor *b, attn_error *err);
 /* torch.addmm(bias, a, b): bias (broadcast to [n, m]) + a [n, k] · b [k, m], the bias in the result before

@@ -5,7 +5,8 @@
  * exponents so that another order of the sum shows, and zeros of both signs, infinities and nans. Each
  * product is computed by attn on 1, 2 and 7 threads under every instruction set this CPU runs.
  * A nan matches any nan (OpenBLAS's nan payloads are the hardware's, which attn does not promise).
- * The comparison needs a CPU that runs OpenBLAS's Haswell kernels (AVX2 and FMA); elsewhere it is skipped.
+ * The comparison needs a CPU that runs OpenBLAS's Haswell kernels (AVX2 and FMA); elsewhere it is skipped,
+ * and only the last test runs: every instruction set's kernels against the portable ones.
  * The program runs itself again with OPENBLAS_CORETYPE=Haswell and OPENBLAS_NUM_THREADS=1 set (OpenBLAS
  * reads them when it loads). */
 #include <math.h>
@@ -221,6 +222,27 @@ static void test_every_edge_tile(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* products large enough to be cut into many jobs for 2 and 7 threads (rows and columns both past the
+ * blocks, k past 2Q) */
+static void test_products_cut_among_threads(void **state)
+{
+    (void)state;
+    if (!reference_runs())
+        skip();
+    int64_t wrong = 0, products = 0;
+    static const int64_t sizes[][3] = {{700, 300, 70}, {333, 650, 29}, {97, 1100, 650}, {1000, 13, 300}};
+    for (int i = 0; i < 4; i++) {
+        shape s = {.ta = i & 1 ? 'T' : 'N', .tb = i & 2 ? 'T' : 'N', .m = sizes[i][0], .n = sizes[i][1],
+                   .k = sizes[i][2], .beta = (float)(i & 1), .specials = 1};
+        s.lda = (s.ta == 'N' ? s.m : s.k) + 3;
+        s.ldb = (s.tb == 'N' ? s.k : s.n) + 1;
+        s.ldc = s.m + 2;
+        wrong += compare(&s, &products);
+    }
+    fprintf(stderr, "# %ld products by attn, %ld elements differ\n", (long)products, (long)wrong);
+    assert_int_equal(wrong, 0);
+}
+
 /* more columns than OpenBLAS's R block (104512 here: its 128 MB buffer less a P x Q block of A) */
 static void test_columns_past_the_r_block(void **state)
 {
@@ -241,6 +263,50 @@ static void test_columns_past_the_r_block(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* Every instruction set this CPU runs against the portable kernels (the ones checked against OpenBLAS
+ * above), on 1, 2 and 7 threads: this part runs on every machine, aarch64's NEON included. */
+static void test_every_isa_agrees_with_portable(void **state)
+{
+    (void)state;
+    int64_t wrong = 0, products = 0;
+    for (int i = 0; i < SHAPES / 10; i++) {
+        shape s = random_shape(i % 10 == 0);
+        int64_t acols = s.ta == 'N' ? s.k : s.m, bcols = s.tb == 'N' ? s.n : s.k;
+        size_t na = (size_t)(s.lda * acols), nb = (size_t)(s.ldb * bcols), nc = (size_t)(s.ldc * s.n);
+        float *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b), *c0 = malloc(nc * sizeof *c0),
+              *ref = malloc(nc * sizeof *ref), *got = malloc(nc * sizeof *got);
+        assert_true(a && b && c0 && ref && got);
+        for (size_t j = 0; j < na; j++)
+            a[j] = value(s.specials);
+        for (size_t j = 0; j < nb; j++)
+            b[j] = value(s.specials);
+        for (size_t j = 0; j < nc; j++)
+            c0[j] = value(s.specials);
+        memcpy(ref, c0, nc * sizeof *ref);
+        openblas_set_num_threads(1);
+        assert_int_equal(attn_isa_set(ATTN_ISA_PORTABLE), 0);
+        assert_int_equal(attn_sgemm(s.ta, s.tb, s.m, s.n, s.k, a, s.lda, b, s.ldb, s.beta, ref, s.ldc), 0);
+        static const attn_isa isas[] = {ATTN_ISA_AVX2, ATTN_ISA_AVX512, ATTN_ISA_NEON};
+        static const int threads[] = {1, 2, 7};
+        for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
+            if (attn_isa_set(isas[v]))
+                continue;
+            for (size_t t = 0; t < 3; t++) {
+                openblas_set_num_threads(threads[t]);
+                memcpy(got, c0, nc * sizeof *got);
+                assert_int_equal(attn_sgemm(s.ta, s.tb, s.m, s.n, s.k, a, s.lda, b, s.ldb, s.beta, got, s.ldc), 0);
+                products++;
+                for (size_t j = 0; j < nc; j++)
+                    wrong += !same_bits(got[j], ref[j]);
+            }
+        }
+        free(a), free(b), free(c0), free(ref), free(got);
+    }
+    fprintf(stderr, "# %ld products by attn's vector kernels, %ld elements differ from the portable ones\n",
+            (long)products, (long)wrong);
+    assert_int_equal(wrong, 0);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -257,7 +323,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_every_edge_tile),
         cmocka_unit_test(test_small_shapes),
         cmocka_unit_test(test_shapes_past_the_blocks),
+        cmocka_unit_test(test_products_cut_among_threads),
         cmocka_unit_test(test_columns_past_the_r_block),
+        cmocka_unit_test(test_every_isa_agrees_with_portable),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);

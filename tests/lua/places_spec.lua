@@ -67,6 +67,16 @@ describe("attn's places for the files it does not ship", function()
         assert.are.equal("64\n", out)
     end)
 
+    it("scripts/pack-offline.sh: one folder that, as ~/.cache/attn, is all an attn without network needs", function()
+        -- (what make test fetched into build/ is copied: no network here)
+        sh("sh scripts/pack-offline.sh " .. TMP .. "/lab/.cache/attn > /dev/null")
+        local out, ok = run("HOME=" .. TMP .. "/lab", 'print(tiktoken.get_encoding(\"gpt2\").n_vocab, ' ..
+                            'tokenizers.Tokenizer.from_pretrained(\"Qwen/Qwen3-0.6B\"):get_vocab_size())',
+                            TMP .. "/prefix/bin/attn")
+        assert.is_true(ok, out)
+        assert.are.equal("50257\t151669\n", out)
+    end)
+
     it("a missing GPT-2, Qwen3 or vocabulary: where attn looked and the command that gets it", function()
         local out, ok = run("HOME=/h", 'gpt.GPTModel.from_pretrained(\"gpt2\")')
         assert.is_false(ok)

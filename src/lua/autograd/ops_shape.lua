@@ -1,6 +1,6 @@
 -- ops_shape.lua — the backward of views and joins (module attn.autograd.ops_shape): view, reshape,
 -- transpose, permute, t, .T, narrow, select, expand, squeeze, unsqueeze, contiguous, clone, flatten,
--- cat and stack. A view's gradient is the gradient put back in the input's shape; PyTorch's node
+-- cat and stack; and flip (a copy). A view's gradient is the gradient put back in the input's shape; PyTorch's node
 -- names (ViewBackward0, SliceBackward0 for narrow, ...). A view remembers the tensor it views
 -- (meta.base), so that an in-place op on it is refused instead of silently losing the graph.
 local C = require("attn.bind")
@@ -96,6 +96,38 @@ function M.T(x, raw_index, key)
     end, nil, {x, n = 1})
     mark_view(out, x)
     return out
+end
+
+-- ---- flip: PyTorch's torch.flip(x, dims) and x:flip(dims) (a copy, FlipBackward0) -------------------
+-- dims are attn's (1-based, negative from the end): x:flip(2) is Python's x.flip(1). The copy is made by
+-- indexing each dim with n, n-1, ..., 1; the gradient is the gradient flipped along the same dims.
+local errors = require("attn.errors")
+local function flip_dims(x, ...)
+    local dims = select("#", ...) == 1 and type((...)) == "table" and (...) or {...}
+    local n, out = x.ndim, {}
+    for i, d in ipairs(dims) do
+        if math.type(d) ~= "integer" or d == 0 or d < -n or d > n then
+            errors.raisef("flip: dims must be dimensions of a %d-D tensor (1 to %d, or -1 to -%d), got %s", n, n, n,
+                          tostring(d))
+        end
+        out[i] = d < 0 and n + 1 + d or d
+    end
+    return out
+end
+local function flip(x, ...)
+    if not is_tensor(x) then errors.raisef("flip: expected a tensor, got %s", type(x)) end
+    local out = x:clone()
+    for _, d in ipairs(flip_dims(x, ...)) do
+        local index = {}
+        for i = 1, x.ndim do index[i] = {} end
+        index[d] = torch.arange(x.shape[d], 0, -1)
+        if x.shape[d] > 1 then out = out[index] end
+    end
+    return out
+end
+torch.flip, methods.flip = flip, flip
+for _, tbl in ipairs({torch, methods}) do
+    registry.op(tbl, "flip", "FlipBackward0", {1}, function(node, g, x, ...) return {flip(g, ...)} end)
 end
 
 -- ---- cat and stack: the inputs are a list --------------------------------------------------------

@@ -183,6 +183,14 @@ inputs:narrow(1, 2, 2)                -- inputs: see ?torch.tensor
 --> tensor([[0.5500, 0.8700, 0.6600],
 -->         [0.5700, 0.8500, 0.6400]])]=])
 
+both("flip", "torch.flip(x, dims)", "x:flip(dims)", [=[
+A copy of x with the order of its elements reversed along each of dims (a dim, several, or a table of
+them; attn's dims, 1-based: Python's x.flip(1) is x:flip(2)). Differentiable: the gradient is flipped
+back along the same dims (FlipBackward0, as PyTorch's).]=], [=[
+torch.tensor{{1, 2, 3}, {4, 5, 6}}:flip(2)      -- Python: .flip(1), the columns reversed
+--> tensor([[3, 2, 1],
+-->         [6, 5, 4]])]=])
+
 both("select", "torch.select(x, dim, index)", "x:select(dim, index)", [=[
 The slice at index along dim, with that dim removed (a view). Both are 1-based: x:select(1, i) is
 x[i], and Python's x[:, 0] is x:select(2, 1).]=], [=[

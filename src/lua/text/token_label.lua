@@ -30,9 +30,8 @@ function token_label.of(tokenizer, id)
     local ok, bytes = false, nil
     if type(tokenizer.decode_single_token_bytes) == "function" then       -- tiktoken's Encoding
         ok, bytes = pcall(tokenizer.decode_single_token_bytes, tokenizer, id)
-    elseif type(tokenizer.bytes_of) == "table" and type(tokenizer.id_to_token) == "function" then  -- a Tokenizer
-        bytes = tokenizer.bytes_of[id]
-        ok = type(bytes) == "string"
+    elseif type(tokenizer._token_bytes) == "function" then               -- a tokenizers.Tokenizer
+        ok, bytes = pcall(tokenizer._token_bytes, tokenizer, id)
     end
     if ok and type(bytes) == "string" then return token_label.of_bytes(bytes) end
     local decoded, piece = pcall(tokenizer.decode, tokenizer, {id})

@@ -288,6 +288,11 @@ end
 -- A token's bytes as a label (text/token_label.lua: "从" cut in two is "\xE4\xBB" and "\xBE").
 local label = require("attn.text.token_label").of_bytes
 
+-- The bytes of token id (attn's, 1-based), nil for an id outside the vocabulary (text/token_label.lua).
+function Tokenizer:_token_bytes(id)
+    return math.type(id) == "integer" and self.bytes_of[id - 1] or nil
+end
+
 --- tok:tokens(text [, {add_special_tokens = true}]) -> {label, ...}: each token of encode(text) as text
 function Tokenizer:tokens(text, opts)
     local fn = "Tokenizer:tokens"
