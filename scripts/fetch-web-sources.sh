@@ -18,9 +18,10 @@ codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 uri=$(grep -h '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1 | sed 's/^URIs: *//; s/ .*//')
 [ -n "$uri" ] || uri=$(sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) .*/\2/p' /etc/apt/sources.list 2>/dev/null | head -n 1)
 [ -n "$uri" ] || uri=http://deb.debian.org/debian
-cat > "$dir/apt/sources.list" <<LIST
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $codename main
-LIST
+# signed by Debian's archive keys where the machine keeps them apart (Debian); else apt's trusted keys
+signed=""
+[ -f /usr/share/keyrings/debian-archive-keyring.gpg ] && signed="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
+echo "deb-src $signed$uri $codename main" > "$dir/apt/sources.list"
 
 apt_opts="-o Dir::Etc::SourceList=$dir/apt/sources.list -o Dir::Etc::SourceParts=$dir/apt/sources.list.d
  -o Dir::State::Lists=$dir/apt/lists -o Dir::Cache::Archives=$dir/apt/archives -o Debug::NoLocking=1

@@ -72,7 +72,7 @@ pot() {
     # command line's own (attn_tr: --help, a bad option, --check's and --verify's reports)
     xgettext --language=C --from-code=UTF-8 --force-po --package-name=attn --add-comments=TRANSLATORS: \
         --add-location=file --no-wrap -k -kattn_fail:2 -klt_error:2 -kfail:2 -kattn_tr \
-        -o "$out/lib/core.pot" src/core/*.c src/bind/*.c src/cli/*.c
+        -o "$out/lib/core.pot" src/core/*.c src/bind/*.c src/cli/*.c src/web/*.c src/web/page/*.c
     "$attn" scripts/po-docs.lua "$out/docs"
     # no creation date: a catalog changes only when its messages do (no conflicts between translators)
     for t in $(find "$out" -name '*.pot'); do sed -i '/^"POT-Creation-Date: /d' "$t"; done

@@ -1,15 +1,16 @@
-/* TEMPORARY — this file goes when the exact kernels of issue 34 land on main (attn_sgemm, attn_sgemv,
- * attn_sdot, attn_fmaf and attn's own exp/log/tanh/sin/cos/erf), and with it the temporary rules at the end
- * of src/web/web.mk. Until then it lets the WebAssembly build link: OpenBLAS's and libsleef's functions that
- * the core still calls, as plain loops over the C library's fmaf and math functions. Their bits are NOT
- * OpenBLAS's or SLEEF's: tests/web compares the wasm build's output with ./attn's and reports what differs. */
+/* TEMPORARY — this file goes when src/core/fused_task.c, fused.c and parallel.c no longer call OpenBLAS
+ * (issue 34: the coordinator moves fused_task.c onto attn_sgemm), and with it the temporary rules at the end
+ * of src/web/web.mk. Until then it lets the WebAssembly build link: the OpenBLAS functions the core still
+ * calls (the products, the dot product and the SLEEF functions are attn's own already), as a plain loop over
+ * the C library's fmaf. Its bits are NOT OpenBLAS's (attention.fused's, which attn promises no bits for):
+ * tests/web compares the wasm build's output with ./attn's and reports what differs. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 
-/* C = alpha·op(A)·op(B) + beta·C, column-major (Fortran's sgemm_): one fused chain over k per element, over
+/* C = alpha·op(A)·op(B) + beta·C, column-major (as Fortran's sgemm_): one fused chain over k per element, over
  * copies of op(A)'s rows and op(B)'s columns made contiguous first (the cache). */
-void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const float *alpha,
+static void loop_sgemm(const char *ta, const char *tb, const int *m, const int *n, const int *k, const float *alpha,
             const float *a, const int *lda, const float *b, const int *ldb, const float *beta, float *c,
             const int *ldc) {
     int at = *ta == 'T' || *ta == 't' || *ta == 'C' || *ta == 'c';
@@ -34,33 +35,13 @@ void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const in
     free(bc);
 }
 
-/* y = alpha·op(A)·x + beta·y, column-major (sgemv_). */
-void sgemv_(const char *trans, const int *m, const int *n, const float *alpha, const float *a, const int *lda,
-            const float *x, const int *incx, const float *beta, float *y, const int *incy) {
-    int t = *trans == 'T' || *trans == 't' || *trans == 'C' || *trans == 'c';
-    int rows = t ? *n : *m, len = t ? *m : *n;
-    for (int i = 0; i < rows; i++) {
-        float acc = 0.0f;
-        for (int p = 0; p < len; p++)
-            acc = fmaf(t ? a[p + (size_t)i * *lda] : a[i + (size_t)p * *lda], x[(size_t)p * *incx], acc);
-        float *out = &y[(size_t)i * *incy];
-        *out = (*beta == 0.0f ? 0.0f : *beta * *out) + *alpha * acc;
-    }
-}
-
-float cblas_sdot(int n, const float *x, int incx, const float *y, int incy) {
-    float acc = 0.0f;
-    for (int i = 0; i < n; i++) acc = fmaf(x[(size_t)i * incx], y[(size_t)i * incy], acc);
-    return acc;
-}
-
 /* Row-major CBLAS (src/core/fused_task.c): the column-major routine on the transposed problem. */
 void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
                  const float *b, int ldb, float beta, float *c, int ldc) {
     char tra = ta == 112 /* CblasNoTrans is 111 */ || ta == 113 ? 'T' : 'N';
     char trb = tb == 112 || tb == 113 ? 'T' : 'N';
     (void)order; /* always CblasRowMajor in attn */
-    sgemm_(&trb, &tra, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc);
+    loop_sgemm(&trb, &tra, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc);
 }
 
 /* OpenBLAS's threads: there are none here. */
@@ -69,17 +50,3 @@ void openblas_set_num_threads(int n) { (void)n; }
 void openblas_read_env(void) {}
 int blas_thread_init(void) { return 0; }
 int blas_thread_shutdown_(void) { return 0; }
-
-/* libsleef's scalar functions, from the C library. */
-float Sleef_expf1_u10purec(float x) { return expf(x); }
-float Sleef_expf1_u10purecfma(float x) { return expf(x); }
-float Sleef_logf1_u10purec(float x) { return logf(x); }
-float Sleef_logf1_u10purecfma(float x) { return logf(x); }
-float Sleef_tanhf1_u10purec(float x) { return tanhf(x); }
-float Sleef_tanhf1_u10purecfma(float x) { return tanhf(x); }
-float Sleef_erff1_u10purec(float x) { return erff(x); }
-float Sleef_erff1_u10purecfma(float x) { return erff(x); }
-float Sleef_sinf1_u10purec(float x) { return sinf(x); }
-float Sleef_sinf1_u10purecfma(float x) { return sinf(x); }
-float Sleef_cosf1_u10purec(float x) { return cosf(x); }
-float Sleef_cosf1_u10purecfma(float x) { return cosf(x); }

@@ -63,13 +63,10 @@ WASM_LINK := -O2 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sWASM_ASYNC_COMPI
 build/wasm/attn.js: $(call wasm_obj,$(WEB_ATTN_SRC) src/cli/main.c) build/wasm/libs.a src/web/node_env.js
 	$(EMENV) $(EMCC) $(WASM_LINK) -sNODERAWFS=1 -sEXIT_RUNTIME=1 --pre-js src/web/node_env.js -o $@ $(filter %.o %.a,$^) -lm
 
-# TEMPORARY, goes when the exact kernels of issue 34 land on main (attn's own sgemm/sgemv/sdot and SLEEF
-# functions, portable twins of the x86 paths): until then the core still includes OpenBLAS's cblas.h and
-# libsleef's sleef.h (their declarations only: the system's headers, linked to no library), and
-# src/web/pending_kernels.c stands in for the missing functions with plain loops.
+# TEMPORARY, goes with src/web/pending_kernels.c (when the core no longer calls OpenBLAS): the core still
+# includes OpenBLAS's cblas.h (its declarations only: the system's header, linked to no library).
 build/wasm/include/.linked:
 	@mkdir -p $(dir $@)
-	ln -sf $$(ls /usr/include/*/sleef.h /usr/include/sleef.h 2>/dev/null | head -n 1) build/wasm/include/sleef.h
 	ln -sf $$(ls /usr/include/*/cblas.h /usr/include/cblas.h 2>/dev/null | head -n 1) build/wasm/include/cblas.h
 	ln -sf $$(ls /usr/include/*/openblas_config.h /usr/include/openblas_config.h 2>/dev/null | head -n 1) build/wasm/include/openblas_config.h
 	touch $@

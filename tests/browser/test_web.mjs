@@ -178,6 +178,19 @@ test("a lesson in step mode: forward with next, back with back", async () => {
   await context.close();
 });
 
+test("a lesson in check mode prints ./attn --check's report", async () => {
+  const { page, context } = await openPage();
+  await page.click("#lesson-list li:first-child button.check");
+  await page.waitForSelector("body[data-state=busy]").catch(() => {});
+  await atPrompt(page);
+  // the page's lessons are /attn/lessons/NN_name.lua (make install's layout): the same text otherwise
+  const expected = native(["--check", "lessons/01_simple_attention.lua"]).trim().replaceAll("lessons/", "/attn/lessons/");
+  const text = await screen(page);
+  assert.ok(text.includes(expected), `the page's report is ./attn's:\n${expected.slice(-400)}\n--- page:\n${text.slice(-600)}`);
+  await page.screenshot({ path: join(logs, "web-check.png") });
+  await context.close();
+});
+
 test("a pasted note with one wrong number: the --verify report names its line, as ./attn's does", async () => {
   const { page, context } = await openPage();
   // tests/verify's note, one digit changed (as tests/verify/test_verify.sh does)

@@ -22,8 +22,14 @@ for f in tests/lua/*_spec.lua; do
         ok "$name # SKIP it starts processes (io.popen, os.execute), which a browser has not"
         continue
     fi
-    NO_COLOR=1 "$NATIVE" /usr/bin/busted -o TAP "$f" >"$TMP/native" 2>&1 </dev/null
+    if [ "$name" = fuzz_spec ]; then # bind.testing.call_within's deadline is SIGALRM's (src/bind/deadline.c)
+        ok "$name # SKIP its per-call deadlines need SIGALRM, which WebAssembly has not, and its counts depend on time"
+        continue
+    fi
+    # the two side by side (the machine's two cores): the suite's time is the wasm run's
+    NO_COLOR=1 "$NATIVE" /usr/bin/busted -o TAP "$f" >"$TMP/native" 2>&1 </dev/null &
     NO_COLOR=1 node "$WASM" -e 'dofile("tests/web/busted_shims.lua")' /usr/bin/busted -o TAP "$f" >"$TMP/wasm" 2>&1 </dev/null
+    wait
     if cmp -s "$TMP/native" "$TMP/wasm"; then
         ok "$name: byte-identical ($(grep -c '^ok ' "$TMP/wasm") results)"
         continue
@@ -31,7 +37,7 @@ for f in tests/lua/*_spec.lua; do
     lines=$(diff "$TMP/native" "$TMP/wasm" | grep -c '^>')
     failing=$(grep -c '^not ok ' "$TMP/wasm")
     if [ -n "$pending" ]; then
-        ok "$name: $lines lines differ, $failing tests fail in wasm # TODO src/web/pending_kernels.c stands in for the exact kernels"
+        ok "$name: $lines lines differ, $failing tests fail in wasm # TODO differences are reported, not failed, while src/web/pending_kernels.c stands in for the exact kernels"
     else
         not_ok "$name: $lines lines differ from ./attn's, $failing tests fail in wasm"
     fi

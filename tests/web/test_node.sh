@@ -20,19 +20,22 @@ pending=""
 same() {
     name=$1
     shift
-    NO_COLOR=1 "$NATIVE" "$@" >"$TMP/native.out" 2>"$TMP/native.err" </dev/null
-    echo "status $?" >>"$TMP/native.err"
+    # the two side by side (the machine's two cores): the suite's time is the wasm runs'
+    (NO_COLOR=1 "$NATIVE" "$@" >"$TMP/native.out" 2>"$TMP/native.err" </dev/null
+     echo "status $?" >>"$TMP/native.err") &
     NO_COLOR=1 node "$WASM" "$@" >"$TMP/wasm.out" 2>"$TMP/wasm.err" </dev/null
     echo "status $?" >>"$TMP/wasm.err"
-    cat "$TMP/native.out" "$TMP/native.err" >"$TMP/native"
-    cat "$TMP/wasm.out" "$TMP/wasm.err" >"$TMP/wasm"
+    wait
+    # a lesson's timings ("nn.MultiHeadAttention (fused):    0.623 s") differ from run to run anywhere
+    cat "$TMP/native.out" "$TMP/native.err" | sed -E 's/[0-9]+\.[0-9]+ s$/(seconds) s/' >"$TMP/native"
+    cat "$TMP/wasm.out" "$TMP/wasm.err" | sed -E 's/[0-9]+\.[0-9]+ s$/(seconds) s/' >"$TMP/wasm"
     if cmp -s "$TMP/native" "$TMP/wasm"; then
         ok "$name: byte-identical"
         return
     fi
     lines=$(diff "$TMP/native" "$TMP/wasm" | grep -c '^>')
     if [ -n "$pending" ]; then
-        ok "$name: $lines lines differ # TODO src/web/pending_kernels.c stands in for the exact kernels"
+        ok "$name: $lines lines differ # TODO differences are reported, not failed, while src/web/pending_kernels.c stands in for the exact kernels"
     else
         not_ok "$name: $lines lines differ from ./attn's"
         diff "$TMP/native" "$TMP/wasm" | head -n 20 | sed 's/^/#   /'

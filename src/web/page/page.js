@@ -149,6 +149,7 @@ function insert(s) {
 }
 
 function interrupt() {
+  term.write("^C"); // as a terminal echoes it; attn's message follows on a line of its own
   if (ctl) {
     Atomics.store(ctl, 0, 1);
   } else {
