@@ -164,6 +164,7 @@ static void test_groups_of_8_against_the_avx2_functions(void **state)
 
 int main(void)
 {
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spread_over_all_floats),
         cmocka_unit_test(test_specials_and_edges),

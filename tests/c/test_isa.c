@@ -265,6 +265,7 @@ static void test_fused_attention(void **state)
 
 int main(void)
 {
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_softmax_rows),     cmocka_unit_test(test_exp_log_tanh),
         cmocka_unit_test(test_sin_cos_erf_gelu), cmocka_unit_test(test_backward),

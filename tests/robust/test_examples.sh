@@ -107,9 +107,9 @@ refused "indexing a view of math.maxinteger rows at math.maxinteger (was: a sign
 refused "Tokenizer.from_file of a directory (opens, then cannot be read)" \
     'tokenizers.Tokenizer.from_file("/")' \
     '(command line):1: Tokenizer.from_file: cannot read / (is it a directory?)'
-refused "Tokenizer.from_file of a device without an end is read only up to the size limit" \
-    'require("attn.tokenizers.load").MAX_BYTES = 4096; tokenizers.Tokenizer.from_file("/dev/zero")' \
-    'Tokenizer.from_file: /dev/zero: the file is larger than 0 MB, the most attn reads of a tokenizer.json'
+refused "Tokenizer.from_file of a device without an end is refused before it is read (core/safe_read.c)" \
+    'tokenizers.Tokenizer.from_file("/dev/zero")' \
+    'Tokenizer.from_file: cannot open /dev/zero: it is a character device, and attn reads only regular files'
 refused "Tokenizer.from_str of JSON that is not a tokenizer" \
     'tokenizers.Tokenizer.from_str("[1, 2]")' \
     '(command line):1: Tokenizer.from_str: (string): not a tokenizer.json: not a JSON object'
