@@ -2,9 +2,9 @@
  * rows of one batch·head, steps 1-4 over its key blocks, and the worker loop that takes tasks. */
 #include "fused_plan.h"
 #include "fused_rows.h"
+#include "fused_tile.h"
 #include "vector_kernels.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
@@ -24,25 +24,58 @@ static int64_t batch_offset(const plan *p, const int64_t *bstride, int64_t b)
     return off;
 }
 
-/* S (rows×cols, ld cols) = scale · Q Kᵀ */
-static void scores(const plan *p, const float *q, const float *k, int64_t rows, int64_t cols, float *s)
+/* Element (r, c) of an input matrix (rows of q, k or v as stored, see operand) */
+static inline float at(const operand *op, const float *base, int64_t r, int64_t c)
 {
+    return op->trans ? base[r + c * op->ld] : base[r * op->ld + c];
+}
+
+/* w->qp = scale · Q (rows×d, then zero rows up to bqp): packed once per task, read for every key block */
+static void pack_q(const plan *p, workspace *w, const float *q, int64_t rows)
+{
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t l = 0; l < p->d; l++)
+            w->qp[r * p->d + l] = p->scale * at(&p->q, q, r, l);
+    memset(w->qp + rows * p->d, 0, sizeof(float) * (size_t)((p->bqp - rows) * p->d));
+}
+
+/* S (ld bkp) = scale · Q Kᵀ for keys [0, cols) of the block at k: Kᵀ packed d × bkp, zeros past cols */
+static void scores(const plan *p, workspace *w, const float *k, int64_t cols, attn_fused_tile_fn tile)
+{
+    int64_t colsp = (cols + FUSED_TILE_COLS - 1) / FUSED_TILE_COLS * FUSED_TILE_COLS;
     if (p->d == 0) { /* an empty sum: 0 · scale, nan for the default scale 1/sqrt(0), as staged */
-        for (int64_t i = 0; i < rows * cols; i++)
-            s[i] = 0.0f * p->scale;
+        for (int64_t i = 0; i < p->bqp * p->bkp; i++)
+            w->s[i] = 0.0f * p->scale;
         return;
     }
-    cblas_sgemm(CblasRowMajor, p->q.trans ? CblasTrans : CblasNoTrans, p->k.trans ? CblasNoTrans : CblasTrans,
-                (int)rows, (int)cols, (int)p->d, p->scale, q, p->q.ld, k, p->k.ld, 0.0f, s, (int)cols);
+    for (int64_t c = 0; c < cols; c++)
+        for (int64_t l = 0; l < p->d; l++)
+            w->kt[l * p->bkp + c] = at(&p->k, k, c, l);
+    for (int64_t l = 0; l < p->d; l++)
+        for (int64_t c = cols; c < colsp; c++)
+            w->kt[l * p->bkp + c] = 0.0f;
+    tile(p->bqp, colsp, p->d, w->qp, p->d, w->kt, p->bkp, w->s, p->bkp, 0);
+}
+
+/* O += P V over keys [0, cols) of the block at v: V packed cols × dvp, zeros past dv */
+static void weighted_sum(const plan *p, workspace *w, const float *v, int64_t cols, attn_fused_tile_fn tile)
+{
+    for (int64_t j = 0; j < cols; j++) {
+        for (int64_t c = 0; c < p->dv; c++)
+            w->vp[j * p->dvp + c] = at(&p->v, v, j, c);
+        for (int64_t c = p->dv; c < p->dvp; c++)
+            w->vp[j * p->dvp + c] = 0.0f;
+    }
+    tile(p->bqp, p->dvp, cols, w->s, p->bkp, w->vp, p->dvp, w->o, p->dvp, 1);
 }
 
 /* Causal mask on a tile whose first query is `first` keys after its first key: key c of row r is
  * hidden when c > first + r. */
-static void mask_tile(float *s, int64_t rows, int64_t cols, int64_t first)
+static void mask_tile(float *s, int64_t lds, int64_t rows, int64_t cols, int64_t first)
 {
     for (int64_t r = 0; r < rows; r++)
         for (int64_t c = first + r + 1 < 0 ? 0 : first + r + 1; c < cols; c++)
-            s[r * cols + c] = -INFINITY;
+            s[r * lds + c] = -INFINITY;
 }
 
 static float row_max(const float *s, int64_t n)
@@ -67,7 +100,7 @@ static void scale_row(float *o, int64_t n, float a)
 static void online_softmax(const plan *p, workspace *w, int64_t rows, int64_t cols)
 {
     for (int64_t r = 0; r < rows; r++) {
-        float *s = w->s + r * cols, *o = w->o + r * p->dv;
+        float *s = w->s + r * p->bkp, *o = w->o + r * p->dvp;
         float mx = row_max(s, cols), old = w->max[r];
         float max = mx > old ? mx : old;
         if (max == -INFINITY) { /* nothing visible yet: P = 0, O and l stay 0 */
@@ -97,17 +130,18 @@ static int run_task(workspace *w, int64_t b, int64_t qb)
         w->max[r] = -INFINITY;
         w->sum[r] = 0.0f;
     }
-    memset(w->o, 0, sizeof(float) * (size_t)(rows * p->dv));
+    memset(w->o, 0, sizeof(float) * (size_t)(p->bqp * p->dvp));
+    attn_fused_tile_fn tile = attn_fused_tile_now();
+    pack_q(p, w, q, rows);
     for (int64_t j0 = 0; j0 < kend; j0 += p->bk) {
         if (attn_interrupt_requested || atomic_load_explicit(&p->stop, memory_order_relaxed))
             return -1;
         int64_t cols = kend - j0 < p->bk ? kend - j0 : p->bk;
-        scores(p, q, k + j0 * p->k.rs, rows, cols, w->s);
+        scores(p, w, k + j0 * p->k.rs, cols, tile);
         if (p->causal && j0 + cols - 1 > i0)
-            mask_tile(w->s, rows, cols, i0 - j0);
+            mask_tile(w->s, p->bkp, rows, cols, i0 - j0);
         online_softmax(p, w, rows, cols);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, p->v.trans ? CblasTrans : CblasNoTrans, (int)rows, (int)p->dv,
-                    (int)cols, 1.0f, w->s, (int)cols, v + j0 * p->v.rs, p->v.ld, 1.0f, w->o, (int)p->dv);
+        weighted_sum(p, w, v + j0 * p->v.rs, cols, tile);
     }
 
     float *out = p->out + batch_offset(p, p->out_bstride, b) + i0 * p->out_rs;
@@ -115,7 +149,7 @@ static int run_task(workspace *w, int64_t b, int64_t qb)
         /* m = 0 keys: the weighted sum of nothing is 0 (the staged matmul gives zeros too) */
         float inv = p->m == 0 ? 0.0f : 1.0f / w->sum[r];
         for (int64_t c = 0; c < p->dv; c++)
-            out[r * p->out_rs + c] = w->o[r * p->dv + c] * inv;
+            out[r * p->out_rs + c] = w->o[r * p->dvp + c] * inv;
     }
     return 0;
 }

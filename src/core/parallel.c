@@ -6,10 +6,10 @@
  * atomic counter, so a thread slowed down by another program on the machine takes fewer blocks. */
 #include "parallel.h"
 
-#include <cblas.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define MAX_THREADS 64
 #define BLOCKS_PER_THREAD 8 /* enough blocks to even out a slow thread, few enough to cost nothing */
@@ -22,40 +22,38 @@ typedef struct job {
     atomic_int stop;
 } job;
 
-/* OpenBLAS's worker threads poll for the next product for 2^OPENBLAS_THREAD_TIMEOUT cycles of the
- * time-stamp counter (default 28: ~0.1 s), yielding between polls, before they sleep. A yielding poller
- * still takes a share of a core: on two cores, attention.fused's two threads right after the projection
- * GEMMs ran 1.3-1.5x slower than on their own. OpenBLAS reads the variable when it starts its threads,
- * which it has done before main (a library constructor): so the variable is set for a moment, OpenBLAS
- * re-reads its environment (openblas_read_env; 0.3.21 reads the timeout from what that saved, later
- * versions from the environment itself) and its threads are stopped (blas_thread_shutdown_) and started
- * again (blas_thread_init), with the short wait. 2^20 cycles (~0.3 ms) keeps a worker awake across
- * back-to-back products (a batched matmul's loop of sgemm calls). The three functions are exported by
- * OpenBLAS's threaded builds, but not declared in cblas.h. */
-#define OPENBLAS_IDLE_CYCLES "20"
+static int threads_set; /* 0 until torch.set_num_threads */
 
-void openblas_read_env(void);
-int blas_thread_shutdown_(void);
-int blas_thread_init(void);
-
-void attn_threads_init(void)
+/* The default: OPENBLAS_NUM_THREADS when it is set (attn computed with OpenBLAS's threads before it had
+ * kernels of its own, and scripts and tests set it), else ATTN_NUM_THREADS, else one thread per online
+ * CPU. A value that is not a positive number is passed over. */
+static int env_threads(const char *name)
 {
-    static int done;
-    if (done || getenv("OPENBLAS_THREAD_TIMEOUT"))
-        return;
-    done = 1;
-    setenv("OPENBLAS_THREAD_TIMEOUT", OPENBLAS_IDLE_CYCLES, 1);
-    openblas_read_env();
-    blas_thread_shutdown_();
-    blas_thread_init();
-    unsetenv("OPENBLAS_THREAD_TIMEOUT"); /* programs attn starts get the user's environment */
+    const char *s = getenv(name);
+    char *end;
+    long n = s && *s ? strtol(s, &end, 10) : 0;
+    return n >= 1 && *end == '\0' ? (n > MAX_THREADS ? MAX_THREADS : (int)n) : 0;
 }
 
-static int threads_set; /* 0 until torch.set_num_threads */
+static int default_threads(void)
+{
+    static int cached; /* read once: the environment of a running program does not change its threads */
+    if (!cached) {
+        int t = env_threads("OPENBLAS_NUM_THREADS");
+        if (!t)
+            t = env_threads("ATTN_NUM_THREADS");
+        if (!t) {
+            long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+            t = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
+        }
+        cached = t;
+    }
+    return cached;
+}
 
 int attn_threads(void)
 {
-    int t = threads_set ? threads_set : openblas_get_num_threads();
+    int t = threads_set ? threads_set : default_threads();
     return t < 1 ? 1 : t > MAX_THREADS ? MAX_THREADS : t;
 }
 
@@ -69,7 +67,6 @@ int attn_set_threads(int n)
     if (n < 1 || n > MAX_THREADS)
         return -1;
     threads_set = n;
-    openblas_set_num_threads(n);
     return 0;
 }
 

@@ -19,6 +19,7 @@ static const attn_vector_kernels avx2 = {
     .fused_row_max = attn_fused_row_max_avx2,
     .fused_exp_row = attn_fused_exp_row_avx2,
     .fused_scale_row = attn_fused_scale_row_avx2,
+    .fused_tile = attn_fused_tile_avx2,
 };
 
 static const attn_vector_kernels avx512 = {
@@ -32,6 +33,7 @@ static const attn_vector_kernels avx512 = {
     .fused_row_max = attn_fused_row_max_avx2,
     .fused_exp_row = attn_fused_exp_row_avx2,
     .fused_scale_row = attn_fused_scale_row_avx2,
+    .fused_tile = attn_fused_tile_avx512,
 };
 
 const attn_vector_kernels *attn_vector_kernels_now(void)
