@@ -24,49 +24,56 @@ static int64_t batch_offset(const plan *p, const int64_t *bstride, int64_t b)
     return off;
 }
 
-/* Element (r, c) of an input matrix (rows of q, k or v as stored, see operand) */
-static inline float at(const operand *op, const float *base, int64_t r, int64_t c)
-{
-    return op->trans ? base[r + c * op->ld] : base[r * op->ld + c];
-}
-
 /* w->qp = scale · Q (rows×d, then zero rows up to bqp): packed once per task, read for every key block */
 static void pack_q(const plan *p, workspace *w, const float *q, int64_t rows)
 {
     for (int64_t r = 0; r < rows; r++)
         for (int64_t l = 0; l < p->d; l++)
-            w->qp[r * p->d + l] = p->scale * at(&p->q, q, r, l);
+            w->qp[r * p->d + l] = p->scale * (p->q.trans ? q[r + l * p->q.ld] : q[r * p->q.ld + l]);
     memset(w->qp + rows * p->d, 0, sizeof(float) * (size_t)((p->bqp - rows) * p->d));
 }
 
-/* S (ld bkp) = scale · Q Kᵀ for keys [0, cols) of the block at k: Kᵀ packed d × bkp, zeros past cols */
+/* S (ld bkp) = scale · Q Kᵀ for keys [0, cols) of the block at k. Kᵀ is packed in panels of
+ * FUSED_TILE_COLS keys (d × 32 floats each, zeros past cols): a stored row of K, or of Kᵀ, is read in
+ * order and written within one panel, which stays in L1. */
 static void scores(const plan *p, workspace *w, const float *k, int64_t cols, attn_fused_tile_fn tile)
 {
-    int64_t colsp = (cols + FUSED_TILE_COLS - 1) / FUSED_TILE_COLS * FUSED_TILE_COLS;
-    if (p->d == 0) { /* an empty sum: 0 · scale, nan for the default scale 1/sqrt(0), as staged */
+    const int64_t P = FUSED_TILE_COLS, d = p->d;
+    int64_t colsp = (cols + P - 1) / P * P;
+    if (d == 0) { /* an empty sum: 0 · scale, nan for the default scale 1/sqrt(0), as staged */
         for (int64_t i = 0; i < p->bqp * p->bkp; i++)
             w->s[i] = 0.0f * p->scale;
         return;
     }
-    for (int64_t c = 0; c < cols; c++)
-        for (int64_t l = 0; l < p->d; l++)
-            w->kt[l * p->bkp + c] = at(&p->k, k, c, l);
-    for (int64_t l = 0; l < p->d; l++)
-        for (int64_t c = cols; c < colsp; c++)
-            w->kt[l * p->bkp + c] = 0.0f;
-    tile(p->bqp, colsp, p->d, w->qp, p->d, w->kt, p->bkp, w->s, p->bkp, 0);
+    if (!p->k.trans) {
+        for (int64_t c = 0; c < colsp; c++) {
+            float *dst = w->kt + c / P * P * d + c % P;
+            const float *src = k + c * p->k.ld;
+            for (int64_t l = 0; l < d; l++)
+                dst[l * P] = c < cols ? src[l] : 0.0f;
+        }
+    } else {
+        for (int64_t l = 0; l < d; l++)
+            for (int64_t c = 0; c < colsp; c++)
+                w->kt[c / P * P * d + l * P + c % P] = c < cols ? k[c + l * p->k.ld] : 0.0f;
+    }
+    tile(p->bqp, colsp, d, w->qp, d, w->kt, P, P * d, w->s, p->bkp, 0);
 }
 
-/* O += P V over keys [0, cols) of the block at v: V packed cols × dvp, zeros past dv */
+/* O += P V over keys [0, cols) of the block at v: V read in place when its rows are stored in order and
+ * its width needs no padding, else packed cols × dvp (zeros past dv) */
 static void weighted_sum(const plan *p, workspace *w, const float *v, int64_t cols, attn_fused_tile_fn tile)
 {
-    for (int64_t j = 0; j < cols; j++) {
-        for (int64_t c = 0; c < p->dv; c++)
-            w->vp[j * p->dvp + c] = at(&p->v, v, j, c);
-        for (int64_t c = p->dv; c < p->dvp; c++)
-            w->vp[j * p->dvp + c] = 0.0f;
+    const float *b = v;
+    int64_t ldb = p->v.ld;
+    if (p->v.trans || p->dv != p->dvp) {
+        for (int64_t j = 0; j < cols; j++)
+            for (int64_t c = 0; c < p->dvp; c++)
+                w->vp[j * p->dvp + c] = c >= p->dv ? 0.0f : p->v.trans ? v[j + c * p->v.ld] : v[j * p->v.ld + c];
+        b = w->vp;
+        ldb = p->dvp;
     }
-    tile(p->bqp, p->dvp, cols, w->s, p->bkp, w->vp, p->dvp, w->o, p->dvp, 1);
+    tile(p->bqp, p->dvp, cols, w->s, p->bkp, b, ldb, FUSED_TILE_COLS, w->o, p->dvp, 1);
 }
 
 /* Causal mask on a tile whose first query is `first` keys after its first key: key c of row r is

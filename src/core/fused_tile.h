@@ -13,13 +13,15 @@
 #define FUSED_TILE_ROWS 8  /* every kernel's block of rows divides it */
 #define FUSED_TILE_COLS 32 /* every kernel's block of columns divides it */
 
-/* C (rows×cols, ldc) = A (rows×k, lda) · B (k×cols, ldb), or += when accumulate; row-major. */
+/* C (rows×cols, ldc) = A (rows×k, lda) · B (k×cols), or += when accumulate; row-major. B is read in
+ * panels of FUSED_TILE_COLS columns, bpanel floats apart: B(l, c) = b[(c / 32) bpanel + l ldb + c % 32]
+ * (a row-major B: bpanel = 32; B packed panel after panel: ldb = 32, bpanel = 32 k). */
 typedef void (*attn_fused_tile_fn)(int64_t rows, int64_t cols, int64_t k, const float *a, int64_t lda,
-                                   const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate);
+                                   const float *b, int64_t ldb, int64_t bpanel, float *c, int64_t ldc, int accumulate);
 
 /* vectors of 4 floats: any machine (SSE2 on x86-64, NEON, WebAssembly's SIMD or scalar code elsewhere) */
 void attn_fused_tile_portable(int64_t rows, int64_t cols, int64_t k, const float *a, int64_t lda, const float *b,
-                              int64_t ldb, float *c, int64_t ldc, int accumulate);
+                              int64_t ldb, int64_t bpanel, float *c, int64_t ldc, int accumulate);
 
 /* the kernel of attn_isa_current() (the vector table's, else the portable one) */
 attn_fused_tile_fn attn_fused_tile_now(void);

@@ -26,20 +26,21 @@ static inline void tile_store(float *p, tile_vec v)
 }
 
 void TILE_NAME(int64_t rows, int64_t cols, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
-               float *c, int64_t ldc, int accumulate)
+               int64_t bpanel, float *c, int64_t ldc, int accumulate)
 {
     for (int64_t c0 = 0; c0 < cols; c0 += 2 * TILE_VW)
         for (int64_t r0 = 0; r0 < rows; r0 += TILE_RB) {
             tile_vec acc0[TILE_RB], acc1[TILE_RB];
             float *cr = c + r0 * ldc + c0;
             const float *ar = a + r0 * lda;
+            const float *bc = b + c0 / FUSED_TILE_COLS * bpanel + c0 % FUSED_TILE_COLS;
 #pragma GCC unroll 16
             for (int i = 0; i < TILE_RB; i++) {
                 acc0[i] = accumulate ? tile_load(cr + i * ldc) : (tile_vec){0};
                 acc1[i] = accumulate ? tile_load(cr + i * ldc + TILE_VW) : (tile_vec){0};
             }
             for (int64_t l = 0; l < k; l++) {
-                tile_vec b0 = tile_load(b + l * ldb + c0), b1 = tile_load(b + l * ldb + c0 + TILE_VW);
+                tile_vec b0 = tile_load(bc + l * ldb), b1 = tile_load(bc + l * ldb + TILE_VW);
 #pragma GCC unroll 16
                 for (int i = 0; i < TILE_RB; i++) {
                     float x = ar[i * lda + l];

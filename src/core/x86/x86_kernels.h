@@ -29,8 +29,8 @@ float attn_fused_exp_row_avx2(float *s, int64_t n, float max);
 void attn_fused_scale_row_avx2(float *o, int64_t n, float a);
 /* fused_tile_avx2.c, fused_tile_avx512.c (fused_tile.h) */
 void attn_fused_tile_avx2(int64_t rows, int64_t cols, int64_t k, const float *a, int64_t lda, const float *b,
-                          int64_t ldb, float *c, int64_t ldc, int accumulate);
+                          int64_t ldb, int64_t bpanel, float *c, int64_t ldc, int accumulate);
 void attn_fused_tile_avx512(int64_t rows, int64_t cols, int64_t k, const float *a, int64_t lda, const float *b,
-                            int64_t ldb, float *c, int64_t ldc, int accumulate);
+                            int64_t ldb, int64_t bpanel, float *c, int64_t ldc, int accumulate);
 
 #endif
