@@ -17,6 +17,7 @@
  * across threads costs more than it gains).
  *
  * This file plans a call; fused_task.c runs its tasks. */
+#include "cache_size.h"
 #include "fused_plan.h"
 #include "parallel.h"
 
@@ -29,7 +30,6 @@
 
 #define FN "attention.fused"
 #define MAX_THREADS 64
-#define TILE_BYTES (288 * 1024) /* S (128×512) and O (128×64) of one task, in a 512 KB L2 */
 
 static int cfg_threads, cfg_bq, cfg_bk;
 
@@ -173,16 +173,22 @@ static int64_t round_down_pow2(int64_t x)
     return r;
 }
 
-/* BK = 512 keys per tile and BQ = 128 query rows (fewer when dv is large, so that S and O stay within
- * TILE_BYTES), measured on the ch. 3 workload (d = dv = 64, 1024 tokens): long key blocks mean fewer
- * sgemm calls, each of which copies its Q block again; 128 rows keep the waste on the causal diagonal
- * small. A block never exceeds the input: no padding, no work on rows or keys that are not there. */
+/* BK = 512 keys per tile and BQ = 128 query rows, fewer when S (BQ×BK) and O (BQ×dv) would not fit in
+ * 9/16 of this machine's L2 (cache_size.h; 288 KB of a 512 KB L2 hold S and O at d = 64, with room left
+ * for the packed K and the rows of V). Measured on the ch. 3 workload (d = dv = 64, 1024 tokens, one
+ * thread, causal; AVX-512, 1 MB L2): 128×512 101 ms, 64×512 102, 128×256 103, 128×1024 105, 128×128
+ * 108, 256×256 114, 32×512 116: flat near the choice. Long key blocks mean fewer rescalings of O;
+ * 128 rows keep the waste on the causal diagonal small. Blocks never exceed the input by more
+ * than the kernels' padding (fused_tile.h). */
 static void choose_blocks(plan *p)
 {
+    int64_t tile_bytes = attn_l2_cache_bytes() / 16 * 9;
     int64_t bk = cfg_bk ? cfg_bk : 512;
-    int64_t bq = cfg_bq ? cfg_bq : round_down_pow2(TILE_BYTES / 4 / (bk + (p->dv > 1 ? p->dv : 1)));
+    int64_t bq = cfg_bq ? cfg_bq : round_down_pow2(tile_bytes / 4 / (bk + (p->dv > 1 ? p->dv : 1)));
     if (!cfg_bq && bq > 128)
         bq = 128;
+    if (!cfg_bq && bq < FUSED_TILE_ROWS)
+        bq = FUSED_TILE_ROWS;
     p->bk = p->m < bk ? (p->m > 0 ? p->m : 1) : bk;
     p->bq = p->n < bq ? (p->n > 0 ? p->n : 1) : bq;
     p->bqp = round_up(p->bq, FUSED_TILE_ROWS);
