@@ -187,7 +187,7 @@ build/release/bench_gemv: tests/bench/bench_gemv.c $(call rel_obj,$(CORE_SRC))
 # attn's exact sgemm against OpenBLAS's (scripts/bench-gemm.sh): the core objects only.
 build/release/bench-gemm: tests/bench/bench_gemm.c $(call rel_obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lm
+	$(CC) $(BASE) $(BLAS_CFLAGS) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lm
 
 CTESTS := $(patsubst tests/c/%.c,%,$(CTEST_SRC))
 check-tests: attn attn.so build/asan/attn $(addprefix build/release/tests/,$(CTESTS)) $(addprefix build/asan/tests/,$(CTESTS))
