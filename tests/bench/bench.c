@@ -301,7 +301,11 @@ enum { MHA_B = 8, MHA_T = 1024, MHA_D = 768, MHA_H = 12 };
 /* The globals of the timed chunks: the input, the four nn.Linear layers (ch. 3's MultiHeadAttention
  * with qkv_bias = false), q, k, v split into heads, and both forwards. The staged one is the book's
  * MultiHeadAttention.forward line for line. */
+/* Without autograd, as PyTorch's side (scripts/bench_torch.py: eval mode, torch.no_grad): nn.Linear's
+ * weights require grad, so with grad on, every forward would record its graph, and attention.fused on
+ * inputs that require grad is computed by the recorded stages (autograd/ops_nn.lua), not the fused pass. */
 static const char MHA_SETUP[] =
+    "torch.set_grad_enabled(false)\n"
     "torch.manual_seed(123)\n"
     "B, T, D, H = 8, 1024, 768, 12\n"
     "DH = D // H\n"
@@ -525,7 +529,7 @@ static void gpt2_forward(int runs, double rate)
     lua_State *L = luaL_newstate();
     double v[16];
     if (attn_open(L) != LUA_OK ||
-        luaL_dostring(L, "if not gpt then return end torch.manual_seed(123) "
+        luaL_dostring(L, "if not gpt then return end torch.set_grad_enabled(false) torch.manual_seed(123) "
                          "gpt2 = gpt.GPTModel(gpt.GPT_CONFIG_124M):eval() "
                          "ids = torch.randint(1, 50258, {1, 1024})") != LUA_OK ||
         luaL_loadstring(L, "return gpt2(ids)") != LUA_OK) {
