@@ -14,12 +14,17 @@
 CC      ?= cc
 # Parallel builds for `make run`, `make test` and `make bench`: one job per core.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
-PKGS    := lua5.4 openblas readline libcjson libpcre2-8 libcmark libutf8proc libzmq libcrypto
+PKGS    := lua5.4 readline libcjson libpcre2-8 libcmark libutf8proc libzmq libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SLEEF_LIBS := -lsleef
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(SLEEF_LIBS)
+# OpenBLAS: attn does not use it; the programs that compare attn's products with it link it (the C tests
+# test_gemm and test_gemv, the benchmarks). The other C tests link the core's libraries only.
 BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
-BLAS_LIBS   := $(shell pkg-config --libs openblas libcjson 2>/dev/null) $(SLEEF_LIBS)
+CORE_LIBS   := $(shell pkg-config --libs libcjson 2>/dev/null) $(SLEEF_LIBS)
+BLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null) $(CORE_LIBS)
+BLAS_CTESTS := test_gemm test_gemv
+ctest_libs   = $(if $(filter $(BLAS_CTESTS),$(notdir $@)),$(BLAS_LIBS),$(CORE_LIBS))
 LUA_LIBS    := $(shell pkg-config --libs lua5.4 2>/dev/null)
 # attn.so's libraries: attn's, less Lua (the interpreter that loads it provides Lua), readline (the
 # REPL's) and ZeroMQ and libcrypto (the Jupyter kernel's): those are src/cli's, which attn.so leaves out.
@@ -82,6 +87,11 @@ build/asan/attn: $(call asan_obj,$(APP_SRC))
 # operands do not overlap (the cost model of -O3). The operations stay the same IEEE ones: the same bits.
 VECTOR_LOOPS := src/core/binary_loops.c src/core/masks.c
 $(call rel_obj,$(VECTOR_LOOPS)) $(call pic_obj,$(VECTOR_LOOPS)) $(call aarch64_obj,$(VECTOR_LOOPS)): RELEASE += -fvect-cost-model=dynamic
+# attention.fused's tile kernels (src/core/fused_tile.h), whose bits attn does not promise: a multiply and
+# an add become one fused multiply-add where the instruction set has it (twice the rate).
+FUSED_TILES := src/core/fused_tile.c $(wildcard src/core/$(ISA_DIR)/fused_tile_*.c)
+$(call rel_obj,$(FUSED_TILES)) $(call pic_obj,$(FUSED_TILES)) $(call aarch64_obj,$(FUSED_TILES)): RELEASE += -ffp-contract=fast
+$(call asan_obj,$(FUSED_TILES)): SANITIZE += -ffp-contract=fast
 
 # attn.so: the same library (src/core, src/bind, the embedded src/lua) as a Lua C module, for
 # require("attn") from lua5.4. Not linked against liblua: the interpreter that loads it provides Lua.
@@ -119,7 +129,9 @@ build/aarch64/%.o: %.c build/aarch64/%.d | build/gen/lua_embed.c build/gen/data_
 # The core's C tests for aarch64 (not under build/aarch64/tests/test_*, which tests/run.sh would run here).
 build/aarch64/ctests/%: tests/c/%.c $(call aarch64_obj,$(AARCH64_CORE))
 	@mkdir -p $(dir $@)
-	$(AARCH64_CC) $(AARCH64_BASE) $(DEPFLAGS) -MF $(@D)/.$(@F).d $(RELEASE) -o $@ $^ $(AARCH64_LIBS) -lcmocka -lm
+	$(AARCH64_CC) $(AARCH64_BASE) $(if $(filter $(BLAS_CTESTS),$(@F)),$(shell $(AARCH64_PKG) --cflags openblas 2>/dev/null)) \
+		$(DEPFLAGS) -MF $(@D)/.$(@F).d $(RELEASE) -o $@ $^ $(AARCH64_LIBS) \
+		$(if $(filter $(BLAS_CTESTS),$(@F)),$(shell $(AARCH64_PKG) --libs openblas 2>/dev/null)) -lcmocka -lm
 
 # The Lua-side library (src/lua and its folders) is compiled into the binary, as bytecode of the liblua
 # attn links; scripts/embed-lua.sh names each file's module by its path.
@@ -170,26 +182,26 @@ build/gen/lua-dump: scripts/lua-dump.c
 # C tests of the core: no Lua, linked against the core objects only.
 build/release/tests/%: tests/c/%.c $(call rel_obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(DEPFLAGS) -MF $(@D)/.$(@F).d $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lcmocka -lm
+	$(CC) $(BASE) $(BLAS_CFLAGS) $(DEPFLAGS) -MF $(@D)/.$(@F).d $(RELEASE) -o $@ $^ $(ctest_libs) -lcmocka -lm
 
 build/asan/tests/%: tests/c/%.c $(call asan_obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(DEPFLAGS) -MF $(@D)/.$(@F).d $(SANITIZE) -o $@ $^ $(BLAS_LIBS) -lcmocka -lm
+	$(CC) $(BASE) $(BLAS_CFLAGS) $(DEPFLAGS) -MF $(@D)/.$(@F).d $(SANITIZE) -o $@ $^ $(ctest_libs) -lcmocka -lm
 
 # Benchmark (scripts/bench.sh): links attn's objects except main, to time calls through the Lua API.
 build/release/bench: tests/bench/bench.c $(call rel_obj,$(filter-out src/cli/%,$(APP_SRC)))
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(PKG_LIBS) -lutil -lm
+	$(CC) $(BASE) $(BLAS_CFLAGS) $(RELEASE) -o $@ $^ $(PKG_LIBS) $(BLAS_LIBS) -lutil -lm
 
 # One-row products against OpenBLAS's (scripts/bench-gemv.sh): the core and libopenblas only.
 build/release/bench_gemv: tests/bench/bench_gemv.c $(call rel_obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lm
+	$(CC) $(BASE) $(BLAS_CFLAGS) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lm
 
 # attn's exact sgemm against OpenBLAS's (scripts/bench-gemm.sh): the core objects only.
 build/release/bench-gemm: tests/bench/bench_gemm.c $(call rel_obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lm
+	$(CC) $(BASE) $(BLAS_CFLAGS) $(RELEASE) -o $@ $^ $(BLAS_LIBS) -lm
 
 CTESTS := $(patsubst tests/c/%.c,%,$(CTEST_SRC))
 check-tests: attn attn.so build/asan/attn $(addprefix build/release/tests/,$(CTESTS)) $(addprefix build/asan/tests/,$(CTESTS))

@@ -145,7 +145,6 @@ static int load_library(lua_State *L)
 {
     use_lua_allocator(L);
     keep_freed_memory();
-    attn_threads_init();
     luaL_requiref(L, "attn.bind", open_bindings, 0);
     lua_pop(L, 1);
     preload_embedded(L);

@@ -5,22 +5,24 @@
  * The staged path (attention.scores, mask, softmax, weighted_sum) holds the whole n×m matrix of scores,
  * 400 MB at batch 8, 12 heads, 1024 tokens. Here the queries are cut into blocks of BQ rows and the keys
  * into blocks of BK, and each (batch·head, query block) is one task for a worker thread:
- *   1. S = scale · Q Kᵀ for one BQ×BK tile (cblas_sgemm; the tile stays in L2)
+ *   1. S = scale · Q Kᵀ for one BQ×BK tile (fused_tile.h's kernel; the tile stays in L2)
  *   2. causal: tiles wholly above the diagonal are never computed; a tile crossing it gets -inf there
  *   3. online softmax, per query row: the running max m grows to m' = max(m, max S), what was summed
  *      so far is rescaled by α = exp(m - m'), P = exp(S - m'), the running sum l = α·l + Σ P
- *   4. O = α·O + P V (cblas_sgemm)
+ *   4. O = α·O + P V (the same kernel)
  * after the last key block, out = O / l. Every exp(x - max) has x <= max, as in a stable softmax.
  *
  * Threads: the workers take tasks from one atomic counter, longest first (causal query blocks near the
- * end see the most keys), and each calls a single-threaded sgemm: OpenBLAS's own threads are set to 1
- * for the duration (splitting a 128×64 tile across threads costs more than it gains).
+ * end see the most keys); a tile is computed by the one thread that owns it (splitting a 128×64 tile
+ * across threads costs more than it gains).
  *
  * This file plans a call; fused_task.c runs its tasks. */
+#include "cache_size.h"
 #include "fused_plan.h"
 #include "parallel.h"
 
-#include <cblas.h>
+#include "fused_tile.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,7 +30,6 @@
 
 #define FN "attention.fused"
 #define MAX_THREADS 64
-#define TILE_BYTES (288 * 1024) /* S (128×512) and O (128×64) of one task, in a 512 KB L2 */
 
 static int cfg_threads, cfg_bq, cfg_bk;
 
@@ -41,7 +42,7 @@ void attn_fused_config(int threads, int block_q, int block_k)
 
 /* ---- setup: shapes, layouts, blocks, threads ------------------------------------------------- */
 
-/* How BLAS reads the last two dims of t (rows×cols): row-major (ld = row stride) or column-major
+/* How the tile packing reads the last two dims of t (rows×cols): row-major (ld = row stride) or column-major
  * (trans, ld = column stride). -1 when neither (a broadcast or strided view): the caller copies. */
 static int layout(const attn_tensor *t, operand *op)
 {
@@ -159,6 +160,11 @@ static attn_tensor *make_out(plan *p, attn_error *err)
     return out;
 }
 
+static int64_t round_up(int64_t x, int64_t to)
+{
+    return (x + to - 1) / to * to;
+}
+
 static int64_t round_down_pow2(int64_t x)
 {
     int64_t r = 1;
@@ -167,18 +173,27 @@ static int64_t round_down_pow2(int64_t x)
     return r;
 }
 
-/* BK = 512 keys per tile and BQ = 128 query rows (fewer when dv is large, so that S and O stay within
- * TILE_BYTES), measured on the ch. 3 workload (d = dv = 64, 1024 tokens): long key blocks mean fewer
- * sgemm calls, each of which copies its Q block again; 128 rows keep the waste on the causal diagonal
- * small. A block never exceeds the input: no padding, no work on rows or keys that are not there. */
+/* BK = 512 keys per tile and BQ = 128 query rows, fewer when S (BQ×BK) and O (BQ×dv) would not fit in
+ * 9/16 of this machine's L2 (cache_size.h; 288 KB of a 512 KB L2 hold S and O at d = 64, with room left
+ * for the packed K and the rows of V). Measured on the ch. 3 workload (d = dv = 64, 1024 tokens, one
+ * thread, causal; AVX-512, 1 MB L2): 128×512 101 ms, 64×512 102, 128×256 103, 128×1024 105, 128×128
+ * 108, 256×256 114, 32×512 116: flat near the choice. Long key blocks mean fewer rescalings of O;
+ * 128 rows keep the waste on the causal diagonal small. Blocks never exceed the input by more
+ * than the kernels' padding (fused_tile.h). */
 static void choose_blocks(plan *p)
 {
+    int64_t tile_bytes = attn_l2_cache_bytes() / 16 * 9;
     int64_t bk = cfg_bk ? cfg_bk : 512;
-    int64_t bq = cfg_bq ? cfg_bq : round_down_pow2(TILE_BYTES / 4 / (bk + (p->dv > 1 ? p->dv : 1)));
+    int64_t bq = cfg_bq ? cfg_bq : round_down_pow2(tile_bytes / 4 / (bk + (p->dv > 1 ? p->dv : 1)));
     if (!cfg_bq && bq > 128)
         bq = 128;
+    if (!cfg_bq && bq < FUSED_TILE_ROWS)
+        bq = FUSED_TILE_ROWS;
     p->bk = p->m < bk ? (p->m > 0 ? p->m : 1) : bk;
     p->bq = p->n < bq ? (p->n > 0 ? p->n : 1) : bq;
+    p->bqp = round_up(p->bq, FUSED_TILE_ROWS);
+    p->bkp = round_up(p->bk, FUSED_TILE_COLS);
+    p->dvp = round_up(p->dv > 0 ? p->dv : 1, FUSED_TILE_COLS);
 }
 
 static int choose_threads(const plan *p)
@@ -201,6 +216,9 @@ static void free_workspaces(workspace *w, int n)
         free(w[i].o);
         free(w[i].max);
         free(w[i].sum);
+        free(w[i].qp);
+        free(w[i].kt);
+        free(w[i].vp);
     }
 }
 
@@ -211,11 +229,15 @@ static int run(plan *p, attn_error *err)
     memset(w, 0, sizeof w);
     for (int i = 0; i < nt; i++) {
         w[i].p = p;
-        w[i].s = malloc(sizeof(float) * (size_t)(p->bq * p->bk));
-        w[i].o = malloc(sizeof(float) * (size_t)(p->bq * (p->dv > 0 ? p->dv : 1)));
+        int64_t d = p->d > 0 ? p->d : 1;
+        w[i].s = malloc(sizeof(float) * (size_t)(p->bqp * p->bkp));
+        w[i].o = malloc(sizeof(float) * (size_t)(p->bqp * p->dvp));
         w[i].max = malloc(sizeof(float) * (size_t)p->bq);
         w[i].sum = malloc(sizeof(float) * (size_t)p->bq);
-        if (!w[i].s || !w[i].o || !w[i].max || !w[i].sum) {
+        w[i].qp = malloc(sizeof(float) * (size_t)(p->bqp * d));
+        w[i].kt = malloc(sizeof(float) * (size_t)(d * p->bkp));
+        w[i].vp = malloc(sizeof(float) * (size_t)(p->bk * p->dvp));
+        if (!w[i].s || !w[i].o || !w[i].max || !w[i].sum || !w[i].qp || !w[i].kt || !w[i].vp) {
             free_workspaces(w, i + 1);
             return attn_fail(err, "attention.fused: out of memory for the working tiles (%lld×%lld and %lld×%lld floats)",
                              (long long)p->bq, (long long)p->bk, (long long)p->bq, (long long)p->dv), -1;
@@ -223,9 +245,6 @@ static int run(plan *p, attn_error *err)
     }
     atomic_init(&p->next, 0);
     atomic_init(&p->stop, 0);
-    int blas_threads = openblas_get_num_threads();
-    if (blas_threads != 1)
-        openblas_set_num_threads(1);
     int started = 1; /* worker 0 is this thread; a thread that cannot start leaves its share to the rest */
     while (started < nt && pthread_create(&w[started].thread, NULL, attn_fused_worker, &w[started]) == 0)
         started++;
@@ -235,8 +254,6 @@ static int run(plan *p, attn_error *err)
         pthread_join(w[i].thread, NULL);
         failed |= w[i].failed;
     }
-    if (blas_threads != 1)
-        openblas_set_num_threads(blas_threads);
     free_workspaces(w, nt);
     if (failed)
         return attn_interrupted(err), -1; /* the one message of a Ctrl-C */

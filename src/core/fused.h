@@ -4,7 +4,7 @@
  *   q [..., n, d], k [..., m, d], v [..., m, dv]  ->  [..., n, dv]
  *
  * The leading dims of q, k and v broadcast against each other (PyTorch rules). Any strides are accepted;
- * the last two dims of each are read in place when BLAS can read them (row-major or transposed, such as
+ * the last two dims of each are read in place when they are row-major or transposed (row-major or transposed, such as
  * the book's split heads x:view(b, n, h, dh):transpose(2, 3)), otherwise copied once.
  *
  * causal: key j is hidden from query i when j > i (0-based), whatever n and m are: the mask is
@@ -25,7 +25,7 @@
 attn_tensor *attn_fused(const attn_tensor *q, const attn_tensor *k, const attn_tensor *v, int causal, double scale,
                         attn_error *err);
 
-/* Tuning, for tests and the benchmark: worker threads (0: as many as OpenBLAS uses), query rows and
+/* Tuning, for tests and the benchmark: worker threads (0: attn_threads()), query rows and
  * keys per block (0: chosen from d and dv). Applies to later calls; returns nothing. */
 void attn_fused_config(int threads, int block_q, int block_k);
 

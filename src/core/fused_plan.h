@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-/* One input matrix stream as BLAS reads it: the matrix of batch b starts at data + offset(b), row r
+/* One input matrix stream as the tile packing reads it: the matrix of batch b starts at data + offset(b), row r
  * of it at + r·rs; trans says it is stored column-major (then ld is the column stride). */
 typedef struct operand {
     const float *data;
@@ -24,6 +24,7 @@ typedef struct plan {
     int nbatch;
     int64_t bshape[ATTN_MAX_DIMS], batches;
     int64_t n, m, d, dv, bq, bk, nqb, ntasks;
+    int64_t bqp, bkp, dvp; /* bq, bk and dv padded for the tile kernels (fused_tile.h) */
     float scale;
     int causal;
     float *out;
@@ -34,7 +35,8 @@ typedef struct plan {
 
 typedef struct workspace {
     plan *p;
-    float *s, *o, *max, *sum; /* S: bq×bk, O: bq×dv, m and l: bq */
+    float *s, *o, *max, *sum; /* S: bqp×bkp, O: bqp×dvp, m and l: bq */
+    float *qp, *kt, *vp;      /* packed tiles: scale·Q bqp×d, Kᵀ d×bkp, V bk×dvp (fused_task.c) */
     int failed;
     pthread_t thread;
 } workspace;

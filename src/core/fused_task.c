@@ -2,9 +2,9 @@
  * rows of one batch·head, steps 1-4 over its key blocks, and the worker loop that takes tasks. */
 #include "fused_plan.h"
 #include "fused_rows.h"
+#include "fused_tile.h"
 #include "vector_kernels.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
@@ -24,25 +24,65 @@ static int64_t batch_offset(const plan *p, const int64_t *bstride, int64_t b)
     return off;
 }
 
-/* S (rows×cols, ld cols) = scale · Q Kᵀ */
-static void scores(const plan *p, const float *q, const float *k, int64_t rows, int64_t cols, float *s)
+/* w->qp = scale · Q (rows×d, then zero rows up to bqp): packed once per task, read for every key block */
+static void pack_q(const plan *p, workspace *w, const float *q, int64_t rows)
 {
-    if (p->d == 0) { /* an empty sum: 0 · scale, nan for the default scale 1/sqrt(0), as staged */
-        for (int64_t i = 0; i < rows * cols; i++)
-            s[i] = 0.0f * p->scale;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t l = 0; l < p->d; l++)
+            w->qp[r * p->d + l] = p->scale * (p->q.trans ? q[r + l * p->q.ld] : q[r * p->q.ld + l]);
+    memset(w->qp + rows * p->d, 0, sizeof(float) * (size_t)((p->bqp - rows) * p->d));
+}
+
+/* S (ld bkp) = scale · Q Kᵀ for keys [0, cols) of the block at k. Kᵀ is packed in panels of
+ * FUSED_TILE_COLS keys (d × 32 floats each, zeros past cols): a stored row of K, or of Kᵀ, is read in
+ * order and written within one panel, which stays in L1. */
+static void scores(const plan *p, workspace *w, const float *k, int64_t cols, attn_fused_tile_fn tile)
+{
+    const int64_t P = FUSED_TILE_COLS, d = p->d;
+    int64_t colsp = (cols + P - 1) / P * P;
+    if (d == 0) { /* an empty sum: 0 · scale, nan for the default scale 1/sqrt(0), as staged */
+        for (int64_t i = 0; i < p->bqp * p->bkp; i++)
+            w->s[i] = 0.0f * p->scale;
         return;
     }
-    cblas_sgemm(CblasRowMajor, p->q.trans ? CblasTrans : CblasNoTrans, p->k.trans ? CblasNoTrans : CblasTrans,
-                (int)rows, (int)cols, (int)p->d, p->scale, q, p->q.ld, k, p->k.ld, 0.0f, s, (int)cols);
+    if (!p->k.trans) {
+        for (int64_t c = 0; c < colsp; c++) {
+            float *dst = w->kt + c / P * P * d + c % P;
+            const float *src = k + c * p->k.ld;
+            for (int64_t l = 0; l < d; l++)
+                dst[l * P] = c < cols ? src[l] : 0.0f;
+        }
+    } else {
+        for (int64_t l = 0; l < d; l++)
+            for (int64_t c = 0; c < colsp; c++)
+                w->kt[c / P * P * d + l * P + c % P] = c < cols ? k[c + l * p->k.ld] : 0.0f;
+    }
+    tile(p->bqp, colsp, d, w->qp, d, w->kt, P, P * d, w->s, p->bkp, 0);
+}
+
+/* O += P V over keys [0, cols) of the block at v: V read in place when its rows are stored in order and
+ * its width needs no padding, else packed cols × dvp (zeros past dv) */
+static void weighted_sum(const plan *p, workspace *w, const float *v, int64_t cols, attn_fused_tile_fn tile)
+{
+    const float *b = v;
+    int64_t ldb = p->v.ld;
+    if (p->v.trans || p->dv != p->dvp) {
+        for (int64_t j = 0; j < cols; j++)
+            for (int64_t c = 0; c < p->dvp; c++)
+                w->vp[j * p->dvp + c] = c >= p->dv ? 0.0f : p->v.trans ? v[j + c * p->v.ld] : v[j * p->v.ld + c];
+        b = w->vp;
+        ldb = p->dvp;
+    }
+    tile(p->bqp, p->dvp, cols, w->s, p->bkp, b, ldb, FUSED_TILE_COLS, w->o, p->dvp, 1);
 }
 
 /* Causal mask on a tile whose first query is `first` keys after its first key: key c of row r is
  * hidden when c > first + r. */
-static void mask_tile(float *s, int64_t rows, int64_t cols, int64_t first)
+static void mask_tile(float *s, int64_t lds, int64_t rows, int64_t cols, int64_t first)
 {
     for (int64_t r = 0; r < rows; r++)
         for (int64_t c = first + r + 1 < 0 ? 0 : first + r + 1; c < cols; c++)
-            s[r * cols + c] = -INFINITY;
+            s[r * lds + c] = -INFINITY;
 }
 
 static float row_max(const float *s, int64_t n)
@@ -67,7 +107,7 @@ static void scale_row(float *o, int64_t n, float a)
 static void online_softmax(const plan *p, workspace *w, int64_t rows, int64_t cols)
 {
     for (int64_t r = 0; r < rows; r++) {
-        float *s = w->s + r * cols, *o = w->o + r * p->dv;
+        float *s = w->s + r * p->bkp, *o = w->o + r * p->dvp;
         float mx = row_max(s, cols), old = w->max[r];
         float max = mx > old ? mx : old;
         if (max == -INFINITY) { /* nothing visible yet: P = 0, O and l stay 0 */
@@ -97,17 +137,18 @@ static int run_task(workspace *w, int64_t b, int64_t qb)
         w->max[r] = -INFINITY;
         w->sum[r] = 0.0f;
     }
-    memset(w->o, 0, sizeof(float) * (size_t)(rows * p->dv));
+    memset(w->o, 0, sizeof(float) * (size_t)(p->bqp * p->dvp));
+    attn_fused_tile_fn tile = attn_fused_tile_now();
+    pack_q(p, w, q, rows);
     for (int64_t j0 = 0; j0 < kend; j0 += p->bk) {
         if (attn_interrupt_requested || atomic_load_explicit(&p->stop, memory_order_relaxed))
             return -1;
         int64_t cols = kend - j0 < p->bk ? kend - j0 : p->bk;
-        scores(p, q, k + j0 * p->k.rs, rows, cols, w->s);
+        scores(p, w, k + j0 * p->k.rs, cols, tile);
         if (p->causal && j0 + cols - 1 > i0)
-            mask_tile(w->s, rows, cols, i0 - j0);
+            mask_tile(w->s, p->bkp, rows, cols, i0 - j0);
         online_softmax(p, w, rows, cols);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, p->v.trans ? CblasTrans : CblasNoTrans, (int)rows, (int)p->dv,
-                    (int)cols, 1.0f, w->s, (int)cols, v + j0 * p->v.rs, p->v.ld, 1.0f, w->o, (int)p->dv);
+        weighted_sum(p, w, v + j0 * p->v.rs, cols, tile);
     }
 
     float *out = p->out + batch_offset(p, p->out_bstride, b) + i0 * p->out_rs;
@@ -115,7 +156,7 @@ static int run_task(workspace *w, int64_t b, int64_t qb)
         /* m = 0 keys: the weighted sum of nothing is 0 (the staged matmul gives zeros too) */
         float inv = p->m == 0 ? 0.0f : 1.0f / w->sum[r];
         for (int64_t c = 0; c < p->dv; c++)
-            out[r * p->out_rs + c] = w->o[r * p->dv + c] * inv;
+            out[r * p->out_rs + c] = w->o[r * p->dvp + c] * inv;
     }
     return 0;
 }

@@ -1,15 +1,21 @@
 /* parallel.c — attn_parallel_for (see parallel.h).
  *
- * The threads are started for each call and joined before it returns: the loops that come here take
- * milliseconds (a softmax over 100 million scores), against ~50 µs to start a thread, and no thread is
- * left behind between calls to spin or to hold memory. The items are handed out in blocks from one
- * atomic counter, so a thread slowed down by another program on the machine takes fewer blocks. */
+ * A pool of worker threads, started on the first call that needs them and kept: starting a thread costs
+ * ~50 µs (more on a busy machine), as much as a whole 3072×768 gemv, so starting them per call made
+ * threaded small products slower than one thread. Between calls the workers sleep on a condition
+ * variable (no spinning: on a shared machine a spinning thread takes a core from someone). A call wakes
+ * them and works itself at once; the items are handed out in blocks from one atomic counter, so a thread
+ * that wakes late or is slowed down by another program takes fewer blocks. The pool serves one call at a
+ * time: a call made meanwhile (from another thread, or from inside a worker) runs on its own thread,
+ * which gives the same results. The workers are stopped and joined when the program exits or attn.so is
+ * unloaded (a destructor), and a child of fork() starts a pool of its own if it needs one. */
 #include "parallel.h"
 
-#include <cblas.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define MAX_THREADS 64
 #define BLOCKS_PER_THREAD 8 /* enough blocks to even out a slow thread, few enough to cost nothing */
@@ -22,40 +28,38 @@ typedef struct job {
     atomic_int stop;
 } job;
 
-/* OpenBLAS's worker threads poll for the next product for 2^OPENBLAS_THREAD_TIMEOUT cycles of the
- * time-stamp counter (default 28: ~0.1 s), yielding between polls, before they sleep. A yielding poller
- * still takes a share of a core: on two cores, attention.fused's two threads right after the projection
- * GEMMs ran 1.3-1.5x slower than on their own. OpenBLAS reads the variable when it starts its threads,
- * which it has done before main (a library constructor): so the variable is set for a moment, OpenBLAS
- * re-reads its environment (openblas_read_env; 0.3.21 reads the timeout from what that saved, later
- * versions from the environment itself) and its threads are stopped (blas_thread_shutdown_) and started
- * again (blas_thread_init), with the short wait. 2^20 cycles (~0.3 ms) keeps a worker awake across
- * back-to-back products (a batched matmul's loop of sgemm calls). The three functions are exported by
- * OpenBLAS's threaded builds, but not declared in cblas.h. */
-#define OPENBLAS_IDLE_CYCLES "20"
+static int threads_set; /* 0 until torch.set_num_threads */
 
-void openblas_read_env(void);
-int blas_thread_shutdown_(void);
-int blas_thread_init(void);
-
-void attn_threads_init(void)
+/* The default: OPENBLAS_NUM_THREADS when it is set (attn computed with OpenBLAS's threads before it had
+ * kernels of its own, and scripts and tests set it), else ATTN_NUM_THREADS, else one thread per online
+ * CPU. A value that is not a positive number is passed over. */
+static int env_threads(const char *name)
 {
-    static int done;
-    if (done || getenv("OPENBLAS_THREAD_TIMEOUT"))
-        return;
-    done = 1;
-    setenv("OPENBLAS_THREAD_TIMEOUT", OPENBLAS_IDLE_CYCLES, 1);
-    openblas_read_env();
-    blas_thread_shutdown_();
-    blas_thread_init();
-    unsetenv("OPENBLAS_THREAD_TIMEOUT"); /* programs attn starts get the user's environment */
+    const char *s = getenv(name);
+    char *end;
+    long n = s && *s ? strtol(s, &end, 10) : 0;
+    return n >= 1 && *end == '\0' ? (n > MAX_THREADS ? MAX_THREADS : (int)n) : 0;
 }
 
-static int threads_set; /* 0 until torch.set_num_threads */
+static int default_threads(void)
+{
+    static int cached; /* read once: the environment of a running program does not change its threads */
+    if (!cached) {
+        int t = env_threads("OPENBLAS_NUM_THREADS");
+        if (!t)
+            t = env_threads("ATTN_NUM_THREADS");
+        if (!t) {
+            long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+            t = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
+        }
+        cached = t;
+    }
+    return cached;
+}
 
 int attn_threads(void)
 {
-    int t = threads_set ? threads_set : openblas_get_num_threads();
+    int t = threads_set ? threads_set : default_threads();
     return t < 1 ? 1 : t > MAX_THREADS ? MAX_THREADS : t;
 }
 
@@ -69,7 +73,6 @@ int attn_set_threads(int n)
     if (n < 1 || n > MAX_THREADS)
         return -1;
     threads_set = n;
-    openblas_set_num_threads(n);
     return 0;
 }
 
@@ -89,6 +92,100 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* ---- the pool ---------------------------------------------------------------------------------- */
+
+static pthread_mutex_t call_lock = PTHREAD_MUTEX_INITIALIZER; /* held by the one call using the pool */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER; /* guards everything below */
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;        /* a new job, or quitting */
+static pthread_cond_t finished = PTHREAD_COND_INITIALIZER;    /* running reached 0 */
+static pthread_t workers[MAX_THREADS];
+static unsigned long seen[MAX_THREADS]; /* the last generation each worker looked at */
+static int nworkers, helpers, running, quitting, atfork_done;
+static unsigned long generation; /* one more for every job posted */
+static job *current;
+static _Thread_local int in_worker;
+
+static void *worker_main(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    in_worker = 1;
+    pthread_mutex_lock(&pool_lock);
+    for (;;) {
+        while (!quitting && generation == seen[id])
+            pthread_cond_wait(&wake, &pool_lock);
+        if (quitting)
+            break;
+        seen[id] = generation;
+        if (id >= helpers) /* this job wants fewer threads */
+            continue;
+        job *j = current;
+        pthread_mutex_unlock(&pool_lock);
+        work(j);
+        pthread_mutex_lock(&pool_lock);
+        if (--running == 0)
+            pthread_cond_signal(&finished);
+    }
+    pthread_mutex_unlock(&pool_lock);
+    return NULL;
+}
+
+/* fork() copies only the calling thread: the child has no workers, and the locks may have been held by
+ * threads that are not there. It starts afresh. */
+static void pool_after_fork_child(void)
+{
+    pthread_mutex_t fresh_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t fresh_cond = PTHREAD_COND_INITIALIZER;
+    call_lock = fresh_lock;
+    pool_lock = fresh_lock;
+    wake = fresh_cond;
+    finished = fresh_cond;
+    nworkers = helpers = running = quitting = 0;
+    current = NULL;
+}
+
+/* At exit, or when attn.so is unloaded: no thread may be left asleep in code that goes away. */
+__attribute__((destructor)) static void pool_stop(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    quitting = 1;
+    pthread_cond_broadcast(&wake);
+    int n = nworkers;
+    pthread_mutex_unlock(&pool_lock);
+    for (int i = 0; i < n; i++)
+        pthread_join(workers[i], NULL);
+    pthread_mutex_lock(&pool_lock);
+    nworkers = 0;
+    quitting = 0;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+/* Runs j on this thread and up to `want` workers (pool_lock held by the caller, released on return). */
+static void pool_run(job *j, int want)
+{
+    if (!atfork_done) {
+        pthread_atfork(NULL, NULL, pool_after_fork_child);
+        atfork_done = 1;
+    }
+    while (nworkers < want) { /* a worker that cannot start leaves its share to the others */
+        seen[nworkers] = generation;
+        if (pthread_create(&workers[nworkers], NULL, worker_main, (void *)(intptr_t)nworkers) != 0)
+            break;
+        nworkers++;
+    }
+    helpers = want < nworkers ? want : nworkers;
+    running = helpers;
+    current = j;
+    generation++;
+    pthread_cond_broadcast(&wake);
+    pthread_mutex_unlock(&pool_lock);
+    work(j);
+    pthread_mutex_lock(&pool_lock);
+    while (running > 0)
+        pthread_cond_wait(&finished, &pool_lock);
+    current = NULL;
+    pthread_mutex_unlock(&pool_lock);
+}
+
 int attn_parallel_for(int64_t n, int64_t grain, attn_range_fn fn, void *ctx)
 {
     if (n <= 0)
@@ -99,7 +196,7 @@ int attn_parallel_for(int64_t n, int64_t grain, attn_range_fn fn, void *ctx)
     int nt = attn_threads();
     if (nt > chunks)
         nt = (int)chunks;
-    if (nt <= 1)
+    if (nt <= 1 || in_worker || pthread_mutex_trylock(&call_lock) != 0)
         return fn(ctx, 0, n);
     job j = {.fn = fn, .ctx = ctx, .n = n};
     j.block = (n + (int64_t)nt * BLOCKS_PER_THREAD - 1) / ((int64_t)nt * BLOCKS_PER_THREAD);
@@ -107,12 +204,8 @@ int attn_parallel_for(int64_t n, int64_t grain, attn_range_fn fn, void *ctx)
         j.block = grain;
     atomic_init(&j.next, 0);
     atomic_init(&j.stop, 0);
-    pthread_t threads[MAX_THREADS];
-    int started = 0; /* a thread that cannot start leaves its share to the others */
-    while (started < nt - 1 && pthread_create(&threads[started], NULL, work, &j) == 0)
-        started++;
-    work(&j);
-    for (int i = 0; i < started; i++)
-        pthread_join(threads[i], NULL);
+    pthread_mutex_lock(&pool_lock);
+    pool_run(&j, nt - 1);
+    pthread_mutex_unlock(&call_lock);
     return atomic_load(&j.stop) ? -1 : 0;
 }

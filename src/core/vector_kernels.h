@@ -33,6 +33,9 @@ typedef struct attn_vector_kernels {
     float (*fused_row_max)(const float *s, int64_t n);
     float (*fused_exp_row)(float *s, int64_t n, float max);
     void (*fused_scale_row)(float *o, int64_t n, float a);
+    /* fused_tile.c: attention.fused's tile product (fused_tile.h's attn_fused_tile_fn) */
+    void (*fused_tile)(int64_t rows, int64_t cols, int64_t k, const float *a, int64_t lda, const float *b,
+                       int64_t ldb, int64_t bpanel, float *c, int64_t ldc, int accumulate);
 } attn_vector_kernels;
 
 /* The table of attn_isa_current() (never NULL). */

@@ -50,6 +50,17 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* CPU time of this process, all threads: on a machine shared with other programs it grows with the work
+ * done, not with the waiting, so ratios of CPU times hold under load where wall times drift. */
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double last_cpu; /* the CPU time of the last lua_once or projections_once, in ms */
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -290,7 +301,11 @@ enum { MHA_B = 8, MHA_T = 1024, MHA_D = 768, MHA_H = 12 };
 /* The globals of the timed chunks: the input, the four nn.Linear layers (ch. 3's MultiHeadAttention
  * with qkv_bias = false), q, k, v split into heads, and both forwards. The staged one is the book's
  * MultiHeadAttention.forward line for line. */
+/* Without autograd, as PyTorch's side (scripts/bench_torch.py: eval mode, torch.no_grad): nn.Linear's
+ * weights require grad, so with grad on, every forward would record its graph, and attention.fused on
+ * inputs that require grad is computed by the recorded stages (autograd/ops_nn.lua), not the fused pass. */
 static const char MHA_SETUP[] =
+    "torch.set_grad_enabled(false)\n"
     "torch.manual_seed(123)\n"
     "B, T, D, H = 8, 1024, 768, 12\n"
     "DH = D // H\n"
@@ -323,13 +338,14 @@ static double lua_once(lua_State *L, int chunk)
 {
     lua_gc(L, LUA_GCCOLLECT);
     lua_pushvalue(L, chunk);
-    double t0 = now_ms();
+    double t0 = now_ms(), c0 = cpu_ms();
     if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
         fprintf(stderr, "bench: %s\n", lua_tostring(L, -1));
         lua_pop(L, 1);
         return -1;
     }
     double t = now_ms() - t0;
+    last_cpu = cpu_ms() - c0;
     lua_pop(L, 1);
     return t;
 }
@@ -338,9 +354,10 @@ static double lua_once(lua_State *L, int chunk)
 static double projections_once(const float *x, const float *w, float *y, int calls)
 {
     const int m = MHA_B * MHA_T, k = MHA_D, n = MHA_D;
-    double t0 = now_ms();
+    double t0 = now_ms(), c0 = cpu_ms();
     for (int c = 0; c < calls; c++)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, x, k, w, k, 0.0f, y, n);
+    last_cpu = cpu_ms() - c0;
     return now_ms() - t0;
 }
 
@@ -366,6 +383,7 @@ typedef struct results {
     double staged, torch;     /* staged nn.MultiHeadAttention forward, PyTorch's book forward; -1 if none */
     char torch_why[160];      /* why PyTorch's figure is missing */
     double whole, whole_flops; /* fused forward, and its FLOPs' time at the sgemm rate */
+    double whole_cpu, whole_flops_cpu; /* the same in CPU time (all threads), at the sgemm's CPU-time rate */
     double fused_after, fused_alone;
     double repl, lesson;
     double rate; /* the sgemm rate of (a), GFLOP per ms */
@@ -392,7 +410,7 @@ static void attention_workload(int runs, const char *torch_script, results *res)
     const double causal_gflop = 2.0 * 2.0 * MHA_B * D * (T * (T + 1) / 2) / 1e9; /* q·kᵀ and w·v, unmasked */
     const double whole_gflop = 4 * proj_gflop + causal_gflop;
     const int slow_runs = runs > 3 ? 3 : runs;
-    double v[NTIMES][64], med[NTIMES];
+    double v[NTIMES][64], med[NTIMES], cpu_sgemm[64], cpu_whole[64];
     int chunk[NTIMES] = {0};
     if (runs > 64)
         runs = 64;
@@ -420,6 +438,7 @@ static void attention_workload(int runs, const char *torch_script, results *res)
     for (int r = -1; r < runs; r++) { /* round -1 warms up */
         int i = r < 0 ? 0 : r;
         v[T_SGEMM][i] = projections_once(x, w, y, 1);
+        cpu_sgemm[i] = last_cpu;
         v[T_BASE][i] = projections_once(x, w, y, 4);
         v[T_FUSED][i] = lua_once(L, chunk[T_FUSED]);
         v[T_FUSED_AGAIN][i] = lua_once(L, chunk[T_FUSED_AGAIN]);
@@ -427,6 +446,7 @@ static void attention_workload(int runs, const char *torch_script, results *res)
         v[T_FUSED1][i] = lua_once(L, chunk[T_FUSED1]);
         attn_fused_config(0, 0, 0);
         v[T_WHOLE][i] = lua_once(L, chunk[T_WHOLE]);
+        cpu_whole[i] = last_cpu;
         v[T_MODULE][i] = lua_once(L, chunk[T_MODULE]);
         lua_gc(L, LUA_GCCOLLECT);
         pause_ms(PAUSE_MS);
@@ -488,6 +508,11 @@ static void attention_workload(int runs, const char *torch_script, results *res)
     res->torch = med[T_TORCH];
     res->whole = med[T_WHOLE];
     res->whole_flops = whole_gflop / rate;
+    double cpu_rate = proj_gflop / median(cpu_sgemm, runs); /* GFLOP per ms of CPU time */
+    res->whole_cpu = median(cpu_whole, runs);
+    res->whole_flops_cpu = whole_gflop / cpu_rate;
+    printf("      in CPU time (all threads): (a) %.1f ms, %.1f GFLOP/s per CPU-second; (d) %.1f ms, %.2fx its FLOPs\n",
+           median(cpu_sgemm, runs), cpu_rate * 1e3, res->whole_cpu, res->whole_cpu / res->whole_flops_cpu);
     res->fused_after = med[T_FUSED];
     res->fused_alone = med[T_FUSED_ALONE];
     res->rate = rate;
@@ -504,7 +529,7 @@ static void gpt2_forward(int runs, double rate)
     lua_State *L = luaL_newstate();
     double v[16];
     if (attn_open(L) != LUA_OK ||
-        luaL_dostring(L, "if not gpt then return end torch.manual_seed(123) "
+        luaL_dostring(L, "if not gpt then return end torch.set_grad_enabled(false) torch.manual_seed(123) "
                          "gpt2 = gpt.GPTModel(gpt.GPT_CONFIG_124M):eval() "
                          "ids = torch.randint(1, 50258, {1, 1024})") != LUA_OK ||
         luaL_loadstring(L, "return gpt2(ids)") != LUA_OK) {
@@ -555,6 +580,10 @@ int main(int argc, char **argv)
     int runs = 21;
     results res = {.staged = -1, .torch = -1};
     setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it is measured, also into a file or a pipe */
+    double load[3];
+    if (getloadavg(load, 3) == 3)
+        printf("load average %.1f %.1f %.1f on %ld cores (the ratios are measured in one run, alike under load)\n",
+               load[0], load[1], load[2], sysconf(_SC_NPROCESSORS_ONLN));
 
     char *attn_argv[] = {(char *)attn, NULL};
     char *lua_argv[] = {"lua5.4", "-i", NULL};
@@ -580,6 +609,7 @@ int main(int argc, char **argv)
     if (res.torch <= 0)
         printf("    (PyTorch skipped: %s)\n", res.torch_why);
     target("fused whole forward / its FLOPs at the sgemm rate of (a)", res.whole / res.whole_flops, 1.15, "x");
+    target("  the same in CPU time (holds under load)", res.whole_cpu / res.whole_flops_cpu, 1.15, "x");
     target("attention.fused right after the GEMMs / on its own", res.fused_after / res.fused_alone, 1.1, "x");
     target("REPL start to prompt", res.repl, 30, " ms");
     target("chapter-3 lesson in --check mode (" LESSON ")", res.lesson, 100, " ms");

@@ -19,6 +19,7 @@ static const attn_vector_kernels avx2 = {
     .fused_row_max = attn_fused_row_max_avx2,
     .fused_exp_row = attn_fused_exp_row_avx2,
     .fused_scale_row = attn_fused_scale_row_avx2,
+    .fused_tile = attn_fused_tile_avx2,
 };
 
 static const attn_vector_kernels avx512 = {
@@ -29,9 +30,10 @@ static const attn_vector_kernels avx512 = {
     .adam_range = attn_adam_range_avx2,
     .tanh_backward_rows = attn_tanh_backward_rows_fma,
     .softmax_backward_sum = attn_softmax_backward_sum_fma,
-    .fused_row_max = attn_fused_row_max_avx2,
-    .fused_exp_row = attn_fused_exp_row_avx2,
+    .fused_row_max = attn_fused_row_max_avx512,
+    .fused_exp_row = attn_fused_exp_row_avx512,
     .fused_scale_row = attn_fused_scale_row_avx2,
+    .fused_tile = attn_fused_tile_avx512,
 };
 
 const attn_vector_kernels *attn_vector_kernels_now(void)

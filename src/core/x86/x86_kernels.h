@@ -27,5 +27,13 @@ float attn_softmax_backward_sum_fma(const float *g, const float *y, int64_t n);
 float attn_fused_row_max_avx2(const float *s, int64_t n);
 float attn_fused_exp_row_avx2(float *s, int64_t n, float max);
 void attn_fused_scale_row_avx2(float *o, int64_t n, float a);
+/* fused_avx512.c */
+float attn_fused_row_max_avx512(const float *s, int64_t n);
+float attn_fused_exp_row_avx512(float *s, int64_t n, float max);
+/* fused_tile_avx2.c, fused_tile_avx512.c (fused_tile.h) */
+void attn_fused_tile_avx2(int64_t rows, int64_t cols, int64_t k, const float *a, int64_t lda, const float *b,
+                          int64_t ldb, int64_t bpanel, float *c, int64_t ldc, int accumulate);
+void attn_fused_tile_avx512(int64_t rows, int64_t cols, int64_t k, const float *a, int64_t lda, const float *b,
+                            int64_t ldb, int64_t bpanel, float *c, int64_t ldc, int accumulate);
 
 #endif

@@ -159,7 +159,8 @@ fn("set_num_threads", "torch.set_num_threads(n)", [=[
 Computes with n threads from now on (1 <= n <= 64). As in PyTorch it changes the time only; unlike
 PyTorch, attn's numbers are the same bits on any number of threads, because each number of a product
 or a sum is computed by one thread in one fixed order (threads share out the numbers, never a sum).
-The default is OPENBLAS_NUM_THREADS, else one thread per core.]=], [=[
+The default is the environment's OPENBLAS_NUM_THREADS when set (what attn used before it had kernels of
+its own), else ATTN_NUM_THREADS, else one thread per online CPU.]=], [=[
 torch.set_num_threads(2)
 torch.get_num_threads()
 --> 2]=])
