@@ -21,6 +21,7 @@ local function now_ms()
 end
 
 if what == "forward" then
+    torch.set_grad_enabled(false) -- as PyTorch's side (bench_gpt2.py: torch.no_grad); no graph recorded
     torch.manual_seed(123)
     local cfg = gpt.config_124M()
     local model = gpt.GPTModel(cfg)
