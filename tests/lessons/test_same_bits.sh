@@ -1,8 +1,9 @@
 #!/bin/sh
 # test_same_bits.sh — the same lessons give the same bits whatever computes them: every float tensor a
-# lesson leaves behind (tests/lessons/bits.lua's digests) is the same under OpenBLAS's Haswell and SkylakeX
-# kernel choices (attn's products no longer go through them), under each instruction set this CPU runs
-# (ATTN_ISA) and on 1, 2, 3 or 7 threads. TAP output.
+# lesson leaves behind (tests/lessons/bits.lua's digests) is the same under each instruction set this CPU
+# runs (ATTN_ISA) and on 1, 2, 3 or 7 threads (ATTN_NUM_THREADS), and whatever OPENBLAS_CORETYPE says
+# (attn no longer uses OpenBLAS: once the variable chose the kernels, and the bits, of every product).
+# TAP output.
 #   sh tests/lessons/test_same_bits.sh [path/to/attn]      (default ./attn)
 set -u
 BIN=${1:-./attn}
@@ -18,7 +19,7 @@ digests() { # digests NAME ENV...: every lesson's digests under ENV, into $TMP/N
     shift
     : >"$TMP/$name"
     for l in $LESSONS; do
-        env "$@" "$BIN" tests/lessons/bits.lua "$l" >>"$TMP/$name" 2>&1
+        env -u OPENBLAS_NUM_THREADS "$@" "$BIN" tests/lessons/bits.lua "$l" >>"$TMP/$name" 2>&1
     done
 }
 
@@ -40,18 +41,18 @@ same_as_default() { # same_as_default DESCRIPTION ENV...
 }
 
 if sh scripts/cpu-has.sh avx2 fma; then
-    same_as_default "OpenBLAS told to use its Haswell kernels, 1 thread: the same bits" \
-        OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=1
-    same_as_default "attn's AVX2 kernels (ATTN_ISA=avx2), 2 threads: the same bits" ATTN_ISA=avx2 OPENBLAS_NUM_THREADS=2
+    same_as_default "OPENBLAS_CORETYPE=Haswell, 1 thread: the same bits" \
+        OPENBLAS_CORETYPE=Haswell ATTN_NUM_THREADS=1
+    same_as_default "attn's AVX2 kernels (ATTN_ISA=avx2), 2 threads: the same bits" ATTN_ISA=avx2 ATTN_NUM_THREADS=2
 else
     echo "# SKIP Haswell and AVX2 runs: this CPU has no AVX2 and FMA"
 fi
 if sh scripts/cpu-has.sh avx512f avx512bw avx512dq avx512vl; then
-    same_as_default "OpenBLAS told to use its SkylakeX kernels (AVX-512), 7 threads: the same bits" \
-        OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=7
+    same_as_default "OPENBLAS_CORETYPE=SkylakeX (AVX-512), 7 threads: the same bits" \
+        OPENBLAS_CORETYPE=SkylakeX ATTN_NUM_THREADS=7
 else
     echo "# SKIP SkylakeX run: this CPU has no AVX-512"
 fi
 same_as_default "attn's portable C kernels (ATTN_ISA=portable, what a browser runs), 3 threads: the same bits" \
-    ATTN_ISA=portable OPENBLAS_NUM_THREADS=3
+    ATTN_ISA=portable ATTN_NUM_THREADS=3
 tap_end
