@@ -229,7 +229,9 @@ test: deps
 	@# the aarch64 build (tests/arm64), where the cross compiler is installed; a failed build is reported there
 	@if command -v $(AARCH64_CC) >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory -j$(JOBS) check-tests-aarch64 || echo "make: the aarch64 build failed"; fi
-	@if command -v emcc >/dev/null 2>&1; then $(MAKE) --no-print-directory -j$(JOBS) web-and-node; fi
+	@# the WebAssembly builds (tests/web), where emscripten is installed; a failed build is reported there
+	@if command -v emcc >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory -j$(JOBS) web-and-node || echo "make: the WebAssembly build failed"; fi
 	@sh scripts/fetch-gpt2-vocab.sh build/gpt2-vocab
 	@sh scripts/fetch-hf-tokenizers.sh build/hf-tokenizers
 	@sh tests/run.sh

@@ -79,7 +79,7 @@ $(call wasm_obj,$(WEB_ATTN_SRC)): | build/wasm/include/.linked
 # attn-page.data. xterm.js and coi-serviceworker come from npm (src/web/package-lock.json), installed in
 # build/web-npm, never in the source tree.
 WEB_PAGE_C   := $(wildcard src/web/page/*.c)
-WEB_PAGE_OBJ := $(call wasm_obj,$(filter-out src/cli/term.c src/cli/interrupt.c src/cli/notes.c,$(WEB_ATTN_SRC)) $(WEB_PAGE_C))
+WEB_PAGE_OBJ := $(call wasm_obj,$(filter-out src/cli/term.c src/cli/interrupt.c src/cli/notes.c src/cli/markdown.c,$(WEB_ATTN_SRC)) $(WEB_PAGE_C))
 WEB_PAGE_FILES := $(addprefix build/web/,index.html page.js worker.js style.css)
 WEB_EXPORTS  := _attn_page_start,_attn_page_eval,_attn_page_complete,_attn_page_lesson,_attn_page_lang,_malloc,_free
 WEB_LESSONS  := $(wildcard lessons/*.lua)

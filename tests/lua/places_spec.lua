@@ -29,11 +29,13 @@ describe("attn's places for the files it does not ship", function()
     it("in order: the variable, attn's cache ($XDG_CACHE_HOME or ~/.cache), build/ beside attn", function()
         local list = 'for _, d in ipairs(require(\"attn.places\").dirs(\"tiktoken\")) do print(d.dir) end'
         local exe_dir = io.popen("dirname \"$(realpath " .. attn .. ")\""):read("l")
-        assert.are.equal("/v\n/h/.cache/attn/tiktoken\n" .. exe_dir .. "/build/gpt2-vocab\n",
+        -- the checkout's build/: beside ./attn, or the one build/asan/attn sits in (the ASan twin's run)
+        local build = exe_dir:match("/build/asan$") and exe_dir:gsub("/asan$", "") or exe_dir .. "/build"
+        assert.are.equal("/v\n/h/.cache/attn/tiktoken\n" .. build .. "/gpt2-vocab\n",
                          run("HOME=/h ATTN_TIKTOKEN_DIR=/v", list))
-        assert.are.equal("/x/attn/tiktoken\n" .. exe_dir .. "/build/gpt2-vocab\n", run("HOME=/h XDG_CACHE_HOME=/x", list))
+        assert.are.equal("/x/attn/tiktoken\n" .. build .. "/gpt2-vocab\n", run("HOME=/h XDG_CACHE_HOME=/x", list))
         list = list:gsub("tiktoken", "hf-tokenizers")
-        assert.are.equal("/h/.cache/attn/hf-tokenizers\n" .. exe_dir .. "/build/hf-tokenizers\n", run("HOME=/h", list))
+        assert.are.equal("/h/.cache/attn/hf-tokenizers\n" .. build .. "/hf-tokenizers\n", run("HOME=/h", list))
     end)
 
     it("an installed attn (PREFIX/bin/attn) looks in PREFIX/share/attn", function()
