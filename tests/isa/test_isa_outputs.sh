@@ -10,7 +10,9 @@ attn=${1:-./attn}
 dir=build/test-isa
 rm -rf "$dir"
 # lessons 16, 18 and 22 too: AVX-512's kernels once changed their bits
-lessons="01 02 03 04 05 16 18 19 20 22"
+# not lesson 18: it prints attention.fused's distance from the staged path, which depends on the vector
+# width by design (the fused pass promises 1e-5, not bits)
+lessons="01 02 03 04 05 16 19 20 22"
 ATTN_ISA=portable ATTN_OUTPUT_LESSONS=$lessons sh tests/isa/outputs.sh "$dir/portable" "$attn" build/release/tests
 for f in "$dir"/portable/c-*.txt; do
     check "portable: $(basename "$f" .txt) passes" grep -qx 'exit 0' "$f"
