@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.." || exit 2
 attn=${1:-./attn}
 dir=build/test-isa
 rm -rf "$dir"
-# lessons 16, 18 and 22 too: AVX-512's kernels once changed their bits
+# lessons 16 and 22 too: AVX-512's kernels once changed their bits;
 # not lesson 18: it prints attention.fused's distance from the staged path, which depends on the vector
 # width by design (the fused pass promises 1e-5, not bits)
 lessons="01 02 03 04 05 16 19 20 22"
