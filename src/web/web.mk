@@ -13,7 +13,7 @@ EMCC      ?= emcc
 EMENV     := NODE_PATH=/usr/share/nodejs
 WEB_SRC_DIR := build/web-src
 WEB_LIBS_INC := -I$(WEB_SRC_DIR)/lua5.4/src -I$(WEB_SRC_DIR)/cjson/.. -I$(WEB_SRC_DIR)/pcre2/src \
-                -I$(WEB_SRC_DIR)/utf8proc -I$(WEB_SRC_DIR)/cmark/src -Ibuild/wasm/include
+                -I$(WEB_SRC_DIR)/utf8proc -I$(WEB_SRC_DIR)/cmark/src
 WASM_CFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off -O2 -Isrc/core -Isrc/bind -Isrc/cli -Ibuild/gen \
                -DPCRE2_CODE_UNIT_WIDTH=8 -DPCRE2_STATIC -DUTF8PROC_STATIC -DCMARK_STATIC_DEFINE $(WEB_LIBS_INC)
 
@@ -63,18 +63,10 @@ WASM_LINK := -O2 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sWASM_ASYNC_COMPI
 build/wasm/attn.js: $(call wasm_obj,$(WEB_ATTN_SRC) src/cli/main.c) build/wasm/libs.a src/web/node_env.js
 	$(EMENV) $(EMCC) $(WASM_LINK) -sNODERAWFS=1 -sEXIT_RUNTIME=1 --pre-js src/web/node_env.js -o $@ $(filter %.o %.a,$^) -lm
 
-# TEMPORARY, goes with src/web/pending_kernels.c (when the core no longer calls OpenBLAS): the core still
-# includes OpenBLAS's cblas.h (its declarations only: the system's header, linked to no library).
-build/wasm/include/.linked:
-	@mkdir -p $(dir $@)
-	ln -sf $$(ls /usr/include/*/cblas.h /usr/include/cblas.h 2>/dev/null | head -n 1) build/wasm/include/cblas.h
-	ln -sf $$(ls /usr/include/*/openblas_config.h /usr/include/openblas_config.h 2>/dev/null | head -n 1) build/wasm/include/openblas_config.h
-	touch $@
-$(call wasm_obj,$(WEB_ATTN_SRC)): | build/wasm/include/.linked
-
 # ---- the page: build/web/ ------------------------------------------------------------------------------
 # Its module (attn-page.js/.wasm) links the same objects as the node build, with the page's terminal, Ctrl-C,
-# notes and entry point (src/web/page/*.c) in place of src/cli's term.c, interrupt.c, notes.c and main.c. The lessons and
+# notes and entry point (src/web/page/*.c) in place of src/cli's term.c, interrupt.c, notes.c, markdown.c (which
+# needs notes.c's file states) and main.c. The lessons and
 # their PyTorch references are preloaded in make install's layout (/attn/lessons, /attn/data/torch) into
 # attn-page.data. xterm.js and coi-serviceworker come from npm (src/web/package-lock.json), installed in
 # build/web-npm, never in the source tree.

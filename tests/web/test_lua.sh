@@ -5,16 +5,12 @@
 # start processes (io.popen, os.execute: none in a browser) are skipped, saying so. TAP output, one line per
 # spec file.
 #   sh tests/web/test_lua.sh ./attn build/wasm/attn.js
-# While src/web/pending_kernels.c stands in for issue 34's exact kernels, a spec file that differs is
-# reported with its count of differing lines as a TODO; once that file is gone, any difference fails.
 set -u
 NATIVE=${1:-./attn}
 WASM=${2:-build/wasm/attn.js}
 . "$(dirname "$0")/../tap.sh"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-pending=""
-[ -f src/web/pending_kernels.c ] && pending=1
 
 for f in tests/lua/*_spec.lua; do
     name=$(basename "$f" .lua)
@@ -36,11 +32,7 @@ for f in tests/lua/*_spec.lua; do
     fi
     lines=$(diff "$TMP/native" "$TMP/wasm" | grep -c '^>')
     failing=$(grep -c '^not ok ' "$TMP/wasm")
-    if [ -n "$pending" ]; then
-        ok "$name: $lines lines differ, $failing tests fail in wasm # TODO differences are reported, not failed, while src/web/pending_kernels.c stands in for the exact kernels"
-    else
-        not_ok "$name: $lines lines differ from ./attn's, $failing tests fail in wasm"
-    fi
-    diff "$TMP/native" "$TMP/wasm" | grep '^> not ok' | head -n 10 | sed 's/^/#   /'
+    not_ok "$name: $lines lines differ from ./attn's, $failing tests fail in wasm"
+    diff "$TMP/native" "$TMP/wasm" | head -n 20 | sed 's/^/#   /'
 done
 echo "1..$n"
