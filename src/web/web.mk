@@ -37,7 +37,8 @@ WEB_CMARK_FILES := blocks buffer cmark cmark_ctype commonmark houdini_href_e hou
 WEB_LIB_SRC := $(patsubst %,$(WEB_SRC_DIR)/lua5.4/src/%.c,$(WEB_LUA_FILES)) \
                $(patsubst %,$(WEB_SRC_DIR)/pcre2/src/pcre2_%.c,$(WEB_PCRE2_FILES)) \
                $(patsubst %,$(WEB_SRC_DIR)/cmark/src/%.c,$(WEB_CMARK_FILES)) \
-               $(WEB_SRC_DIR)/cjson/cJSON.c $(WEB_SRC_DIR)/utf8proc/utf8proc.c
+               $(WEB_SRC_DIR)/cjson/cJSON.c $(WEB_SRC_DIR)/utf8proc/utf8proc.c \
+               $(patsubst %,$(WEB_SRC_DIR)/glibc/s_%.c,tanhf erff expm1f)
 
 $(WEB_SRC_DIR)/.fetched: scripts/fetch-web-sources.sh
 	sh scripts/fetch-web-sources.sh $(WEB_SRC_DIR)
@@ -52,6 +53,13 @@ build/wasm/$(WEB_SRC_DIR)/%.o: $(WEB_SRC_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(EMENV) $(EMCC) -O2 -DLUA_USE_POSIX -DHAVE_CONFIG_H -DPCRE2_CODE_UNIT_WIDTH=8 -DSUPPORT_UNICODE \
 		-DUTF8PROC_STATIC -DCMARK_STATIC_DEFINE -w $(WEB_LIBS_INC) -c -o $@ $<
+
+# glibc's tanhf, erff and expm1f (fetch-web-sources.sh says why) under their public names, so that the link
+# takes them from libs.a, before musl's; its expf is glibc's bit for bit (measured), so erff calls it.
+build/wasm/$(WEB_SRC_DIR)/glibc/%.o: $(WEB_SRC_DIR)/glibc/%.c
+	@mkdir -p $(dir $@)
+	$(EMENV) $(EMCC) -O2 -ffp-contract=off -w -I$(WEB_SRC_DIR)/glibc/include -D__tanhf=tanhf -D__erff=erff \
+		-D__erfcf=erfcf -D__expm1f=expm1f -D__ieee754_expf=expf -c -o $@ $<
 
 build/wasm/%.o: %.c | $(WEB_SRC_DIR)/.fetched build/gen/lua_embed.c build/gen/data_embed.c
 	@mkdir -p $(dir $@)

@@ -39,6 +39,8 @@ done
 for f in lessons/0[1-6]_*.lua; do # the chapter-3 lessons, as the book prints them
     same "$(basename "$f" .lua) straight through" "$f"
 done
+# glibc's erff and tanhf on the scalar paths (src/web/web.mk compiles them from Debian's glibc source)
+same "libm_bits.lua: glibc's erff, tanhf, expf" tests/web/libm_bits.lua
 # the command line's own words, in both languages
 same "--help" --help
 ATTN_LANG=zh_CN same "--help in Chinese" --help
