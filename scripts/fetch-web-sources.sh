@@ -1,11 +1,11 @@
 #!/bin/sh
 # Fetches and unpacks the Debian source packages of the C libraries the WebAssembly build compiles with
-# emcc (`make web`): Lua 5.4, cJSON, PCRE2, utf8proc, cmark. The sources come from Debian's mirror through
+# emcc (`make web`): Lua 5.4, cJSON, PCRE2, utf8proc, cmark, and three functions of glibc's libm. The sources come from Debian's mirror through
 # `apt-get source`, with a deb-src list, apt's state and the downloads all under DIR, so the system's apt
 # configuration is left untouched; nothing third-party is ever copied into the repository.
 #   sh scripts/fetch-web-sources.sh build/web-src
-# Leaves DIR/lua5.4, DIR/cjson, DIR/pcre2, DIR/utf8proc, DIR/cmark (each the unpacked tree), and
-# DIR/.fetched when all are there; does nothing when that exists.
+# Leaves DIR/lua5.4, DIR/cjson, DIR/pcre2, DIR/utf8proc, DIR/cmark (each the unpacked tree), DIR/glibc (three
+# files and the headers they need), and DIR/.fetched when all are there; does nothing when that exists.
 set -eu
 dir=$1
 [ -f "$dir/.fetched" ] && exit 0
@@ -36,6 +36,39 @@ for pkg in lua5.4 cjson pcre2 utf8proc cmark; do
     apt-get $apt_opts -q source "$pkg" >/dev/null
     mv "$(ls -d "$pkg"-[0-9]* | head -n 1)" "$pkg"
 done
+
+# glibc's tanhf, erff and expm1f (flt-32, fdlibm's): PyTorch's scalar lambdas call the C library's tanhf and
+# erff (src/core/activation.c's gelu_tanh_s, gelu_s), so attn's bits are glibc's; emscripten's musl computes
+# other bits (tanhf differs on about 3% of floats, erff on 0.2%; expf, logf and powf agree). Only these three
+# files of the upstream tarball are taken, checked to be untouched by Debian's patches, and compiled with the
+# small headers below in place of glibc's internal ones (src/web/web.mk).
+rm -rf glibc glibc-[0-9]* debian
+# shellcheck disable=SC2086
+apt-get $apt_opts -q source --download-only glibc >/dev/null
+flt32=sysdeps/ieee754/flt-32
+tar xJf glibc_*.orig.tar.xz --wildcards "glibc-*/$flt32/s_tanhf.c" "glibc-*/$flt32/s_erff.c" "glibc-*/$flt32/s_expm1f.c"
+tar xJf glibc_*.debian.tar.xz debian/patches
+if grep -rlE "$flt32/s_(tanhf|erff|expm1f)\.c" debian/patches; then
+    echo "fetch-web-sources: Debian's glibc patches these files; apply them before using them" >&2
+    exit 1
+fi
+mkdir -p glibc/include
+mv glibc-*/$flt32/s_tanhf.c glibc-*/$flt32/s_erff.c glibc-*/$flt32/s_expm1f.c glibc/
+rm -rf glibc-[0-9]* debian
+cat > glibc/include/math_private.h <<'H'
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#define GET_FLOAT_WORD(i, d) do { float f_ = (d); uint32_t u_; memcpy(&u_, &f_, 4); (i) = u_; } while (0)
+#define SET_FLOAT_WORD(d, i) do { uint32_t u_ = (i); float f_; memcpy(&f_, &u_, 4); (d) = f_; } while (0)
+#define __set_errno(e) (errno = (e))
+H
+# the floating-point exceptions glibc raises on purpose do not change a result
+echo '#define math_check_force_underflow(x) ((void)0)' > glibc/include/math-underflow.h
+printf '#define math_force_eval(x) ((void)(x))\n#define math_opt_barrier(x) (x)\n' > glibc/include/math-barriers.h
+echo '#define math_narrow_eval(x) (x)' > glibc/include/math-narrow-eval.h
+echo '#define libm_alias_float(from, to)' > glibc/include/libm-alias-float.h
+echo '#define FIX_INT_FP_CONVERT_ZERO 0' > glibc/include/fix-int-fp-convert-zero.h
 rm -f ./*.dsc ./*.tar.* ./*.diff.gz
 
 # cmark's build writes three small headers with CMake; these are the same ones, for emcc without CMake.

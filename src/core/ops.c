@@ -14,6 +14,7 @@
 #include "vunary.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,6 +249,17 @@ attn_tensor *attn_where(const attn_tensor *cond, const attn_tensor *a, const att
 
 /* ---- unary --------------------------------------------------------------------------------- */
 
+/* relu = clamp_min(x, 0): negative, non-zero, not NaN gives 0; -0.0 and NaN come out as they are. Decided on
+ * the bits, not with `x < 0 ? 0.0f : x`: clang 14 at -O2 turns that select into WebAssembly's f32.max, which
+ * gives +0 for -0.0 (tests/web found relu(-0.0) printing 0. in the wasm build). An integer comparison is
+ * one no compiler can turn into a float max or min. */
+static float relu(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return (b > 0x80000000u && b <= 0xff800000u) ? 0.0f : x; /* sign set, not -0.0, -inf at most */
+}
+
 static float apply_unary(attn_unop op, float x)
 {
     switch (op) {
@@ -258,7 +270,7 @@ static float apply_unary(attn_unop op, float x)
     case ATTN_TANH: return vmath_tanh(x);
     case ATTN_ABS: return fabsf(x);
     case ATTN_SIGMOID: return vmath_sigmoid(x);
-    case ATTN_RELU: return x < 0 ? 0.0f : x; /* clamp_min(x, 0): -0.0 and NaN come out as they are */
+    case ATTN_RELU: return relu(x);
     case ATTN_LOGICAL_NOT: return x == 0;
     }
     return 0;

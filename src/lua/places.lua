@@ -44,13 +44,14 @@ function places.cache_dir()
 end
 
 -- The folders beside the running attn where its data can be: the checkout's build/ (attn at the top of
--- the checkout, or build/asan/attn) and an installed attn's share/attn. Nothing when attn is a module
--- loaded by another interpreter (attn.so): that interpreter's folder is not attn's.
+-- the checkout, build/asan/attn, or the WebAssembly build under node, build/wasm/attn.js: src/web/node_env.js)
+-- and an installed attn's share/attn. Nothing when attn is a module loaded by another interpreter (attn.so):
+-- that interpreter's folder is not attn's.
 local function beside_attn()
     local exe = files.realpath("/proc/self/exe")
-    local dir = exe and exe:match("^(.*)/attn$")
+    local dir = exe and (exe:match("^(.*)/attn$") or exe:match("^(.*/build/wasm)/attn%.js$"))
     if not dir then return {} end
-    if dir:match("/build/asan$") then return {(dir:gsub("/asan$", ""))} end
+    if dir:match("/build/asan$") or dir:match("/build/wasm$") then return {(dir:gsub("/%w+$", ""))} end
     if dir:match("/bin$") then return {(dir:gsub("/bin$", "/share/attn"))} end
     return {dir .. "/build"}
 end

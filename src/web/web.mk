@@ -13,7 +13,7 @@ EMCC      ?= emcc
 EMENV     := NODE_PATH=/usr/share/nodejs
 WEB_SRC_DIR := build/web-src
 WEB_LIBS_INC := -I$(WEB_SRC_DIR)/lua5.4/src -I$(WEB_SRC_DIR)/cjson/.. -I$(WEB_SRC_DIR)/pcre2/src \
-                -I$(WEB_SRC_DIR)/utf8proc -I$(WEB_SRC_DIR)/cmark/src -Ibuild/wasm/include
+                -I$(WEB_SRC_DIR)/utf8proc -I$(WEB_SRC_DIR)/cmark/src
 WASM_CFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off -O2 -Isrc/core -Isrc/bind -Isrc/cli -Ibuild/gen \
                -DPCRE2_CODE_UNIT_WIDTH=8 -DPCRE2_STATIC -DUTF8PROC_STATIC -DCMARK_STATIC_DEFINE $(WEB_LIBS_INC)
 
@@ -37,7 +37,8 @@ WEB_CMARK_FILES := blocks buffer cmark cmark_ctype commonmark houdini_href_e hou
 WEB_LIB_SRC := $(patsubst %,$(WEB_SRC_DIR)/lua5.4/src/%.c,$(WEB_LUA_FILES)) \
                $(patsubst %,$(WEB_SRC_DIR)/pcre2/src/pcre2_%.c,$(WEB_PCRE2_FILES)) \
                $(patsubst %,$(WEB_SRC_DIR)/cmark/src/%.c,$(WEB_CMARK_FILES)) \
-               $(WEB_SRC_DIR)/cjson/cJSON.c $(WEB_SRC_DIR)/utf8proc/utf8proc.c
+               $(WEB_SRC_DIR)/cjson/cJSON.c $(WEB_SRC_DIR)/utf8proc/utf8proc.c \
+               $(patsubst %,$(WEB_SRC_DIR)/glibc/s_%.c,tanhf erff expm1f)
 
 $(WEB_SRC_DIR)/.fetched: scripts/fetch-web-sources.sh
 	sh scripts/fetch-web-sources.sh $(WEB_SRC_DIR)
@@ -53,6 +54,13 @@ build/wasm/$(WEB_SRC_DIR)/%.o: $(WEB_SRC_DIR)/%.c
 	$(EMENV) $(EMCC) -O2 -DLUA_USE_POSIX -DHAVE_CONFIG_H -DPCRE2_CODE_UNIT_WIDTH=8 -DSUPPORT_UNICODE \
 		-DUTF8PROC_STATIC -DCMARK_STATIC_DEFINE -w $(WEB_LIBS_INC) -c -o $@ $<
 
+# glibc's tanhf, erff and expm1f (fetch-web-sources.sh says why) under their public names, so that the link
+# takes them from libs.a, before musl's; its expf is glibc's bit for bit (measured), so erff calls it.
+build/wasm/$(WEB_SRC_DIR)/glibc/%.o: $(WEB_SRC_DIR)/glibc/%.c
+	@mkdir -p $(dir $@)
+	$(EMENV) $(EMCC) -O2 -ffp-contract=off -w -I$(WEB_SRC_DIR)/glibc/include -D__tanhf=tanhf -D__erff=erff \
+		-D__erfcf=erfcf -D__expm1f=expm1f -D__ieee754_expf=expf -c -o $@ $<
+
 build/wasm/%.o: %.c | $(WEB_SRC_DIR)/.fetched build/gen/lua_embed.c build/gen/data_embed.c
 	@mkdir -p $(dir $@)
 	$(EMENV) $(EMCC) $(WASM_CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
@@ -63,18 +71,10 @@ WASM_LINK := -O2 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sWASM_ASYNC_COMPI
 build/wasm/attn.js: $(call wasm_obj,$(WEB_ATTN_SRC) src/cli/main.c) build/wasm/libs.a src/web/node_env.js
 	$(EMENV) $(EMCC) $(WASM_LINK) -sNODERAWFS=1 -sEXIT_RUNTIME=1 --pre-js src/web/node_env.js -o $@ $(filter %.o %.a,$^) -lm
 
-# TEMPORARY, goes with src/web/pending_kernels.c (when the core no longer calls OpenBLAS): the core still
-# includes OpenBLAS's cblas.h (its declarations only: the system's header, linked to no library).
-build/wasm/include/.linked:
-	@mkdir -p $(dir $@)
-	ln -sf $$(ls /usr/include/*/cblas.h /usr/include/cblas.h 2>/dev/null | head -n 1) build/wasm/include/cblas.h
-	ln -sf $$(ls /usr/include/*/openblas_config.h /usr/include/openblas_config.h 2>/dev/null | head -n 1) build/wasm/include/openblas_config.h
-	touch $@
-$(call wasm_obj,$(WEB_ATTN_SRC)): | build/wasm/include/.linked
-
 # ---- the page: build/web/ ------------------------------------------------------------------------------
 # Its module (attn-page.js/.wasm) links the same objects as the node build, with the page's terminal, Ctrl-C,
-# notes and entry point (src/web/page/*.c) in place of src/cli's term.c, interrupt.c, notes.c and main.c. The lessons and
+# notes and entry point (src/web/page/*.c) in place of src/cli's term.c, interrupt.c, notes.c, markdown.c (which
+# needs notes.c's file states) and main.c. The lessons and
 # their PyTorch references are preloaded in make install's layout (/attn/lessons, /attn/data/torch) into
 # attn-page.data. xterm.js and coi-serviceworker come from npm (src/web/package-lock.json), installed in
 # build/web-npm, never in the source tree.

@@ -4,17 +4,12 @@
 # exit status), for every lesson in check mode and for the chapter-3 lessons run straight through (the book's
 # prints). A diff, not a tolerance: the same kernels in the same order give the same bits. TAP output.
 #   sh tests/web/test_node.sh ./attn build/wasm/attn.js
-# While src/web/pending_kernels.c stands in for issue 34's exact kernels (OpenBLAS's and libsleef's bits are
-# not reproduced there), a lesson that differs is reported with its count of differing lines as a TODO; once
-# that file is gone (the kernels landed), any difference fails.
 set -u
 NATIVE=${1:-./attn}
 WASM=${2:-build/wasm/attn.js}
 . "$(dirname "$0")/../tap.sh"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-pending=""
-[ -f src/web/pending_kernels.c ] && pending=1
 
 # same NAME ARGS...: ./attn ARGS and node attn.js ARGS print the same bytes and end with the same status.
 same() {
@@ -34,12 +29,8 @@ same() {
         return
     fi
     lines=$(diff "$TMP/native" "$TMP/wasm" | grep -c '^>')
-    if [ -n "$pending" ]; then
-        ok "$name: $lines lines differ # TODO differences are reported, not failed, while src/web/pending_kernels.c stands in for the exact kernels"
-    else
-        not_ok "$name: $lines lines differ from ./attn's"
-        diff "$TMP/native" "$TMP/wasm" | head -n 20 | sed 's/^/#   /'
-    fi
+    not_ok "$name: $lines lines differ from ./attn's"
+    diff "$TMP/native" "$TMP/wasm" | head -n 20 | sed 's/^/#   /'
 }
 
 for f in lessons/*.lua; do
@@ -48,6 +39,8 @@ done
 for f in lessons/0[1-6]_*.lua; do # the chapter-3 lessons, as the book prints them
     same "$(basename "$f" .lua) straight through" "$f"
 done
+# glibc's erff and tanhf on the scalar paths (src/web/web.mk compiles them from Debian's glibc source)
+same "libm_bits.lua: glibc's erff, tanhf, expf" tests/web/libm_bits.lua
 # the command line's own words, in both languages
 same "--help" --help
 ATTN_LANG=zh_CN same "--help in Chinese" --help

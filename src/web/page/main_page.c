@@ -110,15 +110,16 @@ EMSCRIPTEN_KEEPALIVE const char *attn_page_complete(const char *text) {
 }
 
 /* A lesson mode, as `attn --check FILE...` and the others (cli.h's ATTN_LESSON_*), on the files named in
- * list (one per line); from: the first step in step mode (0: the first). Returns what the command line's
- * exit status would say. */
+ * list (one per line); from: the first step in step mode (0: the first), and for ATTN_LESSON_VERIFY, 1 for
+ * --update (main.c, too, calls attn_verify itself: attn_lessons has no notes). Returns what the command
+ * line's exit status would say. */
 #define MAX_FILES 64
 EMSCRIPTEN_KEEPALIVE int attn_page_lesson(int mode, const char *list, int from) {
     attn_step_options step = {from, 0, NULL, 0};
     char *files[MAX_FILES], *copy = strdup(list ? list : ""), *save = NULL;
     int n = 0;
     for (char *f = strtok_r(copy, "\n", &save); f && n < MAX_FILES; f = strtok_r(NULL, "\n", &save)) files[n++] = f;
-    int ok = attn_lessons(L, mode, files, n, &step);
+    int ok = mode == ATTN_LESSON_VERIFY ? attn_verify(L, files, n, from != 0, 0) : attn_lessons(L, mode, files, n, &step);
     free(copy);
     fflush(stdout);
     fflush(stderr);

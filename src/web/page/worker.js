@@ -85,7 +85,7 @@ onmessage = async (e) => {
     postMessage({ type: "done", what: m.type, ok, text, id: m.id });
   } else if (m.type === "verify") {
     // the note as a file of the module's memory file system, checked (the report goes to the terminal),
-    // then --update'd on a copy, whose text goes back to the page to download
+    // then --update'd on a copy (mode 7, ATTN_LESSON_VERIFY; 1: --update), whose text goes back to the page
     attn.FS.mkdirTree("/notes");
     attn.FS.chdir("/notes");
     attn.FS.writeFile(m.name, m.text);
@@ -93,7 +93,7 @@ onmessage = async (e) => {
     flush();
     capture = "";
     attn.FS.writeFile("updated-" + m.name, m.text);
-    attn.ccall("attn_page_lesson", "number", ["number", "string", "number"], [8, "updated-" + m.name, 0]);
+    attn.ccall("attn_page_lesson", "number", ["number", "string", "number"], [7, "updated-" + m.name, 1]);
     flush();
     capture = null;
     const updated = attn.FS.readFile("updated-" + m.name, { encoding: "utf8" });
