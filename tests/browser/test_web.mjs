@@ -85,6 +85,19 @@ const after_ = (text, s) => text.slice(text.lastIndexOf(s) + s.length);
 async function type(page, line) {
   await page.keyboard.type(line);
   await page.keyboard.press("Enter");
+  // the typed line, then a fresh prompt after its output: the body's state may still say "prompt" from
+  // before the line went to the worker, and its output was then read half-written
+  await page.waitForFunction((typed) => {
+    const b = window.attnTerminal.buffer.active, out = [];
+    for (let i = 0; i < b.length; i++) {
+      const l = b.getLine(i);
+      if (l.isWrapped && out.length) out[out.length - 1] += l.translateToString(true);
+      else out.push(l.translateToString(true));
+    }
+    // after either prompt, attn's or the one of a chunk's next line ("  ..> ")
+    const text = out.join("\n").replace(/\n+$/, ""), at = text.lastIndexOf("> " + typed);
+    return at >= 0 && /\n(attn|  \.\.)> ?$/.test(text.slice(at + 2 + typed.length));
+  }, line, { timeout: 300000 });
   await atPrompt(page);
 }
 

@@ -147,7 +147,9 @@ check "-W turns warnings on" err_matches 'Lua warning: careful'
 # keeps between fork and exec; the job then ignored SIGINT and `wait` waited for ever. Both waits are
 # bounded, generously (they catch hangs, they measure no speed): timeout passes our SIGINT on to the
 # script and kills it after 120 s (status 137: the check below fails).
-timeout -s KILL 120 "$BIN" -e 'print("running") io.stdout:flush() while true do end' >"$OUT" 2>"$ERR" &
+# (--foreground: without it timeout passes the SIGINT on twice, to the script and to its whole process
+# group, and a script's second Ctrl-C ends it at once, as lua.c's does: status 130, now and then)
+timeout --foreground -s KILL 120 "$BIN" -e 'print("running") io.stdout:flush() while true do end' >"$OUT" 2>"$ERR" &
 pid=$!
 i=0
 while [ "$i" -lt 600 ] && ! grep -q '^running$' "$OUT"; do
