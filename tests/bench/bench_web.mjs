@@ -1,4 +1,4 @@
-// bench_web.mjs — the page's budgets (issue 35), run by scripts/bench-web.sh; ratios, no assertions:
+// bench_web.mjs — the browser page's budgets (page weight, time to the first prompt, lesson 01 against native), run by scripts/bench-web.sh; ratios, no assertions:
 //   page weight: build/web/'s files gzip-compressed, against 4 MB
 //   first prompt: from navigation to attn's prompt in headless Chromium (median of 5), against 1.5 s; served
 //                 with the isolation headers (what a configured host sends) and without (coi-serviceworker

@@ -46,7 +46,7 @@ while IFS= read -r line; do
 done <"$TEXT.rows"
 rm -f "$TEXT.rows"
 
-# sentences a native reader writes otherwise, and ASCII punctuation inside Chinese (issue 37): what attn
+# sentences a native reader writes otherwise, and ASCII punctuation inside Chinese (the classroom review's findings): what attn
 # must not say (a regex), then what it says instead
 grep -n '中文' src/lua/kernel/spec.lua | sed 's/^/src\/lua\/kernel\/spec.lua:/' >>"$TEXT"
 while IFS='|' read -r bad good; do
