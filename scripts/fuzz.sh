@@ -1,10 +1,12 @@
 #!/bin/sh
-# fuzz.sh — a long run of the fuzzer (tests/lua/fuzz_spec.lua) under the ASan+UBSan build: N random calls
+# fuzz.sh — a long run of the fuzzer (tests/lua/fuzz_spec.lua: every public function, files, notes; and
+# tests/lua/fuzz_learn_spec.lua: autograd, optimizers, loaders, kernel requests) under the ASan+UBSan build: N random calls
 # in slices of 20000, each slice with its own seed and under a time bound, so that a crash, a sanitizer
 # report or a hang (a call that ignores the fuzzer's Ctrl-C-like deadline) stops the run and names the
 # seed that reproduces it.
 #   scripts/fuzz.sh N [FIRST_SEED]          e.g. scripts/fuzz.sh 1000000
-# Reproduce a slice:  ATTN_FUZZ_ITERS=20000 ATTN_FUZZ_SEED=S build/asan/attn /usr/bin/busted tests/lua/fuzz_spec.lua
+# Reproduce a slice:  ATTN_FUZZ_ITERS=20000 ATTN_FUZZ_SEED=S build/asan/attn /usr/bin/busted tests/lua/fuzz_spec.lua \
+#                         tests/lua/fuzz_learn_spec.lua
 set -u
 cd "$(dirname "$0")/.." || exit 2
 N=${1:?usage: scripts/fuzz.sh N [FIRST_SEED]}
@@ -29,9 +31,9 @@ while [ "$done_calls" -lt "$N" ]; do
     [ $((N - done_calls)) -lt "$n" ] && n=$((N - done_calls))
     log=$LOG/seed-$SEED.log
     ATTN_FUZZ_ITERS=$n ATTN_FUZZ_SEED=$SEED timeout -s KILL "$SLICE_LIMIT" \
-        "$BIN" /usr/bin/busted -o TAP tests/lua/fuzz_spec.lua >"$log" 2>&1
+        "$BIN" /usr/bin/busted -o TAP tests/lua/fuzz_spec.lua tests/lua/fuzz_learn_spec.lua >"$log" 2>&1
     status=$?
-    if [ "$status" -ne 0 ] || ! grep -q '^ok 1 ' "$log"; then
+    if [ "$status" -ne 0 ] || ! grep -q '^ok 1 ' "$log" || grep -q '^not ok' "$log"; then
         case $status in
         137) what="a hang (killed after $SLICE_LIMIT s)" ;;
         0 | 1) what="a failed assertion or a sanitizer report" ;;
@@ -42,7 +44,7 @@ while [ "$done_calls" -lt "$N" ]; do
         exit 1
     fi
     done_calls=$((done_calls + n))
-    echo "fuzz: seed $SEED: $n calls ok ($(grep -o '[0-9]* errors, [0-9]* stopped' "$log")); $done_calls of $N, $(($(date +%s) - start)) s"
+    echo "fuzz: seed $SEED: $n calls ok ($(grep -o '[0-9]* errors, [0-9]* stopped' "$log"); $(grep -o '[0-9]* autograd calls.*' "$log"); $(grep -o '[0-9]* optimizers made.*' "$log"); $(grep -o '[0-9]* loads, .*' "$log"); $(grep -o '[0-9]* kernel requests.*' "$log")); $done_calls of $N, $(($(date +%s) - start)) s"
     rm -f "$log"
     SEED=$((SEED + 1))
 done
