@@ -154,9 +154,8 @@ int lt_tensor_index(lua_State *L)
     if (type == LUA_TNUMBER) {
         if (t->ndim == 0)
             return lt_error(L, "index: a 0-d tensor cannot be indexed; use t:item()");
-        int64_t i = lt_check_integer(L, 2, "index", "index");
-        if (i > 0 && i - 1 == t->shape[0]) /* i - 1: shape[0] + 1 overflows for a view of 2^63 - 1 rows */
-            return 0; /* one past the end is nil, so ipairs(t) stops there */
+        /* one past the end is an error too, as PyTorch's IndexError: ipairs(t) walks the rows through
+         * attn's own ipairs (src/lua/ipairs.lua), which stops at #t */
         int64_t j = lt_check_index(L, 2, t, 0, "index");
         if (t->ndim == 1)
             return lt_push_element(L, t, t->offset + j * t->stride[0]);

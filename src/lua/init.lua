@@ -43,4 +43,6 @@ return {
     qwen3 = require("attn.llm.qwen3"),
     llama = require("attn.llm.llama"),
     attn = {lang = lang, version = "0.1"},
+    -- Lua's ipairs that also walks a tensor's rows and enumerates a DataLoader (attn/ipairs.lua)
+    ipairs = require("attn.ipairs"),
 }

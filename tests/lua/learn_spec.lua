@@ -98,19 +98,25 @@ describe("the ops of training refuse what they cannot do, naming the function", 
 end)
 
 describe("DataLoader and ipairs (round 4)", function()
-    it("for i, b in ipairs(loader) is an error naming the two right forms (it ran zero times)", function()
+    -- it ran zero times (Lua's ipairs asked loader[1] and got nil); attn's ipairs enumerates the batches
+    it("for i, x, y in ipairs(loader) is Python's enumerate(loader): one pass, i from 1", function()
+        torch.manual_seed(3)
+        local data = {{torch.tensor{1.0}, 1}, {torch.tensor{2.0}, 2}, {torch.tensor{3.0}, 3}}
+        local loader = torch.utils.data.DataLoader(data, {batch_size = 2, shuffle = true})
+        local seen = {}
+        for i, x, y in ipairs(loader) do seen[#seen + 1] = i .. ":" .. tostring(y) end
+        torch.manual_seed(3) -- the same draws as a plain loop over the loader
+        local plain, i = {}, 0
+        for _, y in loader do i = i + 1; plain[#plain + 1] = i .. ":" .. tostring(y) end
+        assert.are.same(plain, seen)
+        assert.are.equal(2, #seen)
+    end)
+    it("loader[1] is an error naming the two right forms", function()
         local loader = torch.utils.data.DataLoader({1, 2, 3}, {batch_size = 2})
-        local ran = 0
-        local ok, e = pcall(function()
-            for _ in ipairs(loader) do ran = ran + 1 end
-        end)
+        local ok, e = pcall(function() return loader[1] end)
         assert.is_false(ok)
         assert.matches("DataLoader: a loader has no items by number %(loader%[1%]%); loop over its batches with "
-                       .. "`for x, y in loader do ... end`", tostring(e))
+                       .. "`for x, y in loader do ... end`, or `for i, x, y in ipairs%(loader%) do ... end`", tostring(e))
         assert.matches("learn_spec.lua:%d+:", tostring(e)) -- the user's line
-        assert.are.equal(0, ran)
-        local n = 0
-        for _ in loader do n = n + 1 end
-        assert.are.equal(2, n)
     end)
 end)

@@ -75,7 +75,36 @@ describe("indexing (1-based, as in the book's math)", function()
         assert.are.equal("tensor([4, 5, 6])", S(x[2]))
         assert.are.equal(6, x[2][3])
         assert.are.equal(6, x[-1][-1])
-        assert.is_nil(x[3]) -- one past the end is nil, so ipairs stops
+    end)
+    -- PyTorch: IndexError "index 2 is out of bounds for dimension 0 with size 2"; it was nil, for Lua's
+    -- ipairs to stop there: attn's ipairs (src/lua/ipairs.lua) stops at #x itself
+    it("one past the end is an error, as any index out of range; ipairs and #x walk the rows", function()
+        local inputs = torch.rand(6, 3)
+        local ok, err = pcall(function() return inputs[7] end)
+        assert.is_false(ok)
+        assert.matches("^tests/lua/tensor_spec.lua:%d+: index: index 7 is out of range for dim 1 of size 6", err)
+        ok, err = pcall(function() inputs[7] = 1 end)
+        assert.matches("^tests/lua/tensor_spec.lua:%d+: assign: index 7 is out of range", err)
+        ok, err = pcall(function() return x[3] end)
+        assert.matches("index 3 is out of range for dim 1 of size 2", err)
+        assert.are.equal(6, #inputs)
+        local seen = {}
+        for i, row in ipairs(inputs) do seen[#seen + 1] = i .. "=" .. tostring(row:equal(inputs[i])) end
+        assert.are.equal("1=true 2=true 3=true 4=true 5=true 6=true", table.concat(seen, " "))
+        -- with gradients (the recorded path of indexing), and a 1-D tensor (rows are numbers)
+        local w = torch.rand(4, 2):requires_grad_()
+        local n = 0
+        for _, row in ipairs(w) do n = n + 1; assert.are.equal("SelectBackward0", row.grad_fn:name()) end
+        assert.are.equal(4, n)
+        assert.matches("index 5 is out of range", select(2, pcall(function() return w[5] end)))
+        local v = {}
+        for i, e in ipairs(T{7, 8, 9}) do v[i] = e end
+        assert.are.same({7, 8, 9}, v)
+        assert.matches("iteration over a 0%-d tensor", select(2, pcall(ipairs, torch.tensor(1))))
+        -- Lua's lists are walked as ever
+        local list = {}
+        for i, s in ipairs({"a", "b"}) do list[i] = s end
+        assert.are.same({"a", "b"}, list)
     end)
     it("tables select several dims and ranges", function()
         assert.are.equal(5, x[{2, 2}])

@@ -108,9 +108,7 @@ mt.__index = function(t, k)
     end
     if graph.enabled and (type(k) == "number" or (type(k) == "table" and getmetatable(k) == nil))
         and graph.requires_grad(t) then
-        -- the bindings check the index (and give their errors); the recorded path makes the value
-        local plain = raw_index(t, k)
-        if plain == nil then return nil end -- one past the end: ipairs stops
+        raw_index(t, k) -- the bindings check the index (and give their errors); the recorded path makes the value
         return index_recorded(t, k)
     end
     return raw_index(t, k)

@@ -21,16 +21,16 @@ local generator = require("attn.data.generator")
 
 local DataLoader = {__name = "DataLoader"}
 
--- loader.batch_size, loader:iter(), ...; loader[i] is refused: `for i, b in ipairs(loader)` (Python's
--- enumerate(loader), translated as README translates enumerate over a tensor) asked loader[1], got nil
--- and ran zero times without a word
+-- loader.batch_size, loader:iter(), ...; loader[i] is refused (PyTorch's DataLoader has no items by
+-- number either). `for i, x, y in ipairs(loader)`, Python's enumerate(loader), is attn's ipairs
+-- (src/lua/ipairs.lua), which knows loaders; Lua's own asked loader[1], got nil and ran zero times.
 function DataLoader.__index(self, key)
     if math.type(key) == "integer" then
-        -- at the user's line: loader[1] in the user's code, or the line of the loop when ipairs (C) asked
+        -- at the user's line: loader[1] in the user's code, or the line of the loop when a C function asked
         local level = debug.getinfo(2, "S").what == "C" and 3 or 2
         error(trf("DataLoader: a loader has no items by number (loader[%d]); loop over its batches with "
-                  .. "`for x, y in loader do ... end`, and count them yourself for enumerate's i "
-                  .. "(`local i = 0; for x, y in loader do i = i + 1 ... end`)", key), level)
+                  .. "`for x, y in loader do ... end`, or `for i, x, y in ipairs(loader) do ... end` for "
+                  .. "enumerate's i", key), level)
     end
     return DataLoader[key]
 end
@@ -140,4 +140,5 @@ function DataLoader:__tostring()
                          self.batch_size, tostring(self.shuffle), tostring(self.drop_last))
 end
 
-return {DataLoader = new}
+-- is_loader(x): whether x is a DataLoader (attn.ipairs enumerates one)
+return {DataLoader = new, is_loader = function(x) return getmetatable(x) == DataLoader end}

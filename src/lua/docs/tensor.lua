@@ -30,9 +30,9 @@ Lua number, where PyTorch gives a 0-d tensor (a 0-d tensor here too when x requi
 graph is kept: x[i]:item() is the number). A table selects in several dims at once: a number
 picks one index (that dim goes away), {first, last} a range with both ends included (Python's
 first-1:last), and {} or ":" the whole dim, so Python's x[:, 0] is x[{{}, 1}] and x[0, 1] is
-x[{1, 2}]. x[#x + 1] is nil, so ipairs(x) stops at the end; any other index out of range, 0
-included, is an error. Assigning, x[i] = v or x[{...}] = v, writes a number or a tensor (broadcast
-to the slot) into x. #x is the size of dim 1, and ipairs(x) and pairs(x) walk the rows. A Python list
+x[{1, 2}]. An index out of range, 0 and #x + 1 included, is an error (PyTorch's IndexError).
+Assigning, x[i] = v or x[{...}] = v, writes a number or a tensor (broadcast to the slot) into x. #x
+is the size of dim 1, and ipairs(x) (attn's, see ?ipairs) and pairs(x) walk the rows. A Python list
 of indices is an int64 tensor of 1-based indices here, because {a, b} is already a range: Python's
 probas[0, [0, 1, 2], targets[0]] is probas[{1, torch.tensor{1, 2, 3}, targets[1]}]. Such an index
 picks those elements (PyTorch's advanced indexing: the index tensors broadcast together) into a new
@@ -48,6 +48,17 @@ x[{{}, 1}] = 1                   -- Python: x[:, 0] = 1
 x
 --> tensor([[1., 0., 0.],
 -->         [1., 0., 0.]])]=])
+
+def("ipairs", "for i, row in ipairs(x) do ... end   for i, x, y in ipairs(loader) do ... end", [=[
+Python's enumerate. attn's ipairs is Lua's, which also walks the rows of a tensor (i from 1 to #x,
+each row as x[i] gives it; a 0-d tensor is an error, as in PyTorch) and the batches of a
+torch.utils.data.DataLoader (i, then the batch's values: one pass, as for x, y in loader do).
+Lua's own ipairs stops at the first nil, and a tensor has none: x[#x + 1] is an error (PyTorch's
+IndexError). On a Lua list it is Lua's ipairs. It is the one function attn changes among Lua's
+(src/lua/ipairs.lua).]=], [=[
+for i, x_i in ipairs(torch.tensor{{1, 2}, {3, 4}}) do print(i, x_i) end  -- Python: enumerate(inputs)
+--> 1	tensor([1, 2])
+--> 2	tensor([3, 4])]=], require("attn.ipairs"))
 
 -- ---- properties -----------------------------------------------------------------------------------
 
