@@ -61,7 +61,7 @@ pot() {
         # errors: errors.raise/raisef (and check.lua's fail, gpt/inspect.lua's and attention/variants.lua's
         # fail_at, the attention tracer's fail and spec.fail) translate their message or format, so their
         # literal first argument (fail_at's second) is a message too
-        raise_keywords="-kerrors.raise -kerrors.raisef -kraise -kraisef -kfail -kspec.fail -kfail_at:2 -klabelled"
+        raise_keywords="-kerrors.raise -kerrors.raisef -kraise -kraisef -kfail -kspec.fail -kfail_at:2 -klabelled -kwarnings.warn"
         # shellcheck disable=SC2086  # one argument per file, one per keyword
         xgettext --language=Lua --from-code=UTF-8 --force-po --package-name=attn --add-comments=TRANSLATORS: \
             --add-location=file --no-wrap -k -ktr -ktr_ -ktrf -kN -ki18n.tr -ki18n.trf $raise_keywords \

@@ -46,6 +46,17 @@ try:
     err = "".join(c["text"] for c in of_type(out, "stream") if c["name"] == "stderr")
     check("execute: print, io.write and io.stdout:write reach the stdout stream, in order", stdout_of(out) == "a\t1\nb\nc\n", out)
     check("execute: io.stderr reaches the stderr stream", err == "oops\n", out)
+    # PyTorch's UserWarning (F.mse_loss of [3] and [3, 1]) where ipykernel shows it: the stderr stream, with
+    # the cell's line; the cell's value is its own, and a second line that warns in the cell warns again
+    reply, out = run(kc, "a = torch.tensor{1.0, 2, 3}\nb = torch.tensor{{1.0}, {2}, {4}}\n"
+                         "l = nn.functional.mse_loss(a, b)\nl = nn.functional.mse_loss(a, b)")
+    err = "".join(c["text"] for c in of_type(out, "stream") if c["name"] == "stderr")
+    warning = ("UserWarning: Using a target size (torch.Size([3, 1])) that is different to the input size "
+               "(torch.Size([3])). This will likely lead to incorrect results due to broadcasting. "
+               "Please ensure they have the same size.\n")
+    n = reply["content"]["execution_count"]
+    check("execute: a UserWarning reaches the stderr stream, naming the cell's lines, once per line",
+          err == "In[%d]:3: %sIn[%d]:4: %s" % (n, warning, n, warning) and stdout_of(out) == "", out)
     reply, out = run(kc, "local y = 41\ny + 1")
     check("execute: a top-level local stays for the next line, as at the prompt",
           of_type(out, "execute_result")[0]["data"]["text/plain"] == "42", out)

@@ -13,6 +13,8 @@ DIAG_LINES=30
 DIR=tests/verify
 same() { cmp -s "$1" "$2"; }
 same_text() { [ "$(cat "$1")" = "$2" ]; }
+# once TEXT: the output holds TEXT on exactly one line
+once() { [ "$(grep -c -F -- "$1" "$OUT")" -eq 1 ]; }
 # line_of FILE TEXT: the number of the first line of FILE holding TEXT
 line_of() { grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1; }
 # without_outputs FILE: FILE without its ```output blocks (as notes are before --update writes them)
@@ -91,6 +93,15 @@ printf '# Python\n\n```lua\ninputs = torch.ones(2, 2)\nprint(inputs @ inputs)\n`
 run --verify "$TMP/python.md"
 check "a Python habit in a block gets the prompt's hint (Lua has no @)" all status_is 1 -- \
     out_has "near '@'  (Lua has no @: the matrix product is a:matmul(b))"
+
+# PyTorch's UserWarning (mse_loss of [3] and [3, 1]) is not output: the block passes with the value alone,
+# and the report names the note's line, once for a line that warns three times (Python's default)
+printf '# Broadcast\n\n```lua\na, b = torch.tensor{1.0, 2, 3}, torch.tensor{{1.0}, {2}, {4}}\nfor i = 1, 3 do l = nn.functional.mse_loss(a, b) end\nprint(l)\n```\n\n```output\ntensor(2.3333)\n```\n' >"$TMP/warns.md"
+run --verify "$TMP/warns.md"
+check "a UserWarning goes to the report, naming the note's line once; the output block holds the value alone" all \
+    status_is 0 -- last_line_is "1 passed, 0 failed" -- \
+    out_has "$TMP/warns.md:5: UserWarning: Using a target size (torch.Size([3, 1])) that is different to the input size (torch.Size([3]))." -- \
+    once "UserWarning"
 
 printf '```lua\nx = 1\n```\n\n```lua skip\nx = 2\n```\n\n```python\nx = 3\n```\n\n    x = 4\n\n```lua\nprint(x)\n```\n```output\n1\n```\n' >"$TMP/kinds.md"
 run --verify "$TMP/kinds.md"

@@ -4,6 +4,7 @@ local torch = require("attn.bind").torch
 local C = require("attn.bind").functional
 local check = require("attn.check")
 local errors = require("attn.errors")
+local warnings = require("attn.warnings")
 
 -- PyTorch 1.13's F.linear: for a 2-D input, or a contiguous 3-D one (its rows flattened), with a bias it is
 -- addmm(bias, x, W.T): the bias is in the result before BLAS adds the product in, which differs from
@@ -77,6 +78,14 @@ end
 local function mse_loss(input, target, opts)
     check.tensor("mse_loss", "input", input)
     check.tensor("mse_loss", "target", target)
+    -- PyTorch 1.13's F.mse_loss (and l1_loss, smooth_l1_loss, huber_loss, which attn does not have) warns
+    -- before it broadcasts: [3] against [3, 1] gives a [3, 3] of differences, rarely what was meant
+    local input_size, target_size = tostring(input.shape), tostring(target.shape)
+    if input_size ~= target_size then
+        warnings.warn("Using a target size (%s) that is different to the input size (%s). This will likely lead to "
+                      .. "incorrect results due to broadcasting. Please ensure they have the same size.",
+                      target_size, input_size)
+    end
     local o = loss_options("mse_loss", MSE_USAGE, opts, {reduction = "mean"})
     return L.mse_loss(input, target, o.reduction, "mse_loss")
 end

@@ -176,6 +176,8 @@ end
 function run.file(path, opts)
     opts = opts or {}
     if opts.report then report = opts.report end
+    -- PyTorch's warnings are not output: a transcript's blocks never hold them; they go to the report
+    require("attn.warnings").set_sink(function(text) report(text) end)
     local result = {passed = 0, failed = 0, skipped = 0}
     local text, err = read_file(path)
     if not text then
