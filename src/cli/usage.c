@@ -51,10 +51,12 @@ void attn_print_usage(FILE *f, const char *progname) {
             "  --verify FILE.md...  run each file's ```lua blocks in order and compare what each prints\n"
             "                       with the ```output block after it; 'N passed, N failed'\n"
             "  --update             with --verify: rewrite the output blocks with what attn printed\n"
-            "  --trusted            with --verify: run notes with all of Lua's powers; without it a\n"
-            "                       note cannot run programs, write files, load native code, use\n"
-            "                       debug, exit attn, or read outside its folder, and each file has\n"
-            "                       a time and memory budget (man attn, SAFETY)\n"
+            "  --trusted            run with all of Lua's powers the notes of --verify, and a lesson\n"
+            "                       given by path to --check, --step, --html, --markdown or --ipynb\n"
+            "                       (attn's own lessons always are); without it such a note or lesson\n"
+            "                       cannot run programs, write files, load native code, use debug,\n"
+            "                       exit attn, or read outside its folder, and each notes file has a\n"
+            "                       time and memory budget (man attn, SAFETY)\n"
             "With no arguments, %s starts the REPL (or runs stdin when it is not a terminal).\n"),
             progname, progname);
 }

@@ -121,6 +121,14 @@ for opt in ' -e stat ' ' -i ' ' -l mod ' ' -l g=mod ' ' -v,' ' --version ' ' -h,
     '^  --  ' '^  -  '; do
     check "--help lists '$opt'" out_matches "$opt"
 done
+# --trusted says what it lifts, and for what: notes (--verify) and lessons given by path (it said --verify only)
+check "--help's --trusted names --verify and the lesson modes it lifts the sandbox of" all \
+    out_matches '^  --trusted  .*--verify' -- \
+    out_matches 'given by path to --check, --step, --html, --markdown or --ipynb' -- \
+    out_matches "attn's own lessons always are"
+run --lang zh_CN --help
+check "--help in Chinese: --trusted names the lesson modes too" all status_is 0 -- \
+    out_matches '^  --trusted  .*--verify.*按路径交给 --check' -- out_matches '--step、--html、--markdown 或 --ipynb 的课程'
 run -h
 check "-h prints the same usage" all status_is 0 -- out_matches '^usage: attn \[options\] \[script \[args\]\]'
 
