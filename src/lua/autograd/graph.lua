@@ -123,8 +123,11 @@ function Node:saved(i)
     local want = self.saved_versions[i]
     local now = version(t)
     if now ~= want then
+        -- the node that made it, as PyTorch's SavedVariable names it: for the node's own output, itself
+        -- (saved before any in-place op replaced the tensor's grad_fn); for an input, its grad_fn now
         local m = meta[t]
-        local what = m and m.grad_fn and trf(", which is output 0 of %s,", m.grad_fn._name) or ""
+        local maker = (self.ctx and self.ctx.out_index == i and self._name) or (m and m.grad_fn and m.grad_fn._name)
+        local what = maker and trf(", which is output 0 of %s,", maker) or ""
         errors.raisef("one of the variables needed for gradient computation has been modified by an inplace "
                       .. "operation: %s%s is at version %d; expected version %d instead.",
                       describe(t), what, now, want)

@@ -397,7 +397,8 @@ local sum_to = require("attn.autograd.ops_math").sum_to
 local function record_add_sub(name, sign)
     return function(self, other)
         local has_t = is_tensor(other)
-        registry.record(self, name .. (has_t and "Backward0" or "Backward1"), has_t and {1, 2} or {1},
+        -- Backward0 either way: PyTorch wraps a Python number as a tensor (x.add_(2): AddBackward0)
+        registry.record(self, name .. "Backward0", has_t and {1, 2} or {1},
             function(node, g)
                 local s2 = node.ctx.shapes[2]
                 return {g, s2 and sum_to(sign < 0 and g:neg() or g, s2) or nil}
@@ -412,7 +413,7 @@ local function record_scale(name, fn)
                           .. "in-place op overwrites; use the op without _", name:lower())
         end
         local has_t = is_tensor(other)
-        registry.record(self, name .. (has_t and "Backward0" or "Backward1"), {1}, function(node, g)
+        registry.record(self, name .. "Backward0", {1}, function(node, g)
             return {fn(g, has_t and node:saved(1) or node.ctx.plain[2])}
         end, {save = has_t and {2} or {}}, table.pack(self, other))
     end
@@ -427,8 +428,20 @@ registry.inplace(methods, "copy_", function(self, src)
         return {torch.zeros_like(g), sum_to(g, node.ctx.shapes[2])}
     end, nil, table.pack(self, src))
 end)
-for _, key in ipairs({"fill_", "zero_", "uniform_", "normal_", "bernoulli_", "exponential_"}) do
-    if methods[key] then registry.inplace(methods, key, nil) end
+-- fill_, zero_ and the random fills overwrite every value. PyTorch records them all the same (FillBackward2,
+-- ...: a zero gradient for the history before them), so that the result still requires grad, and a backward
+-- through an op that saved the overwritten tensor fails on its version, as it must. attn dropped the history,
+-- and that backward said "element 0 of tensors does not require grad".
+local FILLS = {{"fill_", "FillBackward2"}, {"zero_", "ZeroBackward0"}, {"uniform_", "UniformBackward0"},
+               {"normal_", "NormalBackward0"}, {"bernoulli_", "BernoulliBackward2"},
+               {"exponential_", "ExponentialBackward0"}}
+for _, fill in ipairs(FILLS) do
+    local key, name = fill[1], fill[2]
+    if methods[key] then
+        registry.inplace(methods, key, function(self)
+            registry.record(self, name, {1}, function(_, g) return {torch.zeros_like(g)} end, nil, table.pack(self))
+        end)
+    end
 end
 
 return M
