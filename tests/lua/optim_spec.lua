@@ -174,6 +174,23 @@ describe("optimizers refuse what PyTorch refuses, and take a closure (round 4)",
         assert.matches("SGD.step: call it with a colon, as opt:step%(%)", e)
         assert.is_nil(e:find("[attn]", 1, true))
     end)
+    -- PyTorch: TypeError "bad operand type for unary -: 'str'"; attn named [attn]/optim/sgd.lua:54 for "x",
+    -- and took "0.5" as a number
+    it("a string lr set in param_groups after the optimizer was made is an error at the user's step", function()
+        local w = torch.randn(3):requires_grad_()
+        w.grad = torch.ones(3)
+        local before = w:detach():clone()
+        local opt = torch.optim.SGD({w}, {lr = 0.1})
+        for _, lr in ipairs({"x", "0.5"}) do
+            opt.param_groups[1].lr = lr
+            local e = err_of(function() opt:step() end)
+            assert.matches("^tests/lua/optim_spec.lua:%d+: SGD.step: param_groups%[1%]: lr must be a number >= 0, got \"" .. lr, e)
+        end
+        assert.is_true(torch.equal(w:detach(), before))
+        local adam = torch.optim.Adam({w})
+        adam.param_groups[1].betas = {"0.9", 0.999}
+        assert.matches("Adam.step: param_groups%[1%]: betas%[1%] must be in %[0, 1%)", err_of(function() adam:step() end))
+    end)
     it("a closure that is not a function is refused", function()
         local w = torch.randn(3):requires_grad_()
         local opt = torch.optim.SGD({w}, {lr = 0.1})

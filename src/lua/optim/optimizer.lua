@@ -105,7 +105,10 @@ function optimizer.class(name, defaults, check_options, step_tensors, usage)
     -- PyTorch's optimizers run it: the in-place updates of parameters that require grad must not be
     -- recorded (and would be refused on a leaf with grad mode on)
     local update = grad_mode.without_grad(function(self)
-        for _, group in ipairs(self.param_groups) do
+        for gi, group in ipairs(self.param_groups) do
+            -- a group's options may have changed since the optimizer was made (opt.param_groups[1].lr = ...,
+            -- a schedule): checked again, or a string lr reached the arithmetic ("0.1" even worked, as a number)
+            check_options(string.format("%s.step: param_groups[%d]", name, gi), group)
             local params, grads, states = {}, {}, {}
             for _, p in ipairs(group.params) do
                 local g = grad_of(p)
