@@ -45,4 +45,21 @@ describe("in-place fills and the version check (round 4)", function()
         end
         assert.are.same({"AddBackward0", "SubBackward0", "DivBackward0"}, names)
     end)
+
+    -- c:add_(b, {alpha = 2}) gave b the gradient 1 (alpha ignored, as add's was before round 4); PyTorch: 2, and
+    -- sub_ with alpha 3: -3 (torch 1.13, the same code)
+    it("add_ and sub_ with alpha give the other operand alpha times the gradient", function()
+        local a = torch.tensor({1.0, 2.0}):requires_grad_()
+        local b = torch.tensor({3.0, 4.0}):requires_grad_()
+        local c = a * 1
+        c:add_(b, {alpha = 2})
+        c:sum():backward()
+        assert.are.same({2, 2}, b.grad:tolist())
+        a.grad, b.grad = nil, nil
+        local e = a * 1
+        e:sub_(b, {alpha = 3})
+        e:sum():backward()
+        assert.are.same({-3, -3}, b.grad:tolist())
+        assert.are.same({1, 1}, a.grad:tolist())
+    end)
 end)

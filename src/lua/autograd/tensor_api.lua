@@ -395,13 +395,17 @@ end
 local sum_to = require("attn.autograd.ops_math").sum_to
 
 local function record_add_sub(name, sign)
-    return function(self, other)
+    return function(self, other, opts)
         local has_t = is_tensor(other)
+        -- other's gradient is maybe_multiply(±grad, alpha), as for add and sub (ops_math.lua); alpha was
+        -- ignored here: c:add_(b, {alpha = 2}) gave b the gradient 1, PyTorch 2 (scripts/fuzz_grads.lua found it)
+        local alpha = type(opts) == "table" and opts.alpha or 1
         -- Backward0 either way: PyTorch wraps a Python number as a tensor (x.add_(2): AddBackward0)
         registry.record(self, name .. "Backward0", has_t and {1, 2} or {1},
             function(node, g)
                 local s2 = node.ctx.shapes[2]
-                return {g, s2 and sum_to(sign < 0 and g:neg() or g, s2) or nil}
+                local go = sign < 0 and g:neg() or g
+                return {g, s2 and sum_to(alpha == 1 and go or go * alpha, s2) or nil}
             end, nil, table.pack(self, other))
     end
 end
