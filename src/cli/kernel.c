@@ -403,8 +403,14 @@ int attn_kernel(lua_State *L, const char *connection_file) {
             ok = 0;
             break;
         }
-        /* control first: it is the channel that must get through when the shell is busy */
-        if ((items[0].revents & ZMQ_POLLIN) && serve(L, ATTN_CONTROL, "handle") == SERVED_STOP) break;
+        /* control first: it is the channel that must get through when the shell is busy. A cell sent on
+         * control that fails holds the shell's queue too (wire.hold_queued): those requests are answered
+         * here, as after a failed cell on the shell. They were kept unanswered until some later failure:
+         * a client waiting on one waited for ever (scripts/fuzz_kernel.py found it). */
+        if (items[0].revents & ZMQ_POLLIN) {
+            int said = serve(L, ATTN_CONTROL, "handle");
+            if (said == SERVED_STOP || (said == SERVED_ABORT && drop_queued(L))) break;
+        }
         if (items[1].revents & ZMQ_POLLIN) {
             int said = serve(L, ATTN_SHELL, "handle");
             if (said == SERVED_STOP || (said == SERVED_ABORT && drop_queued(L))) break;

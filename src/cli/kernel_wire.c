@@ -184,8 +184,13 @@ int attn_wire_recv(attn_wire *w, int channel, attn_msg *m, char *why, size_t why
     while (more) {
         zmq_msg_t extra, *f = n < MAX_FRAMES ? &frames[n] : &extra;
         zmq_msg_init(f);
-        if (zmq_msg_recv(f, w->sockets[channel], 0) < 0) {
+        /* the first frame without waiting: a poll's "ready" can be stale (the shell's queue taken by
+         * wire.hold_queued while a control request ran), and a blocking receive would then wait for the
+         * next message with the control channel unserved. The frames after it are there (zmq's messages
+         * arrive whole). */
+        if (zmq_msg_recv(f, w->sockets[channel], n == 0 ? ZMQ_DONTWAIT : 0) < 0) {
             zmq_msg_close(f);
+            if (errno == EAGAIN && n == 0) return 0; /* nothing there: nothing lost */
             if (errno == EINTR && n == 0) { /* a signal before anything came: nothing lost */
                 for (int i = 0; i < n; i++) zmq_msg_close(&frames[i]);
                 return 0;

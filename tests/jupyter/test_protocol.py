@@ -86,6 +86,25 @@ try:
     check("error: the cells queued behind a failed one are aborted, not run (stop_on_error)",
           replies == ["ok", "error", "aborted", "aborted"] and of_type(out, "execute_result")[0]["data"]["text/plain"] == "0",
           (replies, out))
+    # a cell sent on the control channel that fails holds the shell's queue too: what waited there is
+    # answered (a kernel_info as usual, a cell "aborted"); it was held unanswered until some later failure,
+    # so a client waited for ever (scripts/fuzz_kernel.py found it). The first cell keeps the kernel busy
+    # 0.3 s, so that the control cell and the two shell requests are all waiting when it ends.
+    busy = kc.execute("local t0 = os.clock(); while os.clock() - t0 < 0.3 do end")
+    ctl = kc.session.msg("execute_request", {"code": "error('on control')", "silent": False, "store_history": True,
+                                             "user_expressions": {}, "allow_stdin": False, "stop_on_error": True})
+    time.sleep(0.05)
+    kc.control_channel.send(ctl)
+    info_id = kc.kernel_info()
+    cell_id = kc.execute("held = 1")
+    kc._recv_reply(busy, timeout=30)
+    try:
+        statuses = [kc._recv_reply(info_id, timeout=15)["content"]["status"],
+                    kc._recv_reply(cell_id, timeout=15)["content"]["status"]]
+    except Exception as e:   # the queue's Empty: no reply
+        statuses = type(e).__name__
+    check("error: after a failed cell on control, the requests waiting on the shell are answered", 
+          statuses == ["ok", "aborted"], statuses)
     # a request sent the instant a failed cell's reply arrives is the client's next, not one queued
     # behind the failure: it runs (the kernel looked for queued requests after sending the reply, and
     # took such a request for one of them under load)
