@@ -13,9 +13,8 @@
 -- on the error for the one and find nothing in the other (that loop used to run zero times, silently).
 local torch = require("attn.bind").torch
 local errors = require("attn.errors")
+local is_loader = require("attn.data.loader").is_loader
 local ipairs = ipairs -- Lua's (its errors name "ipairs": the local keeps the name)
-
-local is_loader -- attn.data.loader's, required when first needed (attn.init loads it after this)
 
 local function rows(t)
     if t.ndim == 0 then errors.raise("ipairs: iteration over a 0-d tensor") end
@@ -41,9 +40,6 @@ return function(...)
     if select("#", ...) == 0 then errors.raise("bad argument #1 to 'ipairs' (table expected, got no value)") end
     local t = ...
     if torch.is_tensor(t) then return rows(t) end
-    if type(t) == "table" and getmetatable(t) ~= nil then
-        is_loader = is_loader or require("attn.data.loader").is_loader
-        if is_loader(t) then return batches(t) end
-    end
+    if is_loader(t) then return batches(t) end
     return ipairs(...)
 end

@@ -432,10 +432,9 @@ registry.inplace(methods, "copy_", function(self, src)
         return {torch.zeros_like(g), sum_to(g, node.ctx.shapes[2])}
     end, nil, table.pack(self, src))
 end)
--- fill_, zero_ and the random fills overwrite every value. PyTorch records them all the same (FillBackward2,
--- ...: a zero gradient for the history before them), so that the result still requires grad, and a backward
--- through an op that saved the overwritten tensor fails on its version, as it must. attn dropped the history,
--- and that backward said "element 0 of tensors does not require grad".
+-- fill_, zero_ and the random fills: PyTorch records them (FillBackward2, ...: a zero gradient for the history
+-- before), so the result still requires grad and a backward through an op that saved the overwritten tensor
+-- fails on its version. attn dropped the history: "element 0 of tensors does not require grad".
 local FILLS = {{"fill_", "FillBackward2"}, {"zero_", "ZeroBackward0"}, {"uniform_", "UniformBackward0"},
                {"normal_", "NormalBackward0"}, {"bernoulli_", "BernoulliBackward2"},
                {"exponential_", "ExponentialBackward0"}}

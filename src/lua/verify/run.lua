@@ -26,6 +26,7 @@ local rewrite = require("attn.verify.rewrite")
 local sandbox = require("attn.verify.sandbox")
 local lesson = require("attn.lesson")
 local errors = require("attn.errors")
+local warnings = require("attn.warnings")
 local tr, trf = require("attn.i18n").tr, require("attn.i18n").trf
 local python_habits = require("attn.text.python_habits")
 
@@ -177,7 +178,7 @@ function run.file(path, opts)
     opts = opts or {}
     if opts.report then report = opts.report end
     -- PyTorch's warnings are not output: a transcript's blocks never hold them; they go to the report
-    require("attn.warnings").set_sink(function(text) report(text) end)
+    warnings.set_sink(function(text) report(text) end)
     local result = {passed = 0, failed = 0, skipped = 0}
     local text, err = read_file(path)
     if not text then
