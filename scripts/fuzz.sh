@@ -3,7 +3,7 @@
 # tests/lua/fuzz_learn_spec.lua: autograd, optimizers, loaders, kernel requests) under the ASan+UBSan build: N random calls
 # in slices of 20000, each slice with its own seed and under a time bound, so that a crash, a sanitizer
 # report or a hang (a call that ignores the fuzzer's Ctrl-C-like deadline) stops the run and names the
-# seed that reproduces it.
+# seed that reproduces it. Then the kernel's messages through its sockets, N / 5 of them (scripts/fuzz_kernel.py).
 #   scripts/fuzz.sh N [FIRST_SEED]          e.g. scripts/fuzz.sh 1000000
 # Reproduce a slice:  ATTN_FUZZ_ITERS=20000 ATTN_FUZZ_SEED=S build/asan/attn /usr/bin/busted tests/lua/fuzz_spec.lua \
 #                         tests/lua/fuzz_learn_spec.lua
@@ -50,3 +50,15 @@ while [ "$done_calls" -lt "$N" ]; do
     SEED=$((SEED + 1))
 done
 echo "fuzz: $N calls under ASan+UBSan, no crash, no hang, no sanitizer report ($(($(date +%s) - start)) s)"
+# The kernel's C half (frames, signatures, JSON) through its sockets: N / 5 random messages
+# (scripts/fuzz_kernel.py; needs Debian's jupyter_client and pyzmq, scripts/install-jupyter-tests.sh)
+if /usr/bin/python3 -c 'import jupyter_client, zmq' 2>/dev/null; then
+    /usr/bin/python3 scripts/fuzz_kernel.py "$BIN" $((N / 5)) "${2:-1}" >"$LOG/kernel.log" 2>&1 || {
+        grep -v '^attn kernel: ' "$LOG/kernel.log" | tail -n 40
+        exit 1
+    }
+    grep '^fuzz_kernel: ' "$LOG/kernel.log"
+    rm -f "$LOG/kernel.log"
+else
+    echo "fuzz: the kernel's messages not fuzzed: jupyter_client and pyzmq are not installed"
+fi
