@@ -4,16 +4,23 @@
 -- English comment); that its output is Chinese outside code and names.
 --   ./attn tests/i18n/step_walk.lua DIR LESSON...     DIR holds NAME.out, NAME.err and NAME.rc of each lesson
 --
--- What is English: a word of Latin letters that is none of these (english_words below):
+-- The code a step shows is found by computing it from the lesson's source (lesson/source.lua, as step
+-- mode does) and must be there, line for line, after the step's rule. The rest is output, looked at a
+-- paragraph at a time. English there is a word of Latin letters that is none of these
+-- (english_words and prose_of below):
 --   - code: a word of the code the lesson's steps show (a printed variable, the book's own print's
---     text, a function the prose names), a tensor print (from "tensor(" to the line's end), a line of
---     shell the lesson tells the reader to type (it starts with a command: COMMANDS);
---   - a name: a word with a digit, "_", ".", "/", "$", "=" or "<" (float32, attn_scores_2, GPT-2,
---     torch.Size, a path, $ATTN_GPT2_DIR, dtype=...), a capital after its first letter (PyTorch,
---     GPTModel, BLAS, MB), a single letter (x, W, s), a quoted text ("enders", “Your journey ...”: the
---     book's sentence, a token), a notebook cell (In [3], Out [25]);
---   - the words of ALLOWED (each says why).
--- Chinese prose with one English word in it fails: "loss" under a plot, an "error:" prefix.
+--     label, a function the prose names), a name of attn's API (torch.*, nn.*, a tensor's methods...),
+--     a call or a formula written as one (softmax(ω', dim=-1)), a tensor print (tensor(...)), PyTorch's
+--     print of a module or a parameter, a line of shell to type (it starts with a command: COMMANDS;
+--     its comment in parentheses is prose), a line of the lesson's data (lessons/data/), the model's
+--     text after a prompt the code shows (a line starting with a string of the code);
+--   - a name: a word with a digit, "_", ".", "/", "$", "=", ":" or brackets (float32, attn_scores_2,
+--     GPT-2, torch.Size, a path, $ATTN_GPT2_DIR), an option or help topic (--check, ?tiktoken), a
+--     capital after its first letter (PyTorch, GPTModel, BLAS, MB), one or two letters (x, W, id, ln,
+--     the ij of ωij), a quoted text ("enders", “Your journey ...”: the book's sentence, a token, `x`),
+--     a notebook cell (In [3], Out [25]), an English term after its Chinese one (独热（one-hot）);
+--   - the words of ALLOWED and the names of PHRASES (each says why).
+-- Chinese prose with one English word in it fails: "loss" under a plot, an "error:" label.
 local source = require("attn.lesson.source")
 local i18n = require("attn.i18n")
 assert(i18n.lang("zh_CN"))
@@ -24,7 +31,6 @@ local ALLOWED = {
     Lua = "the language", Python = "the language", attn = "the program",
     Linux = "the system", Windows = "the system", Debian = "the distribution",
     Intel = "the company (Intel MKL)",
-    Edith = "Edith Wharton, who wrote the story lesson 21 trains on", Wharton = "Edith Wharton",
     Bahdanau = "the author of additive attention", Luong = "the author of multiplicative attention",
     Xavier = "Xavier Glorot (Xavier initialisation)", Dao = "Tri Dao, FlashAttention's author",
     Gemma = "the model family", Qwen = "the model family", Llama = "the model family",
@@ -32,12 +38,11 @@ local ALLOWED = {
     softmax = "glossary.tsv: softmax is not translated", dropout = "glossary.tsv: dropout is not translated",
     logits = "kept in English in every catalog, as PyTorch's tensors are called", logit = "see logits",
     exp = "the function of the formulas", log = "the function", tanh = "the function",
-    diag = "the function", max = "the function", std = "the function (standard deviation)",
     weight = "a layer's parameter, by its name in PyTorch and attn", bias = "the same",
     ["true"] = "Lua prints a boolean so", ["false"] = "Lua prints a boolean so",
     True = "PyTorch prints a bool tensor's elements so", False = "the same",
     nan = "PyTorch prints a float's not-a-number so", inf = "PyTorch prints a float's infinity so",
-    Enter = "the key, as printed on it", Ctrl = "Ctrl-C, the keys",
+    Enter = "the key, as printed on it (step mode's key line)",
     safetensors = "the file format", pickle = "Python's file format",
     transformers = "Hugging Face's Python package", ["huggingface-cli"] = "Hugging Face's program",
     ["js-tiktoken"] = "the npm package the tokenizer's reference ids come from",
