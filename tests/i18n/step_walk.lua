@@ -1,7 +1,8 @@
 -- step_walk.lua — reads what `attn --lang zh_CN --step LESSON` printed for every lesson
 -- (tests/i18n/test_step_walk.sh runs them, Enter after every step) and prints TAP: per lesson, that
 -- every step ran; that the code each step shows is the book's (no pcall, os.getenv, lesson.skip, no
--- English comment); that its output is Chinese outside code and names.
+-- English comment); that its output is Chinese outside code and names, with full-width punctuation
+-- inside the Chinese.
 --   ./attn tests/i18n/step_walk.lua DIR LESSON...     DIR holds NAME.out, NAME.err and NAME.rc of each lesson
 --
 -- The code a step shows is found by computing it from the lesson's source (lesson/source.lua, as step
@@ -161,6 +162,20 @@ local function english_words(text, code)
     return found
 end
 
+-- ASCII punctuation inside Chinese (the issue's rule: full-width punctuation there): a , ; : ! or ?
+-- right after a Chinese character, parentheses around Chinese text that are no call (f(...)). A
+-- list of the places (empty when none). Quoted text is left as it is.
+local HAN = "[\228-\233][\128-\191][\128-\191]"
+local function ascii_punctuation(text)
+    local found = {}
+    text = text:gsub('"[^"]*"', " "):gsub("“.-”", " "):gsub("`[^`]*`", " ")
+    for at in text:gmatch("()" .. HAN .. "[,;:!?]") do found[#found + 1] = text:sub(at, at + 3) end
+    for before, inside in text:gmatch("(.?)(%b())") do
+        if not before:match("[%w_]") and inside:find(HAN) then found[#found + 1] = inside end
+    end
+    return found
+end
+
 -- The code step n shows, as step mode prints it (lesson/init.lua's run_step), in Chinese.
 local function shown_code(info)
     local list = {}
@@ -209,7 +224,7 @@ local function walk(path, out, rc, err)
     local info = assert(source.read(path))
     local shown = shown_code(info)
     local code, strings = code_words(shown)
-    local ran, code_bad, english = {}, {}, {}
+    local ran, code_bad, english, punct = {}, {}, {}, {}
     local step, i, last_step = 0, 1, 0
     local para = {}
     local function flush()
@@ -224,15 +239,17 @@ local function walk(path, out, rc, err)
             end
             english[#english + 1] = string.format("step %d: [%s] in: %s", step, table.concat(words, " "), shown_text)
         end
+        local marks = ascii_punctuation(text)
+        if #marks > 0 then punct[#punct + 1] = string.format("step %d: %s", step, table.concat(marks, "  ")) end
     end
     while i <= #out do
         local line = out[i]
         local k = line:match("^── 第 (%d+)/%d+ 步 · ")
         if k then
             flush()
-            para = {line}
-            flush()
             step = tonumber(k)
+            para = {line}   -- the step's title, a paragraph of its own
+            flush()
             if step ~= last_step + 1 then ran[#ran + 1] = string.format("step %d after step %d", step, last_step) end
             last_step = step
             local lines = shown[step] or {}
@@ -263,7 +280,7 @@ local function walk(path, out, rc, err)
     if not skipped and last_step ~= info.steps then
         ran[#ran + 1] = string.format("%d of its %d steps shown", last_step, info.steps)
     end
-    return ran, code_bad, english, skipped
+    return ran, code_bad, english, skipped, punct
 end
 
 -- The checker checks itself: English prose is found, names and Chinese are not.
@@ -274,6 +291,9 @@ probe = english_words("注意力分数（In [3]）：tensor([0.9544, 1.4950]) at
 result(#probe == 0, "self-check: Chinese with code, names, quotes and a tensor is not flagged", probe)
 probe = english_words("loss 随训练下降", own)
 result(#probe == 1, "self-check: one English word in Chinese prose is flagged", probe)
+
+probe = ascii_punctuation("≡ 与不带缓存的 logits 一致 (最大差值 5.96e-08，容差 1e-07)；缺少：config.json, model.safetensors；权重: f(x，y)")
+result(#probe == 2, "self-check: ASCII parentheses around Chinese and a colon after Chinese are flagged, a call is not", probe)
 
 -- ... and a step showing plumbing and an English comment, and printing English, fails.
 do
@@ -301,11 +321,12 @@ for a = 2, #arg do
     local name = path:match("([^/]*)%.lua$")
     local out = read_lines(dir .. "/" .. name .. ".out") or {}
     local rc = tonumber((read_lines(dir .. "/" .. name .. ".rc") or {})[1]) or -1
-    local ran, code_bad, english, skipped = walk(path, out, rc, read_lines(dir .. "/" .. name .. ".err") or {})
+    local ran, code_bad, english, skipped, punct = walk(path, out, rc, read_lines(dir .. "/" .. name .. ".err") or {})
     local how = skipped and " (skipped: a file it needs is missing)" or ""
     result(#ran == 0, name .. ": every step ran" .. how, ran)
     result(#code_bad == 0, name .. ": the code shown has no plumbing and no English comment", code_bad)
     result(#english == 0, name .. ": no English in the output outside code and names", english)
+    result(#punct == 0, name .. ": full-width punctuation inside its Chinese", punct)
 end
 print("1.." .. n)
 os.exit(failed == 0 and 0 or 1)
