@@ -1,8 +1,9 @@
 #!/bin/sh
 # test_step_walk.sh — every lesson in step mode in Chinese, as a class sees it: `attn --lang zh_CN
 # --step LESSON` with Enter after every step, then tests/i18n/step_walk.lua reads what each printed and
-# fails on a lesson that stopped with an error, on a step whose code shows pcall, os.getenv, lesson.skip or an English comment, and on English
-# in the output outside code and names or ASCII punctuation inside its Chinese. TAP output.
+# fails on a lesson that stopped with an error, on a step whose code shows pcall, os.getenv,
+# lesson.skip or an English comment, and on English in the output outside code and names or ASCII
+# punctuation inside its Chinese. TAP output.
 #   sh tests/i18n/test_step_walk.sh [path/to/attn]      (default ./attn)
 # GPT-2's vocabulary and Qwen3's tokenizer are read where tests/run.sh puts them (build/gpt2-vocab,
 # build/hf-tokenizers) unless ATTN_TIKTOKEN_DIR / ATTN_HF_TOKENIZERS_DIR say otherwise; a lesson whose
