@@ -12,14 +12,14 @@
 -- table (an empty table), odict (an ordered table, m:state_dict()'s; before its entries). In PATH the
 -- keys are joined by "/", an integer key written #N, and "%", "/", "#" (first), tab and newlines of a
 -- string written %XX; in a str VALUE "%", tab and newlines too.
--- Writes go through safetensors.save_file (src/core/safe_write.c: a new file renamed over path when
--- complete), reads through safetensors.load_file (src/core/safe_read.c).
+-- Writes go through safetensors.save_file's writer (src/core/safe_write.c: a new file renamed over path
+-- when complete), reads through safetensors.load_file's reader (src/core/safe_read.c), both named
+-- torch.save and torch.load in their errors (src/bind/safetensors.c).
 local bind = require("attn.bind")
 local torch = bind.torch
 local errors = require("attn.errors")
 local check = require("attn.check")
 local i18n = require("attn.i18n")
-local safetensors = require("attn.safetensors")
 local ordered_dict = require("attn.ordered_dict")
 local pyrepr = require("attn.text.pyrepr")
 
@@ -40,25 +40,18 @@ whoever made it. Save what it holds once more, in Python, as safetensors (data o
 (a checkpoint of several state dicts: one file each, such as state["model_state_dict"].items()),
 then load it here with torch.load("model.safetensors")]]
 
--- Whether the file at path is a safetensors file: 8 bytes of little-endian header length, then the
--- header, a JSON object (its first byte "{"). A pickle starts with 0x80, a zip checkpoint with "PK".
-local function is_safetensors(path)
-    local f = bind.files.open(path)
-    if not f then return false end
-    local head = f:read(9)
-    f:close()
-    if not head or #head < 9 then return false end
-    local n = string.unpack("<I8", head)
-    return head:sub(9, 9) == "{" and n >= 2 and n < 2 ^ 40
-end
-
--- torch.load's first step: a file that cannot be read, or one that is not
--- safetensors (a PyTorch pickle), is refused with the reason and what to do.
+-- torch.load's first step: a file that cannot be read is refused with the reason, one that is not
+-- safetensors (a PyTorch pickle: a zip starting "PK", or a bare pickle starting 0x80) with what to do.
+-- A safetensors file starts with 8 bytes of little-endian header length, then the header, a JSON
+-- object (its first byte "{").
 local function refuse_pickle(path)
     local f, err = bind.files.open(path)
     if not f then errors.raisef("torch.load: cannot read %s (%s)", path, tostring(err)) end
+    local head, read_err = f:read(9)
     f:close()
-    if not is_safetensors(path) then errors.raisef(CONVERT, path, path) end
+    if head == nil and read_err then errors.raisef("torch.load: cannot read %s (%s)", path, tostring(read_err)) end
+    local n = head and #head == 9 and string.unpack("<I8", head)
+    if not (n and head:sub(9, 9) == "{" and n >= 2 and n < 2 ^ 40) then errors.raisef(CONVERT, path, path) end
 end
 
 local function escape(s, pattern)
@@ -149,7 +142,7 @@ function checkpoint.save(obj, path)
     end
     local lines, tensors = {}, {}
     walk(obj, "", lines, tensors, {})
-    safetensors.save_file(tensors, path, {[MANIFEST] = table.concat(lines, "\n")})
+    bind.safetensors.torch_save(tensors, path, {[MANIFEST] = table.concat(lines, "\n")})
 end
 
 local function bad_file(path, why)
@@ -222,7 +215,7 @@ function checkpoint.load(path, opts)
     end
     check.options("torch.load", opts, "{weights_only = true}", LOAD_OPTIONS)
     refuse_pickle(path)
-    local tensors, meta = safetensors.load_file(path)
+    local tensors, meta = bind.safetensors.torch_load(path)
     if not (meta and meta[MANIFEST]) then return tensors end
     return rebuild(meta[MANIFEST], tensors, path)
 end
