@@ -4,6 +4,7 @@
  * (PyTorch's float32 accumulator). The result has max(input) + 1 bins, or minlength if that is more. */
 #include "learn.h"
 
+#include <stdint.h>
 #include <string.h>
 
 attn_tensor *attn_bincount(const char *fn, const attn_tensor *input, const attn_tensor *weights, int64_t minlength,
@@ -30,7 +31,7 @@ attn_tensor *attn_bincount(const char *fn, const attn_tensor *input, const attn_
             return attn_fail(err, "%s: bincount only supports 1-d non-negative integral inputs (input[%lld] is %lld)", fn,
                              (long long)(i + 1), (long long)v);
         if (v >= bins)
-            bins = v + 1;
+            bins = v == INT64_MAX ? v : v + 1; /* attn_empty refuses a size this large */
     }
     /* PyTorch: an empty input gives int64 zeros, weights or not */
     attn_tensor *out = attn_empty(fn, 1, &bins, weights && n > 0 ? ATTN_FLOAT32 : ATTN_INT64, err);
