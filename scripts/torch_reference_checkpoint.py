@@ -10,6 +10,9 @@ Cases (layout of support.case_file in tests/lua/support.lua, float32 as bit patt
               torch.load into a new GPTModel and a new AdamW(lr=0.0005) (cell 124), model.train(),
               torch.manual_seed(7), 3 more steps: each step's loss (loss.<k>), every parameter at the end
               (param.<name>), and the 6 losses of the same steps without the save and load (straight.<k>).
+  qwen3_keys  the Qwen3 notebook's Qwen3Model (scripts/bench_qwen3.py) on a tiny configuration: its state_dict's
+              keys in order, each as zeros of its shape (key.<name>); the RoPE cos and sin, registered with
+              persistent=False, are not among them.
   bincount_*  torch.bincount on 0-based inputs (input, and result), with minlength and with float32 weights.
   sampled     cell 94's print_sampled_tokens: softmax of the book's next_token_logits, torch.manual_seed(123),
               1000 torch.multinomial draws, torch.bincount(..., minlength=9) (counts).
@@ -93,6 +96,19 @@ def gen_resume():
         put("resume", "param." + name, p.detach())
 
 
+QWEN3_CFG = {"vocab_size": 16, "context_length": 8, "emb_dim": 8, "n_heads": 2, "n_layers": 2, "hidden_dim": 12,
+             "head_dim": 4, "qk_norm": True, "n_kv_groups": 1, "rope_base": 10000.0}
+
+
+def gen_qwen3_keys():
+    from bench_qwen3 import Qwen3Model  # the notebook's class, written out there
+    model = Qwen3Model(QWEN3_CFG)
+    assert [name for name, _ in model.named_buffers()] == ["cos", "sin"]
+    LINES.append("case name=qwen3_keys op=qwen3 %s : -" % " ".join("%s=%s" % kv for kv in QWEN3_CFG.items()))
+    for key, t in model.state_dict().items():
+        put("qwen3_keys", "key." + key, torch.zeros(t.shape))
+
+
 def gen_bincount():
     g = torch.Generator().manual_seed(5)
     x = torch.randint(0, 7, (40,), generator=g)
@@ -123,6 +139,7 @@ def gen_sampled():
 def main(out_dir):
     gen_state_dict()
     gen_resume()
+    gen_qwen3_keys()
     gen_bincount()
     gen_sampled()
     fmt.write(out_dir, "checkpoint.txt", "checkpoint: chapter 5's saving and loading (state_dict, AdamW resumed "

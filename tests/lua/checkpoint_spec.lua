@@ -67,6 +67,21 @@ describe("m:state_dict()", function()
     end)
 end)
 
+describe("Qwen3's state_dict", function()
+    it("has the notebook's keys and shapes, without the RoPE tables (persistent=False there)", function()
+        local c = R.cases.qwen3_keys
+        local cfg = {}
+        for _, k in ipairs({"vocab_size", "context_length", "emb_dim", "n_heads", "n_layers", "hidden_dim", "head_dim",
+                            "n_kv_groups", "rope_base"}) do cfg[k] = tonumber(c[k]) end
+        cfg.qk_norm = c.qk_norm == "True"
+        local sd = qwen3.Qwen3Model(cfg):state_dict()
+        local want = {}
+        for _, name in ipairs(c.order) do want[#want + 1] = name:sub(5) end
+        assert.are.same(want, keys_of(sd))
+        for _, k in ipairs(want) do R.check(c, "key." .. k, torch.zeros_like(sd[k]), 0) end -- the shapes
+    end)
+end)
+
 describe("m:load_state_dict()", function()
     before_each(grad_on)
     it("copies every tensor and says <All keys matched successfully>", function()
