@@ -179,14 +179,19 @@ describe("torch.save and torch.load", function()
     it("give back numbers, strings, booleans and nested tables exactly, ordered tables in order", function()
         local path = tmp("values.pth")
         local sd = nn.Linear(2, 1):state_dict()
-        local obj = {lr = 0.0005, step = 3, neg_zero = -0.0, big = math.huge, name = "a/b\tc%\n#", flag = false,
-                     empty = {}, list = {0.9, 0.999}, [2] = "two", ["#3"] = 3, sd = sd}
+        local obj = {lr = 0.0005, n = 3, neg_zero = -0.0, big = math.huge, name = "a/b\tc%\n#", flag = false,
+                     empty = {}, list = {0.9, 0.999}, [2] = "two", ["#3"] = 3, sd = sd,
+                     ids = torch.tensor{{15496, 11}, {3, 4}}:t(), mask = torch.tensor{true, false}, step = torch.tensor(3.0)}
         torch.save(obj, path)
         local back = torch.load(path)
         os.remove(path)
         assert.are.equal("float", math.type(back.lr))
+        assert.are.equal("integer", math.type(back.n))
         assert.are.equal(0.0005, back.lr)
-        assert.are.equal("integer", math.type(back.step))
+        assert.is_true(torch.equal(obj.ids, back.ids)) -- a transposed view, written as its copy
+        assert.are.equal(torch.int64, back.ids.dtype)
+        assert.are.same({true, false}, back.mask:tolist())
+        assert.are.equal("torch.Size([])", tostring(back.step.shape))
         assert.are.equal("-0.0", string.format("%.1f", back.neg_zero))
         assert.are.equal(math.huge, back.big)
         assert.are.equal(obj.name, back.name)
