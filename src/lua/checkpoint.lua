@@ -8,10 +8,10 @@
 -- safetensors.torch.save_file(model.state_dict(), path) writes them), and the rest in the header's
 -- __metadata__, under one key, MANIFEST below: one line per value, in order,
 --     KIND <tab> PATH [<tab> VALUE]
--- KIND tensor (VALUE: its name in the file, when it is not PATH), int, float (Python's repr, "inf", "nan"), str, bool,
--- table (an empty table), odict (an ordered table, m:state_dict()'s; before its entries). In PATH the
--- keys are joined by "/", an integer key written #N, and "%", "/", "#" (first), tab and newlines of a
--- string written %XX; in a str VALUE "%", tab and newlines too.
+-- KIND tensor (VALUE: its name in the file, when it is not PATH), int, float (Python's repr, "inf",
+-- "nan"), str, bool, table (an empty table), odict (an ordered table, m:state_dict()'s; before its
+-- entries). In PATH the keys are joined by "/", an integer key written #N, and "%", "/", "#" (first),
+-- tab and newlines of a string written %XX; in a str VALUE "%", tab and newlines too.
 -- Writes go through safetensors.save_file's writer (src/core/safe_write.c: a new file renamed over path
 -- when complete), reads through safetensors.load_file's reader (src/core/safe_read.c), both named
 -- torch.save and torch.load in their errors (src/bind/safetensors.c).
