@@ -240,6 +240,27 @@ describe("torch.save and torch.load", function()
         assert.matches("contains itself", message(torch.save, loop, path))
         assert.matches("unknown option 'map_locaton'", message(torch.load, path, {map_locaton = "cpu"}))
     end)
+
+    it("never writes over a file that is not safetensors (the student's PyTorch model.pth); over its own, yes", function()
+        local path = tmp("own.pth")
+        for _, old in ipairs({"PK\3\4" .. string.rep("\0", 60), "\128\2}q\0.", "my notes\n"}) do
+            local f = assert(io.open(path, "wb"))
+            f:write(old)
+            f:close()
+            for _, save in ipairs({torch.save, safetensors.save_file}) do
+                local msg = message(save, {w = torch.ones(2)}, path)
+                assert.matches("exists and is not a safetensors file: attn does not write over it", msg, 1, true)
+                f = assert(io.open(path, "rb"))
+                assert.equals(old, f:read("a")) -- untouched
+                f:close()
+            end
+        end
+        os.remove(path)
+        torch.save({w = torch.ones(2)}, path)
+        torch.save({w = torch.zeros(3)}, path) -- its own file: replaced, as PyTorch replaces it
+        assert.equals(3, torch.load(path).w:numel())
+        os.remove(path)
+    end)
 end)
 
 describe("torch.bincount", function()
