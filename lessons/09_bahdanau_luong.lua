@@ -146,7 +146,7 @@ state with the context appended; the next section runs the RNN, and the whole de
 lesson.step("the decoder RNN's input [s_{t−1}; c_t]", function()
     rnn_input = torch.cat({s_prev, c_t}, 2)     -- Python: torch.cat([s_prev, c_t], dim=1)
     lesson.show("[s_{t−1}; c_t]", rnn_input)
-    lesson.show("shape", rnn_input.shape)
+    lesson.show("rnn_input.shape", rnn_input.shape)
 end)
 
 lesson.section("Bahdanau attention · the whole decoder, over a sentence")

@@ -317,8 +317,8 @@ lesson.step("fine-tuning inputs: [START] … [DELIM] … [EXTRACT]", function()
     local classify = "[START] my dog is cute [EXTRACT]"
     local nli = "[START] I am running [DELIM] I am training [EXTRACT]"
     local function count(s) local n = 0 for _ in s:gmatch("%S+") do n = n + 1 end return n end
-    lesson.show("classification", classify)
-    lesson.show("entailment", nli)
+    lesson.show("classify", classify)
+    lesson.show("nli", nli)
     local n = count(nli)
     local mask = nn.subsequent_mask(n)[1]:float()
     lesson.show("keys [EXTRACT] sees", mask[n]:sum())

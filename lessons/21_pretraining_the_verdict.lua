@@ -3,7 +3,8 @@
 -- Wharton's "The Verdict" (1908, public domain; lessons/data/the-verdict.txt, its provenance in
 -- lessons/data/README.md). The untrained model's text, the target probabilities, cross-entropy and
 -- perplexity as the book prints them; the data loaders; calc_loss_loader; then train_model_simple with
--- the book's settings. Checked against the book's printed numbers where this machine reproduces them, else
+-- the book's settings; §5.4, saving and loading the trained model and its optimizer (the whole run
+-- only). Checked against the book's printed numbers where this machine reproduces them, else
 -- against PyTorch's run of the same code (scripts/lesson_reference_verdict.py,
 -- tests/data/torch/lesson_verdict.txt).
 --   ./attn lessons/21_pretraining_the_verdict.lua           the whole training run (ten epochs: long)
@@ -421,6 +422,46 @@ lesson.step("the loss curves", function()
     print(attention.plot{x = epochs_seen, xlabel = "Epochs", ylabel = "Loss", width = 60, height = 12,
                          series = {{"Training loss", train_losses}, {"Validation loss", val_losses}}})
     lesson.say("Tokens seen at the last evaluation: %d.", tokens_seen[#tokens_seen])
+end)
+
+lesson.section("5.4  Loading and saving model weights")
+
+lesson.say[[
+The trained weights, saved as the book saves them, torch.save(model:state_dict(), "model.pth"), and
+loaded into a new GPTModel; then the model and the optimizer together, so that training can go on
+where it stopped (AdamW keeps two moving averages per weight: without them the next steps would not
+be the same). attn writes a safetensors file whatever the name, data only, never a pickle (?torch.save):
+Python reads it with the safetensors package (safetensors.torch.load_file), not with torch.load.]]
+
+lesson.step("saving and loading the trained model", function()
+    if not whole_run then
+        lesson.printf("(The quick run trained no model: the whole run saves it here, about 650 MB.)")
+        return
+    end
+    torch.save(model:state_dict(), "model.pth")
+    local trained = model
+    model = gpt.GPTModel(GPT_CONFIG_124M)
+    model:load_state_dict(torch.load("model.pth", {map_location = "cpu", weights_only = true}))
+    model:eval()
+    lesson.check("the loaded weights are the trained ones", torch.equal(model.out_head.weight, trained.out_head.weight), true)
+end)
+
+lesson.step("saving and loading the model and the optimizer", function()
+    if not whole_run then
+        lesson.printf("(The quick run trained no model: the whole run saves it here with AdamW's state, about 2 GB.)")
+        return
+    end
+    torch.save({
+        model_state_dict = model:state_dict(),
+        optimizer_state_dict = optimizer:state_dict(),
+    }, "model_and_optimizer.pth")
+    checkpoint = torch.load("model_and_optimizer.pth", {weights_only = true})
+    model = gpt.GPTModel(GPT_CONFIG_124M)
+    model:load_state_dict(checkpoint["model_state_dict"])
+    optimizer = torch.optim.AdamW(model:parameters(), {lr = 0.0005, weight_decay = 0.1})
+    optimizer:load_state_dict(checkpoint["optimizer_state_dict"])
+    model:train()
+    lesson.check("the saved learning rate is back (not the new optimizer's 0.0005)", optimizer.param_groups[1].lr, 0.0004)
 end)
 
 lesson.section("4.4  Adding shortcut connections (chapter 4)")

@@ -34,6 +34,9 @@ OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference
 # chapter 4's GPTModel trained: cross-entropy gradients, 3 AdamW steps, the shortcut example's
 # mean gradients (training.txt, tests/lua/training_spec.lua)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_training.py tests/data/torch
+# chapter 5's end: state_dict, AdamW resumed after torch.save/torch.load, torch.bincount (checkpoint.txt,
+# tests/lua/checkpoint_spec.lua)
+OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_checkpoint.py tests/data/torch
 # the backward tracer: every stage's gradient of attention.trace's stages (backward_trace.txt,
 # tests/lua/trace_backward_spec.lua)
 OMP_NUM_THREADS=1 PYTHONNOUSERSITE=1 /usr/bin/python3 -s scripts/torch_reference_backward_trace.py tests/data/torch

@@ -15,7 +15,8 @@
 #   layers/   the layering rules of README.md's "Where things live" (no Lua in src/core, the core never
 #             prints, one wiring point, the library apart from the REPL, lessons on the public API)
 #   install/  make install into a temporary DESTDIR: the installed attn, its man page, attn.so under lua5.4
-#   i18n/     the translation catalogs against the sources, and the Chinese edition
+#   i18n/     the translation catalogs against the sources, and the Chinese edition (every lesson's
+#             steps walked in Chinese)
 #   lessons/  the lesson modes of the command line (--check, --list, --step through a pipe and through
 #             tmux, step mode's keys), and every lesson in check mode
 #   html      --html on the command line (tests/cli/test_html.sh); browser/ the pages in headless
@@ -149,6 +150,9 @@ run_suite "i18n-terms" sh tests/i18n/test_terms.sh
 run_suite "i18n-book-words" sh tests/i18n/test_book_words.sh ./attn
 run_suite "i18n-chinese" sh tests/i18n/test_chinese.sh ./attn
 run_suite "i18n-repl" sh tests/i18n/test_repl_zh.sh ./attn
+# every lesson in step mode in Chinese, Enter after each step: no plumbing or English comment in the
+# code a step shows, no English in what it prints outside code and names (tests/i18n/step_walk.lua)
+run_suite "i18n-step-walk" sh tests/i18n/test_step_walk.sh ./attn
 run_suite "install" sh tests/install/test_install.sh
 run_suite "lesson-modes" sh tests/lessons/test_lessons.sh ./attn
 run_suite "lesson-modes-asan" sh tests/lessons/test_lessons.sh build/asan/attn

@@ -100,6 +100,41 @@ static int scatter(lua_State *L, const char *fn, int add)
 static int f_scatter(lua_State *L) { return scatter(L, "scatter", 0); }
 static int f_scatter_add(lua_State *L) { return scatter(L, "scatter_add", 1); }
 
+/* torch.bincount(input [, {weights =, minlength = 0}]) and input:bincount(...): input's values are attn's
+ * 1-based bins (multinomial's, argmax's ids), so out[i] counts the values i, and PyTorch's
+ * torch.bincount(x) is torch.bincount(x + 1) here. */
+static int f_bincount(lua_State *L)
+{
+    attn_tensor *t = lt_check(L, 1, "bincount", "input");
+    static const char *const known[] = {"weights", "minlength", NULL};
+    int opts = lt_options(L, 2, "bincount", known);
+    if (!opts && !lua_isnoneornil(L, 2))
+        return lt_error(L, "bincount: the options must be a table such as {minlength = 10}, got %s", lt_typename(L, 2));
+    attn_tensor *w = NULL;
+    int64_t minlength = 0;
+    if (opts) {
+        lua_getfield(L, opts, "weights");
+        if (!lua_isnil(L, -1))
+            w = lt_check(L, lua_gettop(L), "bincount", "weights");
+        lua_getfield(L, opts, "minlength");
+        if (!lua_isnil(L, -1))
+            minlength = lt_check_integer(L, lua_gettop(L), "bincount", "minlength");
+    }
+    if (t->dtype == ATTN_INT64) { /* the 1-based bins, checked, then 0-based for the core */
+        int64_t n = attn_numel(t);
+        for (int64_t i = 0; i < n && t->ndim == 1; i++) {
+            int64_t v = t->storage->i64[t->offset + i * t->stride[0]];
+            if (v < 1)
+                return lt_error(L, "bincount: input[%lld] is %lld: attn counts bins from 1 (PyTorch's torch.bincount(x) "
+                                   "is torch.bincount(x + 1) here)", (long long)(i + 1), (long long)v);
+        }
+        if (t->ndim == 1)
+            t = zero_based(L, 1, "bincount", "input");
+    }
+    attn_error err;
+    return push_result(L, attn_bincount("bincount", t, w, minlength, &err), &err);
+}
+
 /* log_softmax_backward(grad, output, dim): for src/lua/autograd/formulas_extra.lua */
 static int f_log_softmax_backward(lua_State *L)
 {
@@ -220,10 +255,11 @@ static int f_adam_step(lua_State *L)
 
 static const luaL_Reg TORCH[] = {
     {"addcmul", f_addcmul}, {"addcdiv", f_addcdiv}, {"gather", f_gather}, {"linspace", f_linspace},
-    {"scatter", f_scatter}, {"scatter_add", f_scatter_add}, {NULL, NULL}};
+    {"scatter", f_scatter}, {"scatter_add", f_scatter_add}, {"bincount", f_bincount}, {NULL, NULL}};
 static const luaL_Reg METHODS[] = {
     {"addcmul", f_addcmul}, {"addcdiv", f_addcdiv}, {"addcmul_", f_addcmul_}, {"addcdiv_", f_addcdiv_},
-    {"gather", f_gather}, {"scatter", f_scatter}, {"scatter_add", f_scatter_add}, {NULL, NULL}};
+    {"gather", f_gather}, {"scatter", f_scatter}, {"scatter_add", f_scatter_add}, {"bincount", f_bincount},
+    {NULL, NULL}};
 /* the part "learn": what src/lua/nn/losses.lua and src/lua/data build on */
 static const luaL_Reg LEARN[] = {
     {"nll_loss", f_nll_loss}, {"cross_entropy", f_cross_entropy}, {"mse_loss", f_mse_loss},

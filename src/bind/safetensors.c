@@ -8,16 +8,17 @@
 #include "bind.h"
 #include "safetensors.h"
 
-/* safetensors.load_file(path) -> {name = tensor, ...}, metadata (a table of strings, or nil) */
-static int f_load_file(lua_State *L)
+/* safetensors.load_file(path) -> {name = tensor, ...}, metadata (a table of strings, or nil); fn names
+ * the function the user called in errors. */
+static int load(lua_State *L, const char *fn)
 {
     if (lua_type(L, 1) != LUA_TSTRING)
-        return lt_error(L, "safetensors.load_file: expected a file name, got %s", lt_typename(L, 1));
+        return lt_error(L, "%s: expected a file name, got %s", fn, lt_typename(L, 1));
     if (strlen(lua_tostring(L, 1)) != lua_rawlen(L, 1))
-        return lt_error(L, "safetensors.load_file: a file name cannot hold a NUL byte");
+        return lt_error(L, "%s: a file name cannot hold a NUL byte", fn);
     const char *path = lua_tostring(L, 1);
     attn_error err;
-    attn_st_file *f = attn_st_load("safetensors.load_file", path, &err);
+    attn_st_file *f = attn_st_load(fn, path, &err);
     if (!f)
         return lt_raise(L, &err);
     lua_createtable(L, 0, f->count);
@@ -40,6 +41,10 @@ static int f_load_file(lua_State *L)
     lt_account(L);
     return 2;
 }
+
+static int f_load_file(lua_State *L) { return load(L, "safetensors.load_file"); }
+/* torch.load's reader (src/lua/checkpoint.lua), its errors naming torch.load */
+static int f_torch_load(lua_State *L) { return load(L, "torch.load"); }
 
 static int by_name(const void *a, const void *b)
 {
@@ -118,10 +123,10 @@ static void order_for_file(lua_State *L, const char **names, int n, attn_tensor 
     memcpy(names, sorted, (size_t)n * sizeof(char *));
 }
 
-/* safetensors.save_file(tensors, path [, metadata]): tensors is {name = tensor}; written in name order. */
-static int f_save_file(lua_State *L)
+/* safetensors.save_file(tensors, path [, metadata]): tensors is {name = tensor}; written in name order.
+ * fn names the function the user called in errors. */
+static int save(lua_State *L, const char *fn)
 {
-    const char *fn = "safetensors.save_file";
     int nmeta = 0, n = check_save_args(L, fn, &nmeta);
     /* The arrays live in a userdata so a Lua error cannot leak them. */
     size_t slots = (size_t)(n + 1) + 2 * (size_t)(nmeta + 1);
@@ -148,6 +153,16 @@ static int f_save_file(lua_State *L)
     if (attn_st_save(fn, lua_tostring(L, 2), n, names, ts, nmeta, keys, values, &err))
         return lt_raise(L, &err);
     return 0;
+}
+
+static int f_save_file(lua_State *L) { return save(L, "safetensors.save_file"); }
+
+/* torch.save's writer (src/lua/checkpoint.lua; no name of the safetensors table): save_file's, its
+ * errors naming torch.save. */
+static int f_torch_save(lua_State *L)
+{
+    lua_settop(L, 3);
+    return save(L, "torch.save");
 }
 
 /* ---- json.decode ---------------------------------------------------------------------------- */
@@ -199,7 +214,8 @@ static int f_json_decode(lua_State *L)
 
 int luaopen_attn_safetensors(lua_State *L)
 {
-    static const luaL_Reg st[] = {{"load_file", f_load_file}, {"save_file", f_save_file}, {NULL, NULL}};
+    static const luaL_Reg st[] = {{"load_file", f_load_file}, {"save_file", f_save_file}, {"torch_save", f_torch_save},
+                                  {"torch_load", f_torch_load}, {NULL, NULL}};
     static const luaL_Reg json[] = {{"decode", f_json_decode}, {NULL, NULL}};
     lua_newtable(L);
     lt_newpart(L, "safetensors", st, NULL);

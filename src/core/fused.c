@@ -76,7 +76,7 @@ static int prepare(operand *op, const attn_tensor *t, const plan *p, attn_error 
             return -1;
         t = op->copy;
         if (layout(t, op))
-            return attn_fail(err, "attention.fused: rows of %lld elements are too long for BLAS",
+            return attn_fail(err, "attention.fused: rows of %lld elements are too long for attn's kernels",
                              (long long)t->shape[t->ndim - 1]), -1;
     }
     op->data = t->storage->data + t->offset;
@@ -115,7 +115,7 @@ static int check_shapes(const attn_tensor *q, const attn_tensor *k, const attn_t
         return attn_fail(err, "attention.fused: k %s and v %s must have the same number of keys m, their dim -2 (%lld ≠ %lld)",
                          ks, vs, (long long)p->m, (long long)v->shape[v->ndim - 2]), -1;
     if (p->n > INT_MAX || p->m > INT_MAX || p->d > INT_MAX || p->dv > INT_MAX)
-        return attn_fail(err, "attention.fused: q %s, k %s, v %s: sizes over %d are too large for BLAS", qs, ks, vs, INT_MAX), -1;
+        return attn_fail(err, "attention.fused: q %s, k %s, v %s: sizes over %d are too large for attn's kernels", qs, ks, vs, INT_MAX), -1;
     /* batch dims: right-aligned, each 1 or the common size */
     p->nbatch = 0;
     for (int i = 0; i < 3; i++)

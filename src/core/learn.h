@@ -51,6 +51,10 @@ attn_tensor *attn_index_lists(const char *fn, const attn_tensor *v, int n, const
  * index's 0-based positions along dim (scatter.c). */
 attn_tensor *attn_scatter(const char *fn, const attn_tensor *t, int dim, const attn_tensor *index,
                           const attn_tensor *src, int add, attn_error *err);
+/* torch.bincount(input, weights, minlength): input a 1-D int64 tensor of 0-based bins >= 0, weights NULL
+ * (an int64 count) or float32 of input's length (their float32 sums), at least minlength bins (bincount.c). */
+attn_tensor *attn_bincount(const char *fn, const attn_tensor *input, const attn_tensor *weights, int64_t minlength,
+                           attn_error *err);
 /* log_softmax's backward: grad - exp(output) * sum(grad, dim), as PyTorch's kernels (softmax_grad.c). */
 attn_tensor *attn_log_softmax_backward(const attn_tensor *grad, const attn_tensor *output, int dim, attn_error *err);
 /* torch.linspace(start, end, steps), float32, as PyTorch's CPU kernel fills it (linspace.c). */

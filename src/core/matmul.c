@@ -45,7 +45,7 @@ attn_tensor *attn_dot(const attn_tensor *a, const attn_tensor *b, attn_error *er
                          attn_shape_str(a, as, sizeof as), attn_shape_str(b, bs, sizeof bs),
                          (long long)a->shape[0], (long long)b->shape[0]);
     if (a->shape[0] > INT_MAX || a->stride[0] > INT_MAX || b->stride[0] > INT_MAX)
-        return attn_fail(err, "dot: vectors of %lld elements are too long for BLAS", (long long)a->shape[0]);
+        return attn_fail(err, "dot: vectors of %lld elements are too long for attn's kernels", (long long)a->shape[0]);
     attn_tensor *out = attn_empty("dot", 0, NULL, a->dtype == ATTN_INT64 ? ATTN_INT64 : ATTN_FLOAT32, err);
     if (!out)
         return NULL;
@@ -99,7 +99,7 @@ static attn_tensor *matrix_vector(const char *fn, const attn_tensor *m, const at
     }
     if (rows > INT_MAX || k > INT_MAX) {
         attn_free(out);
-        return attn_fail(err, "%s: matrices with more than %d rows or columns are too large for BLAS", fn, INT_MAX);
+        return attn_fail(err, "%s: matrices with more than %d rows or columns are too large for attn's kernels", fn, INT_MAX);
     }
     int copied = attn_gemv_needs_copy(rows, k, m->stride[0], m->stride[1]);
     attn_tensor *M = copied ? attn_clone(m, err) : attn_alias(m, err);
@@ -197,7 +197,7 @@ static int product_shape(const char *fn, const attn_tensor *a, const attn_tensor
     if (nbatch + 2 > ATTN_MAX_DIMS)
         return attn_fail(err, "%s: attn supports at most %d dimensions", fn, ATTN_MAX_DIMS), -1;
     if (A->rows > INT_MAX || A->cols > INT_MAX || B->cols > INT_MAX)
-        return attn_fail(err, "%s: matrices with more than %d rows or columns are too large for BLAS", fn,
+        return attn_fail(err, "%s: matrices with more than %d rows or columns are too large for attn's kernels", fn,
                          INT_MAX), -1;
     shape[nbatch] = A->rows;
     shape[nbatch + 1] = B->cols;
@@ -314,7 +314,7 @@ attn_tensor *attn_addmm(const char *fn, const attn_tensor *bias, const attn_tens
     mat_operand A = {0}, B = {0};
     if (prepare(&A, a, 1, err) || prepare(&B, b, 0, err) || A.rows > INT_MAX || A.cols > INT_MAX || B.cols > INT_MAX) {
         if (A.t && B.t)
-            attn_fail(err, "%s: matrices with more than %d rows or columns are too large for BLAS", fn, INT_MAX);
+            attn_fail(err, "%s: matrices with more than %d rows or columns are too large for attn's kernels", fn, INT_MAX);
         attn_free(A.t), attn_free(B.t), attn_free(out);
         return NULL;
     }

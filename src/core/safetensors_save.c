@@ -2,11 +2,15 @@
  * cJSON, padded with spaces so the data starts at a multiple of 8 bytes (every tensor then stays
  * aligned when the file is mapped again), then each tensor's bytes, row-major and little-endian. */
 #include "safetensors.h"
+#include "safe_read.h"
 #include "safe_write.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *file_dtype(attn_dtype d)
 {
@@ -96,12 +100,40 @@ static unsigned char *header_bytes(const char *json, size_t *size)
     return b;
 }
 
+/* A save replaces only a safetensors file (or an empty one): torch.save("model.pth") in a folder that
+ * holds the student's PyTorch checkpoint of that name, or save_file over a note, would destroy a file
+ * attn never wrote. The test is safetensors' own start: 8 bytes of header length, then "{". A path
+ * that cannot be read is left to the writer, which says why. 0, or -1 with err set. */
+static int refuse_foreign_file(const char *fn, const char *path, attn_error *err)
+{
+    attn_error ignored;
+    int fd = attn_read_open(NULL, path, &ignored);
+    if (fd < 0)
+        return 0;
+    unsigned char head[9];
+    ssize_t got = 0, r;
+    while (got < 9 && (r = read(fd, head + got, (size_t)(9 - got))) > 0)
+        got += r;
+    close(fd);
+    if (got == 0)
+        return 0;
+    uint64_t len = 0;
+    for (int i = 7; got == 9 && i >= 0; i--)
+        len = len << 8 | head[i];
+    if (got == 9 && head[8] == '{' && len >= 2)
+        return 0;
+    return attn_fail(err, "%s: %s exists and is not a safetensors file: attn does not write over it "
+                          "(remove it, or save under another name)", fn, path), -1;
+}
+
 int attn_st_save(const char *fn, const char *path, int n, const char *const *names, attn_tensor *const *ts,
                  int meta_count, const char *const *keys, const char *const *values, attn_error *err)
 {
     for (int i = 0; i < n; i++)
         if (!attn_utf8_valid(names[i], strlen(names[i])) || names[i][0] == '\0')
             return attn_fail(err, "%s: tensor names must be non-empty UTF-8 strings", fn), -1;
+    if (refuse_foreign_file(fn, path, err))
+        return -1;
     cJSON *root = build_header(n, names, ts, meta_count, keys, values);
     char *json = root ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);

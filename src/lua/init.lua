@@ -10,7 +10,9 @@ local safetensors = require("attn.safetensors")
 local i18n = require("attn.i18n")
 local errors = require("attn.errors")
 torch.nn = nn
-torch.load = safetensors.torch_load
+-- torch.save and torch.load in safetensors files, never pickles (src/lua/checkpoint.lua)
+local checkpoint = require("attn.checkpoint")
+torch.save, torch.load = checkpoint.save, checkpoint.load
 -- training: torch.optim (src/lua/optim), torch.utils.data.DataLoader, torch.Generator and randperm with
 -- a generator (src/lua/data)
 local generator = require("attn.data.generator")

@@ -132,9 +132,9 @@ no_lines "no Lua module assigns a global (src/bind/init.c makes the globals from
 # module in the file's main chunk, "function MODULE" in a function's body, as luac lists them.
 LUA_ORDER="
     bind json
-    i18n errors warnings options check text term places
+    i18n errors warnings options check text term places ordered_dict
     autograd draw html attention
-    nn data optim ipairs safetensors hf tiktoken tokenizers gpt llm
+    nn data optim ipairs safetensors checkpoint hf tiktoken tokenizers gpt llm
     glossary manual help
     lesson verify
     repl kernel

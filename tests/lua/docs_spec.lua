@@ -91,7 +91,7 @@ local function public_names()
         names[#names + 1] = "tokenizers.Tokenizer" .. (k:find("^from_") and "." or ":") .. k
     end
     for _, k in ipairs(sorted_keys(safetensors, is_function)) do
-        if k ~= "torch_load" then names[#names + 1] = "safetensors." .. k end -- torch_load is torch.load
+        names[#names + 1] = "safetensors." .. k
     end
     for _, k in ipairs(sorted_keys(help, is_function)) do names[#names + 1] = "help." .. k end
     for _, p in ipairs({"shape", "T", "mT", "ndim", "dtype"}) do names[#names + 1] = "Tensor." .. p end

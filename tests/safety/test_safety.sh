@@ -34,6 +34,8 @@ _G.os.exit(0)'
     block 'io.open("'"$TMP"'/written", "w")'
     block 'safetensors.save_file({a = torch.ones(1)}, "'"$TMP"'/written")'
     block 'attention.heatmap(torch.eye(2), {svg = "'"$TMP"'/written"})'
+    block 'torch.save({a = torch.ones(1)}, "'"$TMP"'/written")'
+    block 'print(torch.load("'"$TMP"'/outside.txt"))'
     block 'print(io.open("'"$TMP"'/outside.txt"))'
     block 'print(io.open("link.txt"))'
     block 'print(io.open("../outside.txt"))'
@@ -50,7 +52,7 @@ echo 'return {x = 42}' >"$N/helper.lua"
 (cd "$N" && "$BIN" --verify evil.md good.md >"$OUT" 2>"$ERR")
 STATUS=$?
 check "--verify: a note's fake summary and exit by any path cannot make the batch pass" all status_is 1 -- \
-    last_line_is "1 passed, 18 failed"
+    last_line_is "1 passed, 20 failed"
 check "os.exit by _G.os, a saved reference, _ENV's metatable, require('os') and lesson.skip: each an error at its line" all \
     out_has "evil.md:4: error in the \`\`\`lua block at line 1: os.exit is not allowed in notes run by attn --verify" -- \
     out_has "evil.md:8: error in the \`\`\`lua block at line 7: os.exit is not allowed" -- \
@@ -62,10 +64,12 @@ check "no programs run, no file written" all test ! -e "$TMP/ran" -- test ! -e "
     out_has "io.popen is not allowed" -- \
     out_has "io.open(\"$TMP/written\", \"w\") is not allowed in notes run by attn --verify: a note does not write files" -- \
     out_has "safetensors.save_file: cannot write $TMP/written: a note does not write files (--trusted lifts this)" -- \
-    out_has "attention.heatmap: cannot write $TMP/written: a note does not write files"
+    out_has "attention.heatmap: cannot write $TMP/written: a note does not write files" -- \
+    out_has "torch.save: cannot write $TMP/written: a note does not write files"
 check "reading only inside the notes' folder, symlinks resolved; a file of it can be read and required" all \
     out_has "io.open(\"$TMP/outside.txt\") is not allowed in notes run by attn --verify: a note reads only files in its own folder" -- \
     out_has "io.open(\"link.txt\") is not allowed" -- out_has "io.open(\"../outside.txt\") is not allowed" -- \
+    out_has "torch.load: cannot read $TMP/outside.txt ($TMP/outside.txt: a note reads only files in its own folder" -- \
     out_lacks "secret"
 check "no native code, no attn internals, no debug, no binary chunks, no environment" all \
     out_has "attempt to index a nil value (global 'package')" -- \

@@ -141,15 +141,15 @@ local function show(tr, k, header)
     local shown_t = g or rawget(tr, st.key)
     local out = {header(tr, "←", k, st, formula_of(list, i), shown_t)}
     if g == nil then
-        out[#out + 1] = "  (" .. tr_("no gradient reaches this stage: the loss does not depend on it") .. ")"
+        out[#out + 1] = "  " .. trf("(%s)", tr_("no gradient reaches this stage: the loss does not depend on it"))
         return table.concat(out, "\n")
     end
     local view = st.view and st.view(g) or g -- a long vector shown in part, as its forward step shows it
     if view.shape[-1] < g.shape[-1] then
-        out[#out + 1] = "  (" .. trf("first %d of %d dims shown; all in tr.grads.%s", view.shape[-1], g.shape[-1], st.key) .. ")"
+        out[#out + 1] = "  " .. trf("(%s)", trf("first %d of %d dims shown; all in tr.grads.%s", view.shape[-1], g.shape[-1], st.key))
     elseif st.keys and #st.keys > 1 then
-        out[#out + 1] = "  (" .. trf("shown: the gradient of tr.%s; the others are tr.grads.%s", st.key,
-                                     table.concat(st.keys, ", tr.grads.", 2)) .. ")"
+        out[#out + 1] = "  " .. trf("(%s)", trf("shown: the gradient of tr.%s; the others are tr.grads.%s", st.key,
+                                                table.concat(st.keys, ", tr.grads.", 2)))
     end
     -- the score-shaped gradients (∂L/∂ω, ∂L/∂α: one column per key) as heatmaps
     for _, line in ipairs(tr:_matrices(st, view, st.cols == "k")) do out[#out + 1] = line end

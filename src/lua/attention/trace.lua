@@ -179,7 +179,7 @@ local function matrices(t, lead)
     local out = {}
     local function walk(x, prefix, d)
         if x:dim() == 2 then
-            out[#out + 1] = {table.concat(prefix, ", "), x}
+            out[#out + 1] = {table.concat(prefix, tr_(", ")), x}
             return
         end
         local name = lead and shown(lead[d]) or trf("dim %d", d)
@@ -214,7 +214,7 @@ function Trace:_matrices(st, t, heat)
     local out = {}
     for _, mt in ipairs(matrices(t, st.lead)) do
         local title, mat = mt[1], mt[2]
-        if title then out[#out + 1] = "  " .. title .. ":" end
+        if title then out[#out + 1] = "  " .. trf("%s:", title) end
         local rows = st.rows == "q" and mat.shape[1] == (self.tokens and #self.tokens) and self.tokens or nil
         if st.rows == "k" and mat.shape[1] == (self.key_tokens and #self.key_tokens) then rows = self.key_tokens end
         local cols = st.cols == "k" and mat.shape[2] == (self.key_tokens and #self.key_tokens) and self.key_tokens or nil
@@ -229,7 +229,7 @@ function Trace:_show(i)
     local t = rawget(self, st.key)
     local out = {header(self, "", i, st, st.formula, t)}
     if st.view then t = st.view(t) end -- a long vector shown in part (the stage's note says so)
-    if st.note then out[2] = "  (" .. shown(st.note) .. ")" end
+    if st.note then out[2] = "  " .. trf("(%s)", shown(st.note)) end
     for _, line in ipairs(self:_matrices(st, t, st.heat)) do out[#out + 1] = line end
     self._write(table.concat(out, "\n"))
 end

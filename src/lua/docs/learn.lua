@@ -96,6 +96,19 @@ gradient.]=], [=[
 torch.zeros(3):scatter_add(1, torch.tensor{1, 3, 1}, torch.tensor{1.0, 2.0, 4.0})
 --> tensor([5., 0., 2.])]=])
 
+both("bincount", "torch.bincount(input [, {weights =, minlength = 0}])", "input:bincount([{weights =, minlength = 0}])", [=[
+Counts how often each bin number occurs in input, a 1-D int64 tensor: out[i] is the number of i's
+(with weights, a float32 tensor as long as input: the sum of their weights, added in input's order
+as PyTorch adds them). Bins count from 1, as ids do in attn (torch.multinomial's, argmax's), so
+PyTorch's torch.bincount(x) is torch.bincount(x + 1) here and the book's
+for i, freq in enumerate(sampled_ids) is for i = 1, #vocab do ... sampled_ids[i] ... end. The result
+has max(input) bins, or minlength if that is more; int64 counts, or float32 sums (PyTorch gives
+float64 for weights of another dtype; attn asks for float32 ones).]=], [=[
+torch.bincount(torch.tensor{1, 2, 2, 4})
+--> tensor([1, 2, 0, 1])
+torch.bincount(torch.tensor{2, 2}, {weights = torch.tensor{0.5, 0.25}, minlength = 3})
+--> tensor([0.0000, 0.7500, 0.0000])]=])
+
 -- ---- the optimizers' element-wise operations -----------------------------------------------------
 
 both("addcmul", "torch.addcmul(x, t1, t2 [, {value = 1}])", "x:addcmul(t1, t2 [, {value = 1}])", [=[
@@ -167,8 +180,11 @@ for batch in torch.utils.data.DataLoader(data, {batch_size = 2}) do print(batch)
 local optim_methods = [=[opt:step() updates every parameter that has a gradient (p.grad) in place;
 opt:zero_grad() forgets the gradients (p.grad = nil: set_to_none = true, PyTorch 2.x's default —
 PyTorch 1.13's was false, which zeroes them; opt:zero_grad{set_to_none = false} does that);
-opt:state_dict() gives {state = {[i] = {...}}, param_groups = {...}} with the parameters numbered from 1.
-Unknown options are errors.]=]
+opt:state_dict() gives {state = {[i] = {...}}, param_groups = {...}} with the parameters numbered from 1,
+and opt:load_state_dict(sd) takes one back, as PyTorch's: the saved options (lr, betas, ...) and a copy
+of each parameter's state, matched by position, after the same checks (as many groups, each as long);
+with torch.save and torch.load, training resumes where it stopped, bit for bit. Unknown options are
+errors.]=]
 
 def("torch.optim", "torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW", [=[
 The optimizers of chapter 5, written as PyTorch 1.13's single-tensor CPU code writes them, operation

@@ -124,18 +124,44 @@ m:buffers()[1]
 --> tensor([[0., 1.],
 -->         [0., 0.]])]=])
 
-mdef("Module", "register_buffer", "m:register_buffer(name, tensor)", [=[
+mdef("Module", "register_buffer", "m:register_buffer(name, tensor [, {persistent = true}])", [=[
 Stores tensor as the field name of m and marks it as a buffer: state that belongs to the module
 but is not trained, such as the causal mask. The book's self.register_buffer('mask',
 torch.triu(torch.ones(context_length, context_length), diagonal=1)) is
 self:register_buffer("mask", torch.triu(torch.ones(context_length, context_length), 1)); later
-code reads it as self.mask. Buffers are listed by buffers(), not by parameters().]=], [=[
+code reads it as self.mask. Buffers are listed by buffers(), not by parameters(). A persistent buffer
+(the default) is part of m:state_dict(); {persistent = false} (PyTorch's persistent=False, as the
+Qwen3 notebook registers its RoPE cos and sin) leaves it out.]=], [=[
 m = nn.Module:extend("Causal")()
 m:register_buffer("mask", torch.triu(torch.ones(3, 3), 1))
 m.mask:bool()
 --> tensor([[False,  True,  True],
 -->         [False, False,  True],
 -->         [False, False, False]])]=])
+
+mdef("Module", "state_dict", "m:state_dict([{keep_vars = false}])", [=[
+Every parameter and persistent buffer of m and its children, by name, as PyTorch names and orders
+them: each module's parameters, then its buffers, then its children, with the entries of a
+ModuleList or Sequential counted from 0 ("trf_blocks.0.att.W_query.weight", PyTorch's names, so
+files move between the two; m:named_parameters() counts from 1, as Lua indexes). An ordered table:
+pairs() goes through it in that order. The tensors share memory with the model's, detached
+(keep_vars = true: the parameters themselves). Save it with torch.save(model:state_dict(), path).]=], [=[
+for k, v in pairs(nn.Linear(3, 2):state_dict()) do print(k, v.shape) end
+--> weight	torch.Size([2, 3])
+--> bias	torch.Size([2])]=])
+
+mdef("Module", "load_state_dict", "m:load_state_dict(state_dict [, {strict = true}])", [=[
+Copies each tensor of state_dict (m:state_dict()'s, or torch.load(path)'s) into the parameter or
+buffer of the same name, without recording it for autograd. As PyTorch's: keys the model lacks and
+keys it has that state_dict lacks are errors (strict = false: listed in the result instead), a tensor
+of another shape always is, and the message lists them all in PyTorch's words. Unlike PyTorch nothing
+is copied when there is an error. Returns {missing_keys = {...}, unexpected_keys = {...}}, shown as
+<All keys matched successfully> when both are empty.]=], [=[
+a, b = nn.Linear(3, 2), nn.Linear(3, 2)
+b:load_state_dict(a:state_dict())
+--> <All keys matched successfully>
+torch.equal(a.weight, b.weight)
+--> true]=])
 
 mdef("Module", "modules", "m:modules()", [=[
 m itself and every module below it, depth first, as a Lua list (PyTorch returns an iterator).]=], [=[

@@ -19,6 +19,7 @@ local model = require("attn.gpt.model")
 local nn_module = require("attn.nn.module")
 local hf = require("attn.hf")
 local places = require("attn.places")
+local tr = require("attn.i18n").tr
 local Parameter = nn_module.Parameter
 
 local load = {}
@@ -192,7 +193,7 @@ local GPT2_HOW = [[
     mkdir -p %s && cd %s
     curl -LO https://huggingface.co/openai-community/gpt2/resolve/main/config.json
     curl -LO https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors
-    huggingface-cli download gpt2    (the same files, into the Hugging Face cache)]]
+    huggingface-cli download gpt2    %s]]
 
 -- The folder of "gpt2": a folder of that name, attn's places for it ($ATTN_GPT2_DIR, ~/.cache/attn/gpt2,
 -- build/gpt2 beside attn: places.lua), the Hugging Face cache's gpt2 or openai-community/gpt2; else an
@@ -217,7 +218,7 @@ function load.gpt2_dir(fn, name)
     local default = home[#home > 0 and (home[1].why and 2 or 1)].dir
     errors.raisef("%s: found no GPT-2 small (config.json and model.safetensors) for %s. attn looked in:\n%s\n"
                   .. "To get the files:\n%s", fn, name, table.concat(looked, "\n"),
-                  string.format(GPT2_HOW, default, default))
+                  string.format(GPT2_HOW, default, default, tr("(the same files, into the Hugging Face cache)")))
 end
 
 --- GPTModel.from_pretrained(dir): a Hugging Face gpt2 directory -> GPTModel (eval mode, tied head).

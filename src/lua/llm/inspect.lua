@@ -90,13 +90,13 @@ function inspect.trace_stages(model, tr)
                      rotated_q = {view = narrow_view, note = {N("first %d of %d dims shown; all in tr.%s; the rotated keys are tr.rotated_k"),
                                                               math.min(SHOW, hd), hd, "rotated_q"}},
                      queries = {view = narrow_view, note = shown(hd, "queries"),
-                                formula = string.format("Q = %sW_query(X)), head %d", qn, H)},
+                                formula = trf("Q = %sW_query(X)), head %d", qn, H)},
                      keys = {view = narrow_view, note = shown(hd, "keys"),
-                             formula = string.format("K = %sW_key(X)), key/value head %d (shared by query heads %d-%d)",
+                             formula = trf("K = %sW_key(X)), key/value head %d (shared by query heads %d-%d)",
                                                      att.k_norm and "k_norm(" or "(", g, (g - 1) * att.group_size + 1,
                                                      g * att.group_size)},
                      values = {view = narrow_view, note = shown(hd, "values"),
-                               formula = string.format("V = W_value(X), key/value head %d", g)}}
+                               formula = trf("V = W_value(X), key/value head %d", g)}}
     local list = pipeline.build{
         input = string.format("X = norm1(h%d)   (block %d's input, after its RMSNorm)", L - 1, L),
         project = function(i) return mine[i] end, project_how = "chain", -- a QK-norm too: backward says ∂Q/∂X

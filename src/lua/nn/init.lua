@@ -1,6 +1,7 @@
 -- init.lua — the table nn (module attn.nn; also torch.nn, as the book writes it): what its parts
 -- define, each in its file.
---   nn/module.lua       nn.Module, nn.Parameter, nn.is_parameter, nn.deepcopy
+--   nn/module.lua       nn.Module, nn.Parameter, nn.is_parameter, nn.deepcopy (nn/members.lua: what a module holds)
+--   nn/state_dict.lua   m:state_dict(), m:load_state_dict(sd) (methods of nn.Module)
 --   nn/layers.lua       nn.Linear, nn.Dropout, nn.ModuleList
 --   nn/attention.lua    the books' attention classes: nn.SelfAttention_v1 ... nn.MLPAttention
 --   nn/attention_variants.lua  the bonus chapters' attention: nn.GroupedQueryAttention, nn.MultiHeadLatentAttention
@@ -12,7 +13,7 @@
 --   nn/model.lua        the whole Transformer: nn.Sequential, nn.EncoderDecoder, nn.build_model, greedy decoding
 --   nn/losses.lua       nn.CrossEntropyLoss, nn.NLLLoss, nn.MSELoss (their functions: nn/functional.lua)
 local nn = {functional = require("attn.nn.functional"), init = require("attn.nn.weight_init")}
-for _, part in ipairs({"module", "layers", "attention", "attention_variants", "transformer", "block_trace", "rnn", "model", "losses"}) do
+for _, part in ipairs({"module", "state_dict", "layers", "attention", "attention_variants", "transformer", "block_trace", "rnn", "model", "losses"}) do
     for name, value in pairs(require("attn.nn." .. part)) do
         assert(nn[name] == nil, "nn." .. name .. " is defined twice")
         nn[name] = value

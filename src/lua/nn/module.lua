@@ -23,15 +23,9 @@ local i18n = require("attn.i18n")
 local autograd = require("attn.autograd")
 local nn = {} -- this file's part of the table nn
 
--- Parameters and buffers are plain tensors, remembered in weak sets.
-local is_parameter = setmetatable({}, {__mode = "k"})
-local is_buffer = setmetatable({}, {__mode = "k"})
-local ORDER = {} -- private key: the list of field names in assignment order
-
--- An instance made by a class (construct below gives it its ORDER list): the children to walk.
-local function is_instance(v)
-    return type(v) == "table" and getmetatable(v) ~= nil and rawget(v, ORDER) ~= nil
-end
+local members = require("attn.nn.members") -- which fields are parameters, buffers, children
+local is_parameter, is_buffer, non_persistent = members.is_parameter, members.is_buffer, members.non_persistent
+local ORDER, is_instance, fields = members.ORDER, members.is_instance, members.fields
 
 --- nn.Parameter(t [, {requires_grad = bool}]) marks t as a trainable parameter of the module it is
 --- assigned to: it requires grad (unless requires_grad = false) and prints as "Parameter containing:".
@@ -167,21 +161,6 @@ function Module:extra_repr()
     return ""
 end
 
--- Fields in assignment order, then any array entries (ModuleList).
-local function fields(self)
-    local out, seen = {}, {}
-    for _, k in ipairs(rawget(self, ORDER) or {}) do
-        if not seen[k] and rawget(self, k) ~= nil then
-            seen[k] = true
-            out[#out + 1] = k
-        end
-    end
-    for i = 1, rawlen(self) do
-        out[#out + 1] = i
-    end
-    return out
-end
-
 --- m:named_children() iterates (name, module) over direct children in registration order.
 function Module:named_children()
     local list = {}
@@ -271,14 +250,35 @@ function Module:buffers()
     return out
 end
 
---- m:register_buffer(name, t): a tensor that belongs to the module but is not trained (a mask).
-function Module:register_buffer(name, t)
+--- m:register_buffer(name, t [, {persistent = false}]): a tensor that belongs to the module but is not
+--- trained (a mask). A persistent buffer (the default) is part of m:state_dict(); a non-persistent one
+--- (persistent = false, as Qwen3's cos and sin in the notebooks) is not, as in PyTorch.
+function Module:register_buffer(name, t, opts)
     if type(name) ~= "string" then
         errors.raisef("register_buffer: name must be a string, got %s", type(name))
     end
     check.tensor("register_buffer", "buffer", t)
+    local persistent = true
+    if type(opts) == "boolean" then
+        persistent = opts
+    elseif type(opts) == "table" then
+        for k in pairs(opts) do
+            if k ~= "persistent" then errors.raisef("register_buffer: unknown option '%s'", tostring(k)) end
+        end
+        if opts.persistent ~= nil then persistent = opts.persistent and true or false end
+    elseif opts ~= nil then
+        errors.raise("register_buffer: the third argument must be an options table such as {persistent = false}")
+    end
     is_buffer[t] = true
     self[name] = t
+    local set = non_persistent[self]
+    if not persistent then
+        set = set or {}
+        set[name] = true
+        non_persistent[self] = set
+    elseif set then
+        set[name] = nil
+    end
 end
 
 local function walk_modules(m, out, seen)
@@ -348,6 +348,10 @@ local function copy_value(v, memo)
     elseif is_instance(v) then
         c = setmetatable({[ORDER] = {}}, getmetatable(v))
         memo[v] = c
+        if non_persistent[v] then
+            non_persistent[c] = {}
+            for k in pairs(non_persistent[v]) do non_persistent[c][k] = true end
+        end
         for _, k in ipairs(rawget(v, ORDER)) do -- assignment order, so the copy registers as the original
             if rawget(v, k) ~= nil and rawget(c, k) == nil then
                 c[k] = copy_value(rawget(v, k), memo)

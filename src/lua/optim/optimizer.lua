@@ -76,6 +76,67 @@ local function check_distinct(name, groups)
     end
 end
 
+-- A copy of one parameter's saved state: tensors cloned (deep copies, as PyTorch's deepcopy), each of the
+-- parameter's shape except step, which a number becomes a float32 0-d tensor of (PyTorch's __setstate__).
+local function copy_state(name, saved, p, i)
+    if type(saved) ~= "table" then
+        errors.raisef("%s.load_state_dict: state[%s] must be a table, got %s", name, tostring(i), check.describe(saved))
+    end
+    local st = {}
+    for k, v in pairs(saved) do
+        if torch.is_tensor(v) then
+            if k ~= "step" and tostring(v.shape) ~= tostring(p.shape) then
+                errors.raisef("%s.load_state_dict: state[%s].%s has shape %s, but its parameter has shape %s", name,
+                              tostring(i), tostring(k), check.shape(v), check.shape(p))
+            end
+            st[k] = v:detach():clone()
+            if k ~= "step" then st[k] = st[k]:to(p.dtype) end
+        else
+            st[k] = v
+        end
+    end
+    if type(st.step) == "number" then st.step = torch.tensor(st.step + 0.0) end
+    return st
+end
+
+-- opt:load_state_dict(sd), torch/optim/optimizer.py's checks and steps: as many groups, each with as
+-- many parameters; then the saved groups' options (checked as the constructor checks them) with this
+-- optimizer's parameters, and the saved state of parameter i given to this optimizer's i-th.
+local function load_state(self, sd, name, check_options, defaults, usage)
+    local fn = name .. ".load_state_dict"
+    if type(sd) ~= "table" or type(sd.state) ~= "table" or type(sd.param_groups) ~= "table" then
+        errors.raisef("%s: expected an optimizer's state dict {state = ..., param_groups = ...}, as opt:state_dict() gives, got %s",
+                      fn, check.describe(sd))
+    end
+    local saved_groups = sd.param_groups
+    if #saved_groups ~= #self.param_groups then
+        errors.raisef("%s: loaded state dict has a different number of parameter groups (%d, this optimizer has %d)",
+                      fn, #saved_groups, #self.param_groups)
+    end
+    local by_id, groups = {}, {}
+    for gi, group in ipairs(self.param_groups) do
+        local saved = saved_groups[gi]
+        if type(saved) ~= "table" or type(saved.params) ~= "table" or #saved.params ~= #group.params then
+            errors.raisef("%s: loaded state dict contains a parameter group that doesn't match the size of optimizer's group "
+                          .. "(group %d: %s parameters, this optimizer's has %d)", fn, gi,
+                          type(saved) == "table" and type(saved.params) == "table" and tostring(#saved.params) or "?", #group.params)
+        end
+        for i, id in ipairs(saved.params) do by_id[id] = group.params[i] end
+        local g = merge_options(name, defaults, saved, usage)
+        check_options(name, g)
+        g.params = group.params
+        groups[gi] = g
+    end
+    local state = {}
+    for id, saved in pairs(sd.state) do
+        local p = by_id[id]
+        if p then -- PyTorch keeps the state of an unknown id too, where no parameter ever reads it
+            state[p] = copy_state(name, saved, p, id)
+        end
+    end
+    self.param_groups, self.state = groups, state
+end
+
 -- A new optimizer class: name, its defaults (lr = optimizer.REQUIRED for SGD), a check of the merged
 -- options, step_tensors, and its usage line for errors.
 function optimizer.class(name, defaults, check_options, step_tensors, usage)
@@ -178,6 +239,13 @@ function optimizer.class(name, defaults, check_options, step_tensors, usage)
             groups[#groups + 1] = g
         end
         return {state = state, param_groups = groups}
+    end
+
+    --- opt:load_state_dict(sd) — PyTorch's: the hyper-parameters of sd's groups (lr, betas, ...) and the
+    --- state of each parameter (copies of its tensors), the parameters matched by position; this
+    --- optimizer's groups must have as many parameters as sd's.
+    function class:load_state_dict(sd)
+        load_state(self, sd, name, check_options, defaults, usage)
     end
 
     function class:__tostring()
