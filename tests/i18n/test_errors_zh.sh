@@ -102,7 +102,7 @@ same_args "autograd: a second backward through a freed graph (was English under 
     'Trying to backward through the graph a second time' '试图第二次沿计算图做反向传播'
 same_args "autograd: a saved tensor changed in place (was half English under zh_CN)" \
     'local x = torch.randn(2, 3):requires_grad_(); local y = x:exp(); y:add_(1); y:sum():backward()' \
-    'which is output 0 of AddBackward1, is at version 1' '（第 0 个输出，来自 AddBackward1） 的版本是 1'
+    'which is output 0 of ExpBackward0, is at version 1' '（第 0 个输出，来自 ExpBackward0） 的版本是 1'
 same_args "optimizers: a non-leaf parameter" 'local w = torch.randn(3):requires_grad_(); torch.optim.SGD({w * 2}, {lr = 0.1})' \
     'SGD: params\[1\] is not a leaf tensor' 'SGD：params\[1\] 不是叶子张量'
 run --lang zh_CN -e 'print(select(2, pcall(torch.set_rng_state, "x")))'
