@@ -54,8 +54,7 @@ Python's enumerate. attn's ipairs is Lua's, which also walks the rows of a tenso
 each row as x[i] gives it; a 0-d tensor is an error, as in PyTorch) and the batches of a
 torch.utils.data.DataLoader (i, then the batch's values: one pass, as for x, y in loader do).
 Lua's own ipairs stops at the first nil, and a tensor has none: x[#x + 1] is an error (PyTorch's
-IndexError). On a Lua list it is Lua's ipairs. It is the one function attn changes among Lua's
-(src/lua/ipairs.lua).]=], [=[
+IndexError). On a Lua list it is Lua's ipairs (src/lua/ipairs.lua).]=], [=[
 for i, x_i in ipairs(torch.tensor{{1, 2}, {3, 4}}) do print(i, x_i) end  -- Python: enumerate(inputs)
 --> 1	tensor([1, 2])
 --> 2	tensor([3, 4])]=], require("attn.ipairs"))
