@@ -28,7 +28,9 @@ CODE = ["1 + 1", "x = (x or 0) + 1", "x", "local a = 1\n", "error('e')", "torch.
         "for i = 1, 3 do end", "return", "(", "\n", "--[[", "torch.rand(2, 2):softmax(1)", "string.rep('x', 9)",
         "\u00e9", "print('p')", "io.stderr:write('e')", "os.exit()", "display(1)", "?torch.ones", "io.read()",
         "nn.functional.mse_loss(torch.ones(3), torch.ones(3, 1))", "attention.heatmap(torch.rand(2, 2))"]
-KEYS = ["code", "cursor_pos", "silent", "store_history", "allow_stdin", "stop_on_error", "restart", "detail_level",
+# allow_stdin is always false: io.read() in a cell then waits for the client's input_reply, for ever, as
+# ipykernel's input() waits (a notebook asks its user; this client never answers)
+KEYS = ["code", "cursor_pos", "silent", "store_history", "stop_on_error", "restart", "detail_level",
         "user_expressions", "value", "comm_id", "target_name", "data", "hist_access_type", "msg_type", "msg_id",
         "session", "username", "version", "date"]
 
@@ -81,6 +83,7 @@ def request(session):
                "cursor_pos": rng.randrange(-2, 40)}
     for _ in range(rng.randrange(3)):
         content[rng.choice(KEYS)] = value()
+    content["allow_stdin"] = False
     if t == "execute_request" and not isinstance(content.get("code"), str):
         content["code"] = "1"
     # json.dumps escapes what is not ASCII (a lone surrogate as \ud800), which Session's own packer cannot
@@ -110,6 +113,7 @@ def main():
     def sock(kind, port):
         s = ctx.socket(kind)
         s.linger = 0
+        s.sndtimeo = 60000   # a send that waits a minute: the kernel has stopped reading (zmq.Again)
         s.connect(f"tcp://{info['ip']}:{port}")
         return s
 
@@ -162,11 +166,22 @@ def main():
             except Exception:   # Empty: nothing more
                 break
 
+    i = 0
+
     def send(target, frames):
         recent.append(frames)
         if len(recent) > 8:
             recent.pop(0)
-        target.send_multipart(frames)
+        if target is stdin:   # read only while a cell waits for input: its queue fills, and then is full
+            try:
+                target.send_multipart(frames, flags=zmq.NOBLOCK)
+            except zmq.Again:
+                pass
+            return
+        try:
+            target.send_multipart(frames)
+        except zmq.Again:
+            fail(f"a send waited 60 s after {i} messages: the kernel has stopped reading")
 
     start = time.time()
     for i in range(1, N + 1):
