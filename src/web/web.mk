@@ -113,7 +113,14 @@ build/web/xterm.js: build/web-npm/node_modules/.package-lock.json
 	cp build/web-npm/node_modules/@xterm/xterm/css/xterm.css build/web/xterm.css
 	cp build/web-npm/node_modules/coi-serviceworker/coi-serviceworker.min.js build/web/
 
-web: $(WEB_PAGE_FILES) build/web/lessons.txt build/web/xterm.js build/web/attn-page.js
+# The page's own words (page.js's tr): each language's src/po/<lang>/lib/page.po, compiled by msgfmt as
+# attn's catalogs are, read by Python's gettext (python3: emscripten's own dependency) into one JSON.
+WEB_WORDS_MO := $(patsubst src/po/%.po,build/gen/mo/%.mo,$(wildcard src/po/*/lib/page.po))
+build/web/words.json: $(WEB_WORDS_MO) scripts/po-json.py
+	@mkdir -p $(dir $@)
+	python3 scripts/po-json.py $(WEB_WORDS_MO) > $@.tmp && mv $@.tmp $@
+
+web: $(WEB_PAGE_FILES) build/web/lessons.txt build/web/words.json build/web/xterm.js build/web/attn-page.js
 	@echo "make web: build/web/ is the page; try it with: cd build/web && python3 -m http.server"
 web-and-node: web build/wasm/attn.js
 

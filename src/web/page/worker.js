@@ -1,6 +1,7 @@
 // worker.js — the Web Worker that owns attn's Lua state (attn-page.js, built from src/web/page/main_page.c
 // and the core): the page (page.js) never freezes while a chunk computes. Messages in: init, eval,
-// complete, lesson, lang, capture; out: output (text for the terminal), done, want (a key or a line).
+// complete, lesson, lang, capture; out: output (text for the terminal), figure (an SVG), done, want (a key
+// or a line).
 //
 // Ctrl-C and step mode's keys need the worker to hear the page while a chunk runs, which no message can
 // do (the worker is busy). When the page is cross-origin isolated (coi-serviceworker gives that on any
@@ -54,6 +55,8 @@ const module = {
     return s === null || s.length === 0 ? -1 : s.charCodeAt(0);
   },
   readLine: () => waitInput("line"),
+  // a heatmap's or plot's SVG (src/web/page/page_figures.c), shown when the terminal meets its marker
+  figure: (n, svg) => postMessage({ type: "figure", n, svg }),
 };
 
 onmessage = async (e) => {
