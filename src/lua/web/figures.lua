@@ -8,7 +8,8 @@
 -- Installed in the page's own Lua state only (src/web/page/page_figures.c): not in a note's, whose
 -- printed text goes into the note's file, and never in the native attn.
 --
---   web_figures.install(send)   send(n, svg): hands figure n's SVG to the page (worker.js)
+--   web_figures.install(send) -> undo   send(n, svg): hands figure n's SVG to the page (worker.js);
+--                                       undo() puts back what drew heatmaps and plots before
 --
 -- Text a lesson reads back (lesson.capture) gets no marker and sends nothing, as `attn --html`
 -- keeps no figure there (lesson/record.lua).
@@ -28,7 +29,7 @@ function web_figures.install(send)
         return MARK:format(count)
     end
     -- a heatmap: its SVG, and the terminal's drawing (with colour when the terminal has it) after the marker
-    heatmap.record(function(d)
+    local saved_recorder = heatmap.record(function(d)
         if lesson.capturing() then return nil end
         local mark = sent(figures.figure(d))
         local saved = heatmap.record(nil)
@@ -37,10 +38,14 @@ function web_figures.install(send)
         if not ok then error(text, 0) end
         return mark .. text
     end)
-    figures.live(function(fig, text)
+    local saved_live = figures.live(function(fig, text)
         if lesson.capturing() then return text end
         return sent(fig) .. text
     end)
+    return function()
+        heatmap.record(saved_recorder)
+        figures.live(saved_live)
+    end
 end
 
 return web_figures
