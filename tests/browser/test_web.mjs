@@ -293,6 +293,14 @@ test("a heatmap typed at the prompt: the terminal's text and, beside it, attn's 
   assert.deepEqual(labels.sort(), ["<b>x</b>", "<img src=x …", "<script>", "a&b"].sort(), "the labels as text (cut to 12 columns)");
   assert.equal(await page.$$eval("#figures script, #figures img, #figures b, #figures foreignObject", (l) => l.length), 0,
     "no label became an element");
+  // page.js's guard: an SVG with anything attn's renderer never draws is refused, not shown
+  const refused = await page.evaluate(() => [
+    '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(2)</script></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(3)"><rect/></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg"><foreignObject><img xmlns="http://www.w3.org/1999/xhtml" src="x"/></foreignObject></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg"><text>ok</text></svg>',
+  ].map((s) => figureElement(s) === null));
+  assert.deepEqual(refused, [true, true, true, false]);
   // a plot: the terminal's braille and attn's SVG of the same description
   await type(page, 'print(attention.plot{x = {1, 2, 3}, series = {{"loss", {3, 2, 1.5}}}, title = "<i>t</i>"})');
   await page.waitForSelector("#figures svg.plot", { timeout: 30000 });
