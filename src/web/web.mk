@@ -19,7 +19,7 @@ WASM_CFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off -O2 -Isrc/core -Isrc/bin
 
 # attn's own C: the core (portable kernels), the bindings, the embedded Lua library and catalogs, and the
 # parts of src/cli a page or node uses (not repl.c: readline; not kernel*.c, ipynb.c: ZeroMQ and files).
-WEB_CORE_SRC := $(wildcard src/core/*.c src/core/generic/*.c)
+WEB_CORE_SRC := $(wildcard src/core/*.c src/core/generic/*.c src/core/wasm/*.c)
 WEB_CLI_SRC  := $(filter-out src/cli/repl.c src/cli/kernel%.c src/cli/ipynb.c src/cli/main.c,$(CLI_SRC))
 WEB_ATTN_SRC := $(WEB_CORE_SRC) $(BIND_SRC) $(WEB_CLI_SRC) build/gen/lua_embed.c build/gen/data_embed.c \
                 $(filter-out src/web/main_page.c,$(wildcard src/web/*.c))
@@ -64,6 +64,9 @@ build/wasm/$(WEB_SRC_DIR)/glibc/%.o: $(WEB_SRC_DIR)/glibc/%.c
 build/wasm/%.o: %.c | $(WEB_SRC_DIR)/.fetched build/gen/lua_embed.c build/gen/data_embed.c
 	@mkdir -p $(dir $@)
 	$(EMENV) $(EMCC) $(WASM_CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+# src/core/wasm's kernels use WebAssembly's SIMD (isa.h's ATTN_ISA_SIMD128); the rest of the C does not, so
+# that clang's vectoriser never meets the code whose bits are decided elsewhere
+$(call wasm_obj,$(wildcard src/core/wasm/*.c)): WASM_CFLAGS += -msimd128
 -include $(wildcard $(patsubst %.o,%.d,$(call wasm_obj,$(WEB_ATTN_SRC) src/web/main_page.c src/cli/main.c)))
 
 # attn's command line under node (files through node's, -sNODERAWFS): what tests/web runs against ./attn.
