@@ -83,19 +83,26 @@ build/wasm/attn.js: $(call wasm_obj,$(WEB_ATTN_SRC) src/cli/main.c) build/wasm/l
 # build/web-npm, never in the source tree.
 WEB_PAGE_C   := $(wildcard src/web/page/*.c)
 WEB_PAGE_OBJ := $(call wasm_obj,$(filter-out src/cli/term.c src/cli/interrupt.c src/cli/notes.c src/cli/markdown.c,$(WEB_ATTN_SRC)) $(WEB_PAGE_C))
-WEB_PAGE_FILES := $(addprefix build/web/,index.html page.js worker.js style.css)
+WEB_PAGE_FILES := $(addprefix build/web/,index.html page.js worker.js style.css models.js worker_models.js)
 WEB_EXPORTS  := _attn_page_start,_attn_page_eval,_attn_page_complete,_attn_page_lesson,_attn_page_lang,_malloc,_free
+# The tiny models every page has (models.js): a GPT-2 and a Qwen3 of the tests' (random weights, 0.8 MB)
+WEB_TINY_MODELS := tests/data/gpt2/tiny/config.json tests/data/gpt2/tiny/model.safetensors \
+                   tests/data/hf_models/qwen3-f32/config.json tests/data/hf_models/qwen3-f32/model.safetensors
 WEB_LESSONS  := $(wildcard lessons/*.lua)
 
 build/web/attn-page.js: $(WEB_PAGE_OBJ) build/wasm/libs.a build/wasm/page-data.stamp
 	@mkdir -p $(dir $@)
-	$(EMENV) $(EMCC) -O2 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sMODULARIZE=1 -sEXPORT_NAME=createAttn \
-		-sENVIRONMENT=worker -sEXPORTED_FUNCTIONS=$(WEB_EXPORTS) -sEXPORTED_RUNTIME_METHODS=ccall,FS \
+	$(EMENV) $(EMCC) -O2 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sMODULARIZE=1 -sEXPORT_NAME=createAttn \
+		-sENVIRONMENT=worker -sEXPORTED_FUNCTIONS=$(WEB_EXPORTS) -sEXPORTED_RUNTIME_METHODS=ccall,FS,ENV \
 		--preload-file build/wasm/page-data/attn@/attn -o $@ $(filter %.o %.a,$^) -lm
 $(call wasm_obj,$(WEB_PAGE_C)): WARN += -Wno-dollar-in-identifier-extension
-build/wasm/page-data.stamp: $(WEB_LESSONS) $(wildcard lessons/data/*) $(wildcard tests/data/torch/lesson*_*.txt)
+build/wasm/page-data.stamp: $(WEB_LESSONS) $(wildcard lessons/data/*) $(wildcard tests/data/torch/lesson*_*.txt) \
+                            $(WEB_TINY_MODELS)
 	rm -rf build/wasm/page-data
-	mkdir -p build/wasm/page-data/attn/lessons/data build/wasm/page-data/attn/data/torch
+	mkdir -p build/wasm/page-data/attn/lessons/data build/wasm/page-data/attn/data/torch \
+		build/wasm/page-data/attn/models/gpt2-tiny build/wasm/page-data/attn/models/qwen3-tiny
+	cp $(filter tests/data/gpt2/%,$(WEB_TINY_MODELS)) build/wasm/page-data/attn/models/gpt2-tiny/
+	cp $(filter tests/data/hf_models/%,$(WEB_TINY_MODELS)) build/wasm/page-data/attn/models/qwen3-tiny/
 	cp $(WEB_LESSONS) build/wasm/page-data/attn/lessons/
 	cp lessons/data/* build/wasm/page-data/attn/lessons/data/
 	cp tests/data/torch/lessons_*.txt tests/data/torch/lesson_*.txt build/wasm/page-data/attn/data/torch/

@@ -391,3 +391,68 @@ test("the Chinese page shows no English word outside the terminal: every button,
   assert.deepEqual(en.filter((s) => /[\u4e00-\u9fff]/.test(s)), [], "no Chinese left in English");
   await context.close();
 });
+
+// ---- model folders (src/web/page/models.js, worker_models.js) ---------------------------------------
+// The REPL lines of a forward of a model at dir (ids below the tiny Qwen3's vocabulary of 64), and ./attn's output
+// of the same lines (its REPL's display).
+const forwardLines = (load, dir) => [
+  "torch.set_printoptions{precision = 10}",
+  `m = ${load}("${dir}"):eval()`,
+  "logits = torch.no_grad(function() return m(torch.tensor{{15, 7, 30, 42}}) end)",
+  "logits[1]:narrow(2, 1, 4)",
+];
+function nativeForward(lines) {
+  const chunk = lines.map((l) => `r.eval(${JSON.stringify(l)}, {})`).join("\n");
+  return native(["-e", `local r = require("attn.repl")\n${chunk}`]).trim();
+}
+
+test("a model folder picked from the disk (the tests' tiny GPT-2): its forward prints ./attn's logits", async () => {
+  const { page, problems, context } = await openPage();
+  await page.setInputFiles("#model-folder", join(root, "tests/data/gpt2/tiny"));
+  await page.waitForSelector("body[data-model=ready]", { timeout: 60000 });
+  const status = await page.textContent("#model-status");
+  assert.match(status, /\/models\/tiny/, `the status names where the files are: ${status}`);
+  const lines = forwardLines("gpt.GPTModel.from_pretrained", "/models/tiny");
+  for (const l of lines) await type(page, l);
+  const expected = nativeForward(forwardLines("gpt.GPTModel.from_pretrained", "tests/data/gpt2/tiny"));
+  assert.match(expected, /^tensor\(\[\[/);
+  const shown = after_(await screen(page), `attn> ${lines[3]}\n`).replace(/\nattn> $/, "");
+  assert.equal(shown, expected, "the page's logits, byte for byte ./attn's");
+  await page.screenshot({ path: join(logs, "web-model.png") });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the tiny models are on every page: the tests' tiny Qwen3, loaded without picking", async () => {
+  const { page, context } = await openPage();
+  const lines = forwardLines("qwen3.Qwen3Model.from_pretrained", "/attn/models/qwen3-tiny");
+  for (const l of lines) await type(page, l);
+  const expected = nativeForward(forwardLines("qwen3.Qwen3Model.from_pretrained", "tests/data/hf_models/qwen3-f32"));
+  assert.match(expected, /^tensor\(\[\[/);
+  assert.equal(after_(await screen(page), `attn> ${lines[3]}\n`).replace(/\nattn> $/, ""), expected);
+  await context.close();
+});
+
+test("a model folder larger than the page's memory is refused before anything is copied, in both languages", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "attn-web-model-"));
+  const folder = join(dir, "huge");
+  mkdirSync(folder);
+  writeFileSync(join(folder, "config.json"), JSON.stringify({ model_type: "gpt2" }));
+  // a safetensors header that claims 5 GB of float32 (the file itself holds its header only)
+  const header = Buffer.from(JSON.stringify({ w: { dtype: "F32", shape: [1250000000], data_offsets: [0, 5000000000] } }));
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(header.length));
+  writeFileSync(join(folder, "model.safetensors"), Buffer.concat([len, header]));
+  const { page, context } = await openPage();
+  await page.setInputFiles("#model-folder", folder);
+  await page.waitForSelector("body[data-model=refused]", { timeout: 60000 });
+  assert.match(await page.textContent("#model-status"), /huge is too large for this page: its weights need about 4768\.4 MB/);
+  await type(page, 'io.open("/models/huge/config.json")');
+  assert.match(await screen(page), /attn> io\.open\("\/models\/huge\/config\.json"\)\nnil/, "nothing was copied");
+  await page.click("#lang");
+  await page.waitForFunction(() => document.getElementById("model-status").textContent.includes("太大"));
+  await page.locator("#model-pane").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(logs, "web-model-refused.png") });
+  await context.close();
+  rmSync(dir, { recursive: true });
+});

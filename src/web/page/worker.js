@@ -9,7 +9,7 @@
 // page_interrupt.c; word 1 says a key or line is waiting in the bytes after word 3, read by page_term.c
 // through Atomics.wait. Without it, Ctrl-C restarts the worker (page.js) and step mode has no keys.
 /* global createAttn */
-importScripts("attn-page.js");
+importScripts("attn-page.js", "worker_models.js"); // worker_models.js: a picked model folder
 
 let attn = null;
 let ctl = null;   // Int32Array over the shared buffer: [0] Ctrl-C, [1] input ready, [2] its length
