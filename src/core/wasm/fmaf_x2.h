@@ -48,12 +48,12 @@ static inline attn_f64x2 attn_fmaf_x2(attn_f64x2 a, attn_f64x2 b, attn_f64x2 c)
  * once: rounding s is rounding the exact sum when s is not halfway between two floats (a halfway point is a
  * double: an exact sum beyond it would have been rounded to it, or past it, never across). In the floats'
  * normal range a halfway point is a double whose 29 bits below a float's last are 1000...0; below 2^-126
- * (the floats' subnormals, 0 excepted) the test is left to attn_fmaf_x2. Nonfinite sums round alike. */
+ * (the floats' subnormals, and 0: one test fewer) it is left to attn_fmaf_x2. Nonfinite sums round alike. */
 static inline attn_i64x2 attn_fmaf_x2_care(attn_f64x2 s)
 {
     attn_i64x2 u = (attn_i64x2)s;
     attn_f64x2 mag = (attn_f64x2)(u & 0x7fffffffffffffffLL); /* |s| */
-    return (attn_i64x2)((u & 0x1fffffffLL) == 0x10000000LL) | ((attn_i64x2)(mag < 0x1p-126) & (attn_i64x2)(s != 0.0));
+    return (attn_i64x2)((u & 0x1fffffffLL) == 0x10000000LL) | (attn_i64x2)(mag < 0x1p-126);
 }
 
 /* whether any lane of a mask is set */
