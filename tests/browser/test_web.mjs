@@ -456,3 +456,21 @@ test("a model folder larger than the page's memory is refused before anything is
   await context.close();
   rmSync(dir, { recursive: true });
 });
+
+test("a folder of GPT-2 small (by its config.json) becomes one of attn's places: from_pretrained(\"gpt2\") looks there", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "attn-web-model-"));
+  const folder = join(dir, "gpt2");
+  mkdirSync(folder);
+  // GPT-2 small's sizes in its config, the tiny model's weights beside it: only the finding is checked here
+  writeFileSync(join(folder, "config.json"), JSON.stringify({ model_type: "gpt2", n_layer: 12, n_embd: 768, vocab_size: 50257 }));
+  writeFileSync(join(folder, "model.safetensors"), readFileSync(join(root, "tests/data/gpt2/tiny/model.safetensors")));
+  const { page, context } = await openPage();
+  await page.setInputFiles("#model-folder", folder);
+  await page.waitForSelector("body[data-model=ready]", { timeout: 60000 });
+  assert.match(await page.textContent("#model-status"), /It is GPT-2 small or Qwen3-0\.6B/);
+  await type(page, 'require("attn.gpt.load").gpt2_dir("GPTModel.from_pretrained", "gpt2")');
+  assert.match(await screen(page), /gpt2_dir\("GPTModel\.from_pretrained", "gpt2"\)\n"?\/home\/web_user\/\.cache\/attn\/gpt2"?\nattn> $/,
+    "places.lua's cache folder, linked to the picked folder");
+  await context.close();
+  rmSync(dir, { recursive: true });
+});
