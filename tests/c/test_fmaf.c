@@ -199,10 +199,40 @@ static void test_special_values(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* Sums that land, as doubles, exactly halfway between two subnormal floats while the exact sum is not
+ * there: p = (1 + 2^-23)(1 - 2^-23) 2^-150 = 2^-150 - 2^-196, plus c = K 2^-149 (K odd) is a hair below
+ * K 2^-149 + 2^-150, which the double sum rounds to; rounding that to float (ties to even) goes up, wrongly.
+ * The halfway points of subnormals are where attn_fmaf_x2_fast's bit pattern does not look. */
+static void test_subnormal_halfway(void **state)
+{
+    (void)state;
+    int wrong = 0, naive_wrong = 0;
+    for (int k = 1; k < 4000; k += 2)
+        for (int sign = 0; sign < 4; sign++) {
+            float a = ldexpf(1.0f + 0x1p-23f, -75), b = ldexpf(1.0f - 0x1p-23f, -75);
+            float c = ldexpf((float)k, -149);
+            if (sign & 1)
+                a = -a, c = -c;
+            if (sign & 2) /* the same product, its factors' exponents moved */
+                a = ldexpf(a, 40), b = ldexpf(b, -40);
+            float want = reference(a, b, c);
+            if (!same((float)((double)a * (double)b + (double)c), want))
+                naive_wrong++;
+            if (!same(attn_fmaf_exact(a, b, c), want) || !same(x2_lane(k & 1, a, b, c, b, c, a), want) ||
+                !same(x2_lane(1 - (k & 1), a, b, c, 1.0f, 1.0f, 0.0f), want)) {
+                if (wrong++ < 5)
+                    print_message("# fmaf(%a, %a, %a): hardware %a\n", a, b, c, want);
+            }
+        }
+    assert_int_equal(wrong, 0);
+    assert_true(naive_wrong > 0); /* the triples are the cases that need the care */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_special_values),
+        cmocka_unit_test(test_subnormal_halfway),
         cmocka_unit_test(test_random_and_aimed_triples),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
