@@ -222,6 +222,7 @@ test("a pasted note with one wrong number: the --verify report names its line, a
   const expected = native(["--verify", "note.md"], { cwd: dir }).trim();
   rmSync(dir, { recursive: true });
   assert.match(expected, new RegExp(`note\\.md:${line}`), "./attn names the line");
+  assert.equal(await page.isVisible("#download"), false, "no note to download before one is checked");
   await page.fill("#note", bad);
   await page.click("#verify");
   await page.waitForSelector("body[data-state=busy]").catch(() => {});
