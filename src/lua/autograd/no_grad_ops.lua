@@ -5,8 +5,8 @@
 -- (comparisons, argmax/argmin, logical ops, masks, integer draws, queries such as numel). They keep
 -- their plain functions: a result without autograd state is a constant.
 --
--- PENDING: differentiable ops whose backward is not written yet (another part of the work writes
--- max/min, var/std, log_softmax and where). Their results are recorded with PyTorch's node name, so
+-- PENDING: stand-ins for max/min, var/std and log_softmax, whose backward ops_learn.lua (loaded after
+-- this file) registers; a differentiable op without its backward would go here. Their results are recorded with PyTorch's node name, so
 -- they print as PyTorch prints them and keep the graph; a backward that reaches one stops with an
 -- error naming it. Registering the real backward (registry.lua) replaces the stand-in.
 --
@@ -38,9 +38,7 @@ end
 
 local PENDING = {
     max = reduction("Max"), min = reduction("Min"), var = "VarBackward0", std = "StdBackward0",
-    log_softmax = "LogSoftmaxBackward0", where = "WhereBackward0", maximum = "MaximumBackward0",
-    minimum = "MinimumBackward0", erf = "ErfBackward0", sin = "SinBackward0", cos = "CosBackward0",
-    topk = "TopkBackward0",
+    log_softmax = "LogSoftmaxBackward0",
 }
 
 local function pending(tbl, key, name)
