@@ -36,6 +36,31 @@ end
 local function one(lo, hi, dims) return function() local s = rnd_shape(dims) return {{values(s, lo, hi), s}} end end
 local function two_same(lo, hi) return function() local s = rnd_shape() return {{values(s, lo, hi), s}, {values(s, lo, hi), s}} end end
 
+-- two inputs of one shape at least 0.3 apart, element by element (maximum/minimum have no derivative
+-- where they meet)
+local function two_apart()
+    local s = rnd_shape()
+    local a, d = values(s, -2, 2), away_from_zero(s)
+    local b = {}
+    for i = 1, #a do b[i] = a[i] + d[i] end
+    return {{a, s}, {b, s}}
+end
+-- values 0.3 apart, shuffled (topk's choice does not change within ±h)
+local function distinct(shape)
+    local v = values(shape, 0, 0)
+    for i = 1, #v do v[i] = -2 + 0.3 * i + 0.1 * math.random() end
+    for i = #v, 2, -1 do local j = math.random(i) v[i], v[j] = v[j], v[i] end
+    return v
+end
+-- a fixed mask for where (the same at every evaluation of a trial): true at every element but each third
+local function mask_of(shape)
+    local n = 1
+    for _, d in ipairs(shape) do n = n * d end
+    local v = {}
+    for i = 1, n do v[i] = i % 3 == 1 and 0.0 or 1.0 end
+    return torch.tensor(v):gt(0.5):reshape(table.unpack(shape))
+end
+
 local OPS = {
     {"add", two_same(-2, 2), function(a, b) return a + b end},
     {"add alpha", two_same(-2, 2), function(a, b) return a:add(b, {alpha = 2.5}) end},
@@ -81,6 +106,29 @@ local OPS = {
     {"mse_loss", two_same(-2, 2), function(a, b) return F.mse_loss(a, b) end},
     {"cross_entropy", function() return {{values({3, 4}, -2, 2), {3, 4}}} end,
         function(a) return F.cross_entropy(a, torch.tensor{1, 4, 2}) end},
+    {"sin", one(-4, 4), function(a) return a:sin() end},
+    {"cos", one(-4, 4), function(a) return torch.cos(a) end},
+    {"erf", one(-2, 2), function(a) return torch.erf(a) end},
+    {"where", function() return {{values({2, 3}, -2, 2), {2, 3}}, {values({3}, -2, 2), {3}}} end,
+        function(a, b) return torch.where(mask_of({2, 3}), a, b) end},
+    {"where number", one(-2, 2), function(a) return torch.where(mask_of(a.shape), 0.5, a) end},
+    {"where method", two_same(-2, 2), function(a, b) return a:where(mask_of(a.shape), b) end},
+    {"maximum", two_apart, function(a, b) return torch.maximum(a, b) end},
+    {"minimum", two_apart, function(a, b) return a:minimum(b) end},
+    {"max other", two_apart, function(a, b) return a:max(b) end},
+    {"maximum broadcast", function() return {{values({2, 3}, 0.5, 2), {2, 3}}, {values({3}, -2, -0.5), {3}}} end,
+        function(a, b) return torch.maximum(a, b) end},
+    {"topk", function() local s = {math.random(1, 3), math.random(2, 5)} return {{distinct(s), s}} end,
+        function(a) return (torch.topk(a, 2)) end},
+    {"topk smallest", function() local s = {math.random(2, 5)} return {{distinct(s), s}} end,
+        function(a) return (a:topk(2, {largest = false})) end},
+    {"addcmul", function() local s = rnd_shape() return {{values(s, -2, 2), s}, {values(s, -2, 2), s}, {values(s, -2, 2), s}} end,
+        function(x, a, b) return torch.addcmul(x, a, b, {value = 0.7}) end},
+    {"addcmul broadcast", function() return {{values({3}, -2, 2), {3}}, {values({2, 3}, -2, 2), {2, 3}}, {values({2, 1}, -2, 2), {2, 1}}} end,
+        function(x, a, b) return x:addcmul(a, b) end},
+    {"addcdiv", function() local s = rnd_shape() return {{values(s, -2, 2), s}, {values(s, -2, 2), s}, {away_from_zero(s), s}} end,
+        function(x, a, b) return torch.addcdiv(x, a, b, {value = -1.5}) end},
+    {"rope", two_same(-2, 2), function(x, a) return x * a:cos() + x:flip(-1) * a:sin() end},
 }
 
 local H, TOL = 1e-2, 2e-2
