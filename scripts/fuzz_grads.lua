@@ -6,7 +6,8 @@
 -- numerical gradient, compared with autograd's within |a - n| <= 2e-2 * (1 + |n|) (float32 forward
 -- passes, h = 1e-2: the difference quotient's own error is ~h² * f''' and ~1e-7 * |loss| / h). Prints one
 -- line per failure, and "cases: N, trials: N, checks: N, failures: N" last; exit status 1 on a failure.
--- Reference values for the tests come from PyTorch (scripts/torch_reference_*.py); this is the wide net.
+-- Reference values for the tests come from PyTorch (scripts/torch_reference_*.py); this is the wide net,
+-- run by tests/robust/test_fuzz_grads.sh (tests/run.sh).
 local trials = tonumber(arg and arg[1]) or 20
 math.randomseed(tonumber(arg and arg[2]) or 1)
 local F = nn.functional
