@@ -7,6 +7,7 @@
 local C = require("attn.bind")
 local registry = require("attn.autograd.registry")
 local ops_math = require("attn.autograd.ops_math")
+local extra = require("attn.autograd.formulas_extra")
 
 local torch, methods = C.torch, C.methods
 local is_tensor = torch.is_tensor
@@ -63,13 +64,13 @@ local function to_shape(node, g, pos)
     return shape and g and sum_to(g, shape) or nil
 end
 
--- where: self: where(condition, grad, 0); other: where(condition, 0, grad). torch.where(cond, x, y)
+-- where: self: where(condition, grad, 0); other: where(condition, 0, grad) (formulas_extra.where_backward),
+-- then each summed to its input's shape. torch.where(cond, x, y)
 -- and x:where(cond, y) (PyTorch's Tensor.where: the condition second).
 local function where_backward(cond_pos, x_pos, y_pos)
     return function(node, g, ...)
-        local cond = select(cond_pos, ...)
-        return {[x_pos] = to_shape(node, torch.where(cond, g, 0.0), x_pos),
-                [y_pos] = to_shape(node, torch.where(cond, 0.0, g), y_pos)}
+        local gx, gy = extra.where_backward(g, (select(cond_pos, ...)))
+        return {[x_pos] = to_shape(node, gx, x_pos), [y_pos] = to_shape(node, gy, y_pos)}
     end
 end
 registry.wrap(torch, "where", tensors_recorder("WhereBackward0", {2, 3}, {1}, where_backward(1, 2, 3)))
