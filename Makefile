@@ -64,8 +64,9 @@ AARCH64_CORE := $(wildcard src/core/*.c src/core/generic/*.c src/core/arm/*.c)
 AARCH64_SRC  := $(AARCH64_CORE) $(BIND_SRC) $(CLI_SRC) build/gen/lua_embed.c build/gen/data_embed.c
 
 # The translations (src/po/<lang>/..., lessons/README.md): each .po compiled by msgfmt, embedded with
-# the glossary into the binary by scripts/embed-data.sh.
-PO_SRC   := $(sort $(wildcard src/po/*/*.po src/po/*/*/*.po))
+# the glossary into the binary by scripts/embed-data.sh; not the web page's own words (lib/page.po:
+# build/web/words.json, src/web/web.mk), which are no message of attn's.
+PO_SRC   := $(sort $(filter-out src/po/%/lib/page.po,$(wildcard src/po/*/*.po src/po/*/*/*.po)))
 MO_OUT   := $(patsubst src/po/%.po,build/gen/mo/%.mo,$(PO_SRC))
 GLOSSARY := $(wildcard src/po/*/glossary.tsv)
 

@@ -8,7 +8,8 @@
 -- line per failure, and "cases: N (N refused: no backward), trials: N, checks: N, failures: N" last; exit
 -- status 1 on a failure. The cases: every op attn's autograd records, with its options (reductions,
 -- ignore_index, alpha, dims, keepdim, unbiased, diagonal, causal, ...), and the in-place ops on results.
--- Reference values for the tests come from PyTorch (scripts/torch_reference_*.py); this is the wide net.
+-- Reference values for the tests come from PyTorch (scripts/torch_reference_*.py); this is the wide net,
+-- run by tests/robust/test_fuzz_grads.sh (tests/run.sh).
 local trials = tonumber(arg and arg[1]) or 20
 math.randomseed(tonumber(arg and arg[2]) or 1)
 local F = nn.functional
@@ -53,6 +54,31 @@ local function spread(shape)
     end
 end
 local function two_same(lo, hi) return function() local s = rnd_shape() return {{values(s, lo, hi), s}, {values(s, lo, hi), s}} end end
+
+-- two inputs of one shape at least 0.3 apart, element by element (maximum/minimum have no derivative
+-- where they meet)
+local function two_apart()
+    local s = rnd_shape()
+    local a, d = values(s, -2, 2), away_from_zero(s)
+    local b = {}
+    for i = 1, #a do b[i] = a[i] + d[i] end
+    return {{a, s}, {b, s}}
+end
+-- values 0.3 apart, shuffled (topk's choice does not change within ±h)
+local function distinct(shape)
+    local v = values(shape, 0, 0)
+    for i = 1, #v do v[i] = -2 + 0.3 * i + 0.1 * math.random() end
+    for i = #v, 2, -1 do local j = math.random(i) v[i], v[j] = v[j], v[i] end
+    return v
+end
+-- a fixed mask for where (the same at every evaluation of a trial): true at every element but each third
+local function mask_of(shape)
+    local n = 1
+    for _, d in ipairs(shape) do n = n * d end
+    local v = {}
+    for i = 1, n do v[i] = i % 3 == 1 and 0.0 or 1.0 end
+    return torch.tensor(v):gt(0.5):reshape(table.unpack(shape))
+end
 
 local OPS = {
     {"add", two_same(-2, 2), function(a, b) return a + b end},
@@ -177,20 +203,32 @@ local OPS = {
         function(q, k, wq, wk, v) return attention.additive(q, k, wq, wk, v) end},
     {"attention.general", function() return {{values({2, 3}, -1, 1), {2, 3}}, {values({3, 4}, -1, 1), {3, 4}},
         {values({5, 4}, -1, 1), {5, 4}}} end, function(s, w, h) return attention.general(s, w, h) end},
-    {"addcmul value", function() local s = rnd_shape() return {{values(s, -1, 1), s}, {values(s, -1, 1), s}, {values(s, -1, 1), s}} end,
-        function(a, b, c) return torch.addcmul(a, b, c, {value = 0.5}) end},
-    {"addcdiv value", function() local s = rnd_shape() return {{values(s, -1, 1), s}, {values(s, -1, 1), s}, {away_from_zero(s), s}} end,
-        function(a, b, c) return torch.addcdiv(a, b, c, {value = -2}) end},
     {"in-place fill_ (a zero gradient)", one(-1, 1), function(a) local c = a * 2; c:fill_(0.5) return c + a end},
-    {"sin", one(-2, 2), function(a) return a:sin() end},
-    {"cos", one(-2, 2), function(a) return a:cos() end},
-    {"erf", one(-2, 2), function(a) return a:erf() end},
-    {"maximum", two_same(-2, 2), function(a, b) return torch.maximum(a, b) end},
-    {"minimum", two_same(-2, 2), function(a, b) return torch.minimum(a, b) end},
-    {"where", two_same(-2, 2), function(a, b) return torch.where(a:gt(0), a, b) end},
-    {"topk", spread({3, 4}), function(a) return (a:topk(2)) end},
     {"attention.fused causal", function() return {{values({3, 4}, -1, 1), {3, 4}}, {values({3, 4}, -1, 1), {3, 4}},
         {values({3, 4}, -1, 1), {3, 4}}} end, function(q, k, v) return attention.fused(q, k, v, {causal = true}) end},
+    {"sin", one(-4, 4), function(a) return a:sin() end},
+    {"cos", one(-4, 4), function(a) return torch.cos(a) end},
+    {"erf", one(-2, 2), function(a) return torch.erf(a) end},
+    {"where", function() return {{values({2, 3}, -2, 2), {2, 3}}, {values({3}, -2, 2), {3}}} end,
+        function(a, b) return torch.where(mask_of({2, 3}), a, b) end},
+    {"where number", one(-2, 2), function(a) return torch.where(mask_of(a.shape), 0.5, a) end},
+    {"where method", two_same(-2, 2), function(a, b) return a:where(mask_of(a.shape), b) end},
+    {"maximum", two_apart, function(a, b) return torch.maximum(a, b) end},
+    {"minimum", two_apart, function(a, b) return a:minimum(b) end},
+    {"max other", two_apart, function(a, b) return a:max(b) end},
+    {"maximum broadcast", function() return {{values({2, 3}, 0.5, 2), {2, 3}}, {values({3}, -2, -0.5), {3}}} end,
+        function(a, b) return torch.maximum(a, b) end},
+    {"topk", function() local s = {math.random(1, 3), math.random(2, 5)} return {{distinct(s), s}} end,
+        function(a) return (torch.topk(a, 2)) end},
+    {"topk smallest", function() local s = {math.random(2, 5)} return {{distinct(s), s}} end,
+        function(a) return (a:topk(2, {largest = false})) end},
+    {"addcmul", function() local s = rnd_shape() return {{values(s, -2, 2), s}, {values(s, -2, 2), s}, {values(s, -2, 2), s}} end,
+        function(x, a, b) return torch.addcmul(x, a, b, {value = 0.7}) end},
+    {"addcmul broadcast", function() return {{values({3}, -2, 2), {3}}, {values({2, 3}, -2, 2), {2, 3}}, {values({2, 1}, -2, 2), {2, 1}}} end,
+        function(x, a, b) return x:addcmul(a, b) end},
+    {"addcdiv", function() local s = rnd_shape() return {{values(s, -2, 2), s}, {values(s, -2, 2), s}, {away_from_zero(s), s}} end,
+        function(x, a, b) return torch.addcdiv(x, a, b, {value = -1.5}) end},
+    {"rope", two_same(-2, 2), function(x, a) return x * a:cos() + x:flip(-1) * a:sin() end},
 }
 
 local H, TOL = 1e-2, 2e-2

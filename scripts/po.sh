@@ -7,6 +7,9 @@
 #                                                           its top-level files), keywords tr (tr_), trf and N
 #                                      lib/core.pot         xgettext over src/core, src/bind and src/cli: the
 #                                                           formats of attn_fail, fail, lt_error and attn_tr
+#                                      lib/page.pot         xgettext over the web page's scripts
+#                                                           (src/web/page/page.js, models.js), keyword tr: its
+#                                                           buttons, labels, tooltips and status lines
 #                                      docs/<topic>.pot     every ?name entry of src/lua/docs/<topic>.lua
 #                                                           (its paragraph and its example's comments),
 #                                                           written by ATTN scripts/po-docs.lua
@@ -73,6 +76,9 @@ pot() {
     xgettext --language=C --from-code=UTF-8 --force-po --package-name=attn --add-comments=TRANSLATORS: \
         --add-location=file --no-wrap -k -kattn_fail:2 -klt_error:2 -kfail:2 -kattn_tr \
         -o "$out/lib/core.pot" src/core/*.c src/bind/*.c src/cli/*.c src/web/*.c src/web/page/*.c
+    # the web page's own words (lib/page.pot; make web turns the catalogs into build/web/words.json)
+    xgettext --language=JavaScript --from-code=UTF-8 --force-po --package-name=attn --add-comments=TRANSLATORS: \
+        --add-location=file --no-wrap -k -ktr -o "$out/lib/page.pot" src/web/page/page.js src/web/page/models.js
     "$attn" scripts/po-docs.lua "$out/docs"
     # no creation date: a catalog changes only when its messages do (no conflicts between translators)
     for t in $(find "$out" -name '*.pot'); do sed -i '/^"POT-Creation-Date: /d' "$t"; done

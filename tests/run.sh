@@ -9,7 +9,7 @@
 #   c/        C tests of the core (cmocka), release and ASan+UBSan builds
 #   lua/      Lua tests of the API (busted, run inside attn), release and ASan+UBSan builds
 #   cli/      the command line; repl/ real terminal sessions driven through tmux (the REPL, a trace)
-#   robust/   what a hostile user types: huge sizes, Ctrl-C, memory limits, memory soaks
+#   robust/   what a hostile user types: huge sizes, Ctrl-C, memory limits, memory soaks, the gradient fuzzer
 #   isa/      every instruction set this CPU runs prints the same (lessons, book prints, C tests)
 #   arm64/    the aarch64 cross build under qemu-user prints what the native build prints
 #   layers/   the layering rules of README.md's "Where things live" (no Lua in src/core, the core never
@@ -130,6 +130,7 @@ run_suite "robust-ctrl-c" sh tests/robust/test_ctrl_c.sh ./attn
 run_suite "robust-memory-limit" sh tests/robust/test_memory_limit.sh ./attn
 run_suite "robust-soak" sh tests/robust/test_soak.sh ./attn
 run_suite "robust-autograd-soak" sh tests/robust/test_autograd_soak.sh ./attn
+run_suite "robust-fuzz-grads" sh tests/robust/test_fuzz_grads.sh ./attn
 run_suite "layers" sh tests/layers/test_layers.sh
 # isa/: the same output under every instruction set this CPU runs (ATTN_ISA=portable, avx2, avx512)
 run_suite "isa-outputs" sh tests/isa/test_isa_outputs.sh ./attn

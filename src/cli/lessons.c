@@ -45,16 +45,18 @@ static int is_dir(const char *path) {
 }
 
 /* attn's own lessons, relative to the executable, never the working folder (attn run inside an untrusted
- * checkout must not run its lessons/): lessons/ beside it, ../../lessons for build/asan/attn, or
- * ../share/attn/lessons (make install's; a DESTDIR-staged install finds its own). NULL: none. */
+ * checkout must not run its lessons/): lessons/ beside it, ../../lessons for build/asan/attn and the node
+ * build's build/wasm/attn.js, or ../share/attn/lessons (make install's; a DESTDIR-staged install finds its
+ * own). NULL: none. */
 const char *attn_own_lessons_dir(char *buf, size_t size) {
     static const char *const beside[] = {"lessons", "../../lessons", "../share/attn/lessons"};
     char *slash;
     if (attn_exe_path(buf, size - sizeof "../share/attn/lessons") < 0 || (slash = strrchr(buf, '/')) == NULL)
         return NULL;
-    int in_asan = slash - buf >= 11 && strncmp(slash - 11, "/build/asan", 11) == 0;
+    int in_build = slash - buf >= 11 && (strncmp(slash - 11, "/build/asan", 11) == 0 ||
+                                         strncmp(slash - 11, "/build/wasm", 11) == 0);
     for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
-        if (i == 1 && !in_asan) continue; /* only build/asan/attn looks two folders up */
+        if (i == 1 && !in_build) continue; /* only build/asan/attn and build/wasm/attn.js look two folders up */
         strcpy(slash + 1, beside[i]);
         if (is_dir(buf)) {
             char *canonical = realpath(buf, NULL); /* "/usr/local/share/...", not ".../bin/../share/..." */

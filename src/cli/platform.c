@@ -18,7 +18,8 @@
 
 long attn_exe_path(char *buf, size_t size)
 {
-#if defined(__linux__)
+    /* emscripten's node build answers /proc/self/exe with its attn.js (src/web/node_env.js) */
+#if defined(__linux__) || defined(__EMSCRIPTEN__)
     ssize_t n = readlink("/proc/self/exe", buf, size - 1);
     if (n <= 0)
         return -1;

@@ -15,6 +15,7 @@
  * Used on every machine: attn's reference is PyTorch's AVX2 kernels, and this plain C gives their bits
  * on any CPU (PyTorch itself would run its scalar kernel, with libm, on a CPU without AVX2). */
 #include "boxmuller.h"
+#include "fmaf_exact.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -66,15 +67,15 @@ static float log_lane(float x)
     e = e - (below ? 1.0f : 0.0f);
     float e_q1 = e * LOG_Q1;
     x = x + tmp;
-    float y = fmaf(x, log_p[0], log_p[1]); /* y = p0; y = y*x + p1; ... fused */
+    float y = attn_fmaf(x, log_p[0], log_p[1]); /* y = p0; y = y*x + p1; ... fused */
     for (int i = 2; i < 9; i++)
-        y = fmaf(x, y, log_p[i]);
+        y = attn_fmaf(x, y, log_p[i]);
     float z = x * x;
     y = x * y;
-    y = fmaf(y, z, e_q1);   /* y*z + e*q1 */
-    y = fmaf(-z, 0.5f, y);  /* y - z*0.5 */
+    y = attn_fmaf(y, z, e_q1);   /* y*z + e*q1 */
+    y = attn_fmaf(-z, 0.5f, y);  /* y - z*0.5 */
     x = x + y;
-    x = fmaf(e, LOG_Q2, x); /* x + e*q2 */
+    x = attn_fmaf(e, LOG_Q2, x); /* x + e*q2 */
     return invalid ? float_of(0xffffffffu) : x; /* _mm256_or_ps with the all-ones mask: NaN */
 }
 
@@ -104,23 +105,23 @@ static void sincos_lane(float theta, float *s, float *c)
     int poly_sin = (j & 2) == 0; /* which polynomial gives the sine */
     uint32_t sign_cos = (uint32_t)(~(j_even - 2) & 4) << 29;
     /* the "magic pass": x = ((x - y*DP1) - y*DP2) - y*DP3, each step fused */
-    x = fmaf(y, DP1, x);
-    x = fmaf(y, DP2, x);
-    x = fmaf(y, DP3, x);
+    x = attn_fmaf(y, DP1, x);
+    x = attn_fmaf(y, DP2, x);
+    x = attn_fmaf(y, DP3, x);
     sign_sin ^= swap_sin;
     float z = x * x;
     /* the cosine polynomial (0 <= x <= pi/4) */
-    float yc = fmaf(z, COS_P0, COS_P1);
-    yc = fmaf(z, yc, COS_P2);
+    float yc = attn_fmaf(z, COS_P0, COS_P1);
+    yc = attn_fmaf(z, yc, COS_P2);
     float half_z = z * 0.5f;
     yc = z * yc;
-    yc = fmaf(yc, z, -half_z);
+    yc = attn_fmaf(yc, z, -half_z);
     yc = yc + 1.0f;
     /* the sine polynomial */
-    float ys = fmaf(SIN_P0, z, SIN_P1);
-    ys = fmaf(z, ys, SIN_P2);
+    float ys = attn_fmaf(SIN_P0, z, SIN_P1);
+    ys = attn_fmaf(z, ys, SIN_P2);
     ys = z * ys;
-    ys = fmaf(ys, x, x);
+    ys = attn_fmaf(ys, x, x);
     /* select: the masked parts are +0.0, and the sums keep the exact signs of the vector code's adds */
     float sin_part = poly_sin ? ys : 0.0f, cos_part = poly_sin ? 0.0f : yc;
     float sin_v = sin_part + cos_part;
@@ -141,8 +142,8 @@ void attn_boxmuller16_avx2(float *d, float mean, float std)
         float radius = sqrtf(log_lane(u1) * -2.0f);
         float s, c;
         sincos_lane(theta, &s, &c);
-        d[j] = fmaf(radius * c, std, mean);     /* _mm256_fmadd_ps(cosval, std, mean) */
-        d[j + 8] = fmaf(radius * s, std, mean); /* and sinval */
+        d[j] = attn_fmaf(radius * c, std, mean);     /* _mm256_fmadd_ps(cosval, std, mean) */
+        d[j + 8] = attn_fmaf(radius * s, std, mean); /* and sinval */
     }
 }
 

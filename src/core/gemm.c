@@ -312,6 +312,9 @@ static const attn_gemm_kernels *kernels(void)
 #elif defined(__aarch64__)
     if (attn_isa_current() == ATTN_ISA_NEON)
         return &attn_gemm_neon;
+#elif defined(__wasm__)
+    if (attn_isa_current() == ATTN_ISA_SIMD128)
+        return &attn_gemm_simd128;
 #endif
     return &attn_gemm_portable;
 }

@@ -47,5 +47,8 @@ void attn_gemm_avx2_two8(int64_t kl, const float *pa, int stride, int rows, cons
 #if defined(__aarch64__)
 extern const attn_gemm_kernels attn_gemm_neon;
 #endif
+#if defined(__wasm__)
+extern const attn_gemm_kernels attn_gemm_simd128; /* wasm/gemm_simd128.c */
+#endif
 
 #endif

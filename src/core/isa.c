@@ -9,7 +9,7 @@
 attn_isa attn_isa_widest(void);
 int attn_isa_runs(attn_isa isa);
 
-static const char *const names[] = {"portable", "avx2", "avx512", "neon"};
+static const char *const names[] = {"portable", "avx2", "avx512", "neon", "simd128"};
 
 const char *attn_isa_name(attn_isa isa)
 {

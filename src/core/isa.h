@@ -16,7 +16,8 @@ typedef enum attn_isa {
     ATTN_ISA_PORTABLE, /* plain C11 with an exactly rounded fmaf: any CPU, WebAssembly */
     ATTN_ISA_AVX2,     /* x86-64 with AVX2 and FMA (Haswell and later) */
     ATTN_ISA_AVX512,   /* x86-64 with AVX-512 F, BW, DQ, VL (Skylake-X, Ice Lake, Zen 4 and later) */
-    ATTN_ISA_NEON      /* aarch64's Advanced SIMD (every aarch64 CPU has it, and FMA) */
+    ATTN_ISA_NEON,     /* aarch64's Advanced SIMD (every aarch64 CPU has it, and FMA) */
+    ATTN_ISA_SIMD128   /* WebAssembly's 128-bit SIMD (the web build: src/core/wasm, compiled with -msimd128) */
 } attn_isa;
 
 /* The instruction set the kernels use now: the widest this CPU runs, or the narrower one ATTN_ISA asks for. */
@@ -28,7 +29,7 @@ int attn_isa_runs(attn_isa isa);
 /* Uses isa from now on (tests, benchmarks); -1, changing nothing, when this CPU cannot run it. */
 int attn_isa_set(attn_isa isa);
 
-/* "portable", "avx2", "avx512", "neon"; and the reverse (-1 for an unknown name). */
+/* "portable", "avx2", "avx512", "neon", "simd128"; and the reverse (-1 for an unknown name). */
 const char *attn_isa_name(attn_isa isa);
 int attn_isa_from_name(const char *name);
 

@@ -7,6 +7,7 @@
  * explicit kernels: float (float32, and bool stored as 0/1 floats) or int64 (exact, wrapping on
  * overflow as PyTorch's integers do). */
 #include "binary_loops.h"
+#include "fmaf_exact.h"
 #include "ops.h"
 #include "reduce.h"
 #include "rows.h"
@@ -198,7 +199,7 @@ attn_tensor *attn_add_scaled(const char *fn, const attn_tensor *a, const attn_te
             out->storage->i64[out->offset + i] =
                 (int64_t)((uint64_t)attn_get_flat_i64(ea, i) + ai * (uint64_t)attn_get_flat_i64(eb, i));
         else
-            out->storage->data[out->offset + i] = fmaf(attn_get_flat(eb, i), af, attn_get_flat(ea, i));
+            out->storage->data[out->offset + i] = attn_fmaf(attn_get_flat(eb, i), af, attn_get_flat(ea, i));
     }
     attn_free(ea);
     attn_free(eb);

@@ -19,7 +19,7 @@ WASM_CFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off -O2 -Isrc/core -Isrc/bin
 
 # attn's own C: the core (portable kernels), the bindings, the embedded Lua library and catalogs, and the
 # parts of src/cli a page or node uses (not repl.c: readline; not kernel*.c, ipynb.c: ZeroMQ and files).
-WEB_CORE_SRC := $(wildcard src/core/*.c src/core/generic/*.c)
+WEB_CORE_SRC := $(wildcard src/core/*.c src/core/generic/*.c src/core/wasm/*.c)
 WEB_CLI_SRC  := $(filter-out src/cli/repl.c src/cli/kernel%.c src/cli/ipynb.c src/cli/main.c,$(CLI_SRC))
 WEB_ATTN_SRC := $(WEB_CORE_SRC) $(BIND_SRC) $(WEB_CLI_SRC) build/gen/lua_embed.c build/gen/data_embed.c \
                 $(filter-out src/web/main_page.c,$(wildcard src/web/*.c))
@@ -64,6 +64,9 @@ build/wasm/$(WEB_SRC_DIR)/glibc/%.o: $(WEB_SRC_DIR)/glibc/%.c
 build/wasm/%.o: %.c | $(WEB_SRC_DIR)/.fetched build/gen/lua_embed.c build/gen/data_embed.c
 	@mkdir -p $(dir $@)
 	$(EMENV) $(EMCC) $(WASM_CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+# src/core/wasm's kernels use WebAssembly's SIMD (isa.h's ATTN_ISA_SIMD128); the rest of the C does not, so
+# that clang's vectoriser never meets the code whose bits are decided elsewhere
+$(call wasm_obj,$(wildcard src/core/wasm/*.c)): WASM_CFLAGS += -msimd128
 -include $(wildcard $(patsubst %.o,%.d,$(call wasm_obj,$(WEB_ATTN_SRC) src/web/main_page.c src/cli/main.c)))
 
 # attn's command line under node (files through node's, -sNODERAWFS): what tests/web runs against ./attn.
@@ -80,19 +83,26 @@ build/wasm/attn.js: $(call wasm_obj,$(WEB_ATTN_SRC) src/cli/main.c) build/wasm/l
 # build/web-npm, never in the source tree.
 WEB_PAGE_C   := $(wildcard src/web/page/*.c)
 WEB_PAGE_OBJ := $(call wasm_obj,$(filter-out src/cli/term.c src/cli/interrupt.c src/cli/notes.c src/cli/markdown.c,$(WEB_ATTN_SRC)) $(WEB_PAGE_C))
-WEB_PAGE_FILES := $(addprefix build/web/,index.html page.js worker.js style.css)
+WEB_PAGE_FILES := $(addprefix build/web/,index.html page.js worker.js style.css models.js worker_models.js)
 WEB_EXPORTS  := _attn_page_start,_attn_page_eval,_attn_page_complete,_attn_page_lesson,_attn_page_lang,_malloc,_free
+# The tiny models every page has (models.js): a GPT-2 and a Qwen3 of the tests' (random weights, 0.8 MB)
+WEB_TINY_MODELS := tests/data/gpt2/tiny/config.json tests/data/gpt2/tiny/model.safetensors \
+                   tests/data/hf_models/qwen3-f32/config.json tests/data/hf_models/qwen3-f32/model.safetensors
 WEB_LESSONS  := $(wildcard lessons/*.lua)
 
 build/web/attn-page.js: $(WEB_PAGE_OBJ) build/wasm/libs.a build/wasm/page-data.stamp
 	@mkdir -p $(dir $@)
-	$(EMENV) $(EMCC) -O2 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sMODULARIZE=1 -sEXPORT_NAME=createAttn \
-		-sENVIRONMENT=worker -sEXPORTED_FUNCTIONS=$(WEB_EXPORTS) -sEXPORTED_RUNTIME_METHODS=ccall,FS \
+	$(EMENV) $(EMCC) -O2 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sMODULARIZE=1 -sEXPORT_NAME=createAttn \
+		-sENVIRONMENT=worker -sEXPORTED_FUNCTIONS=$(WEB_EXPORTS) -sEXPORTED_RUNTIME_METHODS=ccall,FS,ENV \
 		--preload-file build/wasm/page-data/attn@/attn -o $@ $(filter %.o %.a,$^) -lm
 $(call wasm_obj,$(WEB_PAGE_C)): WARN += -Wno-dollar-in-identifier-extension
-build/wasm/page-data.stamp: $(WEB_LESSONS) $(wildcard lessons/data/*) $(wildcard tests/data/torch/lesson*_*.txt)
+build/wasm/page-data.stamp: $(WEB_LESSONS) $(wildcard lessons/data/*) $(wildcard tests/data/torch/lesson*_*.txt) \
+                            $(WEB_TINY_MODELS)
 	rm -rf build/wasm/page-data
-	mkdir -p build/wasm/page-data/attn/lessons/data build/wasm/page-data/attn/data/torch
+	mkdir -p build/wasm/page-data/attn/lessons/data build/wasm/page-data/attn/data/torch \
+		build/wasm/page-data/attn/models/gpt2-tiny build/wasm/page-data/attn/models/qwen3-tiny
+	cp $(filter tests/data/gpt2/%,$(WEB_TINY_MODELS)) build/wasm/page-data/attn/models/gpt2-tiny/
+	cp $(filter tests/data/hf_models/%,$(WEB_TINY_MODELS)) build/wasm/page-data/attn/models/qwen3-tiny/
 	cp $(WEB_LESSONS) build/wasm/page-data/attn/lessons/
 	cp lessons/data/* build/wasm/page-data/attn/lessons/data/
 	cp tests/data/torch/lessons_*.txt tests/data/torch/lesson_*.txt build/wasm/page-data/attn/data/torch/
@@ -113,7 +123,14 @@ build/web/xterm.js: build/web-npm/node_modules/.package-lock.json
 	cp build/web-npm/node_modules/@xterm/xterm/css/xterm.css build/web/xterm.css
 	cp build/web-npm/node_modules/coi-serviceworker/coi-serviceworker.min.js build/web/
 
-web: $(WEB_PAGE_FILES) build/web/lessons.txt build/web/xterm.js build/web/attn-page.js
+# The page's own words (page.js's tr): each language's src/po/<lang>/lib/page.po, compiled by msgfmt as
+# attn's catalogs are, read by Python's gettext (python3: emscripten's own dependency) into one JSON.
+WEB_WORDS_MO := $(patsubst src/po/%.po,build/gen/mo/%.mo,$(wildcard src/po/*/lib/page.po))
+build/web/words.json: $(WEB_WORDS_MO) scripts/po-json.py
+	@mkdir -p $(dir $@)
+	python3 scripts/po-json.py $(WEB_WORDS_MO) > $@.tmp && mv $@.tmp $@
+
+web: $(WEB_PAGE_FILES) build/web/lessons.txt build/web/words.json build/web/xterm.js build/web/attn-page.js
 	@echo "make web: build/web/ is the page; try it with: cd build/web && python3 -m http.server"
 web-and-node: web build/wasm/attn.js
 

@@ -1,5 +1,6 @@
 /* test_fmaf.c — attn_fmaf_exact (src/core/fmaf_exact.c), the fused multiply-add the portable kernels use
- * on WebAssembly, against the hardware's: x86's vfmadd231ss (its result is the exactly rounded one), or the
+ * on WebAssembly, and its two-lane form attn_fmaf_x2 (src/core/wasm/fmaf_x2.h: the WebAssembly SIMD
+ * kernels', and its fast form; each triple in both lanes, beside another triple), against the hardware's: x86's vfmadd231ss (its result is the exactly rounded one), or the
  * C library's fmaf on a CPU without FMA (glibc's is exact). Triples of every kind: random bit patterns (NaN,
  * infinities, subnormals among them), sums that cancel, sums aimed at the halfway point between two floats
  * (where rounding twice goes wrong), subnormal results, overflow, and every triple of special values.
@@ -16,6 +17,7 @@
 
 #include "fmaf_exact.h"
 #include "isa.h"
+#include "wasm/fmaf_x2.h"
 
 #ifndef TRIPLES
 #define TRIPLES 1000000
@@ -133,10 +135,24 @@ static int same(float x, float y)
     return (isnan(x) && isnan(y)) || bits(x) == bits(y);
 }
 
+/* attn_fmaf_x2 with (a, b, c) in lane `lane` and (a2, b2, c2) in the other: lane `lane`'s result */
+static float x2_lane(int lane, float a, float b, float c, float a2, float b2, float c2)
+{
+    attn_f64x2 va = {a, a2}, vb = {b, b2}, vc = {c, c2};
+    if (lane) {
+        va = (attn_f64x2){a2, a}, vb = (attn_f64x2){b2, b}, vc = (attn_f64x2){c2, c};
+    }
+    attn_f64x2 r = attn_fmaf_x2(va, vb, vc), f = attn_fmaf_x2_fast(va, vb, vc);
+    if (memcmp(&r, &f, sizeof r) != 0) /* the fast form's bits differ: a float no fma gives here */
+        return isnan(r[lane]) ? 1.0f : NAN;
+    return (float)r[lane];
+}
+
 static void test_random_and_aimed_triples(void **state)
 {
     (void)state;
     uint64_t wrong = 0, naive_wrong = 0;
+    float pa = 1.0f, pb = 1.0f, pc = 0.0f; /* the previous triple: the other lane's */
     for (uint64_t i = 0; i < TRIPLES; i++) {
         float a, b, c;
         make_triple(i, &a, &b, &c);
@@ -147,6 +163,13 @@ static void test_random_and_aimed_triples(void **state)
         }
         if (!same(attn_fmaf(a, b, c), want))
             wrong++;
+        for (int lane = 0; lane < 2; lane++)
+            if (!same(x2_lane(lane, a, b, c, pa, pb, pc), want)) {
+                if (wrong++ < 5)
+                    print_message("# fmaf(%a, %a, %a): attn_fmaf_x2's lane %d %a, hardware %a\n", a, b, c, lane,
+                                  x2_lane(lane, a, b, c, pa, pb, pc), want);
+            }
+        pa = a, pb = b, pc = c;
         if (!same((float)((double)a * (double)b + (double)c), want))
             naive_wrong++;
     }
@@ -167,7 +190,8 @@ static void test_special_values(void **state)
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
             for (int k = 0; k < n; k++)
-                if (!same(attn_fmaf_exact(v[i], v[j], v[k]), reference(v[i], v[j], v[k]))) {
+                if (!same(attn_fmaf_exact(v[i], v[j], v[k]), reference(v[i], v[j], v[k])) ||
+                    !same(x2_lane(k & 1, v[i], v[j], v[k], v[k], v[i], v[j]), reference(v[i], v[j], v[k]))) {
                     if (wrong++ < 5)
                         print_message("# fmaf(%a, %a, %a): attn %a, hardware %a\n", v[i], v[j], v[k],
                                       attn_fmaf_exact(v[i], v[j], v[k]), reference(v[i], v[j], v[k]));
@@ -175,10 +199,40 @@ static void test_special_values(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* Sums that land, as doubles, exactly halfway between two subnormal floats while the exact sum is not
+ * there: p = (1 + 2^-23)(1 - 2^-23) 2^-150 = 2^-150 - 2^-196, plus c = K 2^-149 (K odd) is a hair below
+ * K 2^-149 + 2^-150, which the double sum rounds to; rounding that to float (ties to even) goes up, wrongly.
+ * The halfway points of subnormals are where attn_fmaf_x2_fast's bit pattern does not look. */
+static void test_subnormal_halfway(void **state)
+{
+    (void)state;
+    int wrong = 0, naive_wrong = 0;
+    for (int k = 1; k < 4000; k += 2)
+        for (int sign = 0; sign < 4; sign++) {
+            float a = ldexpf(1.0f + 0x1p-23f, -75), b = ldexpf(1.0f - 0x1p-23f, -75);
+            float c = ldexpf((float)k, -149);
+            if (sign & 1)
+                a = -a, c = -c;
+            if (sign & 2) /* the same product, its factors' exponents moved */
+                a = ldexpf(a, 40), b = ldexpf(b, -40);
+            float want = reference(a, b, c);
+            if (!same((float)((double)a * (double)b + (double)c), want))
+                naive_wrong++;
+            if (!same(attn_fmaf_exact(a, b, c), want) || !same(x2_lane(k & 1, a, b, c, b, c, a), want) ||
+                !same(x2_lane(1 - (k & 1), a, b, c, 1.0f, 1.0f, 0.0f), want)) {
+                if (wrong++ < 5)
+                    print_message("# fmaf(%a, %a, %a): hardware %a\n", a, b, c, want);
+            }
+        }
+    assert_int_equal(wrong, 0);
+    assert_true(naive_wrong > 0); /* the triples are the cases that need the care */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_special_values),
+        cmocka_unit_test(test_subnormal_halfway),
         cmocka_unit_test(test_random_and_aimed_triples),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);

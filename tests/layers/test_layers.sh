@@ -137,7 +137,7 @@ LUA_ORDER="
     nn data optim ipairs safetensors checkpoint hf tiktoken tokenizers gpt llm
     glossary manual help
     lesson verify
-    repl kernel
+    repl kernel web
     docs init"
 # Today's requires against the order, each to be untied (as drawing moved below the pages it draws on,
 # and Markdown's printed text below both lesson and verify), never added to: "FOLDER REQUIRED-FOLDER".

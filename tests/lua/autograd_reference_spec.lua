@@ -65,6 +65,25 @@ local OPS = {
     attention = function(q, k, v)
         return torch.softmax(q:matmul(k:transpose(-2, -1)) / k.shape[-1] ^ 0.5, -1):matmul(v)
     end,
+    -- src/lua/autograd/ops_pointwise.lua and topk (ops_learn.lua)
+    sin = torch.sin,
+    cos = function(a) return a:cos() end,
+    erf = torch.erf,
+    where = function(a, b) return torch.where(a:gt(0), a, b) end,
+    where_scalar = function(a) return torch.where(a:gt(0), a, 0.0) end,
+    where_method = function(a, b) return a:where(a:lt(b), b) end,
+    maximum = torch.maximum,
+    minimum = torch.minimum,
+    maximum_tie = function(a, b) return torch.maximum(a, torch.cat({a[{{1, 2}}], b}, 1)) end,
+    minimum_tie = function(a, b) return a:minimum(torch.cat({a[{{1, 2}}], b}, 1)) end,
+    max_other = function(a, b) return a:max(b) end,
+    topk = function(a) return (torch.topk(a, 3)) end,
+    topk_smallest = function(a) return (torch.topk(a, 2, {dim = -1, largest = false})) end,
+    addcmul = torch.addcmul,
+    addcmul_value = function(x, a, b) return x:addcmul(a, b, {value = 0.37}) end,
+    addcdiv = torch.addcdiv,
+    addcdiv_value = function(x, a, b) return x:addcdiv(a, b, {value = -1.3}) end,
+    rope = function(x, a) return x * a:cos() + x:flip(-1) * a:sin() end,
 }
 
 local names = {}

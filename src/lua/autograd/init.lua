@@ -15,6 +15,7 @@
 --   ops_matmul.lua   matmul, mm, bmm, addmm, dot, attention.scores / weighted_sum
 --   ops_nn.lua       softmax, masked_fill, dropout, layer_norm, embedding, gelu, silu, tril/triu, the
 --                    other attention stages, attention.fused (by its stages)
+--   ops_pointwise.lua sin cos erf where maximum minimum addcmul addcdiv
 --   no_grad_ops.lua  the ops without a gradient (argmax, comparisons, ...) and the ones attn cannot
 --                    differentiate yet, which say so
 --   tensor_api.lua   x.grad, x.grad_fn, x:backward(), printing with grad_fn=<...>, indexing
@@ -24,6 +25,7 @@ require("attn.autograd.ops_math")
 require("attn.autograd.ops_shape")
 require("attn.autograd.ops_matmul")
 require("attn.autograd.ops_nn")
+require("attn.autograd.ops_pointwise")
 local api = require("attn.autograd.tensor_api")
 require("attn.autograd.no_grad_ops")
 require("attn.autograd.ops_learn") -- the training ops (formulas_extra.lua), replacing no_grad_ops' stand-ins

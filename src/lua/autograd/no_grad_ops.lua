@@ -5,8 +5,8 @@
 -- (comparisons, argmax/argmin, logical ops, masks, integer draws, queries such as numel). They keep
 -- their plain functions: a result without autograd state is a constant.
 --
--- PENDING: differentiable ops whose backward is not written yet (another part of the work writes
--- max/min, var/std, log_softmax and where). Their results are recorded with PyTorch's node name, so
+-- PENDING: stand-ins for max/min, var/std and log_softmax, whose backward ops_learn.lua (loaded after
+-- this file) registers; a differentiable op without its backward would go here. Their results are recorded with PyTorch's node name, so
 -- they print as PyTorch prints them and keep the graph; a backward that reaches one stops with an
 -- error naming it. Registering the real backward (registry.lua) replaces the stand-in.
 --
@@ -38,9 +38,7 @@ end
 
 local PENDING = {
     max = reduction("Max"), min = reduction("Min"), var = "VarBackward0", std = "StdBackward0",
-    log_softmax = "LogSoftmaxBackward0", where = "WhereBackward0", maximum = "MaximumBackward0",
-    minimum = "MinimumBackward0", erf = "ErfBackward0", sin = "SinBackward0", cos = "CosBackward0",
-    topk = "TopkBackward0",
+    log_softmax = "LogSoftmaxBackward0",
 }
 
 local function pending(tbl, key, name)
@@ -89,7 +87,6 @@ end
 to_copy(C.methods, "float")
 to_copy(C.methods, "to")
 
-local refused = {}
 for _, part in ipairs({{C.torch, ""}, {C.methods, ""}, {C.attention, "attention."}, {C.functional, "functional."}}) do
     local tbl, prefix = part[1], part[2]
     local done = registry.raw[tbl] or {}
@@ -102,8 +99,7 @@ for _, part in ipairs({{C.torch, ""}, {C.methods, ""}, {C.attention, "attention.
     table.sort(keys)
     for _, key in ipairs(keys) do
         refuse(tbl, key, prefix)
-        refused[#refused + 1] = prefix .. key
     end
 end
 
-return {refused = refused}
+return {}

@@ -1,5 +1,5 @@
 -- ops_learn.lua — the training ops' backward, registered with the engine (module attn.autograd.ops_learn):
--- the losses (cross_entropy, nll_loss, mse_loss), log_softmax, gather, var/std and max/min along a dim.
+-- the losses (cross_entropy, nll_loss, mse_loss), log_softmax, gather, var/std, max/min and topk.
 -- The formulas themselves are plain functions in formulas_extra.lua (checked against PyTorch there);
 -- this file only says, for each op, which arguments are differentiable, what backward reads, and
 -- PyTorch's node name, following the recipe at the top of registry.lua. Loaded after no_grad_ops.lua,
@@ -7,7 +7,7 @@
 local C = require("attn.bind")
 local registry = require("attn.autograd.registry")
 local extra = require("attn.autograd.formulas_extra")
-local errors = require("attn.errors")
+local pointwise = require("attn.autograd.ops_pointwise")
 local torch = C.torch
 local is_tensor = torch.is_tensor
 
@@ -60,24 +60,35 @@ for _, t in ipairs({torch, C.methods}) do
         end, {save = {1, 3}})
     end
     -- max/min: along a dim (values, indices: MaxBackward0) or over everything (MaxBackward1), as
-    -- no_grad_ops.lua names them; the two-tensor form is maximum/minimum's and is left as it was.
+    -- no_grad_ops.lua names them; x:max(other) is maximum(x, other) (ops_pointwise.lua)
     for _, key in ipairs({"max", "min"}) do
         if t[key] then
             local base = key == "max" and "Max" or "Min"
-            local pairwise = key == "max" and "MaximumBackward0" or "MinimumBackward0"
-            registry.op(t, key, function(x, dim)
-                if is_tensor(dim) then return pairwise end -- x:max(other) is maximum(x, other)
+            local reduce = registry.recorder(function(x, dim)
                 local d = type(dim) == "table" and dim.dim or dim
                 return base .. (d == nil and "Backward1" or "Backward0")
             end, {1}, function(node, g, x, dim, keepdim)
-                if node.ctx.shapes[2] then -- x:max(other), not saved: as no_grad_ops.lua says of maximum itself
-                    errors.raisef("backward: %s (of %s) has no backward in attn yet", pairwise, key)
-                end
                 if type(dim) == "table" then dim, keepdim = dim.dim, dim.keepdim end
                 if dim == nil then return {extra.max_all_backward(g, x, node.ctx:output())} end
                 return {extra.max_backward(g, x, dim, node.ctx.outputs[2], keepdim)}
             end, {save = {1}, save_output = true})
+            local pairwise = key == "max" and pointwise.maximum or pointwise.minimum
+            registry.wrap(t, key, function(orig, x, other, ...)
+                if is_tensor(other) then return pairwise(orig, x, other, ...) end
+                return reduce(orig, x, other, ...)
+            end)
         end
+    end
+    -- topk(x, k [, {dim = -1, ...}]): derivatives.yaml "topk": value_selecting_reduction_backward(grad,
+    -- dim, indices, self.sizes(), true), zeros of x's shape with grad scattered to the indices (1-based
+    -- here). Only x's shape is kept, as PyTorch keeps it.
+    if t.topk then
+        registry.op(t, "topk", "TopkBackward0", {1}, function(node, g, x, k, opts)
+            local shape = node.ctx.shapes[1]
+            local dim = type(opts) == "table" and opts.dim or -1
+            if dim < 0 then dim = dim + #shape + 1 end
+            return {torch.zeros(shape):scatter(dim, node.ctx.outputs[2], g)}
+        end)
     end
 end
 

@@ -152,9 +152,11 @@ function registry.has_backward(tbl, key)
 end
 registry.pending = {} -- tbl -> {key -> true}: no_grad_ops.lua's stand-ins
 
-function registry.op(tbl, key, name, inputs, backward, opts)
+-- The recording half of registry.op: function(orig, ...) for registry.wrap (an op whose calls take
+-- several forms, as x:max(dim) and x:max(other), dispatches to one recorder per form).
+function registry.recorder(name, inputs, backward, opts)
     local bw = make_backward(inputs, (opts and opts.save) or {}, backward)
-    registry.wrap(tbl, key, function(orig, ...)
+    return function(orig, ...)
         local r = table.pack(orig(...))
         local args = table.pack(...)
         local n = type(name) == "function" and name(...) or name
@@ -165,7 +167,11 @@ function registry.op(tbl, key, name, inputs, backward, opts)
             node.ctx.outputs = others
         end
         return table.unpack(r, 1, r.n)
-    end)
+    end
+end
+
+function registry.op(tbl, key, name, inputs, backward, opts)
+    registry.wrap(tbl, key, registry.recorder(name, inputs, backward, opts))
 end
 
 -- ---- in-place ops -------------------------------------------------------------------------------

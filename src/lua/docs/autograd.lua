@@ -12,8 +12,9 @@ prints its last step, grad_fn=<MmBackward0>, as PyTorch prints it. torch.no_grad
 (for an optimizer's step, or to look at numbers). One element of a tensor that requires grad is a 0-d
 tensor (x[i]:item() gives the number), so indexing never drops the graph. Differences from PyTorch: no
 create_graph (no gradients of gradients); t[i] = v with a value in a graph is recorded (CopySlices) into
-a whole tensor but refused into a view of one, as are in-place ops on a view of a tensor in a graph; max, min, var, std, log_softmax, where, sin, cos, erf and
-topk record their step but say so if a backward reaches them. See ?Tensor:backward, ?torch.no_grad.]=], [=[
+a whole tensor but refused into a view of one, as are in-place ops on a view of a tensor in a graph;
+scatter, scatter_add, addcmul_ and addcdiv_ have no backward: called in grad mode on a tensor that
+requires grad, they say so. See ?Tensor:backward, ?torch.no_grad.]=], [=[
 x = torch.tensor({1.0, 2.0, 3.0}, {requires_grad = true})
 y = (x * x):sum()
 y

@@ -171,8 +171,8 @@ torch.get_num_threads() >= 1
 --> true]=])
 
 fn("kernels", "torch.kernels()", [=[
-The instruction set attn's exact kernels run with on this machine: "avx512", "avx2", "neon" or
-"portable" (plain C: what a browser or an older CPU runs). Every one of them gives the same bits; the
+The instruction set attn's exact kernels run with on this machine: "avx512", "avx2", "neon",
+"simd128" (WebAssembly's, in a browser) or "portable" (plain C: what an older CPU runs). Every one of them gives the same bits; the
 environment variable ATTN_ISA=portable (or avx2) asks for a narrower one, to compare. Not in PyTorch.]=], [=[
 type(torch.kernels())
 --> string]=])

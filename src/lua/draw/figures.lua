@@ -12,9 +12,13 @@
 --                                      the collection opened (one of the last 8) is found too
 --   c:parts(text) -> {"text", figure, "text", ...}    the text cut at its markers
 --   c:close()                          heatmaps are drawn as text again
---   figures.plot(d, text)              attention.plot made text from the description d
+--   figures.plot(d, text) -> text      attention.plot made text from the description d
 --                                      (draw/plot_data.lua): the open collection keeps both, as
---                                      the figure {kind = "plot", plot = d, plain = text}
+--                                      the figure {kind = "plot", plot = d, plain = text}; the text
+--                                      attention.plot returns (the live hook's, below, when set)
+--   figures.figure(d) -> the figure of what heatmap.record's recorder receives
+--   figures.live(fn) -> the fn it replaces. While set and no collection keeps plots, a plot's text
+--                       is fn(fig, text)'s (the web page's: its text behind a marker, web/figures.lua)
 --   figures.svg(fig) -> the figure as an <svg> element (draw/heatmap_svg.lua, plot_svg.lua)
 --
 --   a figure: {kind = "heatmap", cells = {{"0.19", ...}, ...} (each cell as shown: heatmap.lua's),
@@ -34,7 +38,7 @@ Collection.__index = Collection
 -- Where a figure was drawn, in the printed text: a marker no lesson prints.
 local MARK_OPEN, MARK_CLOSE = "\1heatmap ", "\2"
 
-local function figure_of(d)
+function figures.figure(d)
     local opts = {}
     for k, v in pairs(d.opts) do opts[k] = v end
     opts.color = false
@@ -54,7 +58,7 @@ function figures.open(accept, opts)
     c.saved_keeper, plot_keeper = plot_keeper, c
     c.saved = heatmap.record(function(d)
         if accept and not accept() then return nil end
-        c.list[#c.list + 1] = figure_of(d)
+        c.list[#c.list + 1] = figures.figure(d)
         return MARK_OPEN .. #c.list .. MARK_CLOSE
     end)
     return c
@@ -71,12 +75,21 @@ local function keep(c, d, text)
     c.plots[#c.plots + 1] = {text = text, mark = MARK_OPEN .. #c.list .. MARK_CLOSE}
 end
 
+local live = nil
+
+function figures.live(fn)
+    local old = live
+    live = fn
+    return old
+end
+
 function figures.plot(d, text)
     table.insert(recent, 1, {d = d, text = text})
     recent[RECENT + 1] = nil
     local c = plot_keeper
-    if not c or (c.accept and not c.accept()) then return end
-    keep(c, d, text)
+    if c and not (c.accept and not c.accept()) then keep(c, d, text) end
+    if live and not c then return live({kind = "plot", plot = d, plain = text}, text) end
+    return text
 end
 
 -- The text with each kept plot's drawing replaced by its marker (plain search: a drawing is braille

@@ -102,9 +102,7 @@ end
 local function plot(opts)
     local d = plot_data.describe(opts)
     if d.svg then return plot_svg.write(d) end
-    local text = draw(d)
-    figures.plot(d, text)
-    return text
+    return figures.plot(d, draw(d))
 end
 
 return plot

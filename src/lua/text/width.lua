@@ -6,7 +6,8 @@
 --   width.pad_left(s, w)     s with spaces before it, w columns in all
 --   width.pad_right(s, w)    s with spaces after it
 --   width.cut(s, w)          s, or its first columns and "…", at most w columns
---   width.plain(s)           s without terminal colour codes ("\27[1;31m"), to be measured
+--   width.plain(s)           s without terminal colour codes ("\27[1;31m") and operating system
+--                            commands ("\27]7717;1\7": the web page's figure marker), to be measured
 local width = {}
 
 local function is_wide(c)
@@ -45,7 +46,7 @@ function width.cut(s, w)
 end
 
 function width.plain(s)
-    return (s:gsub("\27%[[%d;]*m", ""))
+    return (s:gsub("\27%[[%d;]*m", ""):gsub("\27%][^\7]*\7", ""))
 end
 
 return width

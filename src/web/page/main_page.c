@@ -2,7 +2,8 @@
  * worker.js in the Web Worker that owns the Lua state. One Lua state for the REPL, as `attn -i`; the lesson
  * modes, --list and --verify go through src/cli/lessons.c as on the command line, with the files the page
  * was built with (src/web/web.mk preloads /attn/lessons and /attn/data/torch, make install's layout).
- * Everything is printed to stdout, which worker.js sends to the terminal; nothing here knows about the DOM. */
+ * Everything is printed to stdout, which worker.js sends to the terminal, and heatmaps and plots go to the
+ * page as SVG too (page_figures.c); nothing here knows about the DOM. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "attn_lua.h"
 #include "cli.h"
+#include "page.h"
 #include "tensor.h"
 
 static lua_State *L;
@@ -54,6 +56,7 @@ EMSCRIPTEN_KEEPALIVE int attn_page_start(const char *lang) {
     }
     lua_gc(L, LUA_GCRESTART);
     attn_term_setup(L, 1);
+    attn_page_figures_setup(L); /* the REPL's and step mode's: not a note's (page_notes.c) */
     if (!push_repl_function("banner")) return 0;
     lua_pushliteral(L, ATTN_VERSION);
     lua_pushliteral(L, LUA_VERSION);

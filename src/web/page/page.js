@@ -4,23 +4,13 @@
 /* global Terminal */
 "use strict";
 
-// The page's own words (the terminal's come from attn's catalogs, in the worker).
-const WORDS = {
-  en: {
-    lessons: "Lessons", step: "step", check: "check", next: "next", back: "back", list: "list", jump: "go to",
-    quit: "quit", notes: "Notes", notesHelp: "Paste or drop a Markdown note: its code blocks run and their printed numbers are checked, as attn --verify does.",
-    verify: "Verify", download: "Download the updated note", language: "中文",
-    restarted: "the computation was stopped by restarting attn (this browser does not let the page share memory with it): the variables are gone",
-    noKeys: "step mode needs the page to share memory with attn, which this browser does not allow here; check mode works",
-  },
-  zh_CN: {
-    lessons: "课程", step: "逐步", check: "检查", next: "下一步", back: "上一步", list: "列表", jump: "跳到",
-    quit: "退出", notes: "笔记", notesHelp: "粘贴或拖入一篇 Markdown 笔记：运行其中的代码块，并核对其中打印的数字，与 attn --verify 相同。",
-    verify: "核对", download: "下载更新后的笔记", language: "English",
-    restarted: "已通过重启 attn 停止计算（此浏览器不允许页面与 attn 共享内存）：变量已丢失",
-    noKeys: "逐步模式需要页面与 attn 共享内存，此浏览器在这里不允许；检查模式可用",
-  },
-};
+// The page's own words are English msgids marked tr("...") here (and nowhere else): scripts/po.sh extracts
+// them into the catalogs' lib/page domain (src/po/<lang>/lib/page.po), and `make web` turns those into
+// words.json ({lang: {msgid: translation}}), loaded before the page is labelled. The terminal's words come
+// from attn's own catalogs, in the worker. Each language's own name (the switch's label) is a name, not a word.
+let words = {};
+const tr = (msgid) => (words[lang] && words[lang][msgid]) || msgid;
+const LANGUAGE_NAMES = { en: "English", zh_CN: "中文" };
 const MODE = { STEP: 1, CHECK: 3, LIST: 5, VERIFY: 7, UPDATE: 8 };
 const PROMPT = "\x1b[1;32mattn>\x1b[0m ", PROMPT2 = "\x1b[32m  ..>\x1b[0m ";
 // readline's word breaks in src/cli/repl.c: `.` and `:` are part of a word, so torch.so<Tab> completes
@@ -68,6 +58,8 @@ function onWorker(e) {
   const m = e.data;
   if (m.type === "output") {
     term.write(m.text);
+  } else if (m.type === "figure") {
+    keepFigure(m.n, m.svg);
   } else if (m.type === "want") {
     wanting = m.what;
     document.body.dataset.state = "want-" + m.what;
@@ -154,7 +146,7 @@ function interrupt() {
     Atomics.store(ctl, 0, 1);
   } else {
     worker.terminate();
-    term.write("\r\n" + WORDS[lang].restarted + "\r\n");
+    term.write("\r\n" + tr("the computation was stopped by restarting attn (this browser does not let the page share memory with it): the variables are gone") + "\r\n");
     chunk = null;
     start();
   }
@@ -169,6 +161,7 @@ function give(text) {
   Atomics.store(ctl, 1, 1);
   Atomics.notify(ctl, 1);
   wanting = null;
+  document.body.dataset.state = "busy"; // until the lesson asks again (the tests wait for that)
 }
 let typed = ""; // a line typed for step mode's "g"
 
@@ -234,7 +227,7 @@ function captureLesson(mode, files, f) {
 }
 
 function loadLessons() {
-  fetch("lessons.txt").then((r) => r.text()).then((txt) => {
+  wordsLoaded.then(() => fetch("lessons.txt")).then((r) => r.text()).then((txt) => {
     lessonFiles = txt.split("\n").filter((s) => s);
     captureLesson(MODE.LIST, lessonFiles.join("\n"), showLessons);
   });
@@ -252,11 +245,13 @@ function showLessons(text) {
     title.textContent = m[2];
     title.className = "title";
     const step = document.createElement("button");
-    step.textContent = WORDS[lang].step;
+    step.textContent = tr("step");
+    step.title = tr("run the lesson a step at a time, computed here");
     step.className = "step";
     step.onclick = () => runLesson(MODE.STEP, m[1]);
     const check = document.createElement("button");
-    check.textContent = WORDS[lang].check;
+    check.textContent = tr("check");
+    check.title = tr("check the lesson's numbers against PyTorch's, as attn --check does");
     check.className = "check";
     check.onclick = () => runLesson(MODE.CHECK, m[1]);
     li.dataset.file = m[1];
@@ -267,7 +262,7 @@ function showLessons(text) {
 
 function runLesson(mode, file) {
   if (busy) return;
-  if (mode === MODE.STEP && !ctl) { term.write("\r\n" + WORDS[lang].noKeys + "\r\n"); return; }
+  if (mode === MODE.STEP && !ctl) { term.write("\r\n" + tr("step mode needs the page to share memory with attn, which this browser does not allow here; check mode works") + "\r\n"); return; }
   term.write("\r\n");
   busy = true;
   document.body.dataset.state = "busy";
@@ -315,12 +310,75 @@ function offerDownload(text) {
   a.hidden = false;
 }
 
+// ---- figures: heatmaps and plots as SVG, beside the terminal --------------------------------------
+// attn hands the page each figure's SVG when it draws it (src/lua/web/figures.lua: the renderer of
+// `attn --html`), and the terminal's text carries a marker where the drawing is (OSC 7717 with the
+// figure's number): the figure shows when the terminal shows that text, after the ones before it. A
+// cleared screen (step mode's next step) clears them too.
+const figureSvgs = new Map(); // n -> SVG text, the last KEEP_SVGS made (a string printed again shows again)
+const KEEP_SVGS = 64, KEEP_SHOWN = 16;
+function keepFigure(n, svg) {
+  figureSvgs.set(n, svg);
+  for (const k of figureSvgs.keys()) { if (figureSvgs.size <= KEEP_SVGS) break; figureSvgs.delete(k); }
+}
+// The SVG as an element of the page. attn's renderer escapes every label and value it writes (a user's
+// token "<script>" is text), draws with these elements only and never links or scripts anything: a
+// figure with anything else is not what attn drew, and is refused (a guard, not a sanitizer).
+const DRAWN = new Set(["svg", "g", "rect", "text", "title", "circle", "path", "line", "polyline"]);
+function figureElement(text) {
+  const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+  const svg = doc.documentElement;
+  if (svg.localName !== "svg" || svg.namespaceURI !== "http://www.w3.org/2000/svg") return null;
+  for (const el of [svg, ...svg.querySelectorAll("*")]) {
+    if (!DRAWN.has(el.localName) || el.namespaceURI !== svg.namespaceURI) return null;
+    for (const a of el.attributes) if (/^on|href$/i.test(a.name)) return null;
+  }
+  return document.importNode(svg, true);
+}
+function showFigure(n) {
+  const svg = figureSvgs.has(n) ? figureElement(figureSvgs.get(n)) : null;
+  if (!svg) return;
+  const box = document.getElementById("figures");
+  box.append(svg);
+  while (box.children.length > KEEP_SHOWN) box.firstElementChild.remove();
+  document.getElementById("figures-pane").hidden = false;
+}
+function clearFigures() {
+  document.getElementById("figures").textContent = "";
+  document.getElementById("figures-pane").hidden = true;
+}
+term.parser.registerOscHandler(7717, (data) => { showFigure(Number(data)); return true; });
+term.parser.registerCsiHandler({ final: "J" }, (params) => { if (params[0] === 2) clearFigures(); return false; });
+document.getElementById("figures-clear").onclick = () => { clearFigures(); term.focus(); };
+
 // ---- language -------------------------------------------------------------------------------------
+// Every word the page shows outside the terminal: an element's text and its tooltip (title).
 function label() {
-  const w = WORDS[lang];
   document.documentElement.lang = lang === "zh_CN" ? "zh-CN" : "en";
-  for (const el of document.querySelectorAll("[data-word]")) el.textContent = w[el.dataset.word];
-  document.getElementById("lang").textContent = w.language;
+  const other = lang === "zh_CN" ? "en" : "zh_CN";
+  for (const [id, text, tip] of [
+    ["lang", LANGUAGE_NAMES[other], tr("the page's language")],
+    ["lessons-title", tr("Lessons")],
+    ["key-next", tr("next"), tr("the next step (the Enter key)")],
+    ["key-back", tr("back"), tr("the step before (the b key)")],
+    ["key-list", tr("list"), tr("the lesson's steps (the l key)")],
+    ["jump-to", null, tr("the number of the step to go to")],
+    ["key-jump", tr("go to"), tr("go to that step (the g key)")],
+    ["key-quit", tr("quit"), tr("leave the lesson (the q key)")],
+    ["figures-title", tr("Figures")],
+    ["figures-clear", tr("clear"), tr("remove the figures shown")],
+    ["notes-title", tr("Notes")],
+    ["notes-help", tr("Paste or drop a Markdown note: its code blocks run and their printed numbers are checked, as attn --verify does.")],
+    ["verify", tr("Verify"), tr("run the note's code and check its numbers")],
+    ["download", tr("Download the updated note"), tr("the note with the numbers attn computed (attn --update)")],
+  ]) {
+    const el = document.getElementById(id);
+    if (text !== null && text !== undefined) el.textContent = text;
+    if (tip) el.title = tip;
+  }
+  document.getElementById("jump-to").setAttribute("aria-label", tr("the number of the step to go to"));
+  document.getElementById("note").setAttribute("aria-label", tr("the note (Markdown)"));
+  document.getElementById("terminal").setAttribute("aria-label", tr("attn's terminal"));
 }
 document.getElementById("lang").onclick = () => {
   if (busy) return;
@@ -331,5 +389,7 @@ document.getElementById("lang").onclick = () => {
   if (lessonFiles.length) captureLesson(MODE.LIST, lessonFiles.join("\n"), showLessons);
 };
 
-label();
+// The words first (a small file of the page's own), so that the page is never labelled in the wrong language.
+const wordsLoaded = fetch("words.json").then((r) => r.json()).then((w) => { words = w; }).catch(() => {});
+wordsLoaded.then(label);
 start();

@@ -1,6 +1,7 @@
 // worker.js — the Web Worker that owns attn's Lua state (attn-page.js, built from src/web/page/main_page.c
 // and the core): the page (page.js) never freezes while a chunk computes. Messages in: init, eval,
-// complete, lesson, lang, capture; out: output (text for the terminal), done, want (a key or a line).
+// complete, lesson, lang, capture; out: output (text for the terminal), figure (an SVG), done, want (a key
+// or a line).
 //
 // Ctrl-C and step mode's keys need the worker to hear the page while a chunk runs, which no message can
 // do (the worker is busy). When the page is cross-origin isolated (coi-serviceworker gives that on any
@@ -8,7 +9,7 @@
 // page_interrupt.c; word 1 says a key or line is waiting in the bytes after word 3, read by page_term.c
 // through Atomics.wait. Without it, Ctrl-C restarts the worker (page.js) and step mode has no keys.
 /* global createAttn */
-importScripts("attn-page.js");
+importScripts("attn-page.js", "worker_models.js"); // worker_models.js: a picked model folder
 
 let attn = null;
 let ctl = null;   // Int32Array over the shared buffer: [0] Ctrl-C, [1] input ready, [2] its length
@@ -54,6 +55,8 @@ const module = {
     return s === null || s.length === 0 ? -1 : s.charCodeAt(0);
   },
   readLine: () => waitInput("line"),
+  // a heatmap's or plot's SVG (src/web/page/page_figures.c), shown when the terminal meets its marker
+  figure: (n, svg) => postMessage({ type: "figure", n, svg }),
 };
 
 onmessage = async (e) => {
