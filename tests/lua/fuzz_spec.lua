@@ -18,8 +18,10 @@ local testing = require("attn.bind").testing
 local function public_functions()
     local methods = require("attn.bind").methods
     local fns = {}
+    -- torch.save writes where it is told: a random string ("x") became a file in the working directory (the
+    -- checkout); the files part below saves into a folder of its own
     for k, v in pairs(torch) do
-        if type(v) == "function" and k ~= "set_printoptions" then fns[#fns + 1] = {"torch." .. k, v} end
+        if type(v) == "function" and k ~= "set_printoptions" and k ~= "save" then fns[#fns + 1] = {"torch." .. k, v} end
     end
     for k, v in pairs(methods) do fns[#fns + 1] = {"Tensor:" .. k, v} end
     for k, v in pairs(nn) do
