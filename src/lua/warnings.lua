@@ -20,6 +20,7 @@ local i18n = require("attn.i18n")
 local warnings = {}
 local shown = {}  -- "where .. message" -> true: the call sites that have warned
 local stderr = io.stderr -- attn's own, kept before any note's environment can replace io
+local stdout = io.stdout
 local sink = nil
 
 function warnings.set_sink(f) sink = f end
@@ -33,7 +34,15 @@ function warnings.warn(fmt, ...)
     if where ~= "" and shown[key] then return end
     shown[key] = true
     local text = where .. "UserWarning: " .. message .. "\n"
-    if sink then sink(text) else stderr:write(text) end
+    if sink then
+        sink(text)
+    else
+        -- what was printed before the warning comes before it, wherever both streams go (a file, a pipe: the
+        -- C library holds standard output back in blocks, standard error not at all)
+        stdout:flush()
+        stderr:write(text)
+        stderr:flush()
+    end
 end
 
 return warnings
