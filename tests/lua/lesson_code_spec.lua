@@ -19,15 +19,7 @@ local function steps(path)
     return list
 end
 
--- Plumbing that must not be on a step. (`ok, err = pcall(f, ...)` followed by showing both is lesson
--- 07's subject, a refused call: that is the book's code, not plumbing.)
-local PLUMBING = {"os%.getenv", "lesson%.skip", "lesson%.print%(lesson%.tr", "print%(lesson%.tr", "pcall%("}
-local function plumbing(line)
-    if line:match("^%s*ok, err = pcall%(") then return nil end
-    for _, p in ipairs(PLUMBING) do
-        if line:find(p) then return p end
-    end
-end
+local plumbing = dofile("tests/lua/plumbing.lua") -- the one list of plumbing a step must not show
 
 describe("the code of every lesson's steps", function()
     after_each(function() i18n.lang("en") end)
