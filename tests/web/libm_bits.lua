@@ -5,13 +5,7 @@
 local F = nn.functional
 torch.manual_seed(0)
 local x = (torch.randn(100000 // 23 * 32) * 4):view(-1, 32):narrow(2, 1, 23)
-local function checksum(t)
-    local acc = 0
-    for _, v in ipairs(t:contiguous():view(-1):tolist()) do
-        acc = (acc * 31 + string.unpack("<I4", string.pack("<f", v))) % 4294967291
-    end
-    return acc
-end
+local checksum = dofile("tests/web/checksum.lua")
 print("gelu", checksum(F.gelu(x)))
 print("gelu tanh", checksum(F.gelu(x, {approximate = "tanh"})))
 print("silu", checksum(F.silu(x)))
