@@ -12,13 +12,7 @@
 # 90 training steps, which take minutes).
 set -u
 BIN=${1:-./attn}
-case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
-if [ ! -x "$BIN" ]; then
-    echo "1..0 # SKIP $BIN is not built"
-    exit 0
-fi
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/../cmd.sh" # BIN made absolute, skipped when not built, $TMP
 unset LANGUAGE LC_ALL LC_MESSAGES ATTN_LANG
 export ATTN_TIKTOKEN_DIR="${ATTN_TIKTOKEN_DIR:-$(pwd)/build/gpt2-vocab}"
 export ATTN_HF_TOKENIZERS_DIR="${ATTN_HF_TOKENIZERS_DIR:-$(pwd)/build/hf-tokenizers}"
